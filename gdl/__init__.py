@@ -1,0 +1,1 @@
+"""gdl: games written as text, solved by generic search."""

@@ -1,0 +1,92 @@
+"""The game protocol: the only thing solvers know about a game.
+
+A *game* object is stateless; *states* are immutable and hashable (the built games use flat
+tuples of ints); *actions* are small hashable values whose readable name comes from
+``game.action_name(action)``. Every method is a pure function of its arguments, so the same
+game and state always give the same answers, in the same order.
+
+Methods every game provides::
+
+    initial_state() -> State
+    current_player(state) -> int            # a player index 0..n-1, or CHANCE, or TERMINAL
+    legal_actions(state) -> Sequence[Action]   # decision states only; declaration order
+    apply(state, action) -> State           # a new state; never mutates
+    chance_outcomes(state) -> Sequence[tuple[Action, Fraction]]   # chance states; sum == 1
+    returns(state) -> tuple[Value, ...]     # terminal states; one exact value per player
+    evaluate(state) -> tuple[Value, ...]    # any non-terminal state, when info.has_evaluate
+    action_name(action) -> str              # e.g. "place(1,1)"
+    is_quiet(state) -> bool                 # False where the rules say search should go on
+
+Values are ``int`` or ``fractions.Fraction``: solvers never see a float.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, Hashable, Protocol, Sequence
+
+CHANCE = -1
+TERMINAL = -2
+
+Value = int | Fraction
+State = Hashable
+Action = Hashable
+
+ZERO_SUM = "zero-sum"
+CONSTANT_SUM = "constant-sum"
+GENERAL_SUM = "general-sum"
+
+
+@dataclass(frozen=True)
+class GameInfo:
+    """What a solver may check before it starts, so it can refuse what it cannot do."""
+
+    name: str
+    players: tuple[str, ...]
+    has_chance: bool = False
+    # ZERO_SUM, CONSTANT_SUM or GENERAL_SUM; for CONSTANT_SUM the total is ``utility_sum``.
+    sum_kind: str = GENERAL_SUM
+    utility_sum: Value | None = None
+    # Declared inclusive bounds on every player's utility, where known (Star1/2, shallow pruning).
+    utility_bounds: tuple[Value, Value] | None = None
+    has_evaluate: bool = False
+    has_quiescence: bool = False
+    # A declared upper bound on the number of moves (decisions and chance events), where known.
+    max_length: int | None = None
+
+    @property
+    def num_players(self) -> int:
+        return len(self.players)
+
+    @property
+    def is_constant_sum(self) -> bool:
+        return self.sum_kind in (ZERO_SUM, CONSTANT_SUM)
+
+
+class Game(Protocol):
+    info: GameInfo
+
+    def initial_state(self) -> State: ...
+    def current_player(self, state: State) -> int: ...
+    def legal_actions(self, state: State) -> Sequence[Action]: ...
+    def apply(self, state: State, action: Action) -> State: ...
+    def chance_outcomes(self, state: State) -> Sequence[tuple[Action, Fraction]]: ...
+    def returns(self, state: State) -> tuple[Value, ...]: ...
+    def evaluate(self, state: State) -> tuple[Value, ...]: ...
+    def action_name(self, action: Action) -> str: ...
+    def is_quiet(self, state: State) -> bool: ...
+
+
+def format_value(value: Any) -> str:
+    """Exact text for a value: ``3``, ``-5/3``. Floats never appear in solver output."""
+    if isinstance(value, Fraction) and value.denominator == 1:
+        return str(value.numerator)
+    return str(value)
+
+
+def json_value(value: Value) -> int | str:
+    """JSON form of an exact value: integers as numbers, other fractions as ``"p/q"``."""
+    if isinstance(value, Fraction):
+        return value.numerator if value.denominator == 1 else f"{value.numerator}/{value.denominator}"
+    return value

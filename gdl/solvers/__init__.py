@@ -1,0 +1,1 @@
+"""Generic solvers over the game protocol (gdl.protocol). They never see the parser."""

@@ -1,0 +1,60 @@
+"""Run a recursive search without meeting Python's recursion limit.
+
+Solvers recurse once per ply. Games whose length bound is unknown or large could exceed the
+default limit of 1000 frames, so the search runs in a worker thread with a large stack and a
+raised limit; a search that still goes deeper fails cleanly with ``SearchTooDeep``.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+from typing import Any, Callable, TypeVar
+
+T = TypeVar("T")
+
+# Each solver frame costs well under 1 KiB of C stack on CPython 3.11; 512 MiB of stack allows
+# far more than MAX_FRAMES frames, so the recursion limit trips before the stack would overflow.
+STACK_BYTES = 512 * 1024 * 1024
+MAX_FRAMES = 200_000
+
+
+class SearchTooDeep(Exception):
+    """The search went deeper than MAX_FRAMES plies."""
+
+
+def run_deep(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    """Call ``fn(*args, **kwargs)`` with room for very deep recursion; return or raise as it did.
+
+    KeyboardInterrupt arrives in the main thread, so the main thread waits with a timeout loop
+    and the interrupt is delivered to the caller while the worker is abandoned (it is a daemon).
+    """
+    outcome: dict[str, Any] = {}
+
+    def target() -> None:
+        try:
+            outcome["value"] = fn(*args, **kwargs)
+        except RecursionError:
+            outcome["error"] = SearchTooDeep(
+                f"search went deeper than {MAX_FRAMES} plies; give a depth limit")
+        except BaseException as error:  # handed to the caller unchanged
+            outcome["error"] = error
+
+    old_limit = sys.getrecursionlimit()
+    old_stack = threading.stack_size()
+    threading.stack_size(STACK_BYTES)
+    try:
+        sys.setrecursionlimit(max(old_limit, MAX_FRAMES))
+        worker = threading.Thread(target=target, name="gdl-search", daemon=True)
+        worker.start()
+    finally:
+        threading.stack_size(old_stack)
+    try:
+        while worker.is_alive():
+            worker.join(0.05)
+    finally:
+        if not worker.is_alive():
+            sys.setrecursionlimit(old_limit)
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["value"]
