@@ -90,3 +90,19 @@ def json_value(value: Value) -> int | str:
     if isinstance(value, Fraction):
         return value.numerator if value.denominator == 1 else f"{value.numerator}/{value.denominator}"
     return value
+
+
+def distribution_problem(pairs) -> str | None:
+    """What is wrong with chance outcomes ``(outcome, probability)``, or None when they are valid:
+    every probability in (0, 1], no outcome twice, and an exact sum of 1."""
+    seen = set()
+    for outcome, probability in pairs:
+        if not 0 < Fraction(probability) <= 1:
+            return f"probability {probability} of outcome {outcome} is not in (0, 1]"
+        if outcome in seen:
+            return f"outcome {outcome} appears twice"
+        seen.add(outcome)
+    total = sum((Fraction(p) for _, p in pairs), Fraction(0))
+    if total != 1:
+        return f"probabilities sum to {total}, not 1"
+    return None

@@ -1,0 +1,360 @@
+"""The syntax tree of a rule file: plain dataclasses, each with the span it came from.
+
+Spans never take part in equality, so two files that differ only in layout have equal trees
+(the formatter's round trip relies on that).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Union
+
+
+@dataclass(frozen=True)
+class Span:
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+
+    def __str__(self) -> str:
+        return f"{self.line}:{self.column}"
+
+
+NOWHERE = Span(0, 0, 0, 0)
+
+
+def _span() -> Span:
+    return field(default=NOWHERE, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class Ident:
+    name: str
+    span: Span = _span()
+
+
+# ---- expressions -------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class IntLit:
+    value: int
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class BoolLit:
+    value: bool
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Name:
+    name: str
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Mover:
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Call:
+    func: Ident
+    args: tuple["Expr", ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Index:
+    base: "Expr"
+    index: "Expr"
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class ListLit:
+    items: tuple["Expr", ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Unary:
+    op: str  # "-" or "not"
+    operand: "Expr"
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Binary:
+    op: str  # + - * / % == != < <= > >= and or
+    left: "Expr"
+    right: "Expr"
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class IfExpr:
+    cond: "Expr"
+    then: "Expr"
+    otherwise: "Expr"
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Quantifier:
+    kind: str  # any all count sum min max
+    binders: tuple["Binder", ...]
+    body: "Expr"
+    span: Span = _span()
+
+
+Expr = Union[IntLit, BoolLit, Name, Mover, Call, Index, ListLit, Unary, Binary, IfExpr, Quantifier]
+
+
+# ---- domains -----------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class RangeDomain:
+    low: Expr
+    high: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class SymbolDomain:
+    symbols: tuple[Ident, ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class PlayersDomain:
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class BoolDomain:
+    span: Span = _span()
+
+
+Domain = Union[RangeDomain, SymbolDomain, PlayersDomain, BoolDomain]
+
+
+@dataclass(frozen=True)
+class Binder:
+    name: Ident
+    domain: Domain
+    span: Span = _span()
+
+
+# ---- statements --------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Assign:
+    target: Ident
+    indices: tuple[Expr, ...]
+    value: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Pass:
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Next:
+    player: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Random:
+    """Chance picks ``name`` for the rest of the enclosing block.
+    ``outcomes`` is a list of (value, probability), or ``uniform`` is a range."""
+
+    name: Ident
+    outcomes: tuple[tuple[Expr, Expr], ...] | None
+    uniform: RangeDomain | None
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class If:
+    cond: Expr
+    then: tuple["Stmt", ...]
+    otherwise: tuple["Stmt", ...] | None
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class For:
+    binders: tuple[Binder, ...]
+    body: tuple["Stmt", ...]
+    span: Span = _span()
+
+
+Stmt = Union[Assign, Pass, Next, Random, If, For]
+
+
+# ---- explicit trees ----------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class TreeLeaf:
+    values: tuple[Fraction, ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class TreeDecision:
+    player: Ident
+    edges: tuple[tuple[Ident, "TreeNode"], ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class ChanceEdge:
+    label: Ident | None
+    probability: Fraction
+    child: "TreeNode"
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class TreeChance:
+    edges: tuple[ChanceEdge, ...]
+    span: Span = _span()
+
+
+TreeNode = Union[TreeLeaf, TreeDecision, TreeChance]
+
+
+# ---- declarations ------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class GameDecl:
+    title: str
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class PlayersDecl:
+    players: tuple[Ident, ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class ParamDecl:
+    name: Ident
+    value: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class ConstDecl:
+    name: Ident
+    value: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class VarDecl:
+    name: Ident
+    dims: tuple[Expr | PlayersDomain, ...]
+    domain: Domain
+    init: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class ActionDecl:
+    name: Ident
+    params: tuple[Binder, ...]
+    by: tuple[Ident, ...] | None
+    requires: Expr | None
+    effect: tuple[Stmt, ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class DefineDecl:
+    name: Ident
+    params: tuple[Ident, ...]
+    body: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class TerminalDecl:
+    cond: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class UtilityDecl:
+    player: Ident
+    value: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class UtilityBoundsDecl:
+    bounds: RangeDomain
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class SumDecl:
+    kind: str  # "zero-sum" or "constant-sum"
+    total: int
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class EvaluateDecl:
+    player: Ident
+    value: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class QuietDecl:
+    cond: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class LengthDecl:
+    bound: int
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class StuckDecl:
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class DisplayDecl:
+    name: Ident
+    glyphs: tuple[tuple[str | int | bool, str], ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class TreeDecl:
+    root: TreeNode
+    span: Span = _span()
+
+
+Decl = Union[GameDecl, PlayersDecl, ParamDecl, ConstDecl, VarDecl, ActionDecl, DefineDecl,
+             TerminalDecl, UtilityDecl, UtilityBoundsDecl, SumDecl, EvaluateDecl, QuietDecl,
+             LengthDecl, StuckDecl, DisplayDecl, TreeDecl]
+
+
+@dataclass(frozen=True)
+class GameFile:
+    declarations: tuple[Decl, ...]
+    span: Span = _span()

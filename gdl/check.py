@@ -1,0 +1,905 @@
+"""Syntax tree → checked game (gdl.ir). Collects every problem before anything runs.
+
+Each problem is a Diagnostic with a stable code (listed in gdl.errors) and the span of the text
+at fault. After an error the checker goes on with a placeholder of type ERROR, which never
+causes a second message, so one mistake gives one diagnostic.
+"""
+
+from __future__ import annotations
+
+import itertools
+from fractions import Fraction
+from typing import Iterable, Mapping
+
+from . import ast, ir
+from .ast import NOWHERE, Span
+from .errors import Diagnostic, GdlError, Source, did_you_mean
+from .interpret import EvalError, eval_const
+from .protocol import CONSTANT_SUM, ZERO_SUM, distribution_problem
+from .tree import Chance, Decision, Leaf
+
+INT, BOOL, SYM = ir.INT, ir.BOOL, ir.SYM
+ERROR = "error"  # the type of a placeholder for something already reported
+START = Span(1, 1, 1, 2)
+
+_TYPE_WORDS = {INT: "an integer", BOOL: "a boolean", SYM: "a symbol", ERROR: "an error"}
+_ARITHMETIC = {"+", "-", "*", "/", "%"}
+_ORDERING = {"<", "<=", ">", ">="}
+_SINGLETONS = (ast.GameDecl, ast.PlayersDecl, ast.TerminalDecl, ast.SumDecl, ast.LengthDecl,
+               ast.StuckDecl, ast.QuietDecl, ast.TreeDecl, ast.UtilityBoundsDecl)
+_RULE_DECLS = (ast.VarDecl, ast.ActionDecl, ast.DefineDecl, ast.TerminalDecl, ast.UtilityDecl,
+               ast.EvaluateDecl, ast.QuietDecl, ast.StuckDecl, ast.DisplayDecl)
+_KEYWORD_OF = {ast.GameDecl: "game", ast.PlayersDecl: "players", ast.TerminalDecl: "terminal",
+               ast.SumDecl: "zero-sum / constant-sum", ast.LengthDecl: "max-length",
+               ast.StuckDecl: "when stuck pass", ast.QuietDecl: "quiet when",
+               ast.TreeDecl: "tree", ast.UtilityBoundsDecl: "utility in"}
+
+
+def check(game_file: ast.GameFile, source: Source | None = None,
+          params: Mapping[str, int | bool] | None = None) -> ir.Game:
+    """Check a parsed file; return the game IR or raise GdlError with every diagnostic."""
+    checker = _Checker(game_file, params or {})
+    game = checker.run()
+    if checker.diagnostics:
+        unique = {(d.code, d.span, d.message): d for d in checker.diagnostics}
+        raise GdlError(list(unique.values()), source)
+    return game
+
+
+class _Scope:
+    """Local names (parameters, bound variables) and whether probabilities divide exactly."""
+
+    def __init__(self, names: dict[str, str] | None = None, rational: bool = False,
+                 state: bool = True):
+        self.names = names or {}
+        self.rational = rational
+        self.state = state  # False where only constants may appear
+
+    def bind(self, more: dict[str, str]) -> "_Scope":
+        return _Scope({**self.names, **more}, self.rational, self.state)
+
+
+class _Checker:
+    def __init__(self, game_file: ast.GameFile, overrides: Mapping[str, int | bool]):
+        self.file = game_file
+        self.overrides = dict(overrides)
+        self.diagnostics: list[Diagnostic] = []
+        self.players: tuple[str, ...] = ()
+        self.symbols: list[str] = []
+        self.symbol_ids: dict[str, int] = {}
+        # Every global name: name -> (kind, payload, span); kinds: player symbol param const var define
+        self.globals: dict[str, tuple[str, object, Span]] = {}
+        self.params: dict[str, int | bool] = {}
+        self.define_decls: dict[str, ast.DefineDecl] = {}
+        self.define_instances: dict[tuple[str, tuple[str, ...]], ir.Define] = {}
+        self.defines_in_progress: list[str] = []
+        self.random_count = 0
+
+    # ---- reporting -------------------------------------------------------------------------
+
+    def error(self, code: str, message: str, span: Span, hint: str | None = None,
+              notes: Iterable[str] = ()) -> None:
+        self.diagnostics.append(Diagnostic(code, message, span, hint, tuple(notes)))
+
+    def placeholder(self, span: Span) -> ir.Lit:
+        return ir.Lit(0, ERROR, span)
+
+    def declare(self, name: ast.Ident, kind: str, payload: object) -> bool:
+        if name.name in self.globals:
+            previous = self.globals[name.name]
+            where = f" (line {previous[2].line})" if previous[2].line else ""
+            self.error("E200", f"'{name.name}' is already declared as a {previous[0]}{where}",
+                       name.span, hint="give it another name")
+            return False
+        self.globals[name.name] = (kind, payload, name.span)
+        return True
+
+    # ---- the whole file --------------------------------------------------------------------
+
+    def run(self) -> ir.Game:
+        decls = self.file.declarations
+        seen: dict[type, ast.Decl] = {}
+        for decl in decls:
+            if isinstance(decl, _SINGLETONS):
+                if type(decl) in seen:
+                    self.error("E200", f"a second '{_KEYWORD_OF[type(decl)]}' declaration",
+                               decl.span, hint=f"the first is on line {seen[type(decl)].span.line}")
+                else:
+                    seen[type(decl)] = decl
+        title_decl = seen.get(ast.GameDecl)
+        players_decl = seen.get(ast.PlayersDecl)
+        self.declare_players(players_decl)
+        self.declare_symbols()
+        self.resolve_params_and_consts(decls)
+        game = ir.Game(title=title_decl.title if title_decl else "", players=self.players,
+                       symbols=(), params=dict(self.params))
+        sum_decl = seen.get(ast.SumDecl)
+        if sum_decl is not None:
+            game.sum_kind, game.sum_total = sum_decl.kind, sum_decl.total
+            if sum_decl.kind == ZERO_SUM:
+                game.sum_total = 0
+        if ast.LengthDecl in seen:
+            game.max_length = seen[ast.LengthDecl].bound
+        if ast.UtilityBoundsDecl in seen:
+            game.utility_bounds = self.bounds(seen[ast.UtilityBoundsDecl])
+
+        tree_decl = seen.get(ast.TreeDecl)
+        if tree_decl is not None:
+            for decl in decls:
+                if isinstance(decl, _RULE_DECLS):
+                    self.error("E218", "an explicit tree cannot be mixed with rules", decl.span,
+                               hint="a file is either a `tree` or rules (var, action, terminal, utility)")
+            game.tree = ir.TreeSpec(self.tree(tree_decl.root, game))
+            game.has_chance = self.tree_has_chance(tree_decl.root)
+            game.symbols = tuple(self.symbols)
+            return game
+
+        variables = [self.variable(d, slot) for d, slot in self.slots(decls)]
+        game.variables = tuple(v for v in variables if v is not None)
+        for decl in decls:
+            if isinstance(decl, ast.DefineDecl):
+                if decl.name.name in self.define_decls or not self.declare(decl.name, "define", decl):
+                    continue
+                self.define_decls[decl.name.name] = decl
+        game.actions = tuple(self.action(d) for d in decls if isinstance(d, ast.ActionDecl))
+        self.check_action_names(decls)
+        game.ground_actions = tuple(self.ground(a) for a in game.actions if a is not None)
+        game.ground_actions = tuple(itertools.chain.from_iterable(game.ground_actions))
+        if not game.actions and self.players:
+            self.error("E219", "the game has no actions", START, hint="declare at least one `action`")
+
+        terminal = seen.get(ast.TerminalDecl)
+        if terminal is None:
+            self.error("E206", "the game has no terminal condition", START,
+                       hint="add `terminal <condition>`, e.g. `terminal moves == 9`")
+        else:
+            game.terminal = self.typed(terminal.cond, _Scope(), BOOL, "the terminal condition")
+        game.utilities = self.per_player(decls, ast.UtilityDecl, "utility", game, required=True)
+        game.evaluations = self.per_player(decls, ast.EvaluateDecl, "evaluate", game, required=False)
+        if ast.QuietDecl in seen:
+            game.quiet = self.typed(seen[ast.QuietDecl].cond, _Scope(), BOOL, "the quiet condition")
+        game.stuck_pass = ast.StuckDecl in seen
+        game.display = self.display(decls)
+        game.symbols = tuple(self.symbols)
+        game.initial = self.initial_state(decls, game.variables)
+        game.has_chance = self.random_count > 0
+        game.spans = {"terminal": terminal.span if terminal else NOWHERE}
+        return game
+
+    # ---- players, symbols, params, constants -------------------------------------------------
+
+    def declare_players(self, decl: ast.PlayersDecl | None) -> None:
+        if decl is None:
+            self.error("E205", "the game declares no players", START,
+                       hint="add `players A, B` (the first player moves first)")
+            return
+        names = []
+        for ident in decl.players:
+            if self.declare(ident, "player", len(names)):
+                names.append(ident.name)
+        self.players = tuple(names)
+        self.symbols = list(names)
+        self.symbol_ids = {name: i for i, name in enumerate(names)}
+        self.players_decl = decl
+
+    def declare_symbols(self) -> None:
+        for domain in _walk(self.file, ast.SymbolDomain):
+            for ident in domain.symbols:
+                if ident.name in self.symbol_ids:
+                    continue
+                if self.declare(ident, "symbol", len(self.symbols)):
+                    self.symbol_ids[ident.name] = len(self.symbols)
+                    self.symbols.append(ident.name)
+
+    def resolve_params_and_consts(self, decls) -> None:
+        declared_params = {d.name.name for d in decls if isinstance(d, ast.ParamDecl)}
+        for name in self.overrides:
+            if name not in declared_params:
+                listing = ", ".join(sorted(declared_params)) or "none"
+                self.error("E215", f"the game has no parameter '{name}' (its parameters: {listing})",
+                           START, hint=did_you_mean(name, declared_params))
+        for decl in decls:
+            if isinstance(decl, ast.ParamDecl):
+                value = self.constant(decl.value, "a parameter")
+                if decl.name.name in self.overrides:
+                    override = self.overrides[decl.name.name]
+                    if type(override) is not type(value) and value is not None:
+                        self.error("E215", f"parameter '{decl.name.name}' is {_kind_of(value)}, "
+                                   f"not {_kind_of(override)}", decl.name.span)
+                    value = override
+                if value is not None and self.declare(decl.name, "param", value):
+                    self.params[decl.name.name] = value
+            elif isinstance(decl, ast.ConstDecl):
+                found = self.constant_typed(decl.value)
+                if found is not None:
+                    value, type_ = found
+                    shape = _table_shape(value)[0]
+                    self.declare(decl.name, "const", ir.Constant(decl.name.name, value, shape, type_,
+                                                                 decl.name.span))
+
+    def constant(self, node: ast.Expr, what: str):
+        """Evaluate an expression that must not depend on the state."""
+        found = self.constant_typed(node)
+        return None if found is None else found[0]
+
+    def constant_typed(self, node: ast.Expr):
+        """(value, type) of a constant expression; a list literal gives a table (nested tuples)
+        whose elements share one type. None after an error."""
+        if isinstance(node, ast.ListLit):
+            items = [self.constant_typed(item) for item in node.items]
+            if any(item is None for item in items):
+                return None
+            types = {t for _, t in items}
+            value = tuple(v for v, _ in items)
+            if len(types) != 1 or _table_shape(value)[1] is None:
+                self.error("E203", "a table must be rectangular, with one type of element", node.span)
+                return None
+            return value, types.pop()
+        expr = self.expr(node, _Scope(state=False))
+        if expr.type == ERROR:
+            return None
+        try:
+            return eval_const(expr), expr.type
+        except EvalError as error:
+            # The run-time codes have load-time twins: E302 -> E221, E303 -> E220.
+            code = {"E302": "E221", "E303": "E220"}.get(error.code, error.code)
+            self.error(code, error.message, error.span or node.span)
+            return None
+
+    def constant_int(self, node: ast.Expr, what: str) -> int | None:
+        value = self.constant(node, what)
+        if value is not None and type(value) is not int:
+            self.error("E203", f"{what} must be an integer, not {_kind_of(value)}", node.span)
+            return None
+        return value
+
+    def domain_values(self, domain: ast.Domain) -> tuple[str, tuple] | None:
+        """(type, values) of a finite domain; None after an error."""
+        if isinstance(domain, ast.BoolDomain):
+            return BOOL, (False, True)
+        if isinstance(domain, ast.PlayersDomain):
+            return SYM, tuple(range(len(self.players)))
+        if isinstance(domain, ast.SymbolDomain):
+            ids = []
+            for ident in domain.symbols:
+                if ident.name not in self.symbol_ids:
+                    return None  # reported by declare_symbols
+                if self.symbol_ids[ident.name] in ids:
+                    self.error("E200", f"'{ident.name}' appears twice in this set", ident.span)
+                ids.append(self.symbol_ids[ident.name])
+            return SYM, tuple(ids)
+        low = self.constant_int(domain.low, "a range bound")
+        high = self.constant_int(domain.high, "a range bound")
+        if low is None or high is None:
+            return None
+        if low > high:
+            self.error("E210", f"the range {low}..{high} is empty", domain.span,
+                       hint="a range low..high includes both ends and needs low <= high")
+            return None
+        return INT, tuple(range(low, high + 1))
+
+    def bounds(self, decl: ast.UtilityBoundsDecl) -> tuple[int, int] | None:
+        found = self.domain_values(decl.bounds)
+        return (found[1][0], found[1][-1]) if found else None
+
+    # ---- variables and the initial state ---------------------------------------------------
+
+    def slots(self, decls):
+        slot = 1  # slot 0 holds the player to move
+        for decl in decls:
+            if isinstance(decl, ast.VarDecl):
+                shape = self.shape(decl.dims)
+                yield decl, (slot, shape)
+                if shape is not None:
+                    size = 1
+                    for extent in shape:
+                        size *= extent
+                    slot += size
+
+    def shape(self, dims) -> tuple[int, ...] | None:
+        shape = []
+        for dim in dims:
+            if isinstance(dim, ast.PlayersDomain):
+                shape.append(len(self.players))
+                continue
+            extent = self.constant_int(dim, "an array size")
+            if extent is None:
+                return None
+            if extent < 1:
+                self.error("E210", f"an array needs a size of at least 1, not {extent}", dim.span)
+                return None
+            shape.append(extent)
+        return tuple(shape)
+
+    def variable(self, decl: ast.VarDecl, layout) -> ir.Variable | None:
+        slot, shape = layout
+        found = self.domain_values(decl.domain)
+        if shape is None or found is None:
+            self.declare(decl.name, "var", None)
+            return None
+        type_, values = found
+        var = ir.Variable(decl.name.name, slot, shape, type_, values, decl.name.span)
+        self.declare(decl.name, "var", var)
+        return var
+
+    def initial_state(self, decls, variables) -> tuple:
+        by_name = {v.name: v for v in variables}
+        state: list = [0]
+        for decl in decls:
+            if not isinstance(decl, ast.VarDecl) or decl.name.name not in by_name:
+                continue
+            var = by_name[decl.name.name]
+            found = self.constant_typed(decl.init)
+            if found is None:
+                state.extend([var.values[0]] * var.size)
+                continue
+            value, type_ = found
+            if type_ != var.type:
+                self.error("E203", f"'{var.name}' holds {_TYPE_WORDS[var.type]}, but its initial "
+                           f"value is {_TYPE_WORDS[type_]}", decl.init.span)
+                state.extend([var.values[0]] * var.size)
+                continue
+            cells = _broadcast(value, var.shape)
+            if cells is None:
+                self.error("E203", f"the initial value does not fit the shape of '{var.name}' "
+                           f"{list(var.shape)}", decl.init.span)
+                state.extend([var.values[0]] * var.size)
+                continue
+            for cell in cells:
+                if cell not in var.values:
+                    self.error("E204", f"initial value {self.show(cell, var.type)} is outside the "
+                               f"domain of '{var.name}'", decl.init.span, hint=self.domain_hint(var))
+                    break
+            state.extend(cells)
+        return tuple(state)
+
+    def show(self, value, type_: str) -> str:
+        if type_ == SYM and type(value) is int and 0 <= value < len(self.symbols):
+            return self.symbols[value]
+        return str(value).lower() if type(value) is bool else str(value)
+
+    def domain_hint(self, var: ir.Variable) -> str:
+        if var.type == INT:
+            return f"'{var.name}' takes values {var.values[0]}..{var.values[-1]}"
+        shown = ", ".join(self.show(v, var.type) for v in var.values)
+        return f"'{var.name}' takes values {{{shown}}}"
+
+    # ---- actions ---------------------------------------------------------------------------
+
+    def check_action_names(self, decls) -> None:
+        seen: dict[str, ast.Ident] = {}
+        for decl in decls:
+            if isinstance(decl, ast.ActionDecl):
+                if decl.name.name in seen:
+                    self.error("E200", f"a second action named '{decl.name.name}'", decl.name.span,
+                               hint=f"the first is on line {seen[decl.name.name].span.line}")
+                seen.setdefault(decl.name.name, decl.name)
+
+    def binders(self, binders, scope: _Scope):
+        names: dict[str, str] = {}
+        resolved = []
+        for binder in binders:
+            self.check_local_name(binder.name, scope.names.keys() | names.keys())
+            found = self.domain_values(binder.domain)
+            if found is None:
+                names[binder.name.name] = ERROR
+                continue
+            names[binder.name.name] = found[0]
+            resolved.append((binder.name.name, found[0], found[1]))
+        return names, resolved
+
+    def check_local_name(self, ident: ast.Ident, taken) -> None:
+        if ident.name in taken or ident.name in self.globals:
+            self.error("E200", f"'{ident.name}' is already used in this scope", ident.span,
+                       hint="local names must not hide other names")
+
+    def action(self, decl: ast.ActionDecl) -> ir.Action | None:
+        names, params = self.binders(decl.params, _Scope())
+        scope = _Scope(names)
+        by = None
+        if decl.by is not None:
+            by = set()
+            for ident in decl.by:
+                if ident.name in self.players:
+                    by.add(self.players.index(ident.name))
+                else:
+                    self.error("E209", f"'{ident.name}' is not a player", ident.span,
+                               hint=did_you_mean(ident.name, self.players)
+                               or f"the players are {', '.join(self.players)}")
+            by = frozenset(by)
+        requires = None
+        if decl.requires is not None:
+            requires = self.typed(decl.requires, scope, BOOL, "a `requires` condition")
+        effect = self.statements(decl.effect, scope)
+        if len(params) != len(decl.params):
+            return None
+        return ir.Action(decl.name.name, tuple(params), by, requires, effect, decl.span)
+
+    def ground(self, action: ir.Action) -> list[ir.GroundAction]:
+        grounds = []
+        for args in itertools.product(*(values for _, _, values in action.params)):
+            shown = ",".join(self.show(a, t) for a, (_, t, _) in zip(args, action.params))
+            name = f"{action.name}({shown})" if action.params else action.name
+            grounds.append(ir.GroundAction(action, tuple(args), name))
+        return grounds
+
+    # ---- statements ------------------------------------------------------------------------
+
+    def statements(self, stmts, scope: _Scope) -> tuple[ir.Stmt, ...]:
+        out: list[ir.Stmt] = []
+        for position, stmt in enumerate(stmts):
+            if isinstance(stmt, ast.Random):
+                out.append(self.random(stmt, stmts[position + 1:], scope))
+                break
+            out.append(self.statement(stmt, scope))
+        return tuple(out)
+
+    def statement(self, stmt, scope: _Scope) -> ir.Stmt:
+        if isinstance(stmt, ast.Assign):
+            return self.assign(stmt, scope)
+        if isinstance(stmt, ast.If):
+            cond = self.typed(stmt.cond, scope, BOOL, "an `if` condition")
+            otherwise = self.statements(stmt.otherwise, scope) if stmt.otherwise else ()
+            return ir.If(cond, self.statements(stmt.then, scope), otherwise, stmt.span)
+        if isinstance(stmt, ast.For):
+            names, binders = self.binders(stmt.binders, scope)
+            body = self.statements(stmt.body, scope.bind(names))
+            return ir.For(tuple((n, v) for n, _, v in binders), body, stmt.span)
+        if isinstance(stmt, ast.Pass):
+            return ir.Pass(stmt.span)
+        if isinstance(stmt, ast.Next):
+            player = self.typed(stmt.player, scope, SYM, "`next`")
+            if isinstance(player, ir.Lit) and player.type == SYM and player.value >= len(self.players):
+                self.error("E203", f"`next` needs a player, and '{self.symbols[player.value]}' is not one",
+                           stmt.player.span)
+            return ir.Next(player, stmt.span)
+        raise AssertionError(f"unknown statement {stmt!r}")
+
+    def assign(self, stmt: ast.Assign, scope: _Scope) -> ir.Stmt:
+        name = stmt.target.name
+        value = self.expr(stmt.value, scope)
+        entry = self.globals.get(name)
+        if entry is None or entry[0] != "var":
+            if name in scope.names or entry is not None:
+                kind = "local name" if name in scope.names else entry[0]
+                self.error("E213", f"cannot assign to '{name}': it is a {kind}, not a variable",
+                           stmt.target.span, hint="only names declared with `var` can change")
+            else:
+                self.unknown(name, stmt.target.span, scope)
+            return ir.Pass(stmt.span)
+        var = entry[1]
+        if var is None:
+            return ir.Pass(stmt.span)
+        indices = self.indices(var.name, var.shape, stmt.indices, scope, stmt.target.span)
+        if indices is None:
+            return ir.Pass(stmt.span)
+        if value.type not in (ERROR, var.type):
+            self.error("E203", f"'{var.name}' holds {_TYPE_WORDS[var.type]}, "
+                       f"but this is {_TYPE_WORDS[value.type]}", stmt.value.span)
+        elif isinstance(value, ir.Lit) and value.type != ERROR and value.value not in var.values:
+            self.error("E204", f"{self.show(value.value, value.type)} is outside the domain of "
+                       f"'{var.name}'", stmt.value.span, hint=self.domain_hint(var))
+        return ir.Assign(var, indices, value, stmt.span)
+
+    def random(self, stmt: ast.Random, rest, scope: _Scope) -> ir.Stmt:
+        self.check_local_name(stmt.name, scope.names.keys())
+        outcomes: list[tuple[ir.Expr, ir.Expr]] = []
+        if stmt.uniform is not None:
+            found = self.domain_values(stmt.uniform)
+            values = found[1] if found else (0,)
+            type_ = found[0] if found else ERROR
+            share = ir.Binary("÷", ir.Lit(1, INT), ir.Lit(len(values), INT), INT)
+            outcomes = [(ir.Lit(v, type_), share) for v in values]
+        else:
+            rational = _Scope(scope.names, rational=True, state=scope.state)
+            for value_node, probability_node in stmt.outcomes:
+                value = self.expr(value_node, scope)
+                probability = self.typed(probability_node, rational, INT, "a probability")
+                outcomes.append((value, probability))
+            types = {v.type for v, _ in outcomes} - {ERROR}
+            if len(types) > 1:
+                self.error("E203", "the outcomes of a random choice must all have one type", stmt.span)
+            type_ = types.pop() if len(types) == 1 else ERROR
+            self.check_constant_distribution(stmt, outcomes)
+        index = self.random_count
+        self.random_count += 1
+        body = self.statements(rest, scope.bind({stmt.name.name: type_}))
+        return ir.Random(stmt.name.name, type_, tuple(outcomes), body, index, stmt.span)
+
+    def check_constant_distribution(self, stmt: ast.Random, outcomes) -> None:
+        if any(e.type == ERROR or _uses_state(e) for pair in outcomes for e in pair):
+            return  # checked at the chance node when the game runs
+        try:
+            pairs = [(eval_const(v), eval_const(p)) for v, p in outcomes]
+        except EvalError as error:
+            self.error("E221" if error.code == "E302" else error.code, error.message,
+                       error.span or stmt.span)
+            return
+        problem = distribution_problem(pairs)
+        if problem:
+            listing = ", ".join(f"{self.show(v, outcomes[0][0].type)}: {p}" for v, p in pairs)
+            total = sum((Fraction(p) for _, p in pairs), Fraction(0))
+            self.error("E217", problem, stmt.span, notes=[f"outcomes {{{listing}}} sum to {total}"],
+                       hint="probabilities are exact fractions like 1/6 and must sum to exactly 1")
+
+    # ---- utilities, evaluations, display -----------------------------------------------------
+
+    def per_player(self, decls, kind, word: str, game: ir.Game, required: bool):
+        exprs: list[ir.Expr | None] = [None] * len(self.players)
+        given: dict[str, ast.Decl] = {}
+        for decl in decls:
+            if not isinstance(decl, kind):
+                continue
+            name = decl.player.name
+            if name not in self.players:
+                self.error("E208", f"{word} for '{name}', which is not a player", decl.player.span,
+                           hint=did_you_mean(name, self.players)
+                           or f"the players are {', '.join(self.players)}")
+                continue
+            if name in given:
+                self.error("E200", f"a second {word} for '{name}'", decl.player.span,
+                           hint=f"the first is on line {given[name].span.line}")
+                continue
+            given[name] = decl
+            exprs[self.players.index(name)] = self.typed(decl.value, _Scope(), INT, f"a {word}")
+        if not given and not required:
+            return ()
+        missing = [p for p, e in zip(self.players, exprs) if e is None]
+        derivable = game.sum_kind in (ZERO_SUM, CONSTANT_SUM) and len(missing) == 1
+        if missing and not derivable:
+            for name in missing:
+                span = next(i.span for i in self.players_decl.players if i.name == name)
+                hint = ("declare `zero-sum` (or `constant-sum N`) to derive one player's utility"
+                        if len(self.players) == 2 else f"add `{word} {name} = ...`")
+                self.error("E207", f"no {word} for player '{name}'", span, hint=hint)
+        return tuple(exprs)
+
+    def display(self, decls) -> dict[str, object]:
+        shown: dict[str, object] = {}
+        for decl in decls:
+            if not isinstance(decl, ast.DisplayDecl):
+                continue
+            entry = self.globals.get(decl.name.name)
+            if entry is None or entry[0] != "var":
+                self.error("E223", f"'{decl.name.name}' is not a variable to display", decl.name.span,
+                           hint=did_you_mean(decl.name.name, [n for n, e in self.globals.items()
+                                                              if e[0] == "var"]))
+                continue
+            glyphs = {}
+            for key, glyph in decl.glyphs:
+                if isinstance(key, str):
+                    if key not in self.symbol_ids:
+                        self.error("E201", f"unknown symbol '{key}' in display", decl.name.span)
+                        continue
+                    key = self.symbol_ids[key]
+                glyphs[key] = glyph
+            shown[decl.name.name] = glyphs
+        return shown
+
+    # ---- explicit trees --------------------------------------------------------------------
+
+    def tree_has_chance(self, node) -> bool:
+        return any(True for _ in _walk(node, ast.TreeChance))
+
+    def tree(self, node: ast.TreeNode, game: ir.Game):
+        if isinstance(node, ast.TreeLeaf):
+            values = tuple(v.numerator if v.denominator == 1 else v for v in node.values)
+            n = len(self.players)
+            if len(values) == 1 and n == 2 and game.sum_kind in (ZERO_SUM, CONSTANT_SUM):
+                return Leaf((values[0], game.sum_total - values[0]))
+            if len(values) != n:
+                hint = ("declare `zero-sum` to give one number per leaf"
+                        if n == 2 and len(values) == 1 else f"write ({', '.join(self.players)})")
+                self.error("E216", f"a leaf needs {n} value(s), one per player; it has {len(values)}",
+                           node.span, hint=hint)
+                return Leaf((0,) * n)
+            return Leaf(values)
+        if isinstance(node, ast.TreeDecision):
+            player = node.player.name
+            if player not in self.players:
+                self.unknown(player, node.player.span, _Scope(), candidates=self.players)
+                index = 0
+            else:
+                index = self.players.index(player)
+            labels: dict[str, ast.Ident] = {}
+            children = []
+            for label, child in node.edges:
+                if label.name in labels:
+                    self.error("E200", f"two edges named '{label.name}' at this node", label.span)
+                labels[label.name] = label
+                children.append((label.name, self.tree(child, game)))
+            return Decision(index, tuple(children))
+        edges = []
+        labels = set()
+        for number, edge in enumerate(node.edges, start=1):
+            label = edge.label.name if edge.label else str(number)
+            if label in labels:
+                self.error("E200", f"two outcomes named '{label}' at this chance node", edge.span)
+            labels.add(label)
+            edges.append((label, edge.probability, self.tree(edge.child, game)))
+        problem = distribution_problem([(label, p) for label, p, _ in edges])
+        if problem:
+            total = sum((p for _, p, _ in edges), Fraction(0))
+            listing = ", ".join(f"{label}: {p}" for label, p, _ in edges)
+            self.error("E217", problem, node.span, notes=[f"outcomes {{{listing}}} sum to {total}"],
+                       hint="probabilities are exact fractions like 1/6 and must sum to exactly 1")
+        return Chance(tuple(edges))
+
+    # ---- expressions -----------------------------------------------------------------------
+
+    def typed(self, node: ast.Expr, scope: _Scope, want: str, what: str) -> ir.Expr:
+        expr = self.expr(node, scope)
+        if expr.type not in (want, ERROR):
+            self.error("E203", f"{what} must be {_TYPE_WORDS[want]}, not {_TYPE_WORDS[expr.type]}",
+                       node.span)
+            return self.placeholder(node.span)
+        return expr
+
+    def unknown(self, name: str, span: Span, scope: _Scope, candidates=None) -> ir.Lit:
+        pool = list(candidates) if candidates is not None else [*self.globals, *scope.names]
+        self.error("E201", f"unknown name '{name}'", span, hint=did_you_mean(name, pool))
+        return self.placeholder(span)
+
+    def expr(self, node: ast.Expr, scope: _Scope) -> ir.Expr:
+        span = node.span
+        if isinstance(node, ast.IntLit):
+            return ir.Lit(node.value, INT, span)
+        if isinstance(node, ast.BoolLit):
+            return ir.Lit(node.value, BOOL, span)
+        if isinstance(node, ast.Mover):
+            if not scope.state:
+                return self.not_constant(node)
+            return ir.Mover(SYM, span)
+        if isinstance(node, (ast.Name, ast.Index)):
+            return self.reference(node, scope)
+        if isinstance(node, ast.Call):
+            return self.call(node, scope)
+        if isinstance(node, ast.Unary):
+            operand = self.expr(node.operand, scope)
+            want = INT if node.op == "-" else BOOL
+            if operand.type not in (want, ERROR):
+                self.error("E203", f"'{node.op}' needs {_TYPE_WORDS[want]}, not "
+                           f"{_TYPE_WORDS[operand.type]}", node.operand.span)
+                return self.placeholder(span)
+            return ir.Unary(node.op, operand, operand.type, span)
+        if isinstance(node, ast.Binary):
+            return self.binary(node, scope)
+        if isinstance(node, ast.IfExpr):
+            cond = self.typed(node.cond, scope, BOOL, "a condition")
+            then, otherwise = self.expr(node.then, scope), self.expr(node.otherwise, scope)
+            if ERROR in (then.type, otherwise.type):
+                return self.placeholder(span)
+            if then.type != otherwise.type:
+                self.error("E203", f"the two branches differ: {_TYPE_WORDS[then.type]} and "
+                           f"{_TYPE_WORDS[otherwise.type]}", node.otherwise.span)
+                return self.placeholder(span)
+            return ir.IfExpr(cond, then, otherwise, then.type, span)
+        if isinstance(node, ast.Quantifier):
+            return self.quantifier(node, scope)
+        if isinstance(node, ast.ListLit):
+            self.error("E203", "a list can only be the value of a `const` or a `var`'s initial value",
+                       span)
+            return self.placeholder(span)
+        raise AssertionError(f"unknown expression {node!r}")
+
+    def not_constant(self, node) -> ir.Lit:
+        self.error("E211", "this must be a constant, but it depends on the state", node.span,
+                   hint="sizes, ranges and parameters may use only numbers, params and consts")
+        return self.placeholder(node.span)
+
+    def binary(self, node: ast.Binary, scope: _Scope) -> ir.Expr:
+        left, right = self.expr(node.left, scope), self.expr(node.right, scope)
+        if ERROR in (left.type, right.type):
+            return self.placeholder(node.span)
+        op = node.op
+        if op in _ARITHMETIC or op in _ORDERING:
+            for side, operand in ((node.left, left), (node.right, right)):
+                if operand.type != INT:
+                    self.error("E203", f"'{op}' needs integers, not {_TYPE_WORDS[operand.type]}",
+                               side.span)
+                    return self.placeholder(node.span)
+            if op == "/" and scope.rational:
+                op = "÷"  # probabilities divide exactly
+            return ir.Binary(op, left, right, INT if op in _ARITHMETIC or op == "÷" else BOOL, node.span)
+        if op in ("and", "or"):
+            for side, operand in ((node.left, left), (node.right, right)):
+                if operand.type != BOOL:
+                    self.error("E203", f"'{op}' needs booleans, not {_TYPE_WORDS[operand.type]}",
+                               side.span)
+                    return self.placeholder(node.span)
+            return ir.Binary(op, left, right, BOOL, node.span)
+        if left.type != right.type:
+            self.error("E203", f"cannot compare {_TYPE_WORDS[left.type]} with "
+                       f"{_TYPE_WORDS[right.type]}", node.span)
+            return self.placeholder(node.span)
+        return ir.Binary(op, left, right, BOOL, node.span)
+
+    def quantifier(self, node: ast.Quantifier, scope: _Scope) -> ir.Expr:
+        names, binders = self.binders(node.binders, scope)
+        if len(binders) != len(node.binders):
+            return self.placeholder(node.span)
+        want = BOOL if node.kind in ("any", "all", "count") else INT
+        body = self.typed(node.body, scope.bind(names), want, f"the body of `{node.kind}`")
+        type_ = BOOL if node.kind in ("any", "all") else INT
+        return ir.Quantifier(node.kind, tuple((n, v) for n, _, v in binders), body, type_, node.span)
+
+    def call(self, node: ast.Call, scope: _Scope) -> ir.Expr:
+        name = node.func.name
+        args = [self.expr(a, scope) for a in node.args]
+        if name in ("abs", "min", "max"):
+            if name in ("min", "max") and len(args) < 2 or name == "abs" and len(args) != 1:
+                self.error("E202", f"{name}() takes {'one argument' if name == 'abs' else 'two or more arguments'}, "
+                           f"given {len(args)}", node.span)
+                return self.placeholder(node.span)
+            for arg, source in zip(args, node.args):
+                if arg.type not in (INT, ERROR):
+                    self.error("E203", f"{name}() needs integers, not {_TYPE_WORDS[arg.type]}", source.span)
+                    return self.placeholder(node.span)
+            return ir.Builtin(name, tuple(args), INT, node.span)
+        return self.call_define(name, node.func.span, args, node.span, scope)
+
+    def call_define(self, name: str, name_span: Span, args, span: Span, scope: _Scope) -> ir.Expr:
+        decl = self.define_decls.get(name)
+        if decl is None:
+            if name in self.globals:
+                self.error("E203", f"'{name}' is a {self.globals[name][0]}, not a definition to call",
+                           name_span)
+                return self.placeholder(span)
+            return self.unknown(name, name_span, scope,
+                                candidates=[*self.define_decls, "abs", "min", "max"])
+        if len(args) != len(decl.params):
+            self.error("E202", f"'{name}' takes {len(decl.params)} argument(s), given {len(args)}",
+                       span, hint=f"declared on line {decl.span.line}: "
+                       f"{name}({', '.join(p.name for p in decl.params)})")
+            return self.placeholder(span)
+        if any(a.type == ERROR for a in args):
+            return self.placeholder(span)
+        if not scope.state:
+            return self.not_constant(ast.Name(name, span))
+        signature = tuple(a.type for a in args)
+        key = (name, signature)
+        if key not in self.define_instances:
+            if name in self.defines_in_progress:
+                self.error("E212", f"'{name}' is defined in terms of itself", decl.name.span,
+                           hint="definitions cannot be recursive; use a quantifier instead")
+                return self.placeholder(span)
+            self.defines_in_progress.append(name)
+            for param in decl.params:
+                self.check_local_name(param, ())
+            body = self.expr(decl.body, _Scope(dict(zip((p.name for p in decl.params), signature))))
+            self.defines_in_progress.pop()
+            self.define_instances[key] = ir.Define(name, tuple(p.name for p in decl.params), body,
+                                                   body.type, decl.span)
+        define = self.define_instances[key]
+        if define.type == ERROR:
+            return self.placeholder(span)
+        return ir.Call(define, tuple(args), define.type, span)
+
+    def reference(self, node, scope: _Scope) -> ir.Expr:
+        base, index_nodes = node, []
+        while isinstance(base, ast.Index):
+            index_nodes.append(base.index)
+            base = base.base
+        index_nodes.reverse()
+        if not isinstance(base, ast.Name):
+            self.error("E203", "only variables and constants can be indexed", base.span)
+            return self.placeholder(node.span)
+        name = base.name
+        if name in scope.names:
+            if index_nodes:
+                self.error("E214", f"'{name}' is a single value and takes no index", node.span)
+                return self.placeholder(node.span)
+            type_ = scope.names[name]
+            return ir.Local(name, type_, node.span) if type_ != ERROR else self.placeholder(node.span)
+        entry = self.globals.get(name)
+        if entry is None:
+            return self.unknown(name, base.span, scope)
+        kind, payload, _ = entry
+        if kind in ("player", "symbol", "param") and index_nodes:
+            self.error("E214", f"'{name}' is a single value and takes no index", node.span)
+            return self.placeholder(node.span)
+        if kind in ("player", "symbol"):
+            return ir.Lit(payload, SYM, node.span)
+        if kind == "param":
+            return ir.Lit(payload, BOOL if type(payload) is bool else INT, node.span)
+        if kind == "define":
+            if index_nodes:
+                self.error("E214", f"'{name}' is a definition and takes no index", node.span)
+                return self.placeholder(node.span)
+            return self.call_define(name, base.span, [], node.span, scope)
+        if payload is None:
+            return self.placeholder(node.span)
+        if kind == "const":
+            const: ir.Constant = payload
+            indices = self.indices(name, const.shape, index_nodes, scope, node.span)
+            if indices is None:
+                return self.placeholder(node.span)
+            if all(isinstance(i, ir.Lit) for i in indices):
+                value = const.value
+                for i in indices:
+                    value = value[i.value]
+                return ir.Lit(value, const.type, node.span)
+            return ir.ConstRef(const, indices, const.type, node.span)
+        if not scope.state:
+            return self.not_constant(node)
+        var: ir.Variable = payload
+        indices = self.indices(name, var.shape, index_nodes, scope, node.span)
+        if indices is None:
+            return self.placeholder(node.span)
+        return ir.VarRef(var, indices, var.type, node.span)
+
+    def indices(self, name, shape, index_nodes, scope: _Scope, span: Span):
+        if len(index_nodes) != len(shape):
+            self.error("E214", f"'{name}' takes {len(shape)} index(es), given {len(index_nodes)}",
+                       span, hint=f"'{name}' has shape {list(shape)}" if shape else
+                       f"'{name}' is a single value")
+            return None
+        indices = []
+        for node, extent in zip(index_nodes, shape):
+            index = self.expr(node, scope)
+            if index.type == ERROR:
+                return None
+            if index.type not in (INT, SYM):
+                self.error("E203", f"an index must be an integer or a player, not "
+                           f"{_TYPE_WORDS[index.type]}", node.span)
+                return None
+            if isinstance(index, ir.Lit) and not 0 <= index.value < extent:
+                self.error("E220", f"index {self.show(index.value, index.type)} is out of range "
+                           f"0..{extent - 1} for '{name}'", node.span)
+                return None
+            indices.append(index)
+        return tuple(indices)
+
+
+# ---- helpers ---------------------------------------------------------------------------------
+
+def _walk(node, kind):
+    """Every node of type ``kind`` inside a syntax tree (dataclasses, tuples)."""
+    stack = [node]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, kind):
+            yield item
+        if isinstance(item, tuple):
+            stack.extend(reversed(item))
+        elif hasattr(item, "__dataclass_fields__"):
+            stack.extend(reversed([getattr(item, f) for f in item.__dataclass_fields__ if f != "span"]))
+
+
+def _uses_state(expr) -> bool:
+    return any(True for _ in _walk(expr, (ir.VarRef, ir.Mover, ir.Local)))
+
+
+def _kind_of(value) -> str:
+    return "a boolean" if type(value) is bool else "an integer"
+
+
+def _table_shape(value):
+    """(shape, True) for a rectangular table, ((), None) for a ragged one."""
+    if isinstance(value, tuple):
+        parts = [_table_shape(item) for item in value]
+        if not parts or any(p != parts[0] for p in parts) or parts[0][1] is None:
+            return (), None
+        return (len(value), *parts[0][0]), True
+    return (), True
+
+
+def _broadcast(value, shape):
+    """The cells of a var, row-major: a scalar fills every cell; a table must match the shape."""
+    size = 1
+    for extent in shape:
+        size *= extent
+    if not isinstance(value, tuple):
+        return [value] * size
+    found, _ = _table_shape(value)
+    if found != tuple(shape):
+        return None
+    cells = []
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, tuple):
+            stack.extend(reversed(item))
+        else:
+            cells.append(item)
+    return cells

@@ -1,0 +1,98 @@
+"""Located errors. Every problem in a rule file becomes a Diagnostic with a stable code and a span;
+``GdlError`` carries one or more of them and renders gcc-style with a caret excerpt.
+
+Codes (stable; tests assert codes and positions, never wording):
+
+  E1xx syntax      E100 unexpected token, E101 unexpected character, E102 unexpected end of file
+  E2xx checking    E200 duplicate declaration, E201 unknown name, E202 wrong number of arguments,
+                   E203 type mismatch, E204 value outside its declared domain, E205 no players,
+                   E206 no terminal condition, E207 missing utility, E208 utility or evaluation for
+                   an unknown player, E209 unknown player in `by`, E210 empty range, E211 not a
+                   constant, E212 recursive definition, E213 cannot assign to this name,
+                   E214 wrong number of indices, E215 bad parameter override, E216 bad explicit
+                   tree, E217 invalid probabilities, E218 tree and rules mixed, E219 misplaced
+                   statement, E220 index out of range, E221 division by zero, E222 bad sum
+                   declaration, E223 nothing to display
+  E3xx run time    E301 value leaves its domain, E302 division by zero, E303 index out of range,
+                   E304 no legal action and no pass rule, E305 invalid probabilities at a chance
+                   node, E306 unknown action
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .ast import NOWHERE, Span
+
+
+@dataclass(frozen=True)
+class Source:
+    filename: str
+    text: str
+
+    def line(self, number: int) -> str:
+        lines = self.text.splitlines()
+        return lines[number - 1] if 0 < number <= len(lines) else ""
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    code: str
+    message: str
+    span: Span = NOWHERE
+    hint: str | None = None
+    notes: tuple[str, ...] = field(default=())
+
+    def render(self, source: Source | None) -> str:
+        where = source.filename if source else "<input>"
+        if self.span.line:
+            where += f":{self.span.line}:{self.span.column}"
+        out = [f"{where}: error[{self.code}]: {self.message}"]
+        if source is not None and self.span.line:
+            text = source.line(self.span.line).expandtabs(1)
+            width = 1
+            if self.span.end_line == self.span.line and self.span.end_column > self.span.column:
+                width = self.span.end_column - self.span.column
+            gutter = f"{self.span.line:>4} | "
+            out.append(gutter + text)
+            out.append(" " * (len(gutter) + self.span.column - 1) + "^" + "~" * (width - 1))
+        out.extend(f"  note: {note}" for note in self.notes)
+        if self.hint:
+            out.append(f"  hint: {self.hint}")
+        return "\n".join(out)
+
+
+class GdlError(Exception):
+    """A user's mistake (or a rule that misbehaves in play), located in the rule file."""
+
+    def __init__(self, diagnostics: list[Diagnostic] | Diagnostic, source: Source | None = None):
+        if isinstance(diagnostics, Diagnostic):
+            diagnostics = [diagnostics]
+        self.diagnostics = sorted(diagnostics, key=lambda d: (d.span.line, d.span.column))
+        self.source = source
+        super().__init__(self.render())
+
+    @property
+    def code(self) -> str:
+        return self.diagnostics[0].code
+
+    @property
+    def span(self) -> Span:
+        return self.diagnostics[0].span
+
+    def with_source(self, source: Source) -> "GdlError":
+        return type(self)(self.diagnostics, source) if self.source is None else self
+
+    def render(self) -> str:
+        return "\n".join(d.render(self.source) for d in self.diagnostics)
+
+
+class GameRuntimeError(GdlError):
+    """A rule misbehaved while the game was played (E3xx); names the actions that led there."""
+
+
+def did_you_mean(name: str, candidates) -> str | None:
+    import difflib
+
+    close = difflib.get_close_matches(name, sorted(set(candidates)), n=1, cutoff=0.6)
+    return f"did you mean '{close[0]}'?" if close else None

@@ -1,0 +1,478 @@
+"""The reference interpreter: checked game (gdl.ir) → an object implementing the game protocol.
+
+It is the oracle every faster backend is compared with, so it stays plain: each IR node becomes a
+small Python closure once, at build time, and running the game calls the closures. No cleverness
+about state layout: the state is the flat tuple described in gdl.ir.
+
+Chance inside an effect: `random d in {...}` suspends the action. The state after the decision is
+the state *before* the action plus ``(action_id,)``; each chance outcome appends its value. To go
+on, the effect is replayed from the start with the outcomes chosen so far, which is exact because
+effects are deterministic given those outcomes. When the effect finishes, the suffix is dropped.
+
+Arithmetic: ``/`` is floor division and ``%`` its remainder (Python's ``//`` and ``%``), so
+``a == (a / b) * b + a % b`` always holds and ``-7 / 2 == -4``, ``-7 % 2 == 1``.
+"""
+
+from __future__ import annotations
+
+import weakref
+from fractions import Fraction
+from typing import Callable
+
+from . import ir
+from .ast import NOWHERE, Span
+from .errors import Diagnostic, GameRuntimeError, Source
+from .protocol import CHANCE, TERMINAL, GameInfo, distribution_problem
+from .tree import TreeGame
+
+ROTATE = -1  # `pass`: the turn goes on in rotation
+
+
+class EvalError(Exception):
+    """A rule failed while it was evaluated; turned into a located GameRuntimeError."""
+
+    def __init__(self, code: str, message: str, span: Span | None = None):
+        super().__init__(message)
+        self.code, self.message, self.span = code, message, span
+
+
+class _NeedChance(Exception):
+    """Raised inside an effect when it reaches a random choice whose outcome is not known yet."""
+
+    def __init__(self, distribution):
+        self.distribution = distribution
+
+
+# ---- expressions -------------------------------------------------------------------------------
+
+def _floordiv(a: int, b: int, span: Span) -> int:
+    if b == 0:
+        raise EvalError("E302", "division by zero", span)
+    return a // b
+
+
+def _mod(a: int, b: int, span: Span) -> int:
+    if b == 0:
+        raise EvalError("E302", "modulo by zero", span)
+    return a % b
+
+
+def _exact(a: int, b: int, span: Span) -> Fraction:
+    if b == 0:
+        raise EvalError("E302", "division by zero", span)
+    return Fraction(a, b)
+
+
+_BINARY = {
+    "+": lambda a, b, s: a + b, "-": lambda a, b, s: a - b, "*": lambda a, b, s: a * b,
+    "/": _floordiv, "%": _mod, "÷": _exact,
+    "==": lambda a, b, s: a == b, "!=": lambda a, b, s: a != b,
+    "<": lambda a, b, s: a < b, "<=": lambda a, b, s: a <= b,
+    ">": lambda a, b, s: a > b, ">=": lambda a, b, s: a >= b,
+}
+
+Fn = Callable[[object, dict], object]  # (cells, env) -> value
+
+
+def _flat_index(indices: list[Fn], shape: tuple[int, ...], name: str, span: Span):
+    """A function computing the offset of an element from its index expressions, with bounds checks."""
+    strides = []
+    stride = 1
+    for extent in reversed(shape):
+        strides.append(stride)
+        stride *= extent
+    strides.reverse()
+    parts = list(zip(indices, shape, strides))
+
+    def offset(s, env) -> int:
+        total = 0
+        for index, extent, step in parts:
+            i = index(s, env)
+            if not 0 <= i < extent:
+                raise EvalError("E303", f"index {i} is out of range 0..{extent - 1} for '{name}'", span)
+            total += i * step
+        return total
+
+    return offset
+
+
+def expr_fn(e: ir.Expr) -> Fn:
+    """Turn an IR expression into a closure ``f(cells, env)``."""
+    if isinstance(e, ir.Lit):
+        value = e.value
+        return lambda s, env: value
+    if isinstance(e, ir.Local):
+        name = e.name
+        return lambda s, env: env[name]
+    if isinstance(e, ir.Mover):
+        return lambda s, env: s[0]
+    if isinstance(e, ir.VarRef):
+        slot = e.var.slot
+        if not e.indices:
+            return lambda s, env: s[slot]
+        offset = _flat_index([expr_fn(i) for i in e.indices], e.var.shape, e.var.name, e.span)
+        return lambda s, env: s[slot + offset(s, env)]
+    if isinstance(e, ir.ConstRef):
+        table, name = e.const.value, e.const.name
+        indices = [expr_fn(i) for i in e.indices]
+        shape, span = e.const.shape, e.span
+
+        def const_ref(s, env):
+            value = table
+            for index, extent in zip(indices, shape):
+                i = index(s, env)
+                if not 0 <= i < extent:
+                    raise EvalError("E303", f"index {i} is out of range 0..{extent - 1} for '{name}'", span)
+                value = value[i]
+            return value
+
+        return const_ref
+    if isinstance(e, ir.Unary):
+        operand = expr_fn(e.operand)
+        if e.op == "-":
+            return lambda s, env: -operand(s, env)
+        return lambda s, env: not operand(s, env)
+    if isinstance(e, ir.Binary):
+        left, right = expr_fn(e.left), expr_fn(e.right)
+        if e.op == "and":
+            return lambda s, env: left(s, env) and right(s, env)
+        if e.op == "or":
+            return lambda s, env: left(s, env) or right(s, env)
+        op, span = _BINARY[e.op], e.span
+        return lambda s, env: op(left(s, env), right(s, env), span)
+    if isinstance(e, ir.IfExpr):
+        cond, then, otherwise = expr_fn(e.cond), expr_fn(e.then), expr_fn(e.otherwise)
+        return lambda s, env: then(s, env) if cond(s, env) else otherwise(s, env)
+    if isinstance(e, ir.Builtin):
+        args = [expr_fn(a) for a in e.args]
+        if e.name == "abs":
+            return lambda s, env: abs(args[0](s, env))
+        pick = min if e.name == "min" else max
+        return lambda s, env: pick(a(s, env) for a in args)
+    if isinstance(e, ir.Call):
+        args = [expr_fn(a) for a in e.args]
+        params = e.define.params
+        body = _define_body(e.define)
+        return lambda s, env: body[0](s, {p: a(s, env) for p, a in zip(params, args)})
+    if isinstance(e, ir.Quantifier):
+        return _quantifier_fn(e)
+    raise AssertionError(f"unknown expression {e!r}")
+
+
+_DEFINE_BODIES: "weakref.WeakKeyDictionary[ir.Define, list]" = weakref.WeakKeyDictionary()
+
+
+def _define_body(define: ir.Define) -> list:
+    # One closure per define instance, shared by every call site (a list, filled once).
+    if define not in _DEFINE_BODIES:
+        holder: list = [None]
+        _DEFINE_BODIES[define] = holder
+        holder[0] = expr_fn(define.body)
+    return _DEFINE_BODIES[define]
+
+
+def _bindings(binders):
+    """Every combination of the binders' values, as a list of (name, value) tuples."""
+    combos: list[tuple] = [()]
+    for name, values in binders:
+        combos = [c + ((name, v),) for c in combos for v in values]
+    return combos
+
+
+def _quantifier_fn(e: ir.Quantifier) -> Fn:
+    body, combos, kind = expr_fn(e.body), _bindings(e.binders), e.kind
+
+    def values(s, env):
+        inner = dict(env)
+        for combo in combos:
+            inner.update(combo)
+            yield body(s, inner)
+
+    if kind == "any":
+        return lambda s, env: any(values(s, env))
+    if kind == "all":
+        return lambda s, env: all(values(s, env))
+    if kind == "count":
+        return lambda s, env: sum(1 for v in values(s, env) if v)
+    if kind == "sum":
+        return lambda s, env: sum(values(s, env))
+    pick = min if kind == "min" else max
+    return lambda s, env: pick(values(s, env))
+
+
+def eval_const(e: ir.Expr):
+    """Evaluate an expression that does not depend on the state."""
+    return expr_fn(e)(None, {})
+
+
+# ---- statements --------------------------------------------------------------------------------
+
+class _Run:
+    """One execution of an effect: the cells being changed, the turn, the chance outcomes."""
+
+    __slots__ = ("cells", "turn", "outcomes", "cursor")
+
+    def __init__(self, cells: list, outcomes: tuple):
+        self.cells, self.turn, self.outcomes, self.cursor = cells, ROTATE, outcomes, 0
+
+
+Step = Callable[[_Run, dict], None]
+
+
+def stmt_fn(st: ir.Stmt, show: Callable) -> Step:
+    if isinstance(st, ir.Assign):
+        var, value = st.var, expr_fn(st.value)
+        slot, allowed, span = var.slot, frozenset(var.values), st.span
+        offset = (_flat_index([expr_fn(i) for i in st.indices], var.shape, var.name, span)
+                  if st.indices else (lambda s, env: 0))
+
+        def assign(run: _Run, env: dict) -> None:
+            cells = run.cells
+            v = value(cells, env)
+            if v not in allowed:
+                raise EvalError("E301", f"'{var.name}' would become {show(v, var.type)}, outside its "
+                                f"domain", span)
+            cells[slot + offset(cells, env)] = v
+
+        return assign
+    if isinstance(st, ir.If):
+        cond, then, otherwise = expr_fn(st.cond), block_fn(st.then, show), block_fn(st.otherwise, show)
+        return lambda run, env: then(run, env) if cond(run.cells, env) else otherwise(run, env)
+    if isinstance(st, ir.For):
+        body, combos = block_fn(st.body, show), _bindings(st.binders)
+
+        def loop(run: _Run, env: dict) -> None:
+            inner = dict(env)
+            for combo in combos:
+                inner.update(combo)
+                body(run, inner)
+
+        return loop
+    if isinstance(st, ir.Pass):
+        def pass_turn(run: _Run, env: dict) -> None:
+            run.turn = ROTATE
+        return pass_turn
+    if isinstance(st, ir.Next):
+        player = expr_fn(st.player)
+
+        def next_turn(run: _Run, env: dict) -> None:
+            run.turn = player(run.cells, env)
+        return next_turn
+    if isinstance(st, ir.Random):
+        return _random_fn(st, show)
+    raise AssertionError(f"unknown statement {st!r}")
+
+
+def _random_fn(st: ir.Random, show: Callable) -> Step:
+    outcomes = [(expr_fn(v), expr_fn(p)) for v, p in st.outcomes]
+    body, name, index, span = block_fn(st.body, show), st.name, st.index, st.span
+
+    def random(run: _Run, env: dict) -> None:
+        if run.cursor < len(run.outcomes):
+            value = run.outcomes[run.cursor]
+            run.cursor += 1
+            body(run, {**env, name: value})
+            return
+        pairs = [(v(run.cells, env), Fraction(p(run.cells, env))) for v, p in outcomes]
+        problem = distribution_problem(pairs)
+        if problem:
+            listing = ", ".join(f"{show(v, st.type)}: {p}" for v, p in pairs)
+            total = sum((p for _, p in pairs), Fraction(0))
+            raise EvalError("E305", f"{problem}; outcomes {{{listing}}} sum to {total}", span)
+        raise _NeedChance([((index, v), p) for v, p in pairs])
+
+    return random
+
+
+def block_fn(stmts, show: Callable) -> Step:
+    steps = [stmt_fn(st, show) for st in stmts]
+
+    def block(run: _Run, env: dict) -> None:
+        for step in steps:
+            step(run, env)
+
+    return block
+
+
+# ---- the game ----------------------------------------------------------------------------------
+
+class InterpretedGame:
+    """The game protocol over a checked rule game (see gdl.protocol)."""
+
+    def __init__(self, game: ir.Game, source: Source | None = None):
+        self.ir, self.source = game, source
+        n = len(game.players)
+        self.num_players = n
+        self.info = GameInfo(
+            name=game.title, players=game.players, has_chance=game.has_chance,
+            sum_kind=game.sum_kind,
+            utility_sum=game.sum_total if game.sum_kind != "general-sum" else None,
+            utility_bounds=game.utility_bounds, has_evaluate=bool(game.evaluations),
+            has_quiescence=game.quiet is not None, max_length=game.max_length)
+        self._base = len(game.initial)
+        self._terminal = expr_fn(game.terminal)
+        self._utilities = [expr_fn(u) if u is not None else None for u in game.utilities]
+        self._evaluations = [expr_fn(u) if u is not None else None for u in game.evaluations]
+        self._quiet = expr_fn(game.quiet) if game.quiet is not None else None
+        self._names = [g.name for g in game.ground_actions]
+        self._random_names = {st.index: (st.name, st.type) for st in _randoms(game)}
+        effects = {id(a): block_fn(a.effect, self.show) for a in game.actions}
+        requires = {id(a): expr_fn(a.requires) if a.requires is not None else (lambda s, env: True)
+                    for a in game.actions}
+        self._effects = []
+        self._candidates: list[list] = [[] for _ in range(n)]
+        for action_id, ground in enumerate(game.ground_actions):
+            env = {name: value for (name, _, _), value in zip(ground.action.params, ground.args)}
+            self._effects.append((effects[id(ground.action)], env, ground))
+            for player in range(n):
+                if ground.action.by is None or player in ground.action.by:
+                    self._candidates[player].append((action_id, requires[id(ground.action)], env))
+        initial = tuple(game.initial)
+        self._initial = self._settle(initial, initial[0]) if n else initial
+
+    # -- errors carry the rule's position and the state where it happened
+    def _fail(self, error: EvalError, state) -> GameRuntimeError:
+        failure = GameRuntimeError(Diagnostic(error.code, error.message, error.span or NOWHERE),
+                                   self.source)
+        failure.state = state
+        return failure
+
+    def show(self, value, type_: str) -> str:
+        if type_ == ir.SYM and type(value) is int and 0 <= value < len(self.ir.symbols):
+            return self.ir.symbols[value]
+        return str(value).lower() if type(value) is bool else str(value)
+
+    # -- the protocol
+    def initial_state(self):
+        return self._initial
+
+    def is_terminal(self, state) -> bool:
+        if len(state) != self._base:
+            return False
+        try:
+            return self._terminal(state, {})
+        except EvalError as error:
+            raise self._fail(error, state) from None
+
+    def current_player(self, state) -> int:
+        if len(state) != self._base:
+            return CHANCE
+        return TERMINAL if self.is_terminal(state) else state[0]
+
+    def _legal(self, state, player: int) -> list[int]:
+        try:
+            return [action_id for action_id, requires, env in self._candidates[player]
+                    if requires(state, env)]
+        except EvalError as error:
+            raise self._fail(error, state) from None
+
+    def legal_actions(self, state) -> list[int]:
+        if len(state) != self._base or self.is_terminal(state):
+            return []
+        actions = self._legal(state, state[0])
+        if not actions:
+            span = self.ir.spans.get("terminal", NOWHERE)
+            raise self._fail(EvalError(
+                "E304", f"{self.ir.players[state[0]]} is to move and has no legal action, but the "
+                "terminal condition is false (add `when stuck pass`, or make `terminal` cover this)",
+                span), state)
+        return actions
+
+    def apply(self, state, action):
+        if len(state) == self._base:
+            return self._run(state, action, ())
+        base, action_id = state[:self._base], state[self._base]
+        return self._run(base, action_id, state[self._base + 1:] + (action[1],))
+
+    def _run(self, base, action_id: int, outcomes: tuple):
+        effect, env, _ = self._effects[action_id]
+        run = _Run(list(base), outcomes)
+        try:
+            effect(run, env)
+        except _NeedChance:
+            return base + (action_id,) + outcomes
+        except EvalError as error:
+            raise self._fail(error, base + (action_id,) + outcomes if outcomes else base) from None
+        mover = base[0]
+        following = (mover + 1) % self.num_players if run.turn == ROTATE else run.turn
+        cells = run.cells
+        cells[0] = following
+        return self._settle(tuple(cells), following)
+
+    def _settle(self, state, player: int):
+        """With `when stuck pass`, a player without a legal action is skipped, in rotation."""
+        if not self.ir.stuck_pass or self.is_terminal(state):
+            return state
+        for step in range(self.num_players):
+            candidate = (player + step) % self.num_players
+            if self._legal(state[:0] + (candidate,) + state[1:], candidate):
+                return (candidate,) + state[1:]
+        return state  # nobody can move: legal_actions reports the dead end
+
+    def chance_outcomes(self, state):
+        base, action_id = state[:self._base], state[self._base]
+        effect, env, _ = self._effects[action_id]
+        try:
+            effect(_Run(list(base), state[self._base + 1:]), env)
+        except _NeedChance as need:
+            return need.distribution
+        except EvalError as error:
+            raise self._fail(error, state) from None
+        raise AssertionError("a chance state whose effect needs no outcome")
+
+    def _per_player(self, fns, state) -> tuple:
+        try:
+            values = [fn(state, {}) if fn is not None else None for fn in fns]
+        except EvalError as error:
+            raise self._fail(error, state) from None
+        if None in values:
+            missing = values.index(None)
+            values[missing] = self.ir.sum_total - sum(v for v in values if v is not None)
+        return tuple(values)
+
+    def returns(self, state) -> tuple:
+        return self._per_player(self._utilities, state)
+
+    def evaluate(self, state) -> tuple:
+        if not self._evaluations:
+            raise ValueError("the game declares no evaluation")
+        return self._per_player(self._evaluations, state)
+
+    def is_quiet(self, state) -> bool:
+        if self._quiet is None:
+            return True
+        try:
+            return bool(self._quiet(state, {}))
+        except EvalError as error:
+            raise self._fail(error, state) from None
+
+    def action_name(self, action) -> str:
+        if isinstance(action, tuple):
+            name, type_ = self._random_names[action[0]]
+            return f"{name}={self.show(action[1], type_)}"
+        return self._names[action]
+
+
+def _randoms(game: ir.Game):
+    stack = [st for a in game.actions for st in a.effect]
+    while stack:
+        st = stack.pop()
+        if isinstance(st, ir.Random):
+            yield st
+            stack.extend(st.body)
+        elif isinstance(st, ir.If):
+            stack.extend(st.then + st.otherwise)
+        elif isinstance(st, ir.For):
+            stack.extend(st.body)
+
+
+def build(game: ir.Game, source: Source | None = None):
+    """The interpreted game for a checked IR; explicit trees become a TreeGame."""
+    if game.tree is not None:
+        from .tree import tree_info
+
+        root = game.tree.root
+        info = tree_info(game.title, game.players, root, game.sum_kind,
+                         game.sum_total if game.sum_kind != "general-sum" else None)
+        return TreeGame(root, info)
+    return InterpretedGame(game, source)

@@ -1,0 +1,253 @@
+"""The checked game: every name resolved, every type known, every constant evaluated.
+
+The checker (gdl.check) produces it; the interpreter (gdl.interpret) and the compiler build
+games from it. Values at run time are Python ints and bools; symbols (players included) are
+ints: players are 0..n-1 in declaration order, other symbols follow.
+
+State layout: a flat tuple ``(mover, slot_1, ..., slot_k)``; an array variable occupies
+consecutive slots in row-major order. A state in the middle of an action whose effect is
+waiting for chance has a suffix ``(action_id, outcome_1, ..., outcome_j)`` (see interpret.py).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Union
+
+from .ast import Span, NOWHERE
+
+INT, BOOL, SYM = "int", "bool", "sym"
+
+
+@dataclass(frozen=True)
+class Variable:
+    name: str
+    slot: int                 # index in the state tuple of the first element
+    shape: tuple[int, ...]    # () for a scalar
+    type: str                 # INT, BOOL or SYM
+    values: tuple[int, ...]   # the declared domain, as run-time values
+    span: Span = NOWHERE
+
+    @property
+    def size(self) -> int:
+        size = 1
+        for extent in self.shape:
+            size *= extent
+        return size
+
+
+@dataclass(frozen=True)
+class Constant:
+    name: str
+    value: object             # int, bool, or nested tuples of them
+    shape: tuple[int, ...]
+    type: str
+    span: Span = NOWHERE
+
+
+# ---- expressions -------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Lit:
+    value: int | bool
+    type: str
+    span: Span = NOWHERE
+
+
+@dataclass(frozen=True)
+class Local:
+    """An action parameter, quantifier or loop variable, define parameter, or random outcome."""
+    name: str
+    type: str
+    span: Span = NOWHERE
+
+
+@dataclass(frozen=True)
+class Mover:
+    type: str = SYM
+    span: Span = NOWHERE
+
+
+@dataclass(frozen=True)
+class VarRef:
+    var: Variable
+    indices: tuple["Expr", ...]
+    type: str
+    span: Span = NOWHERE
+
+
+@dataclass(frozen=True)
+class ConstRef:
+    const: Constant
+    indices: tuple["Expr", ...]
+    type: str
+    span: Span = NOWHERE
+
+
+@dataclass(frozen=True)
+class Unary:
+    op: str  # "-" or "not"
+    operand: "Expr"
+    type: str
+    span: Span = NOWHERE
+
+
+@dataclass(frozen=True)
+class Binary:
+    """op: + - * / % (floor division and its modulo), exact "÷" (probabilities only),
+    == != < <= > >=, and / or (short-circuit)."""
+    op: str
+    left: "Expr"
+    right: "Expr"
+    type: str
+    span: Span = NOWHERE
+
+
+@dataclass(frozen=True)
+class IfExpr:
+    cond: "Expr"
+    then: "Expr"
+    otherwise: "Expr"
+    type: str
+    span: Span = NOWHERE
+
+
+@dataclass(frozen=True)
+class Quantifier:
+    kind: str  # any all count sum min max
+    binders: tuple[tuple[str, tuple[int, ...]], ...]  # (local name, values in order)
+    body: "Expr"
+    type: str
+    span: Span = NOWHERE
+
+
+@dataclass(frozen=True)
+class Builtin:
+    name: str  # abs min max
+    args: tuple["Expr", ...]
+    type: str = INT
+    span: Span = NOWHERE
+
+
+@dataclass(frozen=True)
+class Call:
+    define: "Define"
+    args: tuple["Expr", ...]
+    type: str
+    span: Span = NOWHERE
+
+
+Expr = Union[Lit, Local, Mover, VarRef, ConstRef, Unary, Binary, IfExpr, Quantifier, Builtin, Call]
+
+
+@dataclass(frozen=True, eq=False)
+class Define:
+    """One typed instance of a `define` (a define is checked once per argument-type signature)."""
+    name: str
+    params: tuple[str, ...]
+    body: Expr
+    type: str
+    span: Span = NOWHERE
+
+
+# ---- statements --------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Assign:
+    var: Variable
+    indices: tuple[Expr, ...]
+    value: Expr
+    span: Span = NOWHERE
+
+
+@dataclass(frozen=True)
+class If:
+    cond: Expr
+    then: tuple["Stmt", ...]
+    otherwise: tuple["Stmt", ...]
+    span: Span = NOWHERE
+
+
+@dataclass(frozen=True)
+class For:
+    binders: tuple[tuple[str, tuple[int, ...]], ...]
+    body: tuple["Stmt", ...]
+    span: Span = NOWHERE
+
+
+@dataclass(frozen=True)
+class Pass:
+    span: Span = NOWHERE
+
+
+@dataclass(frozen=True)
+class Next:
+    player: Expr
+    span: Span = NOWHERE
+
+
+@dataclass(frozen=True)
+class Random:
+    """Chance picks ``name`` from ``outcomes`` (value, probability) pairs, then ``body`` runs.
+    ``body`` is the rest of the block the random statement stood in."""
+    name: str
+    type: str
+    outcomes: tuple[tuple[Expr, Expr], ...]
+    body: tuple["Stmt", ...]
+    index: int  # numbers the random statements of the game, for outcome names
+    span: Span = NOWHERE
+
+
+Stmt = Union[Assign, If, For, Pass, Next, Random]
+
+
+@dataclass(frozen=True)
+class Action:
+    name: str
+    params: tuple[tuple[str, str, tuple[int, ...]], ...]  # (name, type, values)
+    by: frozenset[int] | None
+    requires: Expr | None
+    effect: tuple[Stmt, ...]
+    span: Span = NOWHERE
+
+
+@dataclass(frozen=True)
+class GroundAction:
+    """An action with its parameters fixed: the unit a player chooses. Its id is its position."""
+    action: Action
+    args: tuple[int, ...]
+    name: str  # e.g. "place(1,1)"
+
+
+@dataclass(frozen=True)
+class TreeSpec:
+    """An explicit tree, already validated: (gdl.tree node, sum kind, total)."""
+    root: object
+
+
+@dataclass
+class Game:
+    title: str
+    players: tuple[str, ...]
+    symbols: tuple[str, ...]          # run-time value -> name, players first
+    params: dict[str, int]
+    variables: tuple[Variable, ...] = ()
+    constants: tuple[Constant, ...] = ()
+    actions: tuple[Action, ...] = ()
+    ground_actions: tuple[GroundAction, ...] = ()
+    initial: tuple[int, ...] = ()     # the initial state, mover included
+    terminal: Expr | None = None
+    # One expression per player; None where a sum declaration derives it from the others.
+    utilities: tuple[Expr | None, ...] = ()
+    evaluations: tuple[Expr | None, ...] = ()
+    sum_kind: str = "general-sum"
+    sum_total: int = 0
+    utility_bounds: tuple[int, int] | None = None
+    quiet: Expr | None = None
+    max_length: int | None = None
+    stuck_pass: bool = False
+    display: dict[str, object] = field(default_factory=dict)  # variable name -> {value: glyph}
+    tree: TreeSpec | None = None
+    has_chance: bool = False
+    spans: dict[str, Span] = field(default_factory=dict)  # rule name -> where it is declared

@@ -1,0 +1,385 @@
+"""Text → syntax tree (gdl.ast), with Lark's LALR parser and friendly syntax errors.
+
+The grammar ships inside the package (``gdl.grammars``). Building the LALR tables costs tens of
+milliseconds, so the built parser is cached in a per-user directory (never a shared, predictable
+path: the cache is a pickle, and loading one another user could write would run their code).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+from fractions import Fraction
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+
+import lark
+from lark import Token, Transformer, v_args
+from lark.exceptions import VisitError, UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+
+from . import ast
+from .errors import Diagnostic, GdlError, Source
+
+
+def grammar_text() -> str:
+    return resources.files("gdl.grammars").joinpath("game.lark").read_text(encoding="utf-8")
+
+
+def _private_cache_dir() -> Path | None:
+    """``$XDG_CACHE_HOME/gdl`` (or ``~/.cache/gdl``), created 0700 and used only if it is ours."""
+    if os.environ.get("GDL_NO_CACHE"):
+        return None
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    directory = Path(base) / "gdl"
+    try:
+        directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+        info = directory.stat()
+        if info.st_uid != os.getuid() or info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+            return None
+    except (OSError, AttributeError):
+        return None
+    return directory
+
+
+@lru_cache(maxsize=None)
+def build_parser(strict: bool = False) -> lark.Lark:
+    text = grammar_text()
+    options = dict(parser="lalr", propagate_positions=True, maybe_placeholders=True, strict=strict)
+    directory = None if strict else _private_cache_dir()
+    if directory is not None:
+        key = hashlib.sha256(f"{lark.__version__}\0{text}".encode()).hexdigest()[:32]
+        try:
+            return lark.Lark(text, cache=str(directory / f"grammar-{key}.lark.cache"), **options)
+        except OSError:
+            pass  # an unwritable cache is no reason to fail
+    return lark.Lark(text, **options)
+
+
+# Readable names for the grammar's terminals, used in "expected ..." messages.
+_TERMINAL_WORDS = {
+    "NAME": "a name", "INT": "a number", "STRING": 'a quoted string like "Nim"',
+    "COMPARE": "a comparison", "MUL_OP": "'*', '/' or '%'", "$END": "the end of the file",
+    "MINUS": "'-'", "PLUS": "'+'", "ZERO_SUM": "'zero-sum'", "CONSTANT_SUM": "'constant-sum'",
+    "MAX_LENGTH": "'max-length'",
+}
+
+
+def _describe_terminal(parser: lark.Lark, name: str) -> str:
+    if name in _TERMINAL_WORDS:
+        return _TERMINAL_WORDS[name]
+    try:
+        pattern = parser.get_terminal(name).pattern
+    except KeyError:
+        return name.lower()
+    if isinstance(pattern, lark.lexer.PatternStr):
+        return f"'{pattern.value}'"
+    return name.lower()
+
+
+def _expected(parser: lark.Lark, names) -> str:
+    words = sorted({_describe_terminal(parser, n) for n in names})
+    if len(words) > 8:
+        words = words[:8] + ["..."]
+    return ", ".join(words)
+
+
+def _syntax_error(parser: lark.Lark, error: UnexpectedInput, source: Source) -> GdlError:
+    line, column = getattr(error, "line", 0) or 0, getattr(error, "column", 0) or 0
+    if isinstance(error, UnexpectedCharacters):
+        char = source.text[error.pos_in_stream] if error.pos_in_stream < len(source.text) else "?"
+        span = ast.Span(line, column, line, column + 1)
+        return GdlError(Diagnostic("E101", f"unexpected character {char!r}", span,
+                                   hint=f"expected {_expected(parser, error.allowed or [])}"), source)
+    if isinstance(error, UnexpectedEOF) or (
+            isinstance(error, UnexpectedToken) and error.token.type == "$END"):
+        lines = source.text.splitlines() or [""]
+        span = ast.Span(len(lines), len(lines[-1]) + 1, len(lines), len(lines[-1]) + 1)
+        return GdlError(Diagnostic("E102", "unexpected end of file", span,
+                                   hint=f"expected {_expected(parser, error.expected)}"), source)
+    assert isinstance(error, UnexpectedToken)
+    token = error.token
+    span = ast.Span(token.line, token.column, token.end_line or token.line,
+                    token.end_column or token.column + len(token))
+    expected = set(error.accepts or error.expected)
+    hint = f"expected {_expected(parser, expected)}"
+    if ";" in [_describe_terminal(parser, n).strip("'") for n in expected]:
+        hint += "; statements in an effect are separated by ';'"
+    return GdlError(Diagnostic("E100", f"unexpected {token.value!r}", span, hint=hint), source)
+
+
+def parse(text: str, filename: str = "<input>") -> ast.GameFile:
+    """Parse a rule file. Raises GdlError (E1xx) with the position of the first syntax error."""
+    source = Source(filename, text)
+    parser = build_parser()
+    try:
+        tree = parser.parse(text)
+    except UnexpectedInput as error:
+        raise _syntax_error(parser, error, source) from None
+    try:
+        return _ToAst().transform(tree)
+    except VisitError as error:
+        if isinstance(error.orig_exc, GdlError):
+            raise error.orig_exc.with_source(source) from None
+        raise
+
+
+# ---- Lark tree → gdl.ast -----------------------------------------------------------------------
+
+def _span_of(meta) -> ast.Span:
+    if getattr(meta, "empty", False) or not hasattr(meta, "line"):
+        return ast.NOWHERE
+    return ast.Span(meta.line, meta.column, meta.end_line, meta.end_column)
+
+
+def _token_span(token: Token) -> ast.Span:
+    return ast.Span(token.line, token.column, token.end_line, token.end_column)
+
+
+def _fraction(numerator: int, denominator, meta) -> Fraction:
+    if denominator is not None and int(denominator) == 0:
+        raise GdlError(Diagnostic("E221", "division by zero in a number", _span_of(meta)))
+    return Fraction(numerator, int(denominator) if denominator is not None else 1)
+
+
+def _ident(token: Token) -> ast.Ident:
+    return ast.Ident(str(token), _token_span(token))
+
+
+@v_args(meta=True)
+class _ToAst(Transformer):
+    # -- declarations
+    def start(self, meta, decls):
+        return ast.GameFile(tuple(decls), _span_of(meta))
+
+    def game_decl(self, meta, c):
+        return ast.GameDecl(str(c[0])[1:-1], _span_of(meta))
+
+    def players_decl(self, meta, c):
+        return ast.PlayersDecl(c[0], _span_of(meta))
+
+    def name_list(self, meta, c):
+        return tuple(_ident(t) for t in c)
+
+    def param_decl(self, meta, c):
+        return ast.ParamDecl(_ident(c[0]), c[1], _span_of(meta))
+
+    def const_decl(self, meta, c):
+        return ast.ConstDecl(_ident(c[0]), c[1], _span_of(meta))
+
+    def var_decl(self, meta, c):
+        return ast.VarDecl(_ident(c[0]), c[1], c[2], c[3], _span_of(meta))
+
+    def dims(self, meta, c):
+        return tuple(c)
+
+    def dim(self, meta, c):
+        item = c[0]
+        if isinstance(item, Token) and item.type == "PLAYERS":
+            return ast.PlayersDomain(_token_span(item))
+        return item
+
+    def domain(self, meta, c):
+        item = c[0]
+        if isinstance(item, Token):
+            return (ast.PlayersDomain if item.type == "PLAYERS" else ast.BoolDomain)(_token_span(item))
+        return item
+
+    def symbol_set(self, meta, c):
+        return ast.SymbolDomain(c[0], _span_of(meta))
+
+    def range(self, meta, c):
+        return ast.RangeDomain(c[0], c[1], _span_of(meta))
+
+    def binder(self, meta, c):
+        domain = c[1]
+        if isinstance(domain, Token):
+            domain = ast.PlayersDomain(_token_span(domain))
+        return ast.Binder(_ident(c[0]), domain, _span_of(meta))
+
+    def action_decl(self, meta, c):
+        name, params, by, requires, effect = c
+        return ast.ActionDecl(_ident(name), params or (), by, requires, effect or (), _span_of(meta))
+
+    def params(self, meta, c):
+        return tuple(c)
+
+    def by_clause(self, meta, c):
+        return c[0]
+
+    def requires_clause(self, meta, c):
+        return c[0]
+
+    def effect_clause(self, meta, c):
+        return c[0]
+
+    def define_decl(self, meta, c):
+        return ast.DefineDecl(_ident(c[0]), c[1] or (), c[2], _span_of(meta))
+
+    def define_params(self, meta, c):
+        return tuple(_ident(t) for t in c)
+
+    def terminal_decl(self, meta, c):
+        return ast.TerminalDecl(c[0], _span_of(meta))
+
+    def utility_decl(self, meta, c):
+        return ast.UtilityDecl(_ident(c[0]), c[1], _span_of(meta))
+
+    def utility_bounds_decl(self, meta, c):
+        return ast.UtilityBoundsDecl(c[0], _span_of(meta))
+
+    def sum_decl(self, meta, c):
+        kind = str(c[0])
+        return ast.SumDecl(kind, c[1] if len(c) > 1 else 0, _span_of(meta))
+
+    def evaluate_decl(self, meta, c):
+        return ast.EvaluateDecl(_ident(c[0]), c[1], _span_of(meta))
+
+    def quiet_decl(self, meta, c):
+        return ast.QuietDecl(c[0], _span_of(meta))
+
+    def length_decl(self, meta, c):
+        return ast.LengthDecl(int(c[1]), _span_of(meta))
+
+    def stuck_decl(self, meta, c):
+        return ast.StuckDecl(_span_of(meta))
+
+    def display_decl(self, meta, c):
+        glyphs = tuple(g for g in c[1:] if g is not None)
+        return ast.DisplayDecl(_ident(c[0]), glyphs, _span_of(meta))
+
+    def glyph(self, meta, c):
+        key = c[0]
+        if isinstance(key, Token):
+            key = {"TRUE": True, "FALSE": False}.get(key.type, str(key))
+        return (key, str(c[1])[1:-1])
+
+    # -- trees
+    def tree_decl(self, meta, c):
+        return ast.TreeDecl(c[0], _span_of(meta))
+
+    def decision_node(self, meta, c):
+        return ast.TreeDecision(_ident(c[0]), tuple(c[1:]), _span_of(meta))
+
+    def tree_edge(self, meta, c):
+        return (_ident(c[0]), c[1])
+
+    def chance_node(self, meta, c):
+        return ast.TreeChance(tuple(c), _span_of(meta))
+
+    def chance_edge(self, meta, c):
+        label = _ident(c[0]) if c[0] is not None else None
+        return ast.ChanceEdge(label, c[1], c[2], _span_of(meta))
+
+    def probability(self, meta, c):
+        return _fraction(int(c[0]), c[1], meta)
+
+    def leaf(self, meta, c):
+        return ast.TreeLeaf(tuple(c), _span_of(meta))
+
+    def number(self, meta, c):
+        return _fraction(c[0], c[1], meta)
+
+    def signed_int(self, meta, c):
+        return -int(c[1]) if c[0] is not None else int(c[1])
+
+    # -- statements
+    def statements(self, meta, c):
+        return tuple(c)
+
+    def block(self, meta, c):
+        return c[0]
+
+    def assign(self, meta, c):
+        name, indices = c[0]
+        return ast.Assign(name, indices, c[1], _span_of(meta))
+
+    def target(self, meta, c):
+        return (_ident(c[0]), tuple(c[1:]))
+
+    def pass_stmt(self, meta, c):
+        return ast.Pass(_span_of(meta))
+
+    def next_stmt(self, meta, c):
+        return ast.Next(c[0], _span_of(meta))
+
+    def random_stmt(self, meta, c):
+        name, choice = c
+        if isinstance(choice, ast.RangeDomain):
+            return ast.Random(_ident(name), None, choice, _span_of(meta))
+        return ast.Random(_ident(name), choice, None, _span_of(meta))
+
+    def distribution(self, meta, c):
+        return tuple(c)
+
+    def outcome(self, meta, c):
+        return (c[0], c[1])
+
+    def if_stmt(self, meta, c):
+        otherwise = c[2]
+        if isinstance(otherwise, ast.If):
+            otherwise = (otherwise,)
+        return ast.If(c[0], c[1], otherwise, _span_of(meta))
+
+    def else_clause(self, meta, c):
+        return c[0]
+
+    def for_stmt(self, meta, c):
+        return ast.For(tuple(c[:-1]), c[-1], _span_of(meta))
+
+    # -- expressions
+    def if_expr(self, meta, c):
+        return ast.IfExpr(c[1], c[0], c[2], _span_of(meta))
+
+    def or_op(self, meta, c):
+        return ast.Binary("or", c[0], c[1], _span_of(meta))
+
+    def and_op(self, meta, c):
+        return ast.Binary("and", c[0], c[1], _span_of(meta))
+
+    def not_op(self, meta, c):
+        return ast.Unary("not", c[0], _span_of(meta))
+
+    def quantifier_kind(self, meta, c):
+        return str(c[0])
+
+    def quantifier(self, meta, c):
+        return ast.Quantifier(c[0], tuple(c[1:-1]), c[-1], _span_of(meta))
+
+    def compare(self, meta, c):
+        return ast.Binary(str(c[1]), c[0], c[2], _span_of(meta))
+
+    def binary(self, meta, c):
+        return ast.Binary(str(c[1]), c[0], c[2], _span_of(meta))
+
+    def negate(self, meta, c):
+        operand = c[1]
+        if isinstance(operand, ast.IntLit):  # -3 is a literal, so constants read naturally
+            return ast.IntLit(-operand.value, _span_of(meta))
+        return ast.Unary("-", operand, _span_of(meta))
+
+    def int_lit(self, meta, c):
+        return ast.IntLit(int(c[0]), _span_of(meta))
+
+    def true_lit(self, meta, c):
+        return ast.BoolLit(True, _span_of(meta))
+
+    def false_lit(self, meta, c):
+        return ast.BoolLit(False, _span_of(meta))
+
+    def name(self, meta, c):
+        return ast.Name(str(c[0]), _span_of(meta))
+
+    def mover(self, meta, c):
+        return ast.Mover(_span_of(meta))
+
+    def call(self, meta, c):
+        args = tuple(a for a in c[1:] if a is not None)
+        return ast.Call(_ident(c[0]), args, _span_of(meta))
+
+    def index(self, meta, c):
+        return ast.Index(c[0], c[1], _span_of(meta))
+
+    def list_lit(self, meta, c):
+        return ast.ListLit(tuple(c), _span_of(meta))
