@@ -1,0 +1,150 @@
+"""What the searches in minimax, expectiminimax, star, maxn and paranoid share.
+
+- Up-front checks of ``game.info``, so a solver refuses a game before it starts searching.
+- ``Frontier``: the values at the bottom of a search (terminal returns and depth cut-off
+  evaluations), counted and checked against what ``game.info`` declares. A search that prunes
+  with declared bounds or a declared sum is only sound if the game keeps its word, so a broken
+  promise is an error rather than a silently wrong answer.
+- ``chance_outcomes``: a chance state's outcomes, checked to be exact and to sum to 1.
+- Principal variations as linked pairs ``(action, rest)`` built in O(1) per node and flattened
+  once at the end (a tuple per node would make a 5000-ply chain quadratic).
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Sequence
+
+from ..protocol import CONSTANT_SUM, TERMINAL, ZERO_SUM, Action, GameInfo, State, Value
+from .result import SolverError, Stats
+
+# A principal variation under construction: None, or (action, rest of the variation).
+PvLink = tuple[Action, "PvLink"] | None
+
+
+def pv_tuple(link: PvLink) -> tuple[Action, ...]:
+    actions = []
+    while link is not None:
+        action, link = link
+        actions.append(action)
+    return tuple(actions)
+
+
+def constant_sum_total(info: GameInfo, algorithm: str) -> Value:
+    """The declared total of every utility vector; refuse games that declare none."""
+    if info.sum_kind == ZERO_SUM:
+        return 0
+    if info.sum_kind == CONSTANT_SUM:
+        if info.utility_sum is None:
+            raise SolverError(f"{algorithm}: game {info.name!r} is declared constant-sum "
+                              "but gives no utility_sum")
+        return info.utility_sum
+    raise SolverError(f"{algorithm}: game {info.name!r} is {info.sum_kind}; {algorithm} needs a "
+                      "zero-sum or constant-sum game (use maxn for general-sum games)")
+
+
+def require_two_player_constant_sum(info: GameInfo, algorithm: str) -> Value:
+    """Check a two-player zero-sum or constant-sum game; return its total."""
+    if info.num_players != 2:
+        raise SolverError(f"{algorithm}: game {info.name!r} has {info.num_players} players; "
+                          f"{algorithm} needs exactly 2 (use maxn or paranoid for more)")
+    return constant_sum_total(info, algorithm)
+
+
+def require_depth(info: GameInfo, depth: int | None, algorithm: str) -> None:
+    """A depth limit must be a non-negative int, and the game must declare an evaluation."""
+    if depth is None:
+        return
+    if isinstance(depth, bool) or not isinstance(depth, int) or depth < 0:
+        raise SolverError(f"{algorithm}: depth must be a non-negative integer or None, "
+                          f"not {depth!r}")
+    if not info.has_evaluate:
+        raise SolverError(f"{algorithm}: a depth limit needs an evaluation at cut-off states, "
+                          f"and game {info.name!r} declares none")
+
+
+def child_depth(depth_left: int | None) -> int | None:
+    """Depth left after one decision ply (None means unlimited)."""
+    return None if depth_left is None else depth_left - 1
+
+
+class Frontier:
+    """Values at the bottom of a search, counted in ``stats.leaves`` and checked.
+
+    ``value(state, kind, depth_left)`` returns the utility vector of a terminal state, the
+    evaluation of a non-terminal state with no depth left, or None where the search goes on.
+    Every vector must have one exact value per player; with ``total`` its entries must sum to
+    it, and with ``bounds`` each entry must lie within them.
+    """
+
+    def __init__(self, game, stats: Stats, *, total: Value | None = None,
+                 bounds: tuple[Value, Value] | None = None):
+        self.game = game
+        self.stats = stats
+        self.total = total
+        self.bounds = bounds
+        self.players = game.info.num_players
+        self.evaluations = 0  # cut-offs: any at all means the result is not proven
+
+    def value(self, state: State, kind: int, depth_left: int | None) -> tuple[Value, ...] | None:
+        if kind == TERMINAL:
+            values, source = self.game.returns(state), "returns"
+        elif depth_left is not None and depth_left <= 0:
+            values, source = self.game.evaluate(state), "evaluate"
+            self.evaluations += 1
+        else:
+            return None
+        self.stats.leaves += 1
+        self._check(state, tuple(values), source)
+        return tuple(values)
+
+    def _check(self, state: State, values: tuple, source: str) -> None:
+        def refuse(problem: str) -> SolverError:
+            return SolverError(f"game {self.game.info.name!r}: {source}() at state {state!r} "
+                               f"gave {values!r}, {problem}")
+
+        if len(values) != self.players:
+            raise refuse(f"not one value per player ({self.players})")
+        for v in values:
+            if isinstance(v, bool) or not isinstance(v, (int, Fraction)):
+                raise refuse("and values must be exact (int or Fraction)")
+        if self.total is not None and sum(values) != self.total:
+            raise refuse(f"which does not sum to the declared total {self.total}")
+        if self.bounds is not None:
+            lo, hi = self.bounds
+            if not all(lo <= v <= hi for v in values):
+                raise refuse(f"outside the declared utility bounds [{lo}, {hi}]")
+
+
+def chance_outcomes(game, state: State) -> Sequence[tuple[Action, Fraction]]:
+    """The outcomes of a chance state, checked: exact, non-negative, summing to exactly 1."""
+    outcomes = game.chance_outcomes(state)
+    for _, p in outcomes:
+        if isinstance(p, bool) or not isinstance(p, (int, Fraction)) or p < 0:
+            raise SolverError(f"game {game.info.name!r}: chance state {state!r} has outcome "
+                              f"probability {p!r}; probabilities must be exact and >= 0")
+    if sum(p for _, p in outcomes) != 1:
+        raise SolverError(f"game {game.info.name!r}: chance outcomes at state {state!r} "
+                          "do not sum to 1")
+    return outcomes
+
+
+def decision_actions(game, state: State) -> Sequence[Action]:
+    """Legal actions of a decision state; a non-terminal state without any is a broken game."""
+    actions = game.legal_actions(state)
+    if not actions:
+        raise SolverError(f"game {game.info.name!r}: non-terminal state {state!r} has no legal "
+                          "actions")
+    return actions
+
+
+def unexpected_chance(game, algorithm: str) -> SolverError:
+    return SolverError(f"{algorithm}: game {game.info.name!r} reached a chance state although "
+                       "its info declares no chance")
+
+
+def best_of(children: list[tuple[Action, tuple[Value, ...]]], player: int) -> tuple[Action, ...]:
+    """Every action whose exact value for ``player`` equals the best, in declaration order."""
+    best = max(values[player] for _, values in children)
+    return tuple(action for action, values in children if values[player] == best)
+

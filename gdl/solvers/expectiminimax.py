@@ -1,0 +1,71 @@
+"""Expectiminimax: minimax with chance nodes valued by their exact expectation.
+
+Preconditions (checked on ``game.info``): exactly two players, zero-sum or constant-sum. Chance
+is allowed anywhere, including several chance nodes in a row; a game without chance gives the
+same answer as ``minimax``. A depth limit needs a declared evaluation.
+
+One recursion serves both players and chance: every node returns the full value vector; a
+decision node keeps the child that maximises the mover's own component, a chance node returns
+the probability-weighted sum of its children's vectors, in exact ``Fraction`` arithmetic.
+Every state is visited: ``stats.nodes`` counts each visit, root included.
+
+Tie rule: a decision node keeps the *first* best child in declaration order. ``best_actions``
+is the set of all root actions whose value equals the best (empty if the root is a chance or
+terminal state). The principal variation follows the first best action at each decision node
+and stops at the first chance node, since what comes next depends on the outcome.
+
+Depth: ``depth=N`` counts decision plies only; chance nodes do not consume depth. Once N
+decision plies have been made, the next non-terminal state, decision or chance, is scored by
+``game.evaluate`` (so a chance node with no depth left is evaluated, not expanded). This is
+OpenSpiel's convention: Pig with a three-sided die at depth 2 with the score difference as
+evaluation is worth 5/3, best action ``roll``. Any cut-off makes ``proven=False``.
+"""
+
+from __future__ import annotations
+
+from ..protocol import CHANCE, Action, State, Value
+from .common import (Frontier, PvLink, best_of, chance_outcomes, child_depth, decision_actions,
+                     pv_tuple, require_depth, require_two_player_constant_sum)
+from .deep import run_deep
+from .result import SolveResult, Stats
+
+
+def expectiminimax(game, *, depth: int | None = None) -> SolveResult:
+    """Exact expectiminimax value, optimal root actions and principal variation."""
+    info = game.info
+    total = require_two_player_constant_sum(info, "expectiminimax")
+    require_depth(info, depth, "expectiminimax")
+    stats = Stats()
+    frontier = Frontier(game, stats, total=total)
+    root_children: list[tuple[Action, tuple[Value, ...]]] = []
+
+    def search(state: State, depth_left: int | None, children: list | None
+               ) -> tuple[tuple[Value, ...], PvLink]:
+        stats.nodes += 1
+        player = game.current_player(state)
+        leaf = frontier.value(state, player, depth_left)
+        if leaf is not None:
+            return leaf, None
+        if player == CHANCE:
+            expectation = [0] * info.num_players
+            for outcome, p in chance_outcomes(game, state):
+                values, _ = search(game.apply(state, outcome), depth_left, None)
+                expectation = [e + p * v for e, v in zip(expectation, values)]
+            return tuple(expectation), None
+        best: tuple[Value, ...] | None = None
+        best_pv: PvLink = None
+        for action in decision_actions(game, state):
+            values, pv = search(game.apply(state, action), child_depth(depth_left), None)
+            if children is not None:
+                children.append((action, values))
+            if best is None or values[player] > best[player]:  # strict: first best wins ties
+                best, best_pv = values, (action, pv)
+        return best, best_pv
+
+    root = game.initial_state()
+    values, pv = run_deep(search, root, depth, root_children)
+    best_actions = best_of(root_children, game.current_player(root)) if root_children else ()
+    return SolveResult(values=values, best_actions=best_actions, pv=pv_tuple(pv),
+                       algorithm="expectiminimax", stats=stats,
+                       proven=frontier.evaluations == 0, depth=depth,
+                       extra={"action_values": tuple(root_children)})

@@ -1,0 +1,230 @@
+"""Star1 and Star2 (Ballard, 1983): alpha-beta pruning carried through chance nodes.
+
+Both return exactly what ``expectiminimax`` returns (the value vector, the set of optimal root
+actions, the principal variation) while visiting no more nodes.
+
+Preconditions (checked on ``game.info``): exactly two players, zero-sum or constant-sum with
+total S, and declared ``utility_bounds`` (lo, hi) holding for every utility and, under a depth
+limit, for every evaluation too: a value outside them is a SolverError, not a clamp, because
+the pruning would silently be wrong. Since both players' values lie in [lo, hi] and sum to S,
+player 0's value lies in [L, U] = [max(lo, S - hi), min(hi, S - lo)], and so does player 1's.
+
+The search is fail-soft alpha-beta with the window (alpha, beta) on one player's component,
+the *frame*; a node returns the full vector (v, S - v). A decision node of player p looks at
+the window from p's side (it flips to (S - beta, S - alpha) when p is not the frame) and keeps
+the child that maximises p's own component, so one loop serves both players. A decision node
+also stops as soon as its best reaches U: nothing can beat it.
+
+Star1 at a chance node with outcomes of probability p_i: after searching children 1..i-1 (their
+weighted sum is K), child i's value v decides the node's value K + p_i·v + rest, where the rest
+lies between R·L and R·U (R the probability not yet searched). So child i gets the window
+    ((alpha - K - R·U) / p_i,  (beta - K - R·L) / p_i), clipped to [L, U],
+and if it fails low (high) the chance node fails low (high) with the bound K + p_i·v + R·U
+(R·L). Zero-probability outcomes cannot change the value and are skipped.
+
+Star2 adds a probe phase where it is sound and useful: when every outcome of a chance node
+leads to a decision node of the same player q (Ballard's regular trees, e.g. max-chance-min),
+it first searches only the first child of each successor. A decision node of q is worth at
+least its first child *to q*, so the probes give lower bounds on the successors' values for q,
+and their weighted sum (with L for successors not probed yet) can prove the chance node
+fails high from q's side (low from the other side) at the cost of one child per successor. The
+chance node works in q's frame to use this. Probes are searched with the window
+(L, (beta - K' - R·L) / p_i) clipped to U, where K' is the weighted sum of earlier probes, so a
+probe result is either exact (L and U are exact ends, as no value lies outside) or large
+enough to end the chance node at once. The search phase is then Star1 using the probe values
+instead of L as lower bounds of the unsearched successors, and each successor's search reuses
+its exact probe result instead of searching that first child again, so no node is visited
+twice. Elsewhere (chance nodes in a row, outcomes leading to terminal states, to states of
+different players, or to states scored by the evaluation) Star2 falls back to Star1 at that
+chance node: a successor that is not a decision node of q has no cheap one-sided bound.
+
+The root is searched so that ties are found: the first root child gets the window
+(L - ε, U + ε), which forces an exact result; each later child gets (best - ε, U + ε), where ε
+is an infinitesimal (see ``window.py``). A result <= best - ε proves the child is worse than the
+best (it is not optimal, and its exact value is not needed); any other result is exact, so a
+child that equals the best is recognised as optimal. No cut-offs happen at the root itself.
+
+Tie rule: as in expectiminimax, the first best action in declaration order is chosen at every
+decision node, and the principal variation stops at the first chance node. Depth: ``depth=N``
+counts decision plies; chance nodes do not consume depth; a non-terminal state (decision or
+chance) reached with no depth left is scored by ``game.evaluate``; any cut-off makes
+``proven=False``.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from ..protocol import CHANCE, Action, State, Value
+from .common import (Frontier, PvLink, chance_outcomes, child_depth, decision_actions, pv_tuple,
+                     require_depth, require_two_player_constant_sum)
+from .deep import run_deep
+from .result import SolveResult, SolverError, Stats
+from .window import just_above, just_below
+
+Vector = tuple[Value, ...]
+Searched = tuple[Vector, PvLink]
+
+
+def star1(game, *, depth: int | None = None) -> SolveResult:
+    """Expectiminimax value and optimal root actions by Star1 pruning (bounded utilities)."""
+    return _StarSearch(game, "star1", depth, probing=False).solve()
+
+
+def star2(game, *, depth: int | None = None) -> SolveResult:
+    """Expectiminimax value and optimal root actions by Star2 (probing, then Star1)."""
+    return _StarSearch(game, "star2", depth, probing=True).solve()
+
+
+class _StarSearch:
+    def __init__(self, game, algorithm: str, depth: int | None, probing: bool):
+        info = game.info
+        self.total = require_two_player_constant_sum(info, algorithm)
+        require_depth(info, depth, algorithm)
+        if info.utility_bounds is None:
+            raise SolverError(f"{algorithm}: game {info.name!r} declares no utility bounds; "
+                              "Star1/Star2 prune with them (use expectiminimax)")
+        lo, hi = info.utility_bounds
+        self.low, self.high = max(lo, self.total - hi), min(hi, self.total - lo)
+        if self.low > self.high:
+            raise SolverError(f"{algorithm}: game {info.name!r}: utility bounds [{lo}, {hi}] "
+                              f"cannot hold for two players summing to {self.total}")
+        if self.low == self.high:
+            # Every value is the same; widen so that windows inside [low, high] stay non-empty.
+            self.high = self.low + 1
+        self.game, self.algorithm, self.depth, self.probing = game, algorithm, depth, probing
+        self.stats = Stats()
+        self.frontier = Frontier(game, self.stats, total=self.total, bounds=(lo, hi))
+
+    def solve(self) -> SolveResult:
+        root = self.game.initial_state()
+        root_children: list[tuple[Action, Vector]] = []
+        values, pv = run_deep(self.search, root, 0, just_below(self.low), just_above(self.high),
+                              self.depth, root_children)
+        best_actions: tuple[Action, ...] = ()
+        if root_children:
+            mover = self.game.current_player(root)
+            best_actions = tuple(a for a, v in root_children if v[mover] == values[mover])
+        return SolveResult(values=values, best_actions=best_actions, pv=pv_tuple(pv),
+                           algorithm=self.algorithm, stats=self.stats,
+                           proven=self.frontier.evaluations == 0, depth=self.depth)
+
+    def vector(self, frame: int, value: Value) -> Vector:
+        """The full vector in which player ``frame`` gets ``value``."""
+        other = self.total - value
+        return (value, other) if frame == 0 else (other, value)
+
+    def search(self, state: State, frame: int, alpha, beta, depth_left: int | None,
+               root_children: list | None = None) -> Searched:
+        """Fail-soft: a result <= alpha is an upper bound on player ``frame``'s value, a result
+        >= beta a lower bound, anything between exact. Needs alpha < U and beta > L."""
+        self.stats.nodes += 1
+        kind = self.game.current_player(state)
+        leaf = self.frontier.value(state, kind, depth_left)
+        if leaf is not None:
+            return leaf, None
+        if kind == CHANCE:
+            return self.chance(state, frame, alpha, beta, depth_left)
+        return self.decision(state, kind, frame, alpha, beta, depth_left, None, root_children)
+
+    def decision(self, state: State, player: int, frame: int, alpha, beta,
+                 depth_left: int | None, first: Searched | None,
+                 root_children: list | None) -> Searched:
+        """``first``: the exact result of the first child, already found by a Star2 probe."""
+        if player != frame:  # the same window, seen from the mover's side
+            alpha, beta = self.total - beta, self.total - alpha
+        at_root = root_children is not None
+        best: Vector | None = None
+        best_pv: PvLink = None
+        for index, action in enumerate(decision_actions(self.game, state)):
+            if index == 0 and first is not None:
+                values, pv = first
+            else:
+                floor = alpha
+                if best is not None:
+                    # At the root a tie must still be recognised, so the floor is just below it.
+                    floor = max(alpha, just_below(best[player]) if at_root else best[player])
+                values, pv = self.search(self.game.apply(state, action), player, floor, beta,
+                                         child_depth(depth_left))
+            if at_root:
+                root_children.append((action, values))
+            if best is None or values[player] > best[player]:  # strict: first best wins ties
+                best, best_pv = values, (action, pv)
+            if not at_root and (best[player] >= beta or best[player] >= self.high):
+                self.stats.cutoffs += 1
+                break
+        return best, best_pv
+
+    def chance(self, state: State, frame: int, alpha, beta, depth_left: int | None
+               ) -> Searched:
+        game = self.game
+        branches = [(p, game.apply(state, outcome))
+                    for outcome, p in chance_outcomes(game, state) if p > 0]
+        # Lower bounds on each successor's value for the frame player: L until probed.
+        floors: list[Value] = [self.low] * len(branches)
+        probed: list[Searched | None] = [None] * len(branches)
+        prober = self.probe_player(branches) if self.probing else None
+        if prober is not None:
+            if prober != frame:
+                alpha, beta = self.total - beta, self.total - alpha
+                frame = prober
+            proved = self.probe(branches, frame, beta, depth_left, floors, probed)
+            if proved is not None:
+                return self.vector(frame, proved), None
+
+        known: Value = 0                  # weighted sum of searched successors' exact values
+        rest = Fraction(1)                # probability of the successors not yet searched
+        rest_floor = sum(p * f for (p, _), f in zip(branches, floors))
+        for i, (p, child) in enumerate(branches):
+            rest -= p
+            rest_floor -= p * floors[i]
+            fail_low_at = (alpha - known - rest * self.high) / p
+            fail_high_at = (beta - known - rest_floor) / p
+            window = (max(fail_low_at, self.low), min(fail_high_at, self.high))
+            if probed[i] is not None:  # counted as visited by its probe; resume it
+                values, _ = self.decision(child, game.current_player(child), frame, *window,
+                                          depth_left, probed[i], None)
+            else:
+                values, _ = self.search(child, frame, *window, depth_left)
+            v = values[frame]
+            known += p * v
+            if v <= fail_low_at:
+                self.stats.cutoffs += 1
+                return self.vector(frame, known + rest * self.high), None
+            if v >= fail_high_at:
+                self.stats.cutoffs += 1
+                return self.vector(frame, known + rest_floor), None
+        return self.vector(frame, known), None
+
+    def probe_player(self, branches: list[tuple[Value, State]]) -> int | None:
+        """The player q if every successor is a decision node of q, else None (use Star1)."""
+        movers = {self.game.current_player(child) for _, child in branches}
+        if len(movers) != 1:
+            return None
+        (mover,) = movers
+        return mover if mover >= 0 else None
+
+    def probe(self, branches: list[tuple[Value, State]], frame: int, beta,
+              depth_left: int | None, floors: list[Value], probed: list) -> Value | None:
+        """Star2's probe phase, in the frame of the successors' mover. Fills ``floors`` and
+        ``probed``; returns a lower bound >= beta if the probes prove a fail-high, else None."""
+        game = self.game
+        known: Value = 0          # weighted sum of the probes so far
+        rest = Fraction(1)
+        for i, (p, child) in enumerate(branches):
+            rest -= p
+            # The successor is visited here (and only here) to find its first child. It is
+            # expanded, not evaluated: the chance node itself was expanded, so depth is left.
+            self.stats.nodes += 1
+            first_action = decision_actions(game, child)[0]
+            fail_high_at = (beta - known - rest * self.low) / p
+            values, pv = self.search(game.apply(child, first_action), frame, self.low,
+                                     min(fail_high_at, self.high), child_depth(depth_left))
+            v = values[frame]
+            known += p * v
+            if v >= fail_high_at:
+                self.stats.cutoffs += 1
+                return known + rest * self.low
+            floors[i] = v
+            probed[i] = (values, (first_action, pv))
+        return None
