@@ -327,7 +327,7 @@ class QuietDecl:
 
 @dataclass(frozen=True)
 class LengthDecl:
-    bound: int
+    bound: Expr
     span: Span = _span()
 
 

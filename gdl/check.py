@@ -119,7 +119,10 @@ class _Checker:
             if sum_decl.kind == ZERO_SUM:
                 game.sum_total = 0
         if ast.LengthDecl in seen:
-            game.max_length = seen[ast.LengthDecl].bound
+            bound = seen[ast.LengthDecl].bound
+            game.max_length = self.constant_int(bound, "a length bound")
+            if game.max_length is not None and game.max_length < 1:
+                self.error("E210", "the length bound must be at least 1", bound.span)
         if ast.UtilityBoundsDecl in seen:
             game.utility_bounds = self.bounds(seen[ast.UtilityBoundsDecl])
 

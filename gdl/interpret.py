@@ -331,10 +331,12 @@ class InterpretedGame:
         self._initial = self._settle(initial, initial[0]) if n else initial
 
     # -- errors carry the rule's position and the state where it happened
-    def _fail(self, error: EvalError, state) -> GameRuntimeError:
+    def _fail(self, error: EvalError, state, action=None) -> GameRuntimeError:
+        """A located error; ``state`` is where it happened and ``action`` the one being applied."""
         failure = GameRuntimeError(Diagnostic(error.code, error.message, error.span or NOWHERE),
                                    self.source)
         failure.state = state
+        failure.action = None if action is None else self.action_name(action)
         return failure
 
     def show(self, value, type_: str) -> str:
@@ -380,11 +382,11 @@ class InterpretedGame:
 
     def apply(self, state, action):
         if len(state) == self._base:
-            return self._run(state, action, ())
+            return self._run(state, action, (), state, action)
         base, action_id = state[:self._base], state[self._base]
-        return self._run(base, action_id, state[self._base + 1:] + (action[1],))
+        return self._run(base, action_id, state[self._base + 1:] + (action[1],), state, action)
 
-    def _run(self, base, action_id: int, outcomes: tuple):
+    def _run(self, base, action_id: int, outcomes: tuple, state, action):
         effect, env, _ = self._effects[action_id]
         run = _Run(list(base), outcomes)
         try:
@@ -392,7 +394,7 @@ class InterpretedGame:
         except _NeedChance:
             return base + (action_id,) + outcomes
         except EvalError as error:
-            raise self._fail(error, base + (action_id,) + outcomes if outcomes else base) from None
+            raise self._fail(error, state, action) from None
         mover = base[0]
         following = (mover + 1) % self.num_players if run.turn == ROTATE else run.turn
         cells = run.cells

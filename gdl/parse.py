@@ -240,7 +240,7 @@ class _ToAst(Transformer):
         return ast.QuietDecl(c[0], _span_of(meta))
 
     def length_decl(self, meta, c):
-        return ast.LengthDecl(int(c[1]), _span_of(meta))
+        return ast.LengthDecl(c[1], _span_of(meta))
 
     def stuck_decl(self, meta, c):
         return ast.StuckDecl(_span_of(meta))
