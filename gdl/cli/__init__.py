@@ -1,0 +1,134 @@
+"""The `gdl` command line: the only package that prints.
+
+Each subcommand lives in its own module of this package with a ``register(commands)`` function
+that adds its argparse subparser; ``COMMAND_MODULES`` lists them in the order of `gdl --help`.
+This module holds what they share: parameter parsing, loading, error reporting.
+
+Exit codes: 0 success, 1 a problem in the game (or a failed check), 2 a usage error (bad
+arguments, an algorithm that does not apply), 130 interrupted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Sequence
+
+import importlib
+
+from ..errors import GameRuntimeError, GdlError
+
+USAGE_ERROR = 2
+
+
+class UsageError(Exception):
+    """A mistake in the command line itself."""
+
+
+# ---- shared helpers ----------------------------------------------------------------------------
+
+def parse_sets(pairs: Sequence[str]) -> dict[str, int | bool]:
+    params: dict[str, int | bool] = {}
+    for pair in pairs:
+        name, sep, text = pair.partition("=")
+        if not sep or not name.strip():
+            raise UsageError(f"--set expects NAME=VALUE, not {pair!r}")
+        text = text.strip().lower()
+        if text in ("true", "false"):
+            params[name.strip()] = text == "true"
+            continue
+        try:
+            params[name.strip()] = int(text)
+        except ValueError:
+            raise UsageError(f"--set {name}: {text!r} is not an integer or true/false") from None
+    return params
+
+
+def load_game(path: str, params: dict | None = None):
+    from .. import load
+
+    if not Path(path).is_file():
+        raise UsageError(f"{path}: no such file")
+    return load(path, params)
+
+
+def moves_arg(args) -> list[str]:
+    return " ".join(args.moves or []).split()
+
+
+def report_runtime(error: GameRuntimeError, game) -> str:
+    """The error, with the sequence of actions that reaches the state where it happened."""
+    from ..moves import path_to
+
+    text = error.render()
+    state = getattr(error, "state", None)
+    if state is not None and game is not None:
+        path = path_to(game, state, limit=200_000)
+        if path is not None:
+            action = getattr(error, "action", None)
+            shown = " ".join(path + ([action] if action else [])) or "(the initial state)"
+            text += f"\n  reached by: {shown}"
+    return text
+
+
+def print_json(document) -> None:
+    print(json.dumps(document, indent=2))
+
+
+# ---- the parser --------------------------------------------------------------------------------
+
+COMMAND_MODULES = ("basic",)
+
+
+def add_common(sub, many: bool = False) -> None:
+    """The FILE argument(s) and --set, as every command that loads a game takes them."""
+    if many:
+        sub.add_argument("files", nargs="+", metavar="FILE", help="rule files (.game)")
+    else:
+        sub.add_argument("file", metavar="FILE", help="a rule file (.game)")
+    sub.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
+                     help="override a `param` of the game (repeatable)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="gdl", description="Games written as text, solved by generic search.",
+        epilog="Example: gdl solve games/tictactoe.game --json")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    for name in COMMAND_MODULES:
+        importlib.import_module(f"{__name__}.{name}").register(commands)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "run", None):
+        parser.print_help()
+        return USAGE_ERROR
+    from ..solvers.result import SolverError
+
+    try:
+        return args.run(args)
+    except GdlError as error:
+        print(error.render(), file=sys.stderr)
+        return 1
+    except (UsageError, SolverError) as error:
+        print(f"gdl {args.command}: error: {error}", file=sys.stderr)
+        return USAGE_ERROR
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # `gdl ... | head`: the reader left; that is not an error
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

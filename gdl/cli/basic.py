@@ -1,0 +1,125 @@
+"""`gdl check`, `gdl solve`, `gdl count`."""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+from ..errors import GameRuntimeError, GdlError
+from ..protocol import format_value, json_value
+from . import UsageError, add_common, load_game, moves_arg, parse_sets, print_json, report_runtime
+
+
+def cmd_check(args) -> int:
+    from .. import load
+
+    failed = 0
+    params = parse_sets(args.set)
+    for path in args.files:
+        if not Path(path).is_file():
+            print(f"{path}: no such file", file=sys.stderr)
+            failed += 1
+            continue
+        try:
+            game = load(path, params)
+        except GdlError as error:
+            print(error.render(), file=sys.stderr)
+            failed += 1
+            continue
+        if not args.quiet:
+            info = game.info
+            print(f"{path}: ok ({info.name or 'untitled'}, {len(info.players)} player(s): "
+                  f"{', '.join(info.players)})")
+    return 1 if failed else 0
+
+
+def cmd_solve(args) -> int:
+    from ..moves import MoveError, play
+    from ..solvers import solve
+
+    game = load_game(args.file, parse_sets(args.set))
+    try:
+        root = play(game, moves_arg(args))
+    except MoveError as error:
+        raise UsageError(str(error)) from None
+    started = time.perf_counter()
+    try:
+        result = solve(game, args.algorithm, depth=args.depth, root_state=root)
+    except GameRuntimeError as error:
+        print(report_runtime(error, game), file=sys.stderr)
+        return 1
+    elapsed = time.perf_counter() - started
+    names = game.action_name
+    players = game.info.players
+    if args.json:
+        print_json({
+            "game": game.info.name, "players": list(players),
+            "values": {p: json_value(v) for p, v in zip(players, result.values)},
+            "best_actions": [names(a) for a in result.best_actions],
+            "pv": [names(a) for a in result.pv],
+            "algorithm": result.algorithm, "proven": result.proven,
+            "stats": {**result.stats.as_dict(), "seconds": round(elapsed, 6)},
+        })
+        return 0
+    values = ", ".join(f"{p} {format_value(v)}" for p, v in zip(players, result.values))
+    stats = result.stats
+    print(f"{args.file}: {game.info.name}")
+    print(f"  algorithm     {result.algorithm}{'' if result.proven else ' (not proven: depth-limited)'}")
+    print(f"  value         {values}")
+    print(f"  best actions  {' '.join(names(a) for a in result.best_actions) or '(game over)'}")
+    print(f"  pv            {' '.join(names(a) for a in result.pv) or '(game over)'}")
+    print(f"  nodes {stats.nodes:,}  leaves {stats.leaves:,}  cut-offs {stats.cutoffs:,}"
+          + (f"  tt hits {stats.tt_hits:,}/{stats.tt_probes:,}" if stats.tt_probes else "")
+          + f"  time {elapsed:.2f} s")
+    return 0
+
+
+def cmd_count(args) -> int:
+    from ..count import count
+
+    game = load_game(args.file, parse_sets(args.set))
+    try:
+        result = count(game, args.depth)
+    except GameRuntimeError as error:
+        print(report_runtime(error, game), file=sys.stderr)
+        return 1
+    if args.json:
+        print_json(result.as_dict())
+        return 0
+    print(f"{args.file}: {game.info.name}")
+    for ply, nodes in enumerate(result.per_ply):
+        print(f"  ply {ply:>3}  {nodes:>14,}")
+    print(f"  nodes {result.nodes:,}  complete games {result.games:,}")
+    print(f"  distinct states {result.states:,} ({result.states - result.terminal_states:,} "
+          f"non-terminal, {result.terminal_states:,} terminal)"
+          + ("" if result.complete else f"  [stopped at depth {args.depth}]"))
+    return 0
+
+
+def register(commands) -> None:
+    from ..solvers import ALGORITHMS
+
+    check = commands.add_parser("check", help="check rule files; report every problem")
+    add_common(check, many=True)
+    check.add_argument("-q", "--quiet", action="store_true", help="print only problems")
+    check.set_defaults(run=cmd_check)
+
+    solve = commands.add_parser(
+        "solve", help="solve a game: values, best actions, principal variation",
+        epilog="Example (depth-limited expectiminimax): gdl solve games/pig.game --depth 2")
+    add_common(solve)
+    solve.add_argument("--algorithm", default="auto", choices=("auto",) + ALGORITHMS,
+                       help="default: chosen from the game (alphabeta, expectiminimax/star2, maxn)")
+    solve.add_argument("--depth", type=int, metavar="N",
+                       help="search N decision plies, then use the game's `evaluate`")
+    solve.add_argument("--moves", nargs="+", metavar="MOVE",
+                       help='play these actions first, e.g. --moves "place(1,1) place(0,0)"')
+    solve.add_argument("--json", action="store_true", help="one JSON document on stdout")
+    solve.set_defaults(run=cmd_solve)
+
+    count = commands.add_parser("count", help="perft: nodes per ply, complete games, distinct states")
+    add_common(count)
+    count.add_argument("--depth", type=int, metavar="N", help="stop after N plies")
+    count.add_argument("--json", action="store_true", help="one JSON document on stdout")
+    count.set_defaults(run=cmd_count)
