@@ -15,6 +15,7 @@ from . import ast, ir
 from .ast import NOWHERE, Span
 from .errors import Diagnostic, GdlError, Source, did_you_mean
 from .interpret import EvalError, eval_const
+from .parse import reserved_words
 from .protocol import CONSTANT_SUM, ZERO_SUM, distribution_problem
 from .tree import Chance, Decision, Leaf
 
@@ -85,6 +86,8 @@ class _Checker:
         return ir.Lit(0, ERROR, span)
 
     def declare(self, name: ast.Ident, kind: str, payload: object) -> bool:
+        if self.reserved(name):
+            return False
         if name.name in self.globals:
             previous = self.globals[name.name]
             where = f" (line {previous[2].line})" if previous[2].line else ""
@@ -391,7 +394,16 @@ class _Checker:
             resolved.append((binder.name.name, found[0], found[1]))
         return names, resolved
 
+    def reserved(self, ident: ast.Ident) -> bool:
+        if ident.name in reserved_words():
+            self.error("E224", f"'{ident.name}' is a reserved word and cannot be a name", ident.span,
+                       hint=f"call it something else, e.g. '{ident.name}_'")
+            return True
+        return False
+
     def check_local_name(self, ident: ast.Ident, taken) -> None:
+        if self.reserved(ident):
+            return
         if ident.name in taken or ident.name in self.globals:
             self.error("E200", f"'{ident.name}' is already used in this scope", ident.span,
                        hint="local names must not hide other names")

@@ -78,6 +78,25 @@ def _describe_terminal(parser: lark.Lark, name: str) -> str:
     return name.lower()
 
 
+@lru_cache(maxsize=None)
+def reserved_words() -> frozenset[str]:
+    """Keywords of the language: they look like names but can never be used as one."""
+    import re
+
+    parser = build_parser()
+    return frozenset(t.pattern.value for t in parser.terminals
+                     if isinstance(t.pattern, lark.lexer.PatternStr)
+                     and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", t.pattern.value))
+
+
+def _reserved_before(text: str, position: int) -> str | None:
+    """The reserved word just before ``position``, if any (a likely cause of a syntax error)."""
+    import re
+
+    words = re.findall(r"[A-Za-z_][A-Za-z0-9_]*", text[max(0, position - 40):position])
+    return words[-1] if words and words[-1] in reserved_words() else None
+
+
 def _expected(parser: lark.Lark, names) -> str:
     words = sorted({_describe_terminal(parser, n) for n in names})
     if len(words) > 8:
@@ -106,6 +125,9 @@ def _syntax_error(parser: lark.Lark, error: UnexpectedInput, source: Source) -> 
     hint = f"expected {_expected(parser, expected)}"
     if ";" in [_describe_terminal(parser, n).strip("'") for n in expected]:
         hint += "; statements in an effect are separated by ';'"
+    keyword = _reserved_before(source.text, token.start_pos or 0)
+    if keyword in ("any", "all", "count", "sum", "min", "max"):
+        hint = f"'{keyword}' is a reserved word (a quantifier) and cannot be a name; " + hint
     return GdlError(Diagnostic("E100", f"unexpected {token.value!r}", span, hint=hint), source)
 
 

@@ -1,0 +1,22 @@
+"""Small helpers shared by the test modules."""
+
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+GAMES = ROOT / "games"
+DATA = Path(__file__).resolve().parent / "data"
+
+
+def expectation(path: Path) -> dict:
+    """Read the `# expect: CODE LINE:COL [path: ...]` and `# set: NAME=VALUE` header of a data file."""
+    text = path.read_text()
+    found = re.search(r"^# expect: (E\d+) (\d+):(\d+)(?: path: (.*))?$", text, re.M)
+    sets = re.findall(r"^# set: (\S+)$", text, re.M)
+    return {"code": found[1], "line": int(found[2]), "column": int(found[3]),
+            "path": found[4].split() if found[4] else None, "sets": sets}
+
+
+def first_location(stderr: str) -> tuple[str, int, int]:
+    found = re.search(r":(\d+):(\d+): error\[(E\d+)\]", stderr)
+    return found[3], int(found[1]), int(found[2])
