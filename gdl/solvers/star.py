@@ -130,7 +130,8 @@ class _StarSearch:
     def decision(self, state: State, player: int, frame: int, alpha, beta,
                  depth_left: int | None, first: Searched | None,
                  root_children: list | None) -> Searched:
-        """``first``: the exact result of the first child, already found by a Star2 probe."""
+        """``first``: the first child's result from a Star2 probe, whose window was at least as
+        wide as the one it would get here, so it is a valid fail-soft answer for it."""
         if player != frame:  # the same window, seen from the mover's side
             alpha, beta = self.total - beta, self.total - alpha
         at_root = root_children is not None
@@ -168,7 +169,7 @@ class _StarSearch:
             if prober != frame:
                 alpha, beta = self.total - beta, self.total - alpha
                 frame = prober
-            proved = self.probe(branches, frame, beta, depth_left, floors, probed)
+            proved = self.probe(branches, frame, alpha, beta, depth_left, floors, probed)
             if proved is not None:
                 return self.vector(frame, proved), None
 
@@ -204,12 +205,12 @@ class _StarSearch:
         (mover,) = movers
         return mover if mover >= 0 else None
 
-    def probe(self, branches: list[tuple[Value, State]], frame: int, beta,
+    def probe(self, branches: list[tuple[Value, State]], frame: int, alpha, beta,
               depth_left: int | None, floors: list[Value], probed: list) -> Value | None:
         """Star2's probe phase, in the frame of the successors' mover. Fills ``floors`` and
         ``probed``; returns a lower bound >= beta if the probes prove a fail-high, else None."""
         game = self.game
-        known: Value = 0          # weighted sum of the probes so far
+        known: Value = 0          # weighted sum of the floors found so far
         rest = Fraction(1)
         for i, (p, child) in enumerate(branches):
             rest -= p
@@ -218,13 +219,18 @@ class _StarSearch:
             self.stats.nodes += 1
             first_action = decision_actions(game, child)[0]
             fail_high_at = (beta - known - rest * self.low) / p
-            values, pv = self.search(game.apply(child, first_action), frame, self.low,
+            # The search phase gives this successor a window starting at least at
+            # U - (U - alpha) / p (earlier successors add at most U each). With no lower end
+            # above that, the probe's result stays a valid answer for the first child there.
+            low_end = max(self.low, self.high - (self.high - alpha) / p)
+            values, pv = self.search(game.apply(child, first_action), frame, low_end,
                                      min(fail_high_at, self.high), child_depth(depth_left))
             v = values[frame]
-            known += p * v
             if v >= fail_high_at:
                 self.stats.cutoffs += 1
-                return known + rest * self.low
-            floors[i] = v
+                return known + p * v + rest * self.low
+            if v > low_end:  # exact, so a lower bound on the successor; else only an upper one
+                floors[i] = v
+            known += p * floors[i]
             probed[i] = (values, (first_action, pv))
         return None
