@@ -1,0 +1,30 @@
+"""The grammar ships inside the package: a wheel holds it, and gdl loads it from there."""
+
+import subprocess
+import sys
+import zipfile
+
+from helpers import GAMES, ROOT
+
+
+def test_wheel_contains_the_grammar_and_loads_it(tmp_path):
+    built = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q",
+         "-w", str(tmp_path / "dist"), str(ROOT)], capture_output=True, text=True, timeout=300)
+    assert built.returncode == 0, built.stderr
+    wheel = next((tmp_path / "dist").glob("gdl-*.whl"))
+    with zipfile.ZipFile(wheel) as archive:
+        assert "gdl/grammars/game.lark" in archive.namelist()
+        archive.extractall(tmp_path / "site")
+    # Run from an unrelated directory with only the unpacked wheel on the path: the grammar must
+    # come from the package, not from the repository.
+    script = ("import gdl, gdl.parse; from pathlib import Path; "
+              f"assert Path(gdl.__file__).parent == Path({str(tmp_path / 'site' / 'gdl')!r}); "
+              f"g = gdl.load({str(GAMES / 'splitting.game')!r}); "
+              "from gdl.solvers import solve; print(solve(g).values[0])")
+    done = subprocess.run([sys.executable, "-I", "-c", f"import sys; sys.path.insert(0, "
+                           f"{str(tmp_path / 'site')!r}); " + script.replace("import gdl, ", "import gdl, ", 1)],
+                          capture_output=True, text=True, cwd=tmp_path, timeout=120,
+                          env={"GDL_NO_CACHE": "1", "PATH": "/usr/bin:/bin"})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "12"
