@@ -170,6 +170,15 @@ class _Checker:
         game.initial = self.initial_state(decls, game.variables)
         game.has_chance = self.random_count > 0
         game.spans = {"terminal": terminal.span if terminal else NOWHERE}
+        # Declarations `gdl check --deep` points at (gdl.validate names them by these keys).
+        for decl in decls:
+            if isinstance(decl, ast.UtilityDecl):
+                game.spans.setdefault("utility", decl.span)
+                game.spans.setdefault(f"utility {decl.player.name}", decl.span)
+        for key, kind in (("sum", ast.SumDecl), ("max-length", ast.LengthDecl),
+                          ("utility-bounds", ast.UtilityBoundsDecl)):
+            if kind in seen:
+                game.spans[key] = seen[kind].span
         return game
 
     # ---- players, symbols, params, constants -------------------------------------------------
