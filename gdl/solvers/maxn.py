@@ -22,8 +22,10 @@ for zero-sum, ``info.utility_sum`` for constant-sum) and non-negative utilities 
 whose parent (player p != q) already has a child worth b to p: once q can get m >= S - b, the
 node's final vector gives p at most S - m <= b (the others get >= 0), and since the parent only
 switches to a *strictly* better child, this node can no longer change the parent's choice; it
-stops. At the root the test is strict (m > S - b, so p gets < b): a child that might *tie* the
-best must be searched fully, because it belongs in ``best_actions``. Thus pruning returns the
+stops, returning its best so far, which the parent never picks. At the root the test is strict
+(m > S - b, so p gets < b): a child that might *tie* the best must be searched fully, because it
+belongs in ``best_actions``; and a child stopped at m = S - b would return a partial vector that
+may look like a tie while its true value is worse. Thus pruning returns the
 same root vector, the same ``best_actions`` and the same principal variation as plain max^n,
 while visiting no more nodes. Only the parent's bound is used (deep pruning is unsound for
 max^n), a node whose mover equals its parent's mover is not pruned (the bound is then no bound),
