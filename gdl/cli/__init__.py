@@ -80,7 +80,7 @@ def print_json(document) -> None:
 
 # ---- the parser --------------------------------------------------------------------------------
 
-COMMAND_MODULES = ("basic",)
+COMMAND_MODULES = ("basic", "fmt")
 
 
 def add_common(sub, many: bool = False) -> None:
