@@ -274,12 +274,15 @@ def _random_fn(st: ir.Random, show: Callable) -> Step:
             body(run, {**env, name: value})
             return
         pairs = [(v(run.cells, env), Fraction(p(run.cells, env))) for v, p in outcomes]
-        problem = distribution_problem(pairs)
+        # An outcome whose probability is exactly 0 in this state is left out, so a
+        # state-dependent distribution can switch outcomes off (e.g. a ghost's blocked ways).
+        live = [(v, p) for v, p in pairs if p != 0]
+        problem = distribution_problem(live)
         if problem:
             listing = ", ".join(f"{show(v, st.type)}: {p}" for v, p in pairs)
             total = sum((p for _, p in pairs), Fraction(0))
             raise EvalError("E305", f"{problem}; outcomes {{{listing}}} sum to {total}", span)
-        raise _NeedChance([((index, v), p) for v, p in pairs])
+        raise _NeedChance([((index, v), p) for v, p in live])
 
     return random
 
