@@ -239,6 +239,17 @@ def test_pacman_against_an_adversarial_ghost_goes_west():
         assert [game.action_name(a) for a in result.best_actions] == ["move(west)"]
 
 
+def test_trapped_pacman_rushes_the_adversarial_ghost_when_the_game_is_longer():
+    # CS188's "trapped" Pacman: with 4 moves the west is a dead end. After west the ghost goes
+    # to (1,3); Pacman either steps back next to it to (1,2) (caught next: −502) or goes on to
+    # (1,0); the ghost comes to (1,2), Pacman's only move is back to (1,1) and the ghost catches
+    # him there (−503). East is caught at once (−501), the least bad: minimax takes it.
+    game = load("pacman-adversarial.game", horizon=4)
+    result = solve(game, "alphabeta")
+    assert result.values == (-501, 501)
+    assert [game.action_name(a) for a in result.best_actions] == ["move(east)"]
+
+
 def test_pacman_against_a_random_ghost_goes_east():
     game = load("pacman-random.game")
     for algorithm in CHANCE_SOLVERS:
