@@ -165,6 +165,7 @@ class _Checker:
         if ast.QuietDecl in seen:
             game.quiet = self.typed(seen[ast.QuietDecl].cond, _Scope(), BOOL, "the quiet condition")
         game.stuck_pass = ast.StuckDecl in seen
+        self.check_unused_defines()
         game.display = self.display(decls)
         game.symbols = tuple(self.symbols)
         game.initial = self.initial_state(decls, game.variables)
@@ -545,6 +546,16 @@ class _Checker:
             total = sum((Fraction(p) for _, p in pairs), Fraction(0))
             self.error("E217", problem, stmt.span, notes=[f"outcomes {{{listing}}} sum to {total}"],
                        hint="probabilities are exact fractions like 1/6 and must sum to exactly 1")
+
+    def check_unused_defines(self) -> None:
+        """A define no rule calls is still checked, with parameters of unknown type, so a
+        mistake in it (an unknown name, say) is reported rather than lying dormant."""
+        used = {name for name, _ in self.define_instances}
+        for name, decl in self.define_decls.items():
+            if name not in used:
+                self.defines_in_progress.append(name)
+                self.expr(decl.body, _Scope({p.name: ERROR for p in decl.params}))
+                self.defines_in_progress.pop()
 
     # ---- utilities, evaluations, display -----------------------------------------------------
 
