@@ -78,7 +78,7 @@ def check_against_oracle(game, opts, depth=None):
     return r
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(path_trees(), options)
 def test_full_depth_every_option_combination_matches_oracle(game, opts):
     r = check_against_oracle(game, opts)
@@ -113,7 +113,8 @@ def test_table_is_hit_and_agrees_with_no_table(game, size):
     plain = alphabeta(game)
     with_tt = alphabeta(game, options=SearchOptions(tt=True, tt_size=size, ordering=True))
     assert (with_tt.values, with_tt.best_actions) == (plain.values, plain.best_actions)
-    assert with_tt.stats.tt_probes > 0
+    if plain.stats.nodes > plain.stats.leaves + 1:      # some interior node below the root
+        assert with_tt.stats.tt_probes > 0
 
 
 def test_table_hits_and_replacement_are_reported():

@@ -219,7 +219,7 @@ class Engine:
         killers_on = opts.killers
         history_on = opts.history
         eval_order = opts.ordering and has_eval
-        order_on = opts.ordering or killers_on or history_on or opts.iterative_deepening
+        order_on = opts.ordering or killers_on or history_on
         pvs_on = opts.pvs
         q_on = opts.quiescence and info.has_quiescence
         q_floor = -opts.quiescence_depth
@@ -334,19 +334,17 @@ class Engine:
                     maxply = ply
                 v = returns(state)[0]
                 return v if sign > 0 else -v
-            m = -1 if p else 1
-            flip = m != sign
-            if flip:
-                alpha, beta = -beta, -alpha
             if depth <= 0 and (not q_on or depth <= q_floor or is_quiet(state)):
                 leaves += 1
                 inexact += 1
                 if ply > maxply:
                     maxply = ply
                 v = evaluate(state)[0]
-                if m < 0:
-                    v = -v
-                return -v if flip else v
+                return v if sign > 0 else -v
+            m = -1 if p else 1
+            flip = m != sign
+            if flip:
+                alpha, beta = -beta, -alpha
             tt_move = _NO
             if tt_on:
                 probes += 1
@@ -386,7 +384,7 @@ class Engine:
             actions = legal(state)
             if not actions:
                 raise SolverError(f"non-terminal state {state!r} has no legal actions")
-            if order_on:
+            if order_on or (pv_moves and state in pv_moves):
                 actions, pre = order(state, actions, m, ply, tt_move)
             else:
                 pre = None
@@ -465,7 +463,7 @@ class Engine:
             if not actions:
                 raise SolverError(f"non-terminal state {state!r} has no legal actions")
             pre = None
-            if order_on:
+            if order_on or pv_moves:
                 actions, pre = order(state, actions, m, 0, _NO)
             depth1 = depth - 1
             best = _NEG
@@ -697,6 +695,7 @@ def _drive(game: Any, state: State, depth: int | None, opts: SearchOptions,
                                 "no evaluation to search it shallower)") from None
         done_depth = depth
         iteration_nodes.append(engine.snapshot()["nodes"])
+        pv = engine.pv_from(state, best[0])
     else:
         done = None
         moves: dict = {}
@@ -711,18 +710,19 @@ def _drive(game: Any, state: State, depth: int | None, opts: SearchOptions,
             except _Stop:
                 break
             iteration_nodes.append(engine.snapshot()["nodes"] - before)
-            done = (d, value, best, proven)
+            pv = engine.pv_from(state, best[0])
+            done = (d, value, best, proven, pv)
             if proven or (depth is not None and d >= depth):
                 break
             moves = {}
             s = state
-            for a in engine.pv_from(state, best[0]):
+            for a in pv:
                 moves[s] = a
                 s = game.apply(s, a)
             d += 1
         if done is None:
             raise SearchStopped("the search was stopped before its first iteration completed")
-        done_depth, value, best, proven = done
+        done_depth, value, best, proven, pv = done
 
     snap = engine.snapshot()
     stats = engine.stats()
@@ -735,7 +735,7 @@ def _drive(game: Any, state: State, depth: int | None, opts: SearchOptions,
         extra.update(tt_capacity=engine.tt_capacity, tt_entries=snap["tt_used"],
                      tt_replaced=snap["tt_replaced"], tt_full=snap["tt_replaced"] > 0)
     return SolveResult(values=engine.vector(value), best_actions=best,
-                       pv=engine.pv_from(state, best[0]), algorithm="alphabeta", stats=stats,
+                       pv=pv, algorithm="alphabeta", stats=stats,
                        proven=proven, depth=done_depth, extra=extra)
 
 
