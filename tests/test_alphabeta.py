@@ -277,6 +277,13 @@ def test_stop_before_first_iteration_raises():
         alphabeta(Counting(), budget=budget)
 
 
+def test_budget_without_evaluation_cannot_answer_early():
+    with pytest.raises(SearchStopped):
+        alphabeta(TicTacToe(), budget=Budget(nodes=100))
+    r = alphabeta(TicTacToe(), budget=Budget(nodes=10 ** 6))     # enough to solve it
+    assert r.proven and r.values == (0, 0)
+
+
 def test_ctrl_c_returns_best_so_far():
     threading.Timer(0.2, _thread.interrupt_main).start()
     r = alphabeta(Counting(), options=SearchOptions(iterative_deepening=True, tt=True))

@@ -4,9 +4,9 @@ One recursion, written once
 ---------------------------
 ``search(state, depth, alpha, beta, sign, ply)`` returns the value of ``state`` seen from the
 perspective ``sign`` (+1: player 0's utility, -1: its negation), with the window given in that same
-perspective. Inside, the node works in its *mover's* perspective ``m``: when ``m != sign`` it negates
-and swaps the window on entry and negates its result on exit, so children are called with the
-parent's mover as their perspective. There is no max branch and min branch, and games where a
+perspective. Inside, the node works in its *mover's* perspective ``m``: when ``m != sign`` it
+negates and swaps the window on entry and negates its result on exit, so children are called with
+the parent's mover as their perspective. There is no max branch and min branch, and games where a
 player moves twice in a row need no special case. Player 1 maximises ``total - v0``, i.e. minimises
 player 0's utility ``v0``, so only ``returns(state)[0]`` (and ``evaluate(state)[0]``) is read; the
 result vector is ``(v0, total - v0)`` with ``total`` = 0 for zero-sum games, ``info.utility_sum``
@@ -51,21 +51,23 @@ Techniques (``SearchOptions``; all off by default = textbook fail-soft alpha-bet
   ``extra["tt_replaced"]`` counts entries of other states that were overwritten (``tt_full`` is
   True once that happened). The bucket index is ``hash(state)``; ints and tuples of ints (every
   built game) hash the same in every process, so node counts are reproducible.
-* ``ordering`` -- the table's best action first, then children by a static evaluation of the child
-  (``returns`` for terminal children) from the mover's side, when ``info.has_evaluate``.
+* ``ordering`` -- the table's best action first (the table's move is used by nothing else), then
+  children by a static evaluation of the child (``returns`` for terminal children) from the
+  mover's side, when ``info.has_evaluate``.
 * ``killers`` -- two actions per ply that last caused a beta cut-off, tried after the table move.
 * ``history`` -- per-action score += depth**2 on every cut-off; remaining children sorted by it
   (after the evaluation, when both are on). Ties always break by declaration order.
-* ``iterative_deepening`` -- depths 1, 2, ... (needs ``has_evaluate``), the previous iteration's
-  principal variation searched first. Up to ``depth``; with ``depth=None`` until an iteration is
-  proven (no evaluation was used), which is then the exact result.
+* ``iterative_deepening`` -- depths 1, 2, ..., the previous iteration's principal variation
+  searched first. Up to ``depth``; with ``depth=None`` until an iteration is proven (no
+  evaluation was used), which is then the exact result. Without ``info.has_evaluate`` there is
+  nothing to stop a shallow iteration with, so the option is ignored (one search).
 * ``aspiration`` -- from the second iteration, the root window is the previous value +- delta
   (``aspiration_window``, default one unit of that value's denominator); on failure the failing
   side is opened to infinity and the iteration searched again (``researches``).
 * ``pvs`` -- after a node's first child, each child is first tested with a minimal window
   ``(alpha, alpha + u)`` where u is one unit of alpha's denominator (1 for integers: the classic
-  null window); if it fails high below beta it is searched again with ``(alpha, beta)``. Any u > 0 is
-  correct (fail-soft results outside the window are bounds); the unit only makes it efficient.
+  null window); if it fails high below beta it is searched again with ``(alpha, beta)``. Any
+  u > 0 is correct (fail-soft results outside the window are bounds); the unit makes it tight.
 * ``quiescence`` -- see depth semantics above.
 * Singular extensions are not implemented. They extend a move when a reduced-window test search
   shows the other moves are much worse; the test's outcome depends on alpha and on the table
@@ -82,14 +84,16 @@ searched with ``(lo, hi) = (best - u, best + u)`` (clipped to ``(A, B)``), u > 0
 
 * ``f <= lo``: by fail-soft, value <= f <= lo < best, so the child is not optimal;
 * ``lo < f < hi``: f is the exact value; it ties (f == best), is worse, or is the new best;
-* ``f >= hi``: value >= f >= hi > best; it is searched again with ``(best, B)``, whose result must be
-  exact (a result <= best would contradict value > best) unless it is >= B, where the root fails
+* ``f >= hi``: value >= f >= hi > best; it is searched again with ``(best, B)``, whose result must
+  be exact (a result <= best would contradict value > best) unless it is >= B, where the root fails
   high.
 
 So on exit every action in the set has exact value ``best`` and every other action was proven
 strictly below it: the set is exact, not just one optimal action. With integer values u = 1 makes
 ``(best - 1, best + 1)`` the tightest window that can still see a tie, so plain alpha-beta keeps its
 textbook behaviour (Fig. 5.2 never visits c2, c3; Knuth-Moore counts on strictly ordered trees).
+Proving ties costs nodes that a search for one best action would skip (tic-tac-toe, all nine first
+moves drawn: 28,001 nodes against 18,297 for the textbook root); correctness of the set comes first.
 The set is reported in declaration order, whatever order the children were searched in.
 
 Budgets and stopping
@@ -102,7 +106,21 @@ worker thread with a large stack (as ``run_deep``); a KeyboardInterrupt in the c
 the stop event, the worker finishes its current check interval and the best completed iteration
 is returned (a second Ctrl-C abandons the worker and re-raises). Another thread can stop a search
 by setting ``budget.stop``. When nothing completed yet, KeyboardInterrupt (Ctrl-C) or
-``SearchStopped`` (a budget, no evaluation to deepen with) is raised.
+``SearchStopped`` (a budget, no evaluation to deepen with) is raised. A stop event alone (no time
+or node limit) does not switch on iterative deepening, so stopping an exact solve of a game
+without evaluation has no answer to give.
+
+Statistics
+----------
+``nodes``: states searched, root included (children evaluated only to order moves are not);
+``leaves``: terminal states, horizon evaluations and stand-pat cut-offs; ``cutoffs``: beta
+cut-offs; ``tt_probes`` / ``tt_hits``: table look-ups / look-ups that answered the node;
+``researches``: PVS re-searches, root re-searches of a new best action, aspiration failures;
+``depth_reached``: the deepest ply at which a leaf was met (quiescence included).
+``extra``: ``iteration_nodes`` (per completed iteration), ``ebf`` (nodes ratio of the last two
+iterations, else nodes ** (1 / depth_reached); a rounded float, a statistic, not a game value),
+``stopped`` (None, "time", "nodes" or "stop"), and with the table ``tt_capacity``,
+``tt_entries``, ``tt_replaced``, ``tt_full``.
 """
 
 from __future__ import annotations
@@ -155,7 +173,8 @@ class SearchOptions:
 
 @dataclass
 class Budget:
-    """Limits for one search. ``time`` in seconds of wall clock; ``stop`` may be set by any thread."""
+    """Limits for one search: ``time`` in seconds of wall clock, ``nodes``; and ``stop``, which any
+    thread may set."""
 
     time: float | None = None
     nodes: int | None = None
@@ -218,7 +237,8 @@ class Engine:
         tt_on = opts.tt
         killers_on = opts.killers
         history_on = opts.history
-        eval_order = opts.ordering and has_eval
+        ordering_on = opts.ordering
+        eval_order = ordering_on and has_eval
         order_on = opts.ordering or killers_on or history_on
         pvs_on = opts.pvs
         q_on = opts.quiescence and info.has_quiescence
@@ -288,7 +308,7 @@ class Engine:
                 a = pv_moves.get(state, _NO)
                 if a is not _NO and a in actions:
                     firsts.append(a)
-            if tt_move is not _NO and tt_move not in firsts and tt_move in actions:
+            if ordering_on and tt_move is not _NO and tt_move not in firsts and tt_move in actions:
                 firsts.append(tt_move)
             if killers_on and ply < len(killer_tab):
                 for a in killer_tab[ply]:
