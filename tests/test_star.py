@@ -184,3 +184,15 @@ def test_deep_chain_does_not_hit_the_recursion_limit(star):
     assert result.values == (0, 0)
     assert result.best_actions == ("go", "stop")
     assert len(result.pv) == 5000
+
+
+def test_window_ends_order_and_arithmetic_exactly():
+    from gdl.solvers.window import NEG_INFINITY, POS_INFINITY, just_above, just_below
+    below, above = just_below(F(1, 3)), just_above(F(1, 3))
+    assert F(1, 3) > below and not F(1, 3) <= below and F(1, 3) < above
+    assert below > F(1, 3) - F(1, 10**9) and below < F(1, 3)
+    assert max(below, 0) is below and max(below, F(1, 3)) == F(1, 3)
+    assert (below - F(1, 3)) / F(1, 2) < 0 < (above - F(1, 3)) / F(1, 2)
+    assert 1 - below == just_above(F(2, 3))
+    assert NEG_INFINITY < -10**30 and POS_INFINITY > 10**30 and -POS_INFINITY == NEG_INFINITY
+    assert NEG_INFINITY + 5 == NEG_INFINITY

@@ -28,15 +28,19 @@ it first searches only the first child of each successor. A decision node of q i
 least its first child *to q*, so the probes give lower bounds on the successors' values for q,
 and their weighted sum (with L for successors not probed yet) can prove the chance node
 fails high from q's side (low from the other side) at the cost of one child per successor. The
-chance node works in q's frame to use this. Probes are searched with the window
-(L, (beta - K' - R·L) / p_i) clipped to U, where K' is the weighted sum of earlier probes, so a
-probe result is either exact (L and U are exact ends, as no value lies outside) or large
-enough to end the chance node at once. The search phase is then Star1 using the probe values
-instead of L as lower bounds of the unsearched successors, and each successor's search reuses
-its exact probe result instead of searching that first child again, so no node is visited
-twice. Elsewhere (chance nodes in a row, outcomes leading to terminal states, to states of
-different players, or to states scored by the evaluation) Star2 falls back to Star1 at that
-chance node: a successor that is not a decision node of q has no cheap one-sided bound.
+chance node works in q's frame to use this. Probe i gets the window
+    (max(L, U - (U - alpha) / p_i),  min(U, (beta - K' - R·L) / p_i)),
+K' being the weighted sum of the floors found so far. A probe that fails high ends the chance
+node at once; an exact probe value becomes the successor's floor; one that fails low gives no
+floor (it stays L). The lower end is the least that the search phase can give this successor
+(earlier successors add at most U each), so whatever the probe returned is a valid fail-soft
+answer for the successor's first child there too. The search phase is Star1 with the floors
+instead of L for the unsearched successors, and each successor resumes after its first child
+with the probe's answer, so no node is visited twice. Everywhere else (chance nodes in a row,
+outcomes leading to terminal states or to decision nodes of different players) Star2 falls
+back to Star1 at that chance node: such a successor has no cheap one-sided bound. On randomly
+ordered trees probing pays off only now and then; it is meant for trees whose first moves
+tend to be good ones.
 
 The root is searched so that ties are found: the first root child gets the window
 (L - ε, U + ε), which forces an exact result; each later child gets (best - ε, U + ε), where ε
