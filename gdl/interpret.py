@@ -333,6 +333,10 @@ class InterpretedGame:
         initial = tuple(game.initial)
         self._initial = self._settle(initial, initial[0]) if n else initial
 
+        # `display` hints, keyed like the values variables() returns (symbols by name).
+        self.display = {name: {self._shown_key(name, key): glyph for key, glyph in glyphs.items()}
+                        for name, glyphs in game.display.items()}
+
     # -- errors carry the rule's position and the state where it happened
     def _fail(self, error: EvalError, state, action=None) -> GameRuntimeError:
         """A located error; ``state`` is where it happened and ``action`` the one being applied."""
@@ -346,6 +350,27 @@ class InterpretedGame:
         if type_ == ir.SYM and type(value) is int and 0 <= value < len(self.ir.symbols):
             return self.ir.symbols[value]
         return str(value).lower() if type(value) is bool else str(value)
+
+    # -- reading a state (for people: boards, dumps; not used by solvers)
+    def _shown_key(self, name: str, key):
+        var = next((v for v in self.ir.variables if v.name == name), None)
+        return self.ir.symbols[key] if var is not None and var.type == ir.SYM else key
+
+    def variables(self, state) -> dict:
+        """Every variable's value in ``state``, in declaration order: ints and bools as they
+        are, symbols (players included) by name, arrays as nested lists (first index outermost).
+        A state waiting for chance shows the values from before the pending action."""
+        values = {}
+        for var in self.ir.variables:
+            cells = state[var.slot:var.slot + var.size]
+            if var.type == ir.SYM:
+                cells = [self.ir.symbols[c] for c in cells]
+            else:
+                cells = list(cells)
+            for extent in reversed(var.shape[1:]):
+                cells = [cells[i:i + extent] for i in range(0, len(cells), extent)]
+            values[var.name] = cells if var.shape else cells[0]
+        return values
 
     # -- the protocol
     def initial_state(self):

@@ -1,0 +1,249 @@
+"""`gdl play`: a person plays one or more seats against the solver (or watches it play itself).
+
+Input is read a line at a time with ``sys.stdin.readline``, so a pipe works as well as a
+terminal: ``printf 'place(1,1)\\nhint\\n' | gdl play games/tictactoe.game --as X``. When the input
+is not a terminal each line read is echoed after the prompt, so the transcript reads like a
+session. End of input leaves the game cleanly (exit 0).
+"""
+
+from __future__ import annotations
+
+import sys
+
+from ..errors import GameRuntimeError
+from ..protocol import CHANCE, TERMINAL, format_value
+from . import UsageError, add_common, load_game, moves_arg, parse_sets, report_runtime
+
+COMMANDS = {
+    "hint": "the solver's best actions here, with their values",
+    "undo": "take back your last move (and the moves made after it)",
+    "board": "draw the position again",
+    "help": "this list",
+    "quit": "leave the game",
+}
+ALIASES = {"?": "help", "exit": "quit", "q": "quit", "show": "board"}
+
+
+def _seat_indices(names: list[str], players: tuple[str, ...]) -> list[int]:
+    seats = []
+    for text in names:
+        for name in text.replace(",", " ").split():
+            matches = [i for i, p in enumerate(players) if p == name]
+            if not matches:
+                matches = [i for i, p in enumerate(players) if p.lower() == name.lower()]
+            if len(matches) != 1:
+                raise UsageError(f"--as {name}: no such player; the players are "
+                                 f"{', '.join(players)}")
+            if matches[0] not in seats:
+                seats.append(matches[0])
+    return seats
+
+
+class _Console:
+    """Where the game talks: stdout for the game, the input stream for the person."""
+
+    def __init__(self, stdin, stdout):
+        self.stdin, self.stdout = stdin, stdout
+        isatty = getattr(stdin, "isatty", None)
+        self.echo = not (isatty() if isatty else False)
+
+    def say(self, text: str = "") -> None:
+        print(text, file=self.stdout, flush=True)
+
+    def ask(self, prompt: str) -> str | None:
+        self.stdout.write(prompt)
+        self.stdout.flush()
+        line = self.stdin.readline()
+        if line == "":
+            self.say()
+            return None
+        if self.echo:
+            self.say(line.rstrip("\n"))
+        return line.strip()
+
+
+def cmd_play(args) -> int:
+    from ..moves import MoveError, play
+    from ..session import Advisor, Session, choose, describe_values, outcome_sentence, render
+    from ..solvers import SolverError
+
+    game = load_game(args.file, parse_sets(args.set))
+    players = game.info.players
+    seats = _seat_indices(args.seat or [], players)
+    advisor = Advisor(args.ai, args.depth, args.time)
+    if len(seats) < len(players):
+        advisor.check(game)      # refuse up front what the AI could not do
+    try:
+        root = play(game, moves_arg(args))
+    except MoveError as error:
+        raise UsageError(str(error)) from None
+    session = Session(game, seed=args.seed, state=root)
+    console = _Console(sys.stdin, sys.stdout)
+    names = game.action_name
+
+    def draw() -> None:
+        board = render(game, session.state)
+        if board:
+            console.say(board)
+        elif session.moves:
+            console.say("moves so far: " + " ".join(m.name for m in session.moves))
+
+    def announce_result() -> None:
+        values = session.returns()
+        verdict = (f" ({outcome_sentence(players, values)})" if game.info.is_constant_sum
+                   and len(players) > 1 else "")
+        console.say(f"Game over: {describe_values(players, values)}{verdict}.")
+
+    def solver_label() -> str:
+        label = advisor.resolved(game)
+        limits = []
+        if advisor.depth is not None:
+            limits.append(f"depth {advisor.depth}")
+        if advisor.time is not None:
+            limits.append(f"{advisor.time:g} s per move")
+        return label + (f", {', '.join(limits)}" if limits else "")
+
+    title = game.info.name or args.file
+    ai_seats = [p for i, p in enumerate(players) if i not in seats]
+    if seats:
+        who = ", ".join(players[i] for i in seats)
+        console.say(f"{title}: you play {who}"
+                    + (f"; the solver ({solver_label()}) plays {', '.join(ai_seats)}." if ai_seats
+                       else "."))
+        console.say("Type an action (its name, a unique prefix, or its number), "
+                    "or: hint, undo, board, help, quit.")
+    else:
+        console.say(f"{title}: the solver ({solver_label()}) plays every seat.")
+    if args.seed is not None and game.info.has_chance:
+        console.say(f"Chance is drawn with seed {args.seed}.")
+    console.say()
+    draw()
+
+    try:
+        while True:
+            player = session.to_move
+            if player == TERMINAL:
+                announce_result()
+                return 0
+            if player == CHANCE:
+                move = session.roll()
+                console.say(f"chance: {move.name} (probability {format_value(move.probability)})")
+                if session.to_move != CHANCE:
+                    draw()
+                continue
+            if player not in seats:
+                advice = advisor.advise(game, session.state)
+                action = choose(game, session.state, advice.best_actions)
+                result = advice.result
+                note = "" if result.proven else ", an estimate"
+                console.say(f"{players[player]} plays {names(action)} "
+                            f"(value {describe_values(players, result.values)}{note})")
+                session.play(action)
+                if session.to_move != CHANCE:
+                    draw()
+                continue
+            if not _human_turn(session, console, advisor, seats, players, draw):
+                return 0
+    except GameRuntimeError as error:
+        print(report_runtime(error, game), file=sys.stderr)
+        return 1
+    except SolverError:
+        raise
+
+
+def _human_turn(session, console: _Console, advisor, seats, players, draw) -> bool:
+    """One decision of a person: prompt until a legal action is played. False to stop."""
+    from ..moves import MoveError
+    from ..session import describe_values
+
+    game = session.game
+    player = session.to_move
+    names = session.names()
+    console.say(f"{players[player]} to move. Legal: "
+                + "  ".join(f"{i}:{n}" for i, n in enumerate(names, start=1)))
+    while True:
+        text = console.ask(f"{players[player]}> ")
+        if text is None:
+            console.say("End of input: the game is left unfinished.")
+            return False
+        if not text:
+            continue
+        command = ALIASES.get(text.lower(), text.lower())
+        if text not in names and command in COMMANDS:
+            if command == "quit":
+                console.say("Game abandoned.")
+                return False
+            if command == "help":
+                for word, meaning in COMMANDS.items():
+                    console.say(f"  {word:<6} {meaning}")
+                console.say("  an action: its full name, a unique prefix of it, or its number; "
+                            "'place 1 1' means place(1,1)")
+                continue
+            if command == "board":
+                draw()
+                console.say("Legal: " + "  ".join(f"{i}:{n}" for i, n in enumerate(names, 1)))
+                continue
+            if command == "undo":
+                undone = session.undo_turn(seats)
+                if not undone:
+                    console.say("  nothing to undo")
+                    continue
+                console.say("undone: " + " ".join(m.name for m in reversed(undone)))
+                draw()
+                return True
+            if command == "hint":
+                try:
+                    advice = advisor.advise(game, session.state, values_per_action=True)
+                except Exception as error:  # a solver that cannot handle the game says why
+                    from ..solvers import SolverError
+
+                    if not isinstance(error, SolverError):
+                        raise
+                    console.say(f"  no hint: {error}")
+                    continue
+                _show_hint(console, game, players, advice, describe_values)
+                continue
+        try:
+            action = session.find(text)
+        except MoveError as error:
+            console.say(f"  {error}")
+            continue
+        session.play(action)
+        if session.to_move != CHANCE:
+            draw()
+        return True
+
+
+def _show_hint(console: _Console, game, players, advice, describe_values) -> None:
+    result = advice.result
+    best = " ".join(game.action_name(a) for a in advice.best_actions)
+    qualifier = ""
+    if not result.proven:
+        qualifier = " (an estimate: the search was depth- or time-limited"
+        qualifier += (", and the game declares no evaluation, so unresolved positions count as even)"
+                      if advice.neutral else ")")
+    console.say(f"  hint: best {best}; value {describe_values(players, result.values)}{qualifier}")
+    for action, values in advice.action_values:
+        console.say(f"    {game.action_name(action):<16} {describe_values(players, values)}")
+
+
+def register(commands) -> None:
+    from ..solvers import ALGORITHMS
+
+    sub = commands.add_parser(
+        "play", help="play a game against the solver (or watch it play itself)",
+        epilog="Example: gdl play games/tictactoe.game --as X   "
+               "(Connect Four 7x6: gdl play games/connect4.game --set columns=7 --set rows=6 "
+               "--as Red --time 5)")
+    add_common(sub)
+    sub.add_argument("--as", dest="seat", action="append", metavar="PLAYER",
+                     help="a seat you play (repeatable); with none the solver plays every seat")
+    sub.add_argument("--ai", default="auto", choices=("auto",) + ALGORITHMS,
+                     help="the solver's algorithm (default: chosen from the game)")
+    sub.add_argument("--depth", type=int, metavar="N",
+                     help="the solver searches N decision plies, then uses the game's evaluate")
+    sub.add_argument("--time", type=float, metavar="S",
+                     help="seconds per move for the solver (alphabeta; deepens iteratively)")
+    sub.add_argument("--moves", nargs="+", metavar="MOVE", help="start after these actions")
+    sub.add_argument("--seed", type=int, metavar="S", help="seed for chance rolls (reproducible)")
+    sub.set_defaults(run=cmd_play)

@@ -1,0 +1,346 @@
+"""A game being played: the position, its history, chance rolls, and the solver as an opponent.
+
+Nothing here prints; ``gdl play`` (gdl.cli.play) is the only user of it that talks to a person.
+
+- ``Session`` holds the current state and the moves that led to it, so ``undo`` is exact.
+  Chance outcomes are drawn with ``random.Random(seed)`` in exact arithmetic (an integer drawn
+  below the common denominator of the probabilities), so a seed reproduces every roll.
+- ``Advisor`` asks a solver for the best actions at a state: the AI's move and the human's hint.
+  ``time`` (alpha-beta only) and ``depth`` bound the search; a game that declares no `evaluate`
+  is given a neutral one (see ``NeutralEvaluation``) so that bounded search still works.
+- ``render`` draws a state as text: boards from the game's ``display`` hints, else
+  ``variable = value`` lines.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from dataclasses import dataclass, field, replace
+from fractions import Fraction
+from math import lcm
+from typing import Any, Sequence
+
+from .moves import MoveError, choices, find_action
+from .protocol import CHANCE, TERMINAL, format_value
+
+
+# ---- a neutral evaluation ----------------------------------------------------------------------
+
+class NeutralEvaluation:
+    """A game seen with an evaluation that knows nothing: every non-terminal position at the
+    search horizon is worth the same to everyone (0 in a zero-sum game, half the total in a
+    two-player constant-sum game, the middle of the declared utility bounds otherwise).
+
+    Depth- or time-limited search then still finds every forced result within its horizon and
+    treats the rest as even. The game's own rules are untouched; only ``info.has_evaluate`` and
+    ``evaluate`` change."""
+
+    def __init__(self, game: Any):
+        from dataclasses import replace as _replace
+
+        self._game = game
+        self.info = _replace(game.info, has_evaluate=True)
+        info = game.info
+        n = info.num_players
+        if info.is_constant_sum:
+            total = info.utility_sum if info.utility_sum is not None else 0
+            share = Fraction(total, n)
+            self._value = (share.numerator if share.denominator == 1 else share,) * n
+        elif info.utility_bounds is not None:
+            lo, hi = info.utility_bounds
+            mid = Fraction(lo + hi, 2)
+            self._value = (mid.numerator if mid.denominator == 1 else mid,) * n
+        else:
+            self._value = (0,) * n
+
+    def evaluate(self, state):
+        return self._value
+
+    def __getattr__(self, name: str):
+        return getattr(self._game, name)
+
+
+def needs_neutral_evaluation(game: Any, depth: int | None, time: float | None) -> bool:
+    """True when a bounded search is asked for and the game declares no evaluation."""
+    return (depth is not None or time is not None) and not game.info.has_evaluate
+
+
+# ---- the solver as a player --------------------------------------------------------------------
+
+@dataclass
+class Advice:
+    """What the solver says about a state."""
+
+    result: Any                                   # gdl.solvers.SolveResult
+    action_values: tuple[tuple[Any, tuple], ...]  # (action, value vector) where known, else ()
+    neutral: bool = False                         # True if a neutral evaluation was used
+
+    @property
+    def best_actions(self) -> tuple:
+        return self.result.best_actions
+
+
+@dataclass
+class Advisor:
+    """Settings for asking the solver: algorithm (``auto`` picks from the game), a depth limit in
+    decision plies, and a time limit in seconds (alpha-beta's ``Budget``; with a time limit the
+    search deepens iteratively and answers with the deepest completed iteration)."""
+
+    algorithm: str = "auto"
+    depth: int | None = None
+    time: float | None = None
+    stop: Any = None      # a threading.Event that stops alpha-beta (Ctrl-C does too)
+
+    def resolved(self, game: Any) -> str:
+        from .solvers import choose
+
+        return choose(game.info) if self.algorithm == "auto" else self.algorithm
+
+    def check(self, game: Any) -> None:
+        """Refuse settings the chosen solver cannot honour (SolverError)."""
+        from .solvers import ALGORITHMS, SolverError
+
+        name = self.resolved(game)
+        if name not in ALGORITHMS:
+            raise SolverError(f"unknown algorithm {name!r}; choose from {', '.join(ALGORITHMS)}")
+        if self.time is not None and name != "alphabeta":
+            raise SolverError(f"a time limit needs alphabeta, and this game uses {name}; "
+                              "give --depth instead")
+        if self.time is not None and self.time <= 0:
+            raise SolverError("the time limit must be positive")
+        if self.depth is not None and self.depth < 1:
+            raise SolverError("the depth limit must be at least 1")
+
+    def advise(self, game: Any, state: Any, *, values_per_action: bool = False) -> Advice:
+        """The solver's best actions at ``state`` (a decision state), with its result; with
+        ``values_per_action`` also every legal action's value where the solver can tell."""
+        from .solvers import solve
+
+        self.check(game)
+        neutral = needs_neutral_evaluation(game, self.depth, self.time)
+        searched = NeutralEvaluation(game) if neutral else game
+        name = self.resolved(game)
+        budget = None
+        if name == "alphabeta" and (self.time is not None or self.stop is not None):
+            from .solvers.alphabeta import Budget
+
+            budget = Budget(time=self.time)
+            if self.stop is not None:
+                budget.stop = self.stop
+        result = solve(searched, name, depth=self.depth, budget=budget, root_state=state)
+        action_values: tuple = tuple(result.extra.get("action_values", ()))
+        if values_per_action and not action_values and name == "alphabeta" and self.time is None:
+            from .solvers.alphabeta import SearchOptions, analyze
+
+            options = SearchOptions(tt=True, ordering=True, killers=True, history=True)
+            action_values = tuple(analyze(searched, state, depth=self.depth, options=options))
+        return Advice(result, action_values, neutral)
+
+
+def choose(game: Any, state: Any, best_actions: Sequence) -> Any:
+    """The action the AI plays among equally good ones: the first (declaration order) that ends
+    the game at once, else the first. Every optimal action keeps the same value, so this only
+    spares a person the sight of a won game dragged out when the win is on the board."""
+    for action in best_actions:
+        if game.current_player(game.apply(state, action)) == TERMINAL:
+            return action
+    return best_actions[0]
+
+
+# ---- the session -------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Move:
+    """One step of the game: who moved (a player index, or CHANCE), the action, its name, and
+    for chance outcomes their probability."""
+
+    player: int
+    action: Any
+    name: str
+    probability: Fraction | None = None
+
+
+@dataclass
+class Session:
+    game: Any
+    seed: int | None = None
+    state: Any = None
+    moves: list[Move] = field(default_factory=list)
+    _states: list = field(default_factory=list)   # the state before each move
+
+    def __post_init__(self):
+        if self.state is None:
+            self.state = self.game.initial_state()
+        self.rng = random.Random(self.seed)
+
+    # -- the position
+    @property
+    def to_move(self) -> int:
+        """A player index, or CHANCE, or TERMINAL."""
+        return self.game.current_player(self.state)
+
+    @property
+    def over(self) -> bool:
+        return self.to_move == TERMINAL
+
+    def legal(self) -> list:
+        return choices(self.game, self.state)
+
+    def names(self) -> list[str]:
+        return [self.game.action_name(a) for a in self.legal()]
+
+    def returns(self) -> tuple:
+        return tuple(self.game.returns(self.state))
+
+    # -- moving
+    def find(self, text: str):
+        """The legal action a person means by ``text``: its name, a unique prefix of it, its
+        number in the list of legal actions (from 1), or ``name a b`` for ``name(a,b)``.
+        Raises MoveError with a readable message otherwise."""
+        text = text.strip()
+        available = self.legal()
+        if not available:
+            raise MoveError("the game is over")
+        if text.isdigit():
+            number = int(text)
+            if 1 <= number <= len(available):
+                return available[number - 1]
+            raise MoveError(f"there is no action number {number}; choose 1 to {len(available)}")
+        return find_action(self.game, self.state, normalise(text))
+
+    def play(self, action) -> Move:
+        """Apply a legal action (or a chance outcome) and remember it."""
+        player = self.to_move
+        probability = None
+        if player == CHANCE:
+            probability = dict(self.game.chance_outcomes(self.state))[action]
+        move = Move(player, action, self.game.action_name(action), probability)
+        self._states.append(self.state)
+        self.state = self.game.apply(self.state, action)
+        self.moves.append(move)
+        return move
+
+    def roll(self) -> Move:
+        """At a chance state, draw an outcome with its exact probability and play it."""
+        outcomes = list(self.game.chance_outcomes(self.state))
+        return self.play(draw(self.rng, outcomes))
+
+    def undo(self) -> Move | None:
+        """Take back the last move; None when there is none."""
+        if not self.moves:
+            return None
+        self.state = self._states.pop()
+        return self.moves.pop()
+
+    def undo_turn(self, seats: Sequence[int]) -> list[Move]:
+        """Take back moves up to and including the last one made by a player in ``seats`` (so a
+        person gets back to their previous decision). Nothing is undone if no such move exists."""
+        if not any(m.player in seats for m in self.moves):
+            return []
+        undone = []
+        while self.moves:
+            move = self.undo()
+            undone.append(move)
+            if move.player in seats:
+                break
+        return undone
+
+
+def draw(rng: random.Random, outcomes: Sequence[tuple[Any, Fraction]]):
+    """One outcome with its exact probability: an integer below the common denominator, walked
+    along the cumulative numerators (no floating point, so a seed gives the same roll anywhere)."""
+    fractions = [Fraction(p) for _, p in outcomes]
+    denominator = lcm(*(f.denominator for f in fractions))
+    ticket = rng.randrange(denominator)
+    for (outcome, _), f in zip(outcomes, fractions):
+        share = f.numerator * (denominator // f.denominator)
+        if ticket < share:
+            return outcome
+        ticket -= share
+    raise ValueError("chance outcomes do not sum to 1")
+
+
+_SPACED_CALL = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)\s+(.+)$")
+
+
+def normalise(text: str) -> str:
+    """``place(1, 1)`` and ``place 1 1`` both become ``place(1,1)``."""
+    text = " ".join(text.split())
+    found = _SPACED_CALL.match(text)
+    if found and "(" not in text:
+        return f"{found[1]}({','.join(found[2].replace(',', ' ').split())})"
+    return re.sub(r"\s*([(),])\s*", r"\1", text)
+
+
+# ---- drawing a state ---------------------------------------------------------------------------
+
+def render(game: Any, state: Any) -> str:
+    """A state as text. Variables with ``display`` hints are drawn as boards (a 2-D array as a
+    grid, first index down, second across, both numbered; a 1-D array as one numbered row; a
+    single value as ``name: glyph``); when the game gives no hints every variable is listed as
+    ``name = value``. Games without variables (explicit trees) give the empty string."""
+    read = getattr(game, "variables", None)
+    if read is None:
+        return ""
+    values = read(state)
+    hints = getattr(game, "display", None) or {}
+    if not hints:
+        return "\n".join(f"{name} = {_plain(value)}" for name, value in values.items())
+    blocks = []
+    for name, glyphs in hints.items():
+        if name in values:
+            blocks.append(_board(name, values[name], glyphs))
+    return "\n\n".join(blocks)
+
+
+def _plain(value) -> str:
+    if isinstance(value, list):
+        return "[" + ", ".join(_plain(v) for v in value) + "]"
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+def _glyph(value, glyphs: dict) -> str:
+    glyph = glyphs.get(value)
+    return glyph if glyph is not None else _plain(value)
+
+
+def _board(name: str, value, glyphs: dict) -> str:
+    """A scalar as ``name: glyph``; a 1-D array as one numbered row; a 2-D array as a grid with
+    the first index down and the second across; more dimensions as one grid per first index."""
+    if not isinstance(value, list):
+        return f"{name}: {_glyph(value, glyphs)}"
+    if isinstance(value[0], list) and isinstance(value[0][0], list):
+        return "\n\n".join(_board(f"{name}[{i}]", layer, glyphs) for i, layer in enumerate(value))
+    grid = isinstance(value[0], list)
+    rows = value if grid else [value]
+    cells = [[_glyph(v, glyphs) for v in row] for row in rows]
+    columns = len(cells[0])
+    width = max(max(len(c) for row in cells for c in row), len(str(columns - 1)))
+    margin = len(str(len(cells) - 1)) + 1 if grid else 0
+    lines = [name, " " * margin + " ".join(f"{j:>{width}}" for j in range(columns))]
+    for i, row in enumerate(cells):
+        prefix = f"{i:<{margin}}" if grid else ""
+        lines.append(prefix + " ".join(f"{c:>{width}}" for c in row))
+    return "\n".join(lines)
+
+
+def describe_values(players: Sequence[str], values: Sequence) -> str:
+    """``X 1, O -1``."""
+    return ", ".join(f"{p} {format_value(v)}" for p, v in zip(players, values))
+
+
+def outcome_sentence(players: Sequence[str], values: Sequence) -> str:
+    """Who won, in words: the players with the highest value (or a draw when all are equal)."""
+    best = max(values)
+    if all(v == best for v in values):
+        return "a draw" if len(values) > 1 else f"{players[0]} scores {format_value(best)}"
+    winners = [p for p, v in zip(players, values) if v == best]
+    if len(winners) == 1:
+        return f"{winners[0]} wins"
+    return " and ".join(winners) + " share the best result"
+
+
+__all__ = ["Advice", "Advisor", "Move", "choose", "MoveError", "NeutralEvaluation", "Session", "draw",
+           "needs_neutral_evaluation", "normalise", "render", "describe_values",
+           "outcome_sentence"]
