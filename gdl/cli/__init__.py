@@ -80,7 +80,7 @@ def print_json(document) -> None:
 
 # ---- the parser --------------------------------------------------------------------------------
 
-COMMAND_MODULES = ("basic", "play", "fmt")
+COMMAND_MODULES = ("basic", "play", "tree", "fmt")
 
 
 def add_common(sub, many: bool = False) -> None:

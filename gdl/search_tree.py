@@ -1,0 +1,431 @@
+"""The search tree a solver explored, recorded through the game protocol, drawn as DOT or text.
+
+How it is recorded
+------------------
+The solvers see only the game protocol, so the game is wrapped in ``Recorder``, a proxy that
+watches the calls. Every solver here searches depth-first: it applies an action to the state it
+is expanding and then asks about the child (``legal_actions``, ``chance_outcomes``, ``returns``
+or ``evaluate``) before going further. The proxy keeps the current path as a stack: on
+``apply(state, action)`` it pops back to the node holding ``state`` and pushes a *tentative*
+child; the child becomes part of the tree only when the solver then asks about it. A child that
+is applied but never asked about (alpha-beta applies the principal variation once more after
+the search, to report it) is not a visited node. States are values, not positions, so the
+stack (not a table keyed by state) decides where a child hangs: the same state reached by two
+move orders is two nodes, as it is for the solver (no transposition table is used here).
+
+The number of recorded nodes equals the solver's own ``stats.nodes``; the tests check it.
+
+How values are backed up
+------------------------
+From the recorded subtree, with the algorithm's own rule: a leaf has the vector the game
+returned (``returns``) or estimated at the depth limit (``evaluate``); a decision node takes the
+*first* visited child (search order, which is declaration order here) that is best for its
+mover; a chance node the probability-weighted sum of its outcomes. For two-player constant-sum
+games each node also gets an interval [lo, hi] for player 0's true value, propagated from the
+leaves: a node whose children were not all visited (a cut-off) only bounds its value, and an
+interval with one open end is shown as ``≥ v`` or ``≤ v``, the bound alpha-beta's fail-soft
+result gives. Exact values come out where every child that could matter was seen.
+
+Children a node never visited because of a cut-off are listed as *pruned* (legal actions or
+outcomes at a visited node that the solver did not apply).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+from .protocol import CHANCE, TERMINAL, format_value
+
+DEFAULT_LIMIT = 2000
+ALGORITHMS = ("minimax", "alphabeta", "expectiminimax", "maxn")
+
+
+class TreeTooLarge(Exception):
+    """The search visited more nodes than the limit allows."""
+
+    def __init__(self, limit: int):
+        super().__init__(f"the search visits more than {limit:,} nodes")
+        self.limit = limit
+
+
+@dataclass(eq=False)
+class Node:
+    number: int                       # visit order, root = 0
+    state: Any
+    player: int                       # player index, CHANCE or TERMINAL
+    action: Any = None                # the edge from the parent
+    name: str = ""                    # its readable name
+    probability: Fraction | None = None
+    parent: "Node | None" = None
+    children: list["Node"] = field(default_factory=list)
+    available: tuple = ()             # legal actions / chance outcomes the solver was given
+    leaf: tuple | None = None         # returned or evaluated vector
+    evaluated: bool = False           # True: a depth cut-off scored by `evaluate`
+    repeat: bool = False              # a second search of the same action (a re-search)
+    # filled in by back_up()
+    value: tuple | None = None
+    low: Any = None                   # interval for player 0's value (two-player constant-sum)
+    high: Any = None
+    chosen: "Node | None" = None
+    pruned: list[tuple[Any, str, Fraction | None]] = field(default_factory=list)
+    principal: bool = False           # on the principal path from the root
+    optimal: bool = False             # a root action in the solver's set of optimal actions
+
+    @property
+    def exact(self) -> bool:
+        return self.low is None or self.low == self.high
+
+
+class Recorder:
+    """A game proxy that records the tree a depth-first solver explores (see the module notes)."""
+
+    def __init__(self, game: Any, root: Any = None, limit: int = DEFAULT_LIMIT):
+        self._game = game
+        self.info = game.info
+        self.limit = limit
+        root = game.initial_state() if root is None else root
+        self.root = Node(0, root, game.current_player(root))
+        self.count = 1
+        self._stack: list[tuple[Node, bool]] = [(self.root, True)]   # (node, confirmed)
+
+    def __getattr__(self, name: str):
+        return getattr(self._game, name)
+
+    # -- what the solver asks
+    def initial_state(self):
+        return self.root.state
+
+    def apply(self, state, action):
+        child = self._game.apply(state, action)
+        stack = self._stack
+        while len(stack) > 1 and not (stack[-1][0].state == state and stack[-1][1]):
+            stack.pop()
+        parent = stack[-1][0]
+        if parent.state == state:
+            node = Node(-1, child, -3, action, self._game.action_name(action), parent=parent)
+            if parent.player == CHANCE:
+                node.probability = dict(parent.available).get(action)
+            stack.append((node, False))
+        return child
+
+    def _seen(self, state) -> Node | None:
+        """The solver asks about ``state``: confirm the tentative node on top, if it is that."""
+        node, confirmed = self._stack[-1]
+        if node.state != state:
+            return None
+        if not confirmed:
+            if self.count >= self.limit:
+                raise TreeTooLarge(self.limit)
+            node.number = self.count
+            self.count += 1
+            node.player = self._game.current_player(state)
+            parent = node.parent
+            node.repeat = any(c.action == node.action for c in parent.children)
+            parent.children.append(node)
+            self._stack[-1] = (node, True)
+        return node
+
+    def legal_actions(self, state):
+        actions = self._game.legal_actions(state)
+        node = self._seen(state)
+        if node is not None:
+            node.available = tuple(actions)
+        return actions
+
+    def chance_outcomes(self, state):
+        outcomes = self._game.chance_outcomes(state)
+        node = self._seen(state)
+        if node is not None:
+            node.available = tuple(outcomes)
+        return outcomes
+
+    def returns(self, state):
+        values = self._game.returns(state)
+        node = self._seen(state)
+        if node is not None:
+            node.leaf = tuple(values)
+        return values
+
+    def evaluate(self, state):
+        values = self._game.evaluate(state)
+        node = self._seen(state)
+        if node is not None and node.leaf is None:
+            node.leaf, node.evaluated = tuple(values), True
+        return values
+
+
+# ---- backing up --------------------------------------------------------------------------------
+
+@dataclass
+class SearchTree:
+    root: Node
+    players: tuple[str, ...]
+    algorithm: str
+    result: Any                       # the solver's SolveResult
+    two_player: bool                  # values shown as player 0's utility with bounds
+    nodes: int
+    pruned: int
+    title: str = ""
+    notes: list[str] = field(default_factory=list)
+    action_name: Any = str            # the game's action_name, for pruned children
+
+    def walk(self):
+        """Every visited node, parents before children, children in search order."""
+        stack = [self.root]
+        while stack:
+            node = stack.pop()
+            yield node
+            stack.extend(reversed(node.children))
+
+
+def record(game: Any, algorithm: str = "auto", *, depth: int | None = None, root: Any = None,
+           limit: int = DEFAULT_LIMIT) -> SearchTree:
+    """Solve ``game`` from ``root`` with a textbook configuration of ``algorithm`` (alpha-beta
+    without table or reordering, so its cut-offs are the classic ones; max^n with shallow
+    pruning where it applies) and return the tree it explored. Raises TreeTooLarge."""
+    from .solvers import SolverError, choose, solve
+
+    info = game.info
+    if algorithm == "auto":
+        algorithm = choose(info)
+        if algorithm in ("star1", "star2"):
+            algorithm = "expectiminimax"
+    if algorithm not in ALGORITHMS:
+        raise SolverError(f"the tree view supports {', '.join(ALGORITHMS)}, not {algorithm!r}")
+    recorder = Recorder(game, root, limit)
+    options = {}
+    if algorithm == "alphabeta":
+        from .solvers.alphabeta import SearchOptions
+
+        options["options"] = SearchOptions()
+    result = solve(recorder, algorithm, depth=depth, **options)
+    two_player = info.num_players == 2 and info.is_constant_sum
+    tree = SearchTree(recorder.root, info.players, algorithm, result, two_player, recorder.count,
+                      0, info.name, action_name=game.action_name)
+    back_up(tree)
+    return tree
+
+
+def back_up(tree: SearchTree) -> None:
+    """Values, intervals, chosen children and pruned lists, bottom-up (no recursion)."""
+    total = None
+    order = list(tree.walk())
+    pruned = 0
+    for node in reversed(order):
+        if node.leaf is not None and not node.children:
+            node.value = node.leaf
+            if tree.two_player:
+                node.low = node.high = node.leaf[0]
+                total = sum(node.leaf)
+            continue
+        # the latest search of each action counts (an earlier one was a narrower test)
+        latest: dict = {}
+        for child in node.children:
+            latest[_key(child.action)] = child
+        counted = [c for c in node.children if latest[_key(c.action)] is c]
+        seen = {_key(c.action) for c in node.children}
+        if node.player == CHANCE:
+            node.pruned = [(a, _name(tree, node, a), p) for a, p in node.available
+                           if _key(a) not in seen]
+        else:
+            node.pruned = [(a, _name(tree, node, a), None) for a in node.available
+                           if _key(a) not in seen]
+        pruned += len(node.pruned)
+        complete = not node.pruned
+        if not counted:
+            continue
+        if node.player == CHANCE:
+            vector = None
+            for child in counted:
+                scaled = [child.probability * v for v in child.value]
+                vector = scaled if vector is None else [a + b for a, b in zip(vector, scaled)]
+            node.value = tuple(_tidy(v) for v in vector)
+            if tree.two_player:
+                if complete and all(c.exact for c in counted):
+                    node.low = node.high = node.value[0]
+                else:
+                    node.low, node.high = float("-inf"), float("inf")
+            continue
+        mover = node.player
+        best = None
+        for child in counted:
+            if best is None or child.value[mover] > best.value[mover]:
+                best = child
+        node.chosen = best
+        node.value = best.value
+        if tree.two_player:
+            lows = [c.low for c in counted]
+            highs = [c.high for c in counted]
+            if mover == 0:
+                node.low = max(lows)
+                node.high = max(highs) if complete else float("inf")
+            else:
+                node.high = min(highs)
+                node.low = min(lows) if complete else float("-inf")
+    tree.pruned = pruned
+    best = {_key(a) for a in getattr(tree.result, "best_actions", ())}
+    for child in tree.root.children:
+        child.optimal = _key(child.action) in best and not child.repeat
+    node = tree.root
+    node.principal = True
+    while node.chosen is not None and node.exact:
+        node = node.chosen
+        node.principal = True
+
+
+def _key(action):
+    return ("h", action) if _hashable(action) else ("r", repr(action))
+
+
+def _hashable(action) -> bool:
+    try:
+        hash(action)
+    except TypeError:
+        return False
+    return True
+
+
+def _name(tree: SearchTree, node: Node, action) -> str:
+    return tree.action_name(action)
+
+
+def _tidy(v):
+    if isinstance(v, Fraction) and v.denominator == 1:
+        return v.numerator
+    return v
+
+
+# ---- drawing -----------------------------------------------------------------------------------
+
+def value_text(tree: SearchTree, node: Node) -> str:
+    """``3``, ``≤ 2``, ``≥ 5``, ``2..4`` (two players: player 0's utility), or ``(1, 2, 6)``."""
+    if node.value is None:
+        return "?"
+    if tree.two_player:
+        lo, hi = node.low, node.high
+        if lo == hi:
+            return format_value(lo)
+        if lo == float("-inf") and hi == float("inf"):
+            return "?"
+        if lo == float("-inf"):
+            return f"≤ {format_value(hi)}"
+        if hi == float("inf"):
+            return f"≥ {format_value(lo)}"
+        return f"{format_value(lo)}..{format_value(hi)}"
+    text = "(" + ", ".join(format_value(v) for v in node.value) + ")"
+    return text if not node.pruned else text + " cut"
+
+
+def who(tree: SearchTree, node: Node) -> str:
+    if node.player == CHANCE:
+        return "chance"
+    if node.player == TERMINAL:
+        return ""
+    return tree.players[node.player]
+
+
+def edge_text(name: str, probability) -> str:
+    return name if probability is None else f"{name} ({format_value(probability)})"
+
+
+def heading(tree: SearchTree, legend: str = "") -> str:
+    result = tree.result
+    whose = f"{tree.players[0]}'s utility" if tree.two_player else "one value per player"
+    values = ", ".join(f"{p} {format_value(v)}" for p, v in zip(tree.players, result.values))
+    text = (f"{tree.title or 'game'}: {tree.algorithm}, value {values}; "
+            f"{tree.nodes:,} node(s) visited, {tree.pruned:,} pruned; values are {whose}")
+    return text + (f"\n{legend}" if legend else "")
+
+
+def to_text(tree: SearchTree) -> str:
+    """An indented tree: ``├── action  PLAYER value``; ``*`` marks the chosen actions along the
+    principal path, ``+`` the other optimal actions at the root, ``(pruned)`` children the
+    search never visited."""
+    lines = [heading(tree, "* principal variation, + another optimal root action, "
+                             "(pruned) never visited: a cut-off")]
+    lines.extend(f"note: {n}" for n in tree.notes)
+    lines.append(_node_text(tree, tree.root))
+    stack: list[tuple[Any, str, bool]] = []
+
+    def push(node: Node, prefix: str) -> None:
+        items: list[Any] = list(node.children) + [("pruned", a, n, p) for a, n, p in node.pruned]
+        for position, item in reversed(list(enumerate(items))):
+            stack.append((item, prefix, position == len(items) - 1))
+
+    push(tree.root, "")
+    while stack:
+        item, prefix, last = stack.pop()
+        branch = "└── " if last else "├── "
+        if isinstance(item, tuple):
+            _, _, name, probability = item
+            lines.append(f"{prefix}{branch}  {edge_text(name, probability)}  (pruned)")
+            continue
+        mark = "*" if item.principal else "+" if item.optimal else " "
+        label = edge_text(item.name, item.probability)
+        if item.repeat:
+            label += " (re-search)"
+        lines.append(f"{prefix}{branch}{mark} {label}  {_node_text(tree, item)}")
+        push(item, prefix + ("    " if last else "│   "))
+    return "\n".join(lines)
+
+
+def _node_text(tree: SearchTree, node: Node) -> str:
+    parts = [who(tree, node), value_text(tree, node)]
+    if node.evaluated:
+        parts.append("(evaluated)")
+    return " ".join(p for p in parts if p)
+
+
+def _quote(text: str) -> str:
+    """A DOT string: backslashes and quotes escaped, line breaks as DOT's centred \\n."""
+    escaped = text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+    return '"' + escaped + '"'
+
+
+PV_COLOUR = "#1f5fbf"
+LEGEND = ("blue: principal variation (dashed blue: another optimal root action); "
+          "bold: a node's best child; grey dashed: pruned")
+PRUNED_COLOUR = "gray60"
+
+
+def to_dot(tree: SearchTree) -> str:
+    """Graphviz DOT: boxes for decision nodes, circles for chance, plain boxes for leaves; the
+    principal path bold and blue; pruned children dashed and grey."""
+    out = ["digraph search_tree {",
+           f"  graph [label={_quote(heading(tree, LEGEND))}, labelloc=t, fontname=Helvetica, "
+           "ordering=out, nodesep=0.25, ranksep=0.5];",
+           "  node [fontname=Helvetica, fontsize=11, shape=box, style=rounded];",
+           "  edge [fontname=Helvetica, fontsize=10];"]
+    pruned_id = 0
+    for node in tree.walk():
+        label = "\n".join(p for p in (who(tree, node), value_text(tree, node)) if p)
+        if node.evaluated:
+            label += "\n(evaluated)"
+        attributes = [f"label={_quote(label)}"]
+        if node.player == CHANCE:
+            attributes.append("shape=ellipse")
+        elif node.player == TERMINAL or node.evaluated:
+            attributes.append("shape=box, style=\"\"")
+        if node.principal:
+            attributes.append(f"color={_quote(PV_COLOUR)}, penwidth=2")
+        out.append(f"  n{node.number} [{', '.join(attributes)}];")
+        for child in node.children:
+            attrs = [f"label={_quote(edge_text(child.name, child.probability) + (' (re-search)' if child.repeat else ''))}"]
+            if child.principal:
+                attrs.append(f"color={_quote(PV_COLOUR)}, fontcolor={_quote(PV_COLOUR)}, penwidth=2.5")
+            elif child.optimal:
+                attrs.append(f"color={_quote(PV_COLOUR)}, fontcolor={_quote(PV_COLOUR)}, "
+                             "penwidth=2.5, style=dashed")
+            elif node.chosen is child:
+                attrs.append("penwidth=2")
+            out.append(f"  n{node.number} -> n{child.number} [{', '.join(attrs)}];")
+        for _, name, probability in node.pruned:
+            out.append(f"  p{pruned_id} [label=\"pruned\", style=\"dashed,rounded\", "
+                       f"color={PRUNED_COLOUR}, fontcolor={PRUNED_COLOUR}];")
+            out.append(f"  n{node.number} -> p{pruned_id} [label={_quote(edge_text(name, probability))}, "
+                       f"style=dashed, color={PRUNED_COLOUR}, fontcolor={PRUNED_COLOUR}];")
+            pruned_id += 1
+    out.append("}")
+    return "\n".join(out) + "\n"
