@@ -629,29 +629,35 @@ def format_file(tree: ast.GameFile, comments: Sequence[Comment] = (),
 
 
 def _place(lines: list[tuple[str, int]], comments: list[Comment]) -> list[str]:
-    """Put the comments found inside a declaration's source lines into its output lines."""
+    """Put the comments found inside a declaration's source lines into its output lines.
+
+    Each comment gets a slot: ``2 i`` is a line of its own before output line ``i``, ``2 i + 1``
+    the end of line ``i``, ``2 len(lines)`` after the declaration. A trailing comment goes to
+    the last line that starts with code from its source line or earlier; a comment on a line of
+    its own goes before the first line that starts with code from a later source line. Slots
+    never decrease from one comment to the next, so the comments keep their order."""
     if not comments:
         return [text for text, _ in lines]
-    before: dict[int, list[Comment]] = {}   # output line index -> own-line comments before it
-    after: dict[int, list[Comment]] = {}    # output line index -> trailing comments
     anchors = [a for _, a in lines]
+    slots: dict[int, list[Comment]] = {}
+    previous = 0
     for comment in comments:
         if comment.trailing:
-            target = max((i for i, a in enumerate(anchors) if a and a <= comment.line), default=0)
-            after.setdefault(target, []).append(comment)
+            line = max((i for i, a in enumerate(anchors) if a and a <= comment.line), default=0)
+            slot = 2 * line + 1
         else:
-            later = [i for i, a in enumerate(anchors) if a > comment.line]
-            if later:
-                before.setdefault(later[0], []).append(comment)
-            else:
-                after.setdefault(len(lines) - 1, []).append(
-                    Comment(comment.line, comment.column, comment.text, trailing=False))
+            later = next((i for i, a in enumerate(anchors) if a > comment.line), len(lines))
+            slot = 2 * later
+        slot = max(slot, previous)
+        if not comment.trailing and slot % 2:
+            slot += 1
+        previous = slot
+        slots.setdefault(slot, []).append(comment)
     out: list[str] = []
     for i, (text, _) in enumerate(lines):
-        for comment in before.get(i, ()):
+        for comment in slots.get(2 * i, ()):
             out.append(_indent_for(lines, i) + comment.text)
-        trailing = [c for c in after.get(i, ()) if c.trailing]
-        own = [c for c in after.get(i, ()) if not c.trailing]
+        trailing = slots.get(2 * i + 1, [])
         for comment in trailing[:-1]:   # one trailing comment per line; earlier ones go above
             out.append(_indent_of(text) + comment.text)
         if trailing:
@@ -659,8 +665,8 @@ def _place(lines: list[tuple[str, int]], comments: list[Comment]) -> list[str]:
             # stay aligned), else it goes two spaces after the code
             text = text.ljust(max(len(text) + 2, trailing[-1].column - 1)) + trailing[-1].text
         out.append(text)
-        for comment in own:             # after everything the declaration holds: column 0
-            out.append(comment.text)
+    for comment in slots.get(2 * len(lines), ()):    # after the whole declaration: column 0
+        out.append(comment.text)
     return out
 
 
@@ -704,7 +710,7 @@ def collect_comments(text: str) -> list[Comment]:
     """Every comment of a rule file, from Lark's token stream (the COMMENT terminal, which the
     parser ignores, reaches a lexer callback)."""
     lexer = _lexer()
-    lines = text.splitlines()
+    lines = text.split("\n")
     _found_comments.clear()
     try:
         for _ in lexer.lex(text):
@@ -727,7 +733,7 @@ def format_text(text: str, filename: str = "<input>", width: int = WIDTH) -> str
 
     tree = parse(text, filename)
     comments = collect_comments(text)
-    result = format_file(tree, comments, text.splitlines(), width)
+    result = format_file(tree, comments, text.split("\n"), width)
     check_round_trip(tree, comments, result, filename)
     return result
 

@@ -184,3 +184,530 @@ def deep_chain(length: int) -> GeneratedTree:
         node = Decision(ply % 2, (("go", node), ("stop", Leaf((0, 0)))))
     return GeneratedTree(node, tree_info(f"chain {length}", ("P0", "P1"), node,
                                          sum_kind=ZERO_SUM))
+
+
+# ==== rule files ================================================================================
+#
+# Two strategies over the rule language, both built as syntax trees (gdl.ast):
+#
+# * ``syntax_trees()``: any file the grammar can express (every kind of declaration, statement
+#   and expression, nested at random), meaningful or not. For the formatter and the front end:
+#   ``parse(format_file(tree)) == tree`` must hold for every one of them.
+# * ``rule_games()``: small games that are valid by construction (they pass the checker and never
+#   fail at run time) and solvable in milliseconds, printed by the formatter and parsed back. For
+#   solver agreement (tests/test_agreement.py, `gdl fuzz`).
+
+from dataclasses import dataclass as _dataclass, field as _field
+from functools import lru_cache as _lru_cache
+from typing import Sequence
+
+from . import ast as _ast
+
+
+@_lru_cache(maxsize=1)
+def keywords() -> frozenset[str]:
+    """Every word of the grammar that a name could be mistaken for (read from the grammar, so it
+    stays right when the grammar grows)."""
+    import re
+
+    from lark.lexer import PatternStr
+
+    from .parse import build_parser
+
+    word = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+    return frozenset(t.pattern.value for t in build_parser().terminals
+                     if isinstance(t.pattern, PatternStr) and word.match(t.pattern.value)) | {
+        "zero", "constant", "length"}   # halves of zero-sum, constant-sum, max-length
+
+
+def identifiers() -> st.SearchStrategy[str]:
+    """Short names that are not keywords: ``a``, ``x1``, ``b_2``."""
+    return st.from_regex(r"[a-z][a-z0-9_]{0,3}", fullmatch=True).filter(
+        lambda name: name not in keywords())
+
+
+def _idents() -> st.SearchStrategy[_ast.Ident]:
+    return identifiers().map(_ast.Ident)
+
+
+def _negate(e: _ast.Expr) -> _ast.Expr:
+    # `-3` is a literal to the parser (and `- -3` is 3), so a minus on a literal folds into it.
+    if isinstance(e, _ast.IntLit):
+        return _ast.IntLit(-e.value)
+    return _ast.Unary("-", e)
+
+
+_OPERATORS = ("+", "-", "*", "/", "%", "==", "!=", "<", "<=", ">", ">=", "and", "or")
+_QUANTIFIERS = ("any", "all", "count", "sum", "min", "max")
+
+
+def syntax_expressions(max_leaves: int = 10) -> st.SearchStrategy[_ast.Expr]:
+    """Any expression the grammar can write: every operator, quantifier, call, index, list and
+    conditional, nested at random (types are not respected)."""
+    leaves = st.one_of(
+        st.integers(-5, 30).map(_ast.IntLit), st.booleans().map(_ast.BoolLit),
+        identifiers().map(_ast.Name), st.just(_ast.Mover()))
+
+    def extend(inner: st.SearchStrategy[_ast.Expr]) -> st.SearchStrategy[_ast.Expr]:
+        args = st.lists(inner, min_size=0, max_size=3).map(tuple)
+        some_args = st.lists(inner, min_size=1, max_size=3).map(tuple)
+        return st.one_of(
+            st.builds(_ast.Binary, st.sampled_from(_OPERATORS), inner, inner),
+            inner.map(lambda e: _ast.Unary("not", e)),
+            inner.map(_negate),
+            st.builds(_ast.IfExpr, inner, inner, inner),
+            st.builds(_ast.Call, _idents(), args),
+            st.builds(_ast.Call, st.sampled_from(["abs", "min", "max"]).map(_ast.Ident), some_args),
+            st.builds(_ast.Index, inner, inner),
+            st.builds(_ast.ListLit, some_args),
+            st.builds(_ast.Quantifier, st.sampled_from(_QUANTIFIERS),
+                      st.lists(_binders(inner), min_size=1, max_size=2).map(tuple), inner),
+        )
+
+    return st.recursive(leaves, extend, max_leaves=max_leaves)
+
+
+def _ranges(expr: st.SearchStrategy[_ast.Expr]) -> st.SearchStrategy[_ast.RangeDomain]:
+    return st.builds(_ast.RangeDomain, expr, expr)
+
+
+def _symbol_sets() -> st.SearchStrategy[_ast.SymbolDomain]:
+    return st.lists(_idents(), min_size=1, max_size=3).map(lambda s: _ast.SymbolDomain(tuple(s)))
+
+
+def _binders(expr: st.SearchStrategy[_ast.Expr]) -> st.SearchStrategy[_ast.Binder]:
+    domain = st.one_of(_ranges(expr), _symbol_sets(), st.just(_ast.PlayersDomain()))
+    return st.builds(_ast.Binder, _idents(), domain)
+
+
+def syntax_statements(expr: st.SearchStrategy[_ast.Expr], max_leaves: int = 6
+                      ) -> st.SearchStrategy[tuple[_ast.Stmt, ...]]:
+    """Statement lists with every kind of statement, blocks nested at random."""
+    small = st.lists(expr, min_size=0, max_size=2).map(tuple)
+    outcomes = st.lists(st.tuples(expr, expr), min_size=1, max_size=3).map(tuple)
+    simple = st.one_of(
+        st.builds(_ast.Assign, _idents(), small, expr),
+        st.just(_ast.Pass()),
+        st.builds(_ast.Next, expr),
+        st.builds(lambda n, o: _ast.Random(n, o, None), _idents(), outcomes),
+        st.builds(lambda n, r: _ast.Random(n, None, r), _idents(), _ranges(expr)),
+    )
+
+    def extend(block: st.SearchStrategy[tuple]) -> st.SearchStrategy[tuple]:
+        compound = st.one_of(
+            st.builds(_ast.If, expr, block, st.none() | block),
+            st.builds(_ast.For, st.lists(_binders(expr), min_size=1, max_size=2).map(tuple), block),
+        )
+        return st.lists(st.one_of(simple, compound), min_size=0, max_size=3).map(tuple)
+
+    return st.recursive(st.lists(simple, min_size=0, max_size=3).map(tuple), extend,
+                        max_leaves=max_leaves)
+
+
+def _syntax_tree_nodes(max_leaves: int = 8) -> st.SearchStrategy[_ast.TreeNode]:
+    numbers = st.one_of(st.integers(-20, 20).map(Fraction),
+                        st.fractions(min_value=-5, max_value=5, max_denominator=7))
+    probabilities = st.fractions(min_value=0, max_value=3, max_denominator=9)
+    leaves = st.lists(numbers, min_size=1, max_size=3).map(lambda v: _ast.TreeLeaf(tuple(v)))
+
+    def extend(node: st.SearchStrategy[_ast.TreeNode]) -> st.SearchStrategy[_ast.TreeNode]:
+        edge = st.tuples(_idents(), node)
+        chance_edge = st.builds(_ast.ChanceEdge, st.none() | _idents(), probabilities, node)
+        return st.one_of(
+            st.builds(_ast.TreeDecision, _idents(),
+                      st.lists(edge, min_size=1, max_size=3).map(tuple)),
+            st.lists(chance_edge, min_size=1, max_size=3).map(lambda e: _ast.TreeChance(tuple(e))),
+        )
+
+    return st.recursive(leaves, extend, max_leaves=max_leaves)
+
+
+def _strings() -> st.SearchStrategy[str]:
+    # What a STRING token may hold: anything but a quote, a backslash or a newline. Other line
+    # separators (\r, \x0c, \u2028, ...) are allowed and worth testing.
+    return st.text(st.characters(blacklist_characters='"\\\n', blacklist_categories=("Cs",)),
+                   max_size=8)
+
+
+def syntax_declarations(expr: st.SearchStrategy[_ast.Expr] | None = None
+                        ) -> st.SearchStrategy[_ast.Decl]:
+    """One declaration of any kind."""
+    expr = expr if expr is not None else syntax_expressions()
+    names = _idents()
+    dims = st.lists(st.one_of(expr, st.just(_ast.PlayersDomain())), max_size=2).map(tuple)
+    var_domain = st.one_of(_ranges(expr), _symbol_sets(), st.just(_ast.BoolDomain()),
+                           st.just(_ast.PlayersDomain()))
+    binders = st.lists(_binders(expr), min_size=0, max_size=2).map(tuple)
+    by = st.none() | st.lists(names, min_size=1, max_size=2).map(tuple)
+    glyph_key = st.one_of(identifiers(), st.integers(-3, 9), st.booleans())
+    glyphs = st.lists(st.tuples(glyph_key, _strings()), max_size=3).map(tuple)
+    sums = st.one_of(st.just(_ast.SumDecl("zero-sum", 0)),
+                     st.integers(-9, 99).map(lambda n: _ast.SumDecl("constant-sum", n)))
+    return st.one_of(
+        _strings().map(_ast.GameDecl),
+        st.lists(names, min_size=1, max_size=3).map(lambda p: _ast.PlayersDecl(tuple(p))),
+        st.builds(_ast.ParamDecl, names, expr),
+        st.builds(_ast.ConstDecl, names, expr),
+        st.builds(_ast.VarDecl, names, dims, var_domain, expr),
+        st.builds(_ast.ActionDecl, names, binders, by, st.none() | expr,
+                  syntax_statements(expr)),
+        st.builds(_ast.DefineDecl, names, st.lists(names, max_size=2).map(tuple), expr),
+        st.builds(_ast.TerminalDecl, expr),
+        st.builds(_ast.UtilityDecl, names, expr),
+        st.builds(_ast.UtilityBoundsDecl, _ranges(expr)),
+        sums,
+        st.builds(_ast.EvaluateDecl, names, expr),
+        st.builds(_ast.QuietDecl, expr),
+        st.builds(_ast.LengthDecl, expr),
+        st.just(_ast.StuckDecl()),
+        st.builds(_ast.DisplayDecl, names, glyphs),
+        st.builds(_ast.TreeDecl, _syntax_tree_nodes()),
+    )
+
+
+def syntax_trees(max_declarations: int = 6) -> st.SearchStrategy[_ast.GameFile]:
+    """Whole files of arbitrary declarations: syntactically valid, meaningless in general."""
+    return st.lists(syntax_declarations(), max_size=max_declarations).map(
+        lambda d: _ast.GameFile(tuple(d)))
+
+
+# ---- games valid by construction ----------------------------------------------------------------
+
+@_dataclass(frozen=True)
+class _IntExpr:
+    """An integer expression with bounds on its value in every state (interval arithmetic)."""
+    node: _ast.Expr
+    lo: int
+    hi: int
+
+
+def _lit(value: int) -> _IntExpr:
+    return _IntExpr(_ast.IntLit(value), value, value)
+
+
+def _name(name: str, lo: int, hi: int) -> _IntExpr:
+    return _IntExpr(_ast.Name(name), lo, hi)
+
+
+def _op(op: str, a: _IntExpr, b: _IntExpr) -> _IntExpr:
+    if op == "+":
+        return _IntExpr(_ast.Binary("+", a.node, b.node), a.lo + b.lo, a.hi + b.hi)
+    if op == "-":
+        return _IntExpr(_ast.Binary("-", a.node, b.node), a.lo - b.hi, a.hi - b.lo)
+    corners = [x * y for x in (a.lo, a.hi) for y in (b.lo, b.hi)]
+    return _IntExpr(_ast.Binary("*", a.node, b.node), min(corners), max(corners))
+
+
+def _call(func: str, *args: _IntExpr) -> _IntExpr:
+    pick = min if func == "min" else max
+    return _IntExpr(_ast.Call(_ast.Ident(func), tuple(a.node for a in args)),
+                    pick(a.lo for a in args), pick(a.hi for a in args))
+
+
+def _clamp(e: _IntExpr, lo: int, hi: int) -> _IntExpr:
+    """``e`` forced into lo..hi: unchanged when its bounds already fit."""
+    if lo <= e.lo and e.hi <= hi:
+        return e
+    inner = _call("max", e, _lit(lo)) if e.lo < lo else e
+    outer = _call("min", inner, _lit(hi)) if e.hi > hi else inner
+    return _IntExpr(outer.node, max(min(e.lo, hi), lo), min(max(e.hi, lo), hi))
+
+
+def _if(cond: _ast.Expr, a: _IntExpr, b: _IntExpr) -> _IntExpr:
+    return _IntExpr(_ast.IfExpr(cond, a.node, b.node), min(a.lo, b.lo), max(a.hi, b.hi))
+
+
+@_dataclass
+class GeneratedRules:
+    """A generated rule file: its syntax tree, its canonical text (what a failure shows), and the
+    bounds the generator proved for its utilities and evaluations."""
+
+    tree: _ast.GameFile
+    text: str
+    utility_range: tuple[int, int]
+    _games: dict = _field(default_factory=dict, repr=False, compare=False)
+
+    def load(self, backend: str = "interpret"):
+        """The game, built by ``backend`` ("interpret" or, when gdl.compile exists, "compile")."""
+        if backend not in self._games:
+            import gdl
+
+            self._games[backend] = gdl.loads(self.text, "<generated>", backend=backend)
+        return self._games[backend]
+
+    @property
+    def game(self):
+        return self.load("interpret")
+
+    def __repr__(self) -> str:
+        return "GeneratedRules(\n" + self.text + ")"
+
+
+_PLAYER_NAMES = ("P0", "P1", "P2", "P3")
+
+
+@st.composite
+def rule_games(draw, players: int | Sequence[int] = (2, 3), *, chance: bool | None = None,
+               sum_kinds: Sequence[str] = (ZERO_SUM, CONSTANT_SUM, GENERAL_SUM),
+               evaluate: bool | None = None, bounds: bool | None = None,
+               max_nodes: int = 300) -> GeneratedRules:
+    """Small games in the rule language, valid by construction.
+
+    Every game has a counter ``moves`` that every action increases by one and the terminal
+    condition ``moves == K`` (perhaps ``or`` an early end), so it is finite; action ``a0`` has no
+    precondition, so a player always has a move. Int variables have small domains and every
+    assignment is clamped (``min(max(...))``) or taken modulo the domain's size, so no value ever
+    leaves its domain. Actions may take a parameter, be restricted to some players (``by``),
+    require a condition, give an extra turn (``next mover``), toggle a flag, add to a per-player
+    score, and end with a chance event (``random r in {1: 1/3, 2: 2/3}`` or ``random r in 0..2``,
+    exact probabilities) whose outcome feeds the effect. Utilities (and, optionally, evaluations)
+    are arithmetic of the variables, perhaps through a ``define`` or a ``const`` table; the game
+    is zero-sum, constant-sum (with non-negative utilities, as max^n shallow pruning needs) or
+    general-sum, and may declare utility bounds (computed by interval arithmetic, so they hold).
+    ``K`` is chosen so that the game tree has at most about ``max_nodes`` nodes.
+
+    Everything shrinks towards fewer players, variables, actions and statements, smaller
+    constants, no chance, no evaluation.
+    """
+    counts = (players,) if isinstance(players, int) else tuple(players)
+    n = draw(st.sampled_from(counts))
+    names = _PLAYER_NAMES[:n]
+    sum_kind = draw(st.sampled_from(tuple(sum_kinds)))
+    has_chance = draw(st.booleans()) if chance is None else chance
+    has_evaluate = draw(st.booleans()) if evaluate is None else evaluate
+    declare_bounds = draw(st.booleans()) if bounds is None else bounds
+
+    # ---- state
+    variables: list[tuple[str, int, int]] = []          # (name, lo, hi) of the int variables
+    for index in range(draw(st.integers(1, 3))):
+        lo = draw(st.integers(-2, 0))
+        hi = lo + draw(st.integers(1, 4))
+        variables.append((f"x{index}", lo, hi))
+    inits = [draw(st.integers(lo, hi)) for _, lo, hi in variables]
+    score_max = draw(st.sampled_from([0, 3]))           # 0: no per-player score array
+    has_flag = draw(st.booleans())
+    table = None
+    if variables[0][1] == 0 and draw(st.booleans()):
+        table = tuple(draw(st.integers(-3, 3)) for _ in range(variables[0][2] + 1))
+
+    def int_atom() -> _IntExpr:
+        choices = [("var", i) for i in range(len(variables))] + [("lit", 0)]
+        if score_max:
+            choices.append(("score", 0))
+        kind, i = draw(st.sampled_from(choices))
+        if kind == "var":
+            return _name(*variables[i])
+        if kind == "score":
+            who = draw(st.sampled_from(("mover",) + names))
+            index = _ast.Mover() if who == "mover" else _ast.Name(who)
+            return _IntExpr(_ast.Index(_ast.Name("s"), index), 0, score_max)
+        return _lit(draw(st.integers(-2, 3)))
+
+    def condition(extra: list[_IntExpr] = ()) -> _ast.Expr:
+        kind = draw(st.sampled_from(["compare", "flag", "mover", "and"] if has_flag else
+                                    ["compare", "mover", "and"]))
+        if kind == "flag":
+            flag = _ast.Name("flag")
+            return flag if draw(st.booleans()) else _ast.Unary("not", flag)
+        if kind == "mover":
+            return _ast.Binary(draw(st.sampled_from(["==", "!="])), _ast.Mover(),
+                               _ast.Name(draw(st.sampled_from(names))))
+        if kind == "and":
+            return _ast.Binary(draw(st.sampled_from(["and", "or"])), condition(extra),
+                               condition(extra))
+        left = draw(st.sampled_from([int_atom, *[(lambda e=e: e) for e in extra]]))()
+        op = draw(st.sampled_from(["<", "<=", "==", "!=", ">=", ">"]))
+        return _ast.Binary(op, left.node, _lit(draw(st.integers(-1, 3))).node)
+
+    def value(extra: list[_IntExpr] = ()) -> _IntExpr:
+        """An int expression of the state (and the local names in ``extra``)."""
+        pool = [int_atom, *[(lambda e=e: e) for e in extra]]
+        kind = draw(st.sampled_from(["atom", "add", "sub", "scale", "minmax", "if"]))
+        a = draw(st.sampled_from(pool))()
+        if kind == "atom":
+            return a
+        if kind in ("add", "sub"):
+            return _op("+" if kind == "add" else "-", a, draw(st.sampled_from(pool))())
+        if kind == "scale":
+            return _op("*", _lit(draw(st.sampled_from([2, -1, 3]))), a)
+        if kind == "minmax":
+            return _call(draw(st.sampled_from(["min", "max"])), a, draw(st.sampled_from(pool))())
+        return _if(condition(extra), a, draw(st.sampled_from(pool))())
+
+    def assignment(extra: list[_IntExpr] = ()) -> _ast.Stmt:
+        kinds = ["var"] + (["score"] if score_max else []) + (["flag"] if has_flag else [])
+        kind = draw(st.sampled_from(kinds))
+        if kind == "flag":
+            new = _ast.Unary("not", _ast.Name("flag")) if draw(st.booleans()) else condition(extra)
+            return _ast.Assign(_ast.Ident("flag"), (), new)
+        if kind == "score":
+            target = _ast.Index(_ast.Name("s"), _ast.Mover())
+            added = _op("+", _IntExpr(target, 0, score_max), value(extra))
+            return _ast.Assign(_ast.Ident("s"), (_ast.Mover(),), _clamp(added, 0, score_max).node)
+        name, lo, hi = variables[draw(st.integers(0, len(variables) - 1))]
+        new = value(extra)
+        if lo == 0 and not (0 <= new.lo and new.hi <= hi) and draw(st.booleans()):
+            node = _ast.Binary("%", new.node, _ast.IntLit(hi + 1))
+        else:
+            node = _clamp(new, lo, hi).node
+        return _ast.Assign(_ast.Ident(name), (), node)
+
+    def statements(extra: list[_IntExpr], depth: int = 0) -> list[_ast.Stmt]:
+        out: list[_ast.Stmt] = []
+        for _ in range(draw(st.integers(0, 2))):
+            kind = draw(st.sampled_from(["assign", "if", "turn"] if depth == 0 else ["assign"]))
+            if kind == "assign":
+                out.append(assignment(extra))
+            elif kind == "if":
+                then = tuple(statements(extra, depth + 1)) or (_ast.Pass(),)
+                otherwise = tuple(statements(extra, depth + 1)) if draw(st.booleans()) else None
+                out.append(_ast.If(condition(extra), then, otherwise or None))
+            else:
+                who = draw(st.sampled_from(("mover",) + names))
+                player = _ast.Mover() if who == "mover" else _ast.Name(who)
+                out.append(_ast.If(condition(extra), (_ast.Next(player),), None))
+        return out
+
+    # ---- actions
+    actions: list[_ast.ActionDecl] = []
+    ground = 0
+    fan_out = 1
+    for index in range(draw(st.integers(1, 3))):
+        name = f"a{index}"
+        params: tuple[_ast.Binder, ...] = ()
+        extra: list[_IntExpr] = []
+        width = 1
+        if draw(st.booleans()):
+            k_hi = draw(st.integers(1, 2))
+            params = (_ast.Binder(_ast.Ident("k"), _ast.RangeDomain(_ast.IntLit(0),
+                                                                    _ast.IntLit(k_hi))),)
+            extra.append(_name("k", 0, k_hi))
+            width = k_hi + 1
+        ground += width
+        by = requires = None
+        if index > 0:
+            if draw(st.booleans()):
+                by = tuple(_ast.Ident(p) for p in draw(st.lists(
+                    st.sampled_from(names), min_size=1, max_size=n, unique=True)))
+            if draw(st.booleans()):
+                requires = condition(extra)
+        effect = [_ast.Assign(_ast.Ident("moves"), (),
+                              _ast.Binary("+", _ast.Name("moves"), _ast.IntLit(1)))]
+        effect += statements(extra)
+        if has_chance and draw(st.booleans()):
+            if draw(st.booleans()):
+                lo = draw(st.integers(0, 1))
+                hi = lo + draw(st.integers(1, 2))
+                random = _ast.Random(_ast.Ident("r"), None,
+                                     _ast.RangeDomain(_ast.IntLit(lo), _ast.IntLit(hi)))
+                outcomes = list(range(lo, hi + 1))
+            else:
+                outcomes = draw(st.lists(st.integers(-1, 3), min_size=1, max_size=3, unique=True))
+                weights = [draw(st.integers(1, 3)) for _ in outcomes]
+                whole = sum(weights)
+                random = _ast.Random(_ast.Ident("r"), tuple(
+                    (_ast.IntLit(v), _ast.Binary("/", _ast.IntLit(w), _ast.IntLit(whole))
+                     if w != whole else _ast.IntLit(1)) for v, w in zip(outcomes, weights)), None)
+                lo, hi = min(outcomes), max(outcomes)
+            fan_out = max(fan_out, len(outcomes))
+            effect.append(random)
+            effect += [assignment(extra + [_name("r", lo, hi)])
+                       for _ in range(draw(st.integers(1, 2)))]
+        actions.append(_ast.ActionDecl(_ast.Ident(name), params, by, requires, tuple(effect)))
+
+    # ---- length: the tree has at most about max_nodes nodes
+    per_move = ground * fan_out
+    longest = 1
+    while per_move ** (longest + 1) <= max_nodes and longest < 6:
+        longest += 1
+    length = draw(st.integers(1, longest))
+
+    # ---- utilities and evaluations
+    define = None
+    if draw(st.booleans()):
+        body = value()
+        define = (_ast.DefineDecl(_ast.Ident("d"), (), body.node), body)
+
+    def payoff() -> _IntExpr:
+        parts = [value()]
+        if define is not None and draw(st.booleans()):
+            parts.append(_IntExpr(_ast.Name("d"), define[1].lo, define[1].hi))
+        if table is not None and draw(st.booleans()):
+            name, lo, hi = variables[0]
+            parts.append(_IntExpr(_ast.Index(_ast.Name("w"), _ast.Name(name)), min(table),
+                                  max(table)))
+        result = parts[0]
+        for part in parts[1:]:
+            result = _op("+", result, part)
+        return result
+
+    def payoffs() -> tuple[list[tuple[str, _ast.Expr]], int, int, int]:
+        """(player, expression) pairs, their range, and the constant sum (0 if none)."""
+        if sum_kind == GENERAL_SUM:
+            given = [(p, payoff()) for p in names]
+            return ([(p, e.node) for p, e in given], min(e.lo for _, e in given),
+                    max(e.hi for _, e in given), 0)
+        if sum_kind == ZERO_SUM:
+            given = [(p, payoff()) for p in names[:-1]]
+            lo = min(min(e.lo for _, e in given), -sum(e.hi for _, e in given))
+            hi = max(max(e.hi for _, e in given), -sum(e.lo for _, e in given))
+            return [(p, e.node) for p, e in given], lo, hi, 0
+        cap = draw(st.integers(1, 4))      # constant-sum: non-negative shares
+        given = [(p, _clamp(payoff(), 0, cap)) for p in names[:-1]]
+        total = cap * (n - 1)
+        return [(p, e.node) for p, e in given], 0, total, total
+
+    utilities, lo, hi, total = payoffs()
+    evaluations: list[tuple[str, _ast.Expr]] = []
+    if has_evaluate:
+        evaluations, e_lo, e_hi, e_total = payoffs()
+        if sum_kind == CONSTANT_SUM:       # the evaluation must keep the declared total
+            evaluations = [(p, _clamp(_IntExpr(e, 0, e_total), 0, total // (n - 1)).node
+                            if e_total != total else e) for p, e in evaluations]
+            e_lo, e_hi = 0, total
+        lo, hi = min(lo, e_lo), max(hi, e_hi)
+    if hi == lo:
+        hi = lo + 1
+
+    # ---- the file
+    decls: list[_ast.Decl] = [_ast.GameDecl("generated"),
+                              _ast.PlayersDecl(tuple(_ast.Ident(p) for p in names))]
+    if table is not None:
+        decls.append(_ast.ConstDecl(_ast.Ident("w"), _ast.ListLit(tuple(map(_ast.IntLit, table)))))
+    decls.append(_ast.VarDecl(_ast.Ident("moves"), (), _ast.RangeDomain(
+        _ast.IntLit(0), _ast.IntLit(length)), _ast.IntLit(0)))
+    for (name, v_lo, v_hi), init in zip(variables, inits):
+        decls.append(_ast.VarDecl(_ast.Ident(name), (), _ast.RangeDomain(
+            _ast.IntLit(v_lo), _ast.IntLit(v_hi)), _ast.IntLit(init)))
+    if score_max:
+        decls.append(_ast.VarDecl(_ast.Ident("s"), (_ast.PlayersDomain(),), _ast.RangeDomain(
+            _ast.IntLit(0), _ast.IntLit(score_max)), _ast.IntLit(0)))
+    if has_flag:
+        decls.append(_ast.VarDecl(_ast.Ident("flag"), (), _ast.BoolDomain(), _ast.BoolLit(False)))
+    if define is not None:
+        decls.append(define[0])
+    decls += actions
+    end: _ast.Expr = _ast.Binary("==", _ast.Name("moves"), _ast.IntLit(length))
+    if draw(st.booleans()):
+        end = _ast.Binary("or", end, condition())
+    decls.append(_ast.TerminalDecl(end))
+    decls += [_ast.UtilityDecl(_ast.Ident(p), e) for p, e in utilities]
+    if sum_kind == ZERO_SUM:
+        decls.append(_ast.SumDecl("zero-sum", 0))
+    elif sum_kind == CONSTANT_SUM:
+        decls.append(_ast.SumDecl("constant-sum", total))
+    decls += [_ast.EvaluateDecl(_ast.Ident(p), e) for p, e in evaluations]
+    if declare_bounds:
+        decls.append(_ast.UtilityBoundsDecl(_ast.RangeDomain(_ast.IntLit(lo), _ast.IntLit(hi))))
+    if draw(st.booleans()):
+        decls.append(_ast.LengthDecl(_ast.IntLit(length * (2 if has_chance else 1))))
+    tree = _ast.GameFile(tuple(decls))
+
+    from .format import format_file
+    from .parse import parse
+
+    text = format_file(tree)
+    parsed = parse(text, "<generated>")
+    if parsed != tree:  # the formatter's round trip is part of the contract
+        raise AssertionError(f"generated rule file does not read back:\n{text}")
+    return GeneratedRules(parsed, text, (lo, hi))

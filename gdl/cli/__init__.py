@@ -80,7 +80,7 @@ def print_json(document) -> None:
 
 # ---- the parser --------------------------------------------------------------------------------
 
-COMMAND_MODULES = ("basic", "play", "tree", "fmt")
+COMMAND_MODULES = ("basic", "play", "tree", "fmt", "fuzz")
 
 
 def add_common(sub, many: bool = False) -> None:

@@ -1,0 +1,154 @@
+"""`gdl fuzz`: do all the solvers agree? (The engine is gdl.fuzz; this module only prints.)"""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from pathlib import Path
+
+from . import UsageError, parse_sets, print_json
+
+TARGET_WORDS = {"trees2": "trees, two players", "chance": "trees with chance",
+                "trees3": "trees, three players", "rules": "rule files"}
+
+
+def _write_counterexample(directory: Path, stem: str, failure, args, generated: bool) -> tuple[Path, str]:
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / f"{stem}.game"
+    number = 1
+    while path.exists():
+        number += 1
+        path = directory / f"{stem}-{number}.game"
+    if generated:
+        reproduce = f"gdl fuzz {shlex.quote(str(path))}"
+    else:
+        reproduce = (f"gdl fuzz {shlex.quote(failure.target)} --examples {args.examples} "
+                     f"--seed {failure.seed}")
+    header = [f"# gdl fuzz counterexample ({failure.target}, seed {failure.seed})"]
+    if failure.position:
+        header.append(f"# position: after {' '.join(failure.position)}")
+    elif not generated:
+        header.append("# position: the initial state")
+    if failure.depth is not None:
+        header.append(f"# depth limit: {failure.depth}")
+    header += [f"#   {line}" for p in failure.problems[:12] for line in str(p).splitlines()]
+    header.append(f"# reproduce: {reproduce}")
+    path.write_text("\n".join(header) + "\n" + failure.text, encoding="utf-8")
+    return path, reproduce
+
+
+def cmd_fuzz(args) -> int:
+    from ..fuzz import fuzz_file, fuzz_generated
+
+    if args.examples < 1:
+        raise UsageError("--examples must be at least 1")
+    if args.workers < 1:
+        raise UsageError("--workers must be at least 1")
+    params = parse_sets(args.set)
+    out = Path(args.out)
+    summaries = []
+    if args.files:
+        for file in args.files:
+            if not Path(file).is_file():
+                raise UsageError(f"{file}: no such file")
+        for file in args.files:
+            summaries.append(("file", fuzz_file(file, args.examples, args.seed, args.workers,
+                                                args.budget, params or None)))
+    else:
+        if params:
+            raise UsageError("--set needs FILE arguments")
+        targets = [TARGET_WORDS[t] for t in args.target] if args.target else None
+        summaries.append(("generated", fuzz_generated(args.examples, args.seed, args.workers,
+                                                      targets)))
+    written = []
+    for kind, summary in summaries:
+        for failure in summary.failures:
+            stem = f"fuzz-counterexample-seed{failure.seed}"
+            path, reproduce = _write_counterexample(out, stem, failure, args, kind == "generated")
+            written.append((failure, path, reproduce))
+    ok = all(summary.ok for _, summary in summaries)
+
+    if args.json:
+        print_json({
+            "ok": ok, "seed": args.seed, "examples": args.examples, "workers": args.workers,
+            "runs": [{
+                "kind": kind, "seconds": round(summary.seconds, 3),
+                "targets": {name: {
+                    "examples": r.examples, "games": r.games, "positions": r.positions,
+                    "depth_limited": r.depth_limited, "skipped": r.skipped,
+                    "solver_comparisons": r.comparisons, "metamorphic_comparisons": r.metamorphic,
+                    "backend_states": r.backend_states, "solvers": sorted(r.solvers),
+                    "seconds": round(r.seconds, 3)} for name, r in summary.targets.items()},
+            } for kind, summary in summaries],
+            "failures": [{"target": f.target, "seed": f.seed, "first_failure": f.first_failure,
+                          "position": list(f.position), "depth": f.depth,
+                          "problems": [{"kind": p.kind, "solver": p.solver, "message": p.message}
+                                       for p in f.problems],
+                          "file": str(path), "reproduce": reproduce}
+                         for f, path, reproduce in written],
+        })
+        return 0 if ok else 1
+
+    for kind, summary in summaries:
+        what = "generated games" if kind == "generated" else "positions"
+        print(f"gdl fuzz: {summary.examples} {what}, seed {summary.seed}, "
+              f"{summary.workers} worker(s)")
+        solvers = set()
+        for name, r in summary.targets.items():
+            solvers |= r.solvers
+            line = (f"  {name:<22} {r.games:>6,} game(s) {r.positions:>7,} position(s) "
+                    f"{r.comparisons:>9,} solver runs vs the oracle")
+            if r.metamorphic:
+                line += f"  {r.metamorphic:,} after renaming/reordering/affine changes"
+            if r.backend_states:
+                line += f"  {r.backend_states:,} states compiled vs interpreted"
+            if r.depth_limited or r.skipped:
+                line += f"  ({r.depth_limited:,} depth-limited, {r.skipped:,} too big, skipped)"
+            print(line)
+        print(f"  solvers: {', '.join(sorted(solvers))}")
+        print(f"  {'no disagreement' if summary.ok else 'DISAGREEMENT'} "
+              f"({summary.seconds:.1f} s)")
+    for failure, path, reproduce in written:
+        where = (f", first seen at example {failure.first_failure}, shrunk"
+                 if failure.first_failure else "")
+        if failure.position:
+            where += f", after {' '.join(failure.position)}"
+        if failure.depth is not None:
+            where += f", depth {failure.depth}"
+        print(f"\ndisagreement in {failure.target} (seed {failure.seed}{where}):", file=sys.stderr)
+        for problem in failure.problems[:12]:
+            print(f"  {problem}", file=sys.stderr)
+        if len(failure.problems) > 12:
+            print(f"  ... and {len(failure.problems) - 12} more", file=sys.stderr)
+        print(f"  counterexample: {path}", file=sys.stderr)
+        print(f"  reproduce: {reproduce}", file=sys.stderr)
+    return 0 if ok else 1
+
+
+def register(commands) -> None:
+    fuzz = commands.add_parser(
+        "fuzz", help="check that every solver agrees, on generated games or on FILEs",
+        description="Without FILE: generate explicit trees and rule files (hypothesis, fixed "
+                    "seed) and check that every applicable solver and engine option gives the "
+                    "oracle's values and optimal actions, that renaming, reordering and affine "
+                    "changes of utilities behave, and that compiled equals interpreted. With "
+                    "FILEs: the same at positions reached by seeded random playouts of each "
+                    "game. A disagreement is shrunk and written as a .game file; exit status 1.",
+        epilog="Example: gdl fuzz --examples 2000 --seed 1 --workers 2")
+    fuzz.add_argument("files", nargs="*", metavar="FILE", help="rule files to fuzz (optional)")
+    fuzz.add_argument("--examples", type=int, default=200, metavar="N",
+                      help="generated games in all, or positions per FILE (default 200)")
+    fuzz.add_argument("--seed", type=int, default=0, metavar="S", help="random seed (default 0)")
+    fuzz.add_argument("--workers", type=int, default=1, metavar="N",
+                      help="processes; worker w uses seed S + w (default 1)")
+    fuzz.add_argument("--budget", type=int, default=2000, metavar="NODES",
+                      help="FILE mode: largest game tree solved in full at a position "
+                           "(default 2000 nodes)")
+    fuzz.add_argument("--target", action="append", choices=sorted(TARGET_WORDS),
+                      help="generated mode: only these kinds of game (repeatable)")
+    fuzz.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
+                      help="override a `param` of the FILEs")
+    fuzz.add_argument("--out", default=".", metavar="DIR",
+                      help="where counterexamples are written (default: the current directory)")
+    fuzz.add_argument("--json", action="store_true", help="one JSON document on stdout")
+    fuzz.set_defaults(run=cmd_fuzz)

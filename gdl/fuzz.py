@@ -1,0 +1,1158 @@
+"""Fuzzing solver agreement: the engine behind `gdl fuzz` and tests/test_agreement.py (it never
+prints).
+
+Every solver of gdl answers the same question in its own way, so on any game they must agree:
+the same value vector, the same *set* of optimal root actions (in declaration order), and a
+principal variation that starts with one of them and follows legal moves. This module
+
+* runs every solver (and every alpha-beta engine option) that applies to a game at a position,
+  and compares each with a small, obviously correct **oracle** (a memoised recursion: first best
+  action on ties, exact expectation at chance nodes; that is minimax, expectiminimax and max^n at
+  once), see ``compare_position``;
+* compares paranoid search with the oracle on ``ParanoidView`` (the game as one player against
+  the rest), on which every two-player solver is run as well;
+* checks claims the solvers make about their own work: Star1/Star2 visit no more nodes than
+  expectiminimax, max^n with shallow pruning no more than without;
+* checks **metamorphic** properties of rule files and trees: renaming every identifier, reordering
+  declarations, adding a constant to every utility or scaling them by a positive integer change
+  the values exactly as they should and the optimal actions not at all (``metamorphic_problems``);
+* compares the compiled backend (gdl.compile) with the reference interpreter, state by state
+  (``backend_problems``), when the compiler is there;
+* runs hypothesis programmatically, with a fixed seed and no example database, and returns the
+  shrunk counterexample (``run_property``); ``fuzz_generated`` and ``fuzz_file`` are what
+  `gdl fuzz` runs, with or without files.
+"""
+
+from __future__ import annotations
+
+import random as _random
+import time
+from dataclasses import dataclass, field, replace
+from fractions import Fraction
+from typing import Any, Callable, Iterable, Sequence
+
+from . import ast
+from .protocol import (CHANCE, CONSTANT_SUM, GENERAL_SUM, TERMINAL, ZERO_SUM, GameInfo,
+                       format_value)
+
+__all__ = ["Comparison", "Problem", "Summary", "compare_position", "oracle", "run_property",
+           "fuzz_generated", "fuzz_file", "metamorphic_problems", "backend_problems",
+           "rename_identifiers", "reorder_declarations", "affine_utilities", "tree_file",
+           "engine_options"]
+
+
+# ==== results ===================================================================================
+
+@dataclass(frozen=True)
+class Problem:
+    """One disagreement (or a broken claim, or a crash), in words."""
+    kind: str        # values | best_actions | pv | proven | claim | error | metamorphic | backend
+    solver: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"[{self.kind}] {self.solver}: {self.message}"
+
+
+@dataclass
+class Comparison:
+    """What was compared at one position: the solvers run and the problems found."""
+    solvers: list[str] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+
+    @property
+    def pairs(self) -> int:
+        return len(self.solvers)
+
+
+# ==== the oracle ================================================================================
+
+@dataclass(frozen=True)
+class Verdict:
+    values: tuple
+    best_actions: tuple        # actions (not names), declaration order
+    action_values: tuple       # (action, values) for every root action
+
+
+class Rooted:
+    """``game`` started from another state."""
+
+    def __init__(self, game: Any, root: Any):
+        self._game, self._root = game, root
+        self.info = game.info
+
+    def initial_state(self):
+        return self._root
+
+    def __getattr__(self, name: str):
+        return getattr(self._game, name)
+
+
+def oracle(game: Any, state: Any = None, depth: int | None = None) -> Verdict:
+    """The reference answer, by the plainest possible recursion (memoised on state and depth).
+
+    Decision nodes keep the first child (declaration order) best for the mover; chance nodes
+    average exactly; ``depth`` counts decision plies (chance nodes do not), and a non-terminal
+    state reached with no depth left is scored by ``game.evaluate``."""
+    import sys
+
+    root = game.initial_state() if state is None else state
+    memo: dict = {}
+
+    def value(s, left):
+        key = (s, left)
+        if key in memo:
+            return memo[key]
+        p = game.current_player(s)
+        if p == TERMINAL:
+            result = tuple(game.returns(s))
+        elif left is not None and left <= 0:
+            result = tuple(game.evaluate(s))
+        elif p == CHANCE:
+            total = None
+            for outcome, prob in game.chance_outcomes(s):
+                child = value(game.apply(s, outcome), left)
+                part = [Fraction(prob) * v for v in child]
+                total = part if total is None else [a + b for a, b in zip(total, part)]
+            result = tuple(_exact(v) for v in total)
+        else:
+            result = None
+            for action in game.legal_actions(s):
+                child = value(game.apply(s, action), None if left is None else left - 1)
+                if result is None or child[p] > result[p]:
+                    result = child
+        memo[key] = result
+        return result
+
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(old, 20_000))
+    try:
+        values = value(root, depth)
+        p = game.current_player(root)
+        if p < 0 or (depth is not None and depth <= 0):
+            return Verdict(values, (), ())
+        below = None if depth is None else depth - 1
+        children = tuple((a, value(game.apply(root, a), below)) for a in game.legal_actions(root))
+    finally:
+        sys.setrecursionlimit(old)
+    best = max(v[p] for _, v in children)
+    return Verdict(values, tuple(a for a, v in children if v[p] == best), children)
+
+
+def _exact(v):
+    v = Fraction(v)
+    return v.numerator if v.denominator == 1 else v
+
+
+# ==== running the solvers =======================================================================
+
+def engine_options(full: bool = False) -> list:
+    """The alpha-beta option sets a comparison runs: none, all of them, and all of them with a
+    table of two entries (so replacement happens all the time); with ``full``, also each
+    technique alone and a wider aspiration window. (Generated examples add one more set, drawn
+    by hypothesis, so every combination comes up over a run.)"""
+    from .solvers.alphabeta import SearchOptions
+
+    core = [SearchOptions(), SearchOptions.engine(), SearchOptions.engine(tt_size=2)]
+    if not full:
+        return core
+    return core + [
+        SearchOptions(tt=True),
+        SearchOptions(tt=True, tt_size=2),
+        SearchOptions(ordering=True),
+        SearchOptions(killers=True, history=True),
+        SearchOptions(iterative_deepening=True),
+        SearchOptions(iterative_deepening=True, aspiration=True),
+        SearchOptions(pvs=True),
+        SearchOptions(quiescence=True, quiescence_depth=1),
+        SearchOptions.engine(pvs=False, aspiration_window=3),
+    ]
+
+
+def options_label(options) -> str:
+    from .solvers.alphabeta import SearchOptions
+
+    default = SearchOptions()
+    changed = [f.name if getattr(options, f.name) is True else f"{f.name}={getattr(options, f.name)}"
+               for f in options.__dataclass_fields__.values()
+               if getattr(options, f.name) != getattr(default, f.name)]
+    return "alphabeta[" + ",".join(changed) + "]"
+
+
+def for_depth(options):
+    """The engine options that keep depth-limited values equal to plain minimax's: no table (a
+    deeper entry may answer a shallower question on a DAG) and no quiescence (it searches on)."""
+    return replace(options, tt=False, quiescence=False)
+
+
+def _solver_calls(info: GameInfo, depth: int | None, options: Sequence) -> list[tuple[str, Callable]]:
+    """(label, function of a game) for every solver that applies to a game with this info."""
+    from . import solvers
+    from .solvers.alphabeta import alphabeta
+
+    calls: list[tuple[str, Callable]] = []
+    two = info.num_players == 2 and info.is_constant_sum
+    if two and not info.has_chance:
+        calls.append(("minimax", lambda g: solvers.solve(g, "minimax", depth=depth)))
+        if depth is None or depth >= 1:
+            seen = set()
+            for opts in options:
+                opts = opts if depth is None else for_depth(opts)
+                if opts in seen:
+                    continue
+                seen.add(opts)
+                calls.append((options_label(opts),
+                              lambda g, o=opts: alphabeta(g, depth=depth, options=o)))
+    if two:
+        calls.append(("expectiminimax", lambda g: solvers.solve(g, "expectiminimax", depth=depth)))
+        if info.utility_bounds is not None:
+            calls.append(("star1", lambda g: solvers.solve(g, "star1", depth=depth)))
+            calls.append(("star2", lambda g: solvers.solve(g, "star2", depth=depth)))
+    calls.append(("maxn", lambda g: solvers.solve(g, "maxn", depth=depth, shallow_pruning=False)))
+    if solvers.shallow_pruning_applies(info):
+        calls.append(("maxn[shallow]",
+                      lambda g: solvers.solve(g, "maxn", depth=depth, shallow_pruning=True)))
+    return calls
+
+
+def _names(game, actions) -> tuple[str, ...]:
+    return tuple(game.action_name(a) for a in actions)
+
+
+def _show(values) -> str:
+    return "(" + ", ".join(format_value(v) for v in values) + ")"
+
+
+def _check_pv(game, root, result, label: str, problems: list[Problem]) -> None:
+    """The principal variation starts with an optimal action and follows legal moves."""
+    pv = tuple(result.pv)
+    if game.current_player(root) >= 0 and result.best_actions:
+        if not pv:
+            problems.append(Problem("pv", label, "empty principal variation at a decision node"))
+            return
+        if pv[0] not in result.best_actions:
+            problems.append(Problem("pv", label, f"principal variation starts with "
+                                    f"{game.action_name(pv[0])}, not an optimal action"))
+    state = root
+    for action in pv:
+        player = game.current_player(state)
+        if player == TERMINAL:
+            problems.append(Problem("pv", label, "principal variation goes past the end"))
+            return
+        legal = ([a for a, _ in game.chance_outcomes(state)] if player == CHANCE
+                 else list(game.legal_actions(state)))
+        if action not in legal:
+            problems.append(Problem("pv", label, f"principal variation plays "
+                                    f"{game.action_name(action)!r}, not legal there"))
+            return
+        state = game.apply(state, action)
+
+
+def compare_position(game: Any, state: Any = None, depth: int | None = None,
+                     options: Sequence | None = None, reference_game: Any = None,
+                     views: bool = True, claims: bool = True,
+                     reference_state: Any = None) -> Comparison:
+    """Run every applicable solver on ``game`` from ``state`` (default: the initial state) and
+    compare each with the oracle, which runs on ``reference_game`` (default ``game``; give the
+    interpreted game to compare a compiled one with it). ``options``: the alpha-beta option sets
+    (default ``engine_options()``); ``reference_state`` is the position in ``reference_game``
+    (default: ``state``). With ``views``, paranoid search is compared with the oracle on
+    each player's ``ParanoidView``, and for games alpha-beta cannot take directly (more players,
+    general-sum) the two-player solvers run on those views too."""
+    from .solvers.paranoid import ParanoidView, paranoid
+
+    options = engine_options() if options is None else options
+    root = game.initial_state() if state is None else state
+    reference = reference_game if reference_game is not None else game
+    reference_root = root if reference_state is None else reference_state
+    comparison = Comparison()
+    problems = comparison.problems
+    info = game.info
+    truth = oracle(reference, reference_root, depth)
+    truth_best = _names(reference, truth.best_actions)
+    rooted = Rooted(game, root)
+    nodes: dict[str, int] = {}
+
+    def run(label: str, call: Callable, target, expected: Verdict, expected_best: tuple) -> Any:
+        comparison.solvers.append(label)
+        try:
+            result = call(target)
+        except Exception as error:  # noqa: BLE001 -- a crash is a finding, whatever it is
+            problems.append(Problem("error", label, f"{type(error).__name__}: {error}"))
+            return None
+        nodes[label] = result.stats.nodes
+        if tuple(result.values) != tuple(expected.values):
+            problems.append(Problem("values", label, f"value {_show(result.values)}, "
+                                    f"the oracle says {_show(expected.values)}"))
+        best = _names(target, result.best_actions)
+        if best != expected_best:
+            problems.append(Problem("best_actions", label, f"optimal actions {list(best)}, "
+                                    f"the oracle says {list(expected_best)}"))
+        if depth is None and not result.proven:
+            problems.append(Problem("proven", label, "a full-depth result marked not proven"))
+        _check_pv(target, target.initial_state(), result, label, problems)
+        return result
+
+    for label, call in _solver_calls(info, depth, options):
+        run(label, call, rooted, truth, truth_best)
+
+    if claims:
+        for fast in ("star1", "star2"):
+            if fast in nodes and "expectiminimax" in nodes and nodes[fast] > nodes["expectiminimax"]:
+                problems.append(Problem("claim", fast, f"visited {nodes[fast]} nodes, more than "
+                                        f"expectiminimax's {nodes['expectiminimax']}"))
+        if "maxn[shallow]" in nodes and nodes["maxn[shallow]"] > nodes["maxn"]:
+            problems.append(Problem("claim", "maxn[shallow]", f"visited {nodes['maxn[shallow]']} "
+                                    f"nodes, more than plain max^n's {nodes['maxn']}"))
+
+    if views and info.num_players >= 2:
+        two = info.num_players == 2 and info.is_constant_sum
+        for player in range(info.num_players):
+            view = ParanoidView(rooted, player)
+            view_truth = oracle(ParanoidView(Rooted(reference, reference_root), player), None,
+                                depth)
+            view_best = _names(reference, view_truth.best_actions)
+            if not info.has_chance:
+                label = f"paranoid[{info.players[player]}]"
+                comparison.solvers.append(label)
+                try:
+                    result = paranoid(rooted, player, depth=depth)
+                except Exception as error:  # noqa: BLE001
+                    problems.append(Problem("error", label, f"{type(error).__name__}: {error}"))
+                else:
+                    guaranteed = result.extra.get("paranoid_value")
+                    if guaranteed != view_truth.values[0]:
+                        problems.append(Problem("values", label, f"guarantees "
+                                                f"{format_value(guaranteed)}, the oracle on the "
+                                                f"view says {format_value(view_truth.values[0])}"))
+                    best = _names(game, result.best_actions)
+                    if best != view_best:
+                        problems.append(Problem("best_actions", label, f"optimal actions "
+                                                f"{list(best)}, the oracle on the view says "
+                                                f"{list(view_best)}"))
+                    if depth is None and result.values[player] != guaranteed:
+                        problems.append(Problem("pv", label, f"the principal variation ends at "
+                                                f"{_show(result.values)}, not at the guaranteed "
+                                                f"{format_value(guaranteed)}"))
+                    _check_pv(rooted, root, result, label, problems)
+            if not two:
+                for label, call in _solver_calls(view.info, depth, options):
+                    if label.startswith("maxn"):
+                        continue
+                    run(f"{label} on paranoid view of {info.players[player]}", call, view,
+                        view_truth, view_best)
+    return comparison
+
+
+# ==== metamorphic properties ====================================================================
+
+def _map_tree(node: Any, fn: Callable[[Any], Any | None]) -> Any:
+    """Rebuild a syntax tree bottom-up; ``fn(node)`` may return a replacement (or None)."""
+    if isinstance(node, tuple):
+        return tuple(_map_tree(item, fn) for item in node)
+    if hasattr(node, "__dataclass_fields__") and not isinstance(node, ast.Span):
+        changes = {name: _map_tree(getattr(node, name), fn)
+                   for name in node.__dataclass_fields__ if name != "span"}
+        node = replace(node, **changes)
+        replacement = fn(node)
+        return node if replacement is None else replacement
+    return node
+
+
+_BUILTINS = {"abs", "min", "max"}
+
+
+def rename_identifiers(tree: ast.GameFile, seed: int = 0) -> tuple[ast.GameFile, dict[str, str]]:
+    """Every identifier (players, symbols, variables, constants, parameters, definitions and
+    their parameters, actions and their parameters, bound and random names, tree labels) renamed
+    by one bijection to ``n0``, ``n1``, ... in a shuffled order. Returns the tree and the map."""
+    names: list[str] = []
+
+    def collect(node):
+        if isinstance(node, (ast.Ident, ast.Name)) and node.name not in _BUILTINS:
+            if node.name not in names:
+                names.append(node.name)
+        elif isinstance(node, ast.DisplayDecl):
+            for key, _ in node.glyphs:
+                if isinstance(key, str) and key not in names:
+                    names.append(key)
+        return None
+
+    _map_tree(tree, collect)
+    order = list(range(len(names)))
+    _random.Random(seed).shuffle(order)
+    mapping = {name: f"n{order[i]}" for i, name in enumerate(names)}
+
+    def rename(node):
+        if isinstance(node, ast.Ident) and node.name in mapping:
+            return ast.Ident(mapping[node.name], node.span)
+        if isinstance(node, ast.Name) and node.name in mapping:
+            return ast.Name(mapping[node.name], node.span)
+        if isinstance(node, ast.DisplayDecl):
+            return replace(node, glyphs=tuple((mapping.get(k, k) if isinstance(k, str) else k, g)
+                                              for k, g in node.glyphs))
+        return None
+
+    return _map_tree(tree, rename), mapping
+
+
+def reorder_declarations(tree: ast.GameFile, seed: int = 0, actions: bool = True) -> ast.GameFile:
+    """The declarations shuffled, except that ``param``/``const`` keep their relative order (one
+    may use another) and, unless ``actions``, so do the actions (their order breaks ties)."""
+    decls = list(tree.declarations)
+    rng = _random.Random(seed)
+    order = list(range(len(decls)))
+    rng.shuffle(order)
+    shuffled = [decls[i] for i in order]
+    for kinds in [(ast.ParamDecl, ast.ConstDecl)] + ([] if actions else [(ast.ActionDecl,)]):
+        slots = [i for i, d in enumerate(shuffled) if isinstance(d, kinds)]
+        originals = [d for d in decls if isinstance(d, kinds)]
+        for slot, decl in zip(slots, originals):
+            shuffled[slot] = decl
+    return ast.GameFile(tuple(shuffled), tree.span)
+
+
+def affine_utilities(tree: ast.GameFile, add: int = 0, scale: int = 1) -> ast.GameFile:
+    """Every utility and evaluation ``u`` becomes ``scale * u + add`` (``scale`` > 0), the sum
+    declaration and the utility bounds following: zero-sum with ``add != 0`` becomes
+    constant-sum ``n * add``."""
+    if scale < 1:
+        raise ValueError("scale must be a positive integer")
+    players = next((len(d.players) for d in tree.declarations
+                    if isinstance(d, ast.PlayersDecl)), 0)
+
+    def affine(e: ast.Expr) -> ast.Expr:
+        if scale != 1:
+            e = ast.Binary("*", ast.IntLit(scale), e)
+        if add:
+            e = ast.Binary("+", e, ast.IntLit(add))
+        return e
+
+    out = []
+    for d in tree.declarations:
+        if isinstance(d, (ast.UtilityDecl, ast.EvaluateDecl)):
+            d = replace(d, value=affine(d.value))
+        elif isinstance(d, ast.SumDecl):
+            total = scale * d.total + players * add
+            d = ast.SumDecl("zero-sum" if total == 0 else "constant-sum", total, d.span)
+        elif isinstance(d, ast.UtilityBoundsDecl):
+            d = ast.UtilityBoundsDecl(ast.RangeDomain(affine(d.bounds.low), affine(d.bounds.high)),
+                                      d.span)
+        elif isinstance(d, ast.TreeDecl):
+            d = ast.TreeDecl(_map_tree(d.root, lambda n: ast.TreeLeaf(
+                tuple(scale * v + add for v in n.values), n.span)
+                if isinstance(n, ast.TreeLeaf) else None), d.span)
+        out.append(d)
+    return ast.GameFile(tuple(out), tree.span)
+
+
+def _load_tree(tree: ast.GameFile, backend: str = "interpret"):
+    import gdl
+    from .format import format_file
+
+    return gdl.loads(format_file(tree), "<transformed>", backend=backend)
+
+
+def metamorphic_problems(tree: ast.GameFile, game: Any = None, seed: int = 0,
+                         backend: str = "interpret") -> tuple[list[Problem], int]:
+    """Check renaming, reordering and affine changes of utilities on a rule file (or a tree
+    file). Returns the problems and the number of comparisons made."""
+    from .solvers import solve
+
+    game = game if game is not None else _load_tree(tree, backend)
+    info = game.info
+    truth = oracle(game)
+    problems: list[Problem] = []
+    count = 0
+    rng = _random.Random(seed)
+
+    def against(label: str, other: Any, expect_values: tuple, expect_best: Sequence,
+                by_name: bool) -> None:
+        nonlocal count
+        for name, answer in (("oracle", lambda: oracle(other)), ("auto", lambda: solve(other))):
+            count += 1
+            try:
+                result = answer()
+            except Exception as error:  # noqa: BLE001
+                problems.append(Problem("metamorphic", f"{name} after {label}",
+                                        f"{type(error).__name__}: {error}"))
+                continue
+            if tuple(result.values) != tuple(expect_values):
+                problems.append(Problem("metamorphic", f"{name} after {label}",
+                                        f"value {_show(result.values)}, expected "
+                                        f"{_show(expect_values)}"))
+            got = result.best_actions
+            want = tuple(expect_best)
+            if by_name:
+                got, want = sorted(_names(other, got)), sorted(want)
+            if tuple(got) != tuple(want):
+                problems.append(Problem("metamorphic", f"{name} after {label}",
+                                        f"optimal actions {list(got)}, expected {list(want)}"))
+
+    renamed, _ = rename_identifiers(tree, rng.randrange(1 << 30))
+    against("renaming every identifier", _load_tree(renamed, backend), truth.values,
+            truth.best_actions, False)
+    ties_matter = not (info.num_players == 2 and info.is_constant_sum)
+    reordered = reorder_declarations(tree, rng.randrange(1 << 30), actions=not ties_matter)
+    against("reordering declarations", _load_tree(reordered, backend), truth.values,
+            _names(game, truth.best_actions), True)
+    add, scale = rng.choice([(3, 1), (-2, 1), (0, 2), (1, 3)])
+    shifted = affine_utilities(tree, add, scale)
+    against(f"utilities * {scale} + {add}", _load_tree(shifted, backend),
+            tuple(scale * v + add for v in truth.values), truth.best_actions, False)
+    return problems, count
+
+
+# ==== compiled against interpreted ==============================================================
+
+def have_compiler() -> bool:
+    try:
+        import gdl
+
+        return "compile" in getattr(gdl, "BACKENDS", ())
+    except ImportError:  # pragma: no cover
+        return False
+
+
+def backend_problems(compiled: Any, interpreted: Any, limit: int = 5000
+                     ) -> tuple[list[Problem], int]:
+    """Walk the reachable states of both games in step (by action name) and compare what the
+    protocol says at each: player to move, legal actions (names, in order), chance outcomes and
+    probabilities, returns, evaluations, the states themselves. Returns (problems, states)."""
+    problems: list[Problem] = []
+    stack = [(compiled.initial_state(), interpreted.initial_state(), ())]
+    seen = set()
+    count = 0
+    has_eval = interpreted.info.has_evaluate
+
+    def differ(what: str, path, a, b) -> None:
+        where = " ".join(path) or "the root"
+        problems.append(Problem("backend", "compile", f"{what} after {where}: compiled {a!r}, "
+                                f"interpreted {b!r}"))
+
+    while stack and count < limit and not problems:
+        sc, si, path = stack.pop()
+        if si in seen:
+            continue
+        seen.add(si)
+        count += 1
+        try:
+            if sc != si:
+                differ("state", path, sc, si)
+                break
+            pc, pi = compiled.current_player(sc), interpreted.current_player(si)
+            if pc != pi:
+                differ("player to move", path, pc, pi)
+                break
+            if pi == TERMINAL:
+                if tuple(compiled.returns(sc)) != tuple(interpreted.returns(si)):
+                    differ("returns", path, compiled.returns(sc), interpreted.returns(si))
+                continue
+            if has_eval and tuple(compiled.evaluate(sc)) != tuple(interpreted.evaluate(si)):
+                differ("evaluate", path, compiled.evaluate(sc), interpreted.evaluate(si))
+            if pi == CHANCE:
+                oc = [(compiled.action_name(a), p) for a, p in compiled.chance_outcomes(sc)]
+                oi = [(interpreted.action_name(a), p) for a, p in interpreted.chance_outcomes(si)]
+                if oc != oi:
+                    differ("chance outcomes", path, oc, oi)
+                    break
+                moves = list(zip([a for a, _ in compiled.chance_outcomes(sc)],
+                                 [a for a, _ in interpreted.chance_outcomes(si)]))
+            else:
+                ac = list(compiled.legal_actions(sc))
+                ai = list(interpreted.legal_actions(si))
+                if _names(compiled, ac) != _names(interpreted, ai):
+                    differ("legal actions", path, _names(compiled, ac), _names(interpreted, ai))
+                    break
+                moves = list(zip(ac, ai))
+            for a, b in reversed(moves):
+                stack.append((compiled.apply(sc, a), interpreted.apply(si, b),
+                              path + (interpreted.action_name(b),)))
+        except Exception as error:  # noqa: BLE001 -- both must fail alike; one failing is a finding
+            kinds = []
+            for game, state in ((compiled, sc), (interpreted, si)):
+                try:
+                    game.current_player(state)
+                    kinds.append(None)
+                except Exception as other:  # noqa: BLE001
+                    kinds.append(type(other).__name__)
+            problems.append(Problem("backend", "compile", f"{type(error).__name__}: {error} "
+                                    f"after {' '.join(path) or 'the root'}"))
+    return problems, count
+
+
+# ==== explicit trees ============================================================================
+
+def tree_file(root: Any, players: Sequence[str], sum_kind: str = GENERAL_SUM,
+              total: Any = None, title: str = "fuzz counterexample") -> ast.GameFile:
+    """A ``gdl.tree`` tree as a rule file with a ``tree`` declaration (so the formatter can
+    print it). With a zero-sum or constant-sum declaration, two-player leaves are one number."""
+    from .tree import Chance, Decision, Leaf
+
+    one_number = len(players) == 2 and sum_kind in (ZERO_SUM, CONSTANT_SUM)
+
+    def convert(node):
+        if isinstance(node, Leaf):
+            values = node.values[:1] if one_number else node.values
+            return ast.TreeLeaf(tuple(Fraction(v) for v in values))
+        if isinstance(node, Decision):
+            return ast.TreeDecision(ast.Ident(players[node.player]),
+                                    tuple((ast.Ident(label), convert(child))
+                                          for label, child in node.children))
+        assert isinstance(node, Chance)
+        return ast.TreeChance(tuple(ast.ChanceEdge(ast.Ident(label), Fraction(p), convert(child))
+                                    for label, p, child in node.children))
+
+    decls: list = [ast.GameDecl(title), ast.PlayersDecl(tuple(ast.Ident(p) for p in players)),
+                   ast.TreeDecl(convert(root))]
+    if sum_kind == ZERO_SUM:
+        decls.append(ast.SumDecl("zero-sum", 0))
+    elif sum_kind == CONSTANT_SUM:
+        decls.append(ast.SumDecl("constant-sum", int(total)))
+    return ast.GameFile(tuple(decls))
+
+
+def tree_metamorphic_problems(game: Any, seed: int = 0) -> tuple[list[Problem], int]:
+    """Relabel every edge, permute children (two-player constant-sum trees only: elsewhere the
+    first-best tie rule makes the order matter), and apply an affine change to every leaf."""
+    from .strategies import GeneratedTree
+    from .tree import Chance, Decision, Leaf, tree_info
+
+    rng = _random.Random(seed)
+    info = game.info
+    truth = oracle(game)
+    problems: list[Problem] = []
+    count = 0
+
+    def rebuild(node, leaf=lambda v: v, label=lambda s: s, shuffle=False):
+        if isinstance(node, Leaf):
+            return Leaf(tuple(leaf(v) for v in node.values))
+        if isinstance(node, Decision):
+            kids = [(label(l), rebuild(c, leaf, label, shuffle)) for l, c in node.children]
+            if shuffle:
+                rng.shuffle(kids)
+            return Decision(node.player, tuple(kids))
+        kids = [(label(l), p, rebuild(c, leaf, label, shuffle)) for l, p, c in node.children]
+        if shuffle:
+            rng.shuffle(kids)
+        return Chance(tuple(kids))
+
+    def make(root, sum_kind=info.sum_kind, total=info.utility_sum):
+        return GeneratedTree(root, tree_info("transformed", info.players, root, sum_kind, total))
+
+    def check(label, other, values, best):
+        nonlocal count
+        count += 1
+        result = compare_position(other, views=False, claims=False, options=engine_options())
+        got = oracle(other)
+        if tuple(got.values) != tuple(values):
+            problems.append(Problem("metamorphic", f"oracle after {label}",
+                                    f"value {_show(got.values)}, expected {_show(values)}"))
+        if sorted(_names(other, got.best_actions)) != sorted(best):
+            problems.append(Problem("metamorphic", f"oracle after {label}",
+                                    f"optimal actions {_names(other, got.best_actions)}, "
+                                    f"expected {sorted(best)}"))
+        for p in result.problems:
+            problems.append(Problem("metamorphic", f"{p.solver} after {label}", p.message))
+        count += result.pairs
+
+    best = _names(game, truth.best_actions)
+    check("relabelling every edge", make(rebuild(game.root, label=lambda s: "r" + s)),
+          truth.values, ["r" + b for b in best])
+    if info.num_players == 2 and info.is_constant_sum:
+        check("permuting children", make(rebuild(game.root, shuffle=True)), truth.values, best)
+    add, scale = rng.choice([(3, 1), (-2, 1), (0, 2), (1, 3)])
+    n = info.num_players
+    kind, total = info.sum_kind, info.utility_sum
+    if kind == ZERO_SUM and add:
+        kind, total = CONSTANT_SUM, n * add
+    elif kind == CONSTANT_SUM:
+        total = scale * total + n * add
+        if total == 0:
+            kind, total = ZERO_SUM, None
+    shifted = make(rebuild(game.root, leaf=lambda v: scale * v + add), kind, total)
+    check(f"leaves * {scale} + {add}", shifted, tuple(scale * v + add for v in truth.values), best)
+    return problems, count
+
+
+# ==== hypothesis, run programmatically ==========================================================
+
+class _Found(Exception):
+    def __init__(self, example: Any, problems: list[Problem]):
+        super().__init__("; ".join(map(str, problems[:3])))
+        self.example, self.problems = example, problems
+
+
+@dataclass
+class PropertyOutcome:
+    examples: int                       # examples checked (before any shrinking)
+    first_failure: int | None           # 1-based number of the first failing example
+    example: Any = None                 # the shrunk counterexample
+    problems: list[Problem] = field(default_factory=list)
+    work: dict[str, int] = field(default_factory=dict)
+
+
+def run_property(strategy: Any, check: Callable[[Any], list[Problem]], *, examples: int,
+                 seed: int, shrink: bool = True) -> PropertyOutcome:
+    """Run ``check`` on ``examples`` examples drawn from ``strategy`` by hypothesis with a fixed
+    seed and no database (so the same call finds the same thing). On the first failure hypothesis
+    shrinks it; the outcome holds the minimal example and what was wrong with it."""
+    from hypothesis import HealthCheck, Phase, Verbosity, given, settings
+    from hypothesis import seed as fixed_seed
+
+    outcome = PropertyOutcome(examples=0, first_failure=None)
+
+    @settings(max_examples=examples, database=None, deadline=None, derandomize=False,
+              suppress_health_check=list(HealthCheck), verbosity=Verbosity.quiet,
+              phases=[Phase.generate, Phase.shrink] if shrink else [Phase.generate],
+              report_multiple_bugs=False)
+    @fixed_seed(seed)
+    @given(strategy)
+    def prop(example):
+        if outcome.first_failure is None:
+            outcome.examples += 1
+        problems = check(example)
+        if problems:
+            if outcome.first_failure is None:
+                outcome.first_failure = outcome.examples
+            raise _Found(example, problems)
+
+    try:
+        prop()
+    except _Found as found:
+        outcome.example, outcome.problems = found.example, found.problems
+    return outcome
+
+
+# ==== what `gdl fuzz` runs ======================================================================
+
+@dataclass
+class Failure:
+    target: str
+    seed: int
+    problems: list[Problem]
+    text: str                 # the counterexample as a rule file
+    first_failure: int | None = None
+    position: tuple[str, ...] = ()   # moves from the initial state (file mode)
+    depth: int | None = None
+
+
+@dataclass
+class TargetReport:
+    name: str
+    examples: int = 0
+    games: int = 0
+    positions: int = 0
+    comparisons: int = 0      # solver runs compared with the oracle (solver pairs)
+    metamorphic: int = 0      # comparisons after renaming / reordering / affine changes
+    backend_states: int = 0   # states where compiled and interpreted were compared
+    depth_limited: int = 0
+    skipped: int = 0          # positions too big to solve within the node budget
+    solvers: set = field(default_factory=set)
+    seconds: float = 0.0
+
+    def merge(self, other: "TargetReport") -> None:
+        for name in ("examples", "games", "positions", "comparisons", "metamorphic",
+                     "backend_states", "depth_limited", "skipped", "seconds"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.solvers |= other.solvers
+
+
+@dataclass
+class Summary:
+    seed: int
+    examples: int
+    workers: int = 1
+    targets: dict[str, TargetReport] = field(default_factory=dict)
+    failures: list[Failure] = field(default_factory=list)
+    seconds: float = 0.0
+
+    def merge(self, other: "Summary") -> None:
+        for name, report in other.targets.items():
+            self.targets.setdefault(name, TargetReport(name)).merge(report)
+        self.failures.extend(other.failures)
+
+    @property
+    def ok(self) -> bool:
+        return not self.failures
+
+
+def _tree_targets() -> dict[str, Any]:
+    from hypothesis import strategies as st
+
+    from .strategies import trees
+
+    return {
+        "trees, two players": st.one_of(
+            trees(players=2, sum_kind=ZERO_SUM),
+            trees(players=2, sum_kind=ZERO_SUM, alternating=True, max_depth=5,
+                  values=range(-2, 3)),
+            trees(players=2, sum_kind=CONSTANT_SUM, total=4)),
+        "trees with chance": st.one_of(
+            trees(players=2, chance=True, sum_kind=ZERO_SUM),
+            trees(players=2, chance=True, sum_kind=CONSTANT_SUM, total=3),
+            trees(players=3, chance=True, sum_kind=GENERAL_SUM, max_depth=3)),
+        "trees, three players": st.one_of(
+            trees(players=3, sum_kind=GENERAL_SUM),
+            trees(players=3, sum_kind=CONSTANT_SUM, total=6),
+            trees(players=3, sum_kind=ZERO_SUM, alternating=True)),
+    }
+
+
+TARGET_SHARES = {"trees, two players": 3, "trees with chance": 2, "trees, three players": 2,
+                 "rule files": 3}
+
+
+def _option_sets():
+    from hypothesis import strategies as st
+
+    from .solvers.alphabeta import SearchOptions
+
+    return st.builds(SearchOptions, tt=st.booleans(), tt_size=st.sampled_from([2, 4, 64, 1 << 12]),
+                     ordering=st.booleans(), killers=st.booleans(), history=st.booleans(),
+                     iterative_deepening=st.booleans(), aspiration=st.booleans(),
+                     aspiration_window=st.sampled_from([None, 1, 2]), pvs=st.booleans(),
+                     quiescence=st.booleans(), quiescence_depth=st.integers(0, 2))
+
+
+def check_tree_example(example: tuple, report: TargetReport | None = None) -> list[Problem]:
+    """Solver agreement and metamorphic properties on a generated tree (with one extra set of
+    engine options drawn by hypothesis)."""
+    game, options = example
+    report = report if report is not None else TargetReport("trees")
+    comparison = compare_position(game, options=engine_options() + [options])
+    report.games += 1
+    report.positions += 1
+    report.comparisons += comparison.pairs
+    report.solvers.update(_solver_family(s) for s in comparison.solvers)
+    problems = list(comparison.problems)
+    if not problems:
+        more, count = tree_metamorphic_problems(game, seed=len(repr(game)))
+        problems += more
+        report.metamorphic += count
+    return problems
+
+
+def check_rules_example(example: tuple, report: TargetReport | None = None,
+                        metamorphic: bool = True, backends: bool = True) -> list[Problem]:
+    """On a generated rule file: every solver against the oracle (the solvers play the compiled
+    game when there is a compiler, the oracle the interpreted one), at full depth and, when the
+    game has an evaluation, at a depth limit; compiled against interpreted state by state; and
+    the metamorphic properties."""
+    rules, options, depth = example
+    report = report if report is not None else TargetReport("rule files")
+    problems: list[Problem] = []
+    try:
+        interpreted = rules.load("interpret")
+    except Exception as error:  # noqa: BLE001 -- generated games are valid by construction
+        return [Problem("error", "interpret", f"building the game failed: "
+                        f"{type(error).__name__}: {error}")]
+    game = interpreted
+    if backends and have_compiler():
+        try:
+            game = rules.load("compile")
+        except Exception as error:  # noqa: BLE001
+            return [Problem("backend", "compile", f"building the compiled game failed: "
+                            f"{type(error).__name__}: {error}")]
+    report.games += 1
+    if game is not interpreted:
+        more, states = backend_problems(game, interpreted)
+        problems += more
+        report.backend_states += states
+        if more:
+            return problems
+    limits = [None] + ([depth] if interpreted.info.has_evaluate else [])
+    for limit in limits:
+        comparison = compare_position(game, depth=limit, options=engine_options() + [options],
+                                      reference_game=interpreted)
+        report.positions += 1
+        report.depth_limited += limit is not None
+        report.comparisons += comparison.pairs
+        report.solvers.update(_solver_family(s) for s in comparison.solvers)
+        problems += comparison.problems
+    if metamorphic and not problems:
+        more, count = metamorphic_problems(rules.tree, interpreted, seed=len(rules.text))
+        problems += more
+        report.metamorphic += count
+    return problems
+
+
+def _solver_family(label: str) -> str:
+    label = label.split(" on ")[0]
+    return "alphabeta" if label.startswith("alphabeta[") else label
+
+
+def _failure_text(target: str, example: Any) -> str:
+    if target == "rule files":
+        return example[0].text
+    from .format import format_file
+
+    game = example[0]
+    info = game.info
+    return format_file(tree_file(game.root, info.players, info.sum_kind, info.utility_sum))
+
+
+def _run_targets(examples: int, seed: int, targets: Sequence[str]) -> Summary:
+    from hypothesis import strategies as st
+
+    from .strategies import rule_games
+
+    summary = Summary(seed=seed, examples=examples)
+    strategies = _tree_targets()
+    shares = {name: TARGET_SHARES[name] for name in targets}
+    whole = sum(shares.values())
+    left = examples
+    for i, name in enumerate(targets):
+        count = left if i == len(targets) - 1 else examples * shares[name] // whole
+        left -= count
+        report = TargetReport(name)
+        summary.targets[name] = report
+        if count <= 0:
+            continue
+        started = time.perf_counter()
+        if name == "rule files":
+            strategy = st.tuples(rule_games(), _option_sets(), st.integers(0, 3))
+            check = check_rules_example
+        else:
+            strategy = st.tuples(strategies[name], _option_sets())
+            check = check_tree_example
+        failing = []
+
+        def counted(example, check=check, report=report, failing=failing):
+            # the work done while shrinking is not counted
+            problems = check(example, TargetReport(name) if failing else report)
+            if problems:
+                failing.append(True)
+            return problems
+
+        outcome = run_property(strategy, counted, examples=count, seed=seed)
+        report.examples += outcome.examples
+        report.seconds += time.perf_counter() - started
+        if outcome.problems:
+            summary.failures.append(Failure(name, seed, outcome.problems,
+                                            _failure_text(name, outcome.example),
+                                            outcome.first_failure))
+    return summary
+
+
+def fuzz_generated(examples: int = 200, seed: int = 0, workers: int = 1,
+                   targets: Sequence[str] | None = None) -> Summary:
+    """Fuzz generated games: explicit trees (two players, chance, three players) and rule files,
+    ``examples`` in all, shared among the targets. With ``workers`` > 1 the examples are split
+    among that many processes, worker ``w`` using seed ``seed + w``."""
+    targets = list(TARGET_SHARES) if targets is None else list(targets)
+    started = time.perf_counter()
+    jobs = _split(examples, workers)
+    summary = Summary(seed=seed, examples=examples, workers=workers)
+    for part in _map(_run_targets, [(count, seed + w, targets) for w, count in enumerate(jobs)],
+                     workers):
+        summary.merge(part)
+    summary.seconds = time.perf_counter() - started
+    return summary
+
+
+def _split(total: int, parts: int) -> list[int]:
+    parts = max(1, parts)
+    return [total // parts + (1 if i < total % parts else 0) for i in range(parts)]
+
+
+def _map(fn: Callable, argument_lists: list[tuple], workers: int) -> list:
+    if workers <= 1 or len(argument_lists) <= 1:
+        return [fn(*args) for args in argument_lists]
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+        futures = [pool.submit(fn, *args) for args in argument_lists]
+        return [future.result() for future in futures]
+
+
+# ---- the user's own games -----------------------------------------------------------------------
+
+def count_nodes(game: Any, state: Any, limit: int, depth: int | None = None) -> int | None:
+    """Nodes of the game tree below ``state`` (to ``depth`` decision plies), or None if more
+    than ``limit``."""
+    count = 0
+    stack = [(state, depth)]
+    while stack:
+        s, left = stack.pop()
+        count += 1
+        if count > limit:
+            return None
+        p = game.current_player(s)
+        if p == TERMINAL or (left is not None and left <= 0):
+            continue
+        if p == CHANCE:
+            stack.extend((game.apply(s, o), left) for o, _ in game.chance_outcomes(s))
+        else:
+            below = None if left is None else left - 1
+            stack.extend((game.apply(s, a), below) for a in game.legal_actions(s))
+    return count
+
+
+def count_states(game: Any, state: Any, limit: int) -> int | None:
+    """Distinct states reachable from ``state``, or None if more than ``limit``."""
+    seen = {state}
+    stack = [state]
+    while stack:
+        s = stack.pop()
+        p = game.current_player(s)
+        if p == TERMINAL:
+            continue
+        moves = ([o for o, _ in game.chance_outcomes(s)] if p == CHANCE
+                 else game.legal_actions(s))
+        for m in moves:
+            child = game.apply(s, m)
+            if child not in seen:
+                seen.add(child)
+                if len(seen) > limit:
+                    return None
+                stack.append(child)
+    return len(seen)
+
+
+def playout(game: Any, rng: _random.Random, max_plies: int = 400) -> list[str]:
+    """A random game from the start, as action names: uniform among legal actions, chance by
+    its probabilities."""
+    state = game.initial_state()
+    path: list[str] = []
+    while len(path) < max_plies:
+        p = game.current_player(state)
+        if p == TERMINAL:
+            break
+        if p == CHANCE:
+            outcomes = list(game.chance_outcomes(state))
+            pick = rng.random() * float(sum(q for _, q in outcomes))
+            action = outcomes[-1][0]
+            for outcome, q in outcomes:
+                pick -= float(q)
+                if pick < 0:
+                    action = outcome
+                    break
+        else:
+            action = rng.choice(list(game.legal_actions(state)))
+        path.append(game.action_name(action))
+        state = game.apply(state, action)
+    return path
+
+
+def replay(game: Any, names: Sequence[str]) -> Any:
+    state = game.initial_state()
+    for name in names:
+        p = game.current_player(state)
+        moves = ([o for o, _ in game.chance_outcomes(state)] if p == CHANCE
+                 else game.legal_actions(state))
+        by_name = {game.action_name(m): m for m in moves}
+        state = game.apply(state, by_name[name])
+    return state
+
+
+def _fuzz_file_part(path: str, params: dict | None, examples: int, seed: int, budget: int,
+                    include_root: bool) -> Summary:
+    import gdl
+    from .format import format_text
+    from .parse import parse
+
+    summary = Summary(seed=seed, examples=examples)
+    report = summary.targets.setdefault(path, TargetReport(path))
+    started = time.perf_counter()
+    text = open(path, encoding="utf-8").read()
+    interpreted = gdl.loads(text, path, params, backend="interpret")  # a GdlError is the user's
+
+    def fail(problems, moves=(), depth=None):
+        summary.failures.append(Failure(path, seed, problems, format_text(text, path),
+                                        position=tuple(moves), depth=depth))
+
+    game = interpreted
+    if have_compiler():
+        try:
+            game = gdl.loads(text, path, params, backend="compile")
+        except Exception as error:  # noqa: BLE001 -- the interpreter took it: a compiler bug
+            fail([Problem("backend", "compile", f"building the compiled game failed: "
+                          f"{type(error).__name__}: {error}")])
+    report.games += 1
+    rng = _random.Random(seed)
+    positions: list[tuple[str, ...]] = [()] if include_root else []
+    while len(positions) < examples:
+        line = playout(game, rng)
+        positions.append(tuple(line[:rng.randint(0, len(line))]))
+    options = engine_options(full=True)
+
+    if include_root and not params:
+        # metamorphic properties on the whole game, when it is small enough to solve quickly
+        if count_states(interpreted, interpreted.initial_state(), budget) is not None:
+            problems, count = metamorphic_problems(parse(text, path), interpreted, seed=seed)
+            report.metamorphic += count
+            if problems:
+                fail(problems)
+    for moves in positions:
+        report.examples += 1
+        try:
+            state_i = replay(interpreted, moves)
+            state = replay(game, moves) if game is not interpreted else state_i
+        except Exception as error:  # noqa: BLE001
+            fail([Problem("error", "replay", f"{type(error).__name__}: {error}")], moves)
+            continue
+        if game is not interpreted:
+            more, states = _backend_walk(game, interpreted, state, state_i, min(budget, 300))
+            report.backend_states += states
+            if more:
+                fail(more, moves)
+                continue
+        depth = None
+        if count_nodes(game, state, budget) is None:
+            if not game.info.has_evaluate:
+                report.skipped += 1
+                continue
+            depth = 0
+            while depth < 12 and count_nodes(game, state, budget, depth + 1) is not None:
+                depth += 1
+            if depth == 0:
+                report.skipped += 1
+                continue
+            report.depth_limited += 1
+        comparison = compare_position(game, state, depth=depth, options=options,
+                                      reference_game=interpreted, reference_state=state_i)
+        report.positions += 1
+        report.comparisons += comparison.pairs
+        report.solvers.update(_solver_family(s) for s in comparison.solvers)
+        if comparison.problems:
+            fail(comparison.problems, moves, depth)
+    report.seconds += time.perf_counter() - started
+    return summary
+
+
+def _backend_walk(compiled, interpreted, sc, si, limit):
+    """``backend_problems`` from a given pair of states."""
+
+    class _Start:
+        def __init__(self, game, state):
+            self._game, self._state = game, state
+            self.info = game.info
+
+        def initial_state(self):
+            return self._state
+
+        def __getattr__(self, name):
+            return getattr(self._game, name)
+
+    return backend_problems(_Start(compiled, sc), _Start(interpreted, si), limit=limit)
+
+
+def fuzz_file(path: str, examples: int = 100, seed: int = 0, workers: int = 1,
+              budget: int = 2000, params: dict | None = None) -> Summary:
+    """Fuzz a rule file: the initial position and positions reached by seeded random playouts,
+    each solved by every applicable solver and compared with the oracle; positions whose game
+    tree has more than ``budget`` nodes are searched to the deepest depth that fits when the
+    game declares an evaluation, and skipped otherwise. Compiled and interpreted are compared
+    at every position, and the metamorphic properties on the whole game when it has at most
+    ``budget`` states."""
+    started = time.perf_counter()
+    jobs = _split(examples, workers)
+    summary = Summary(seed=seed, examples=examples, workers=workers)
+    for part in _map(_fuzz_file_part, [(path, params, count, seed + w, budget, w == 0)
+                                       for w, count in enumerate(jobs)], workers):
+        summary.merge(part)
+    summary.seconds = time.perf_counter() - started
+    return summary
