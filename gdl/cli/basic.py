@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import sys
 import time
 from pathlib import Path
@@ -14,6 +15,10 @@ from . import UsageError, add_common, load_game, moves_arg, parse_sets, print_js
 def cmd_check(args) -> int:
     from .. import load
 
+    if args.deep or args.json:  # playing the game (gdl.validate): see gdl/cli/deep.py
+        from .deep import check_files
+
+        return check_files(args)
     failed = 0
     params = parse_sets(args.set)
     for path in args.files:
@@ -43,13 +48,19 @@ def cmd_solve(args) -> int:
         root = play(game, moves_arg(args))
     except MoveError as error:
         raise UsageError(str(error)) from None
+    from .deep import solve_result_notes, solve_size_check
+
+    solve_size_check(game, args, root, args.algorithm)  # warns, or refuses with --strict
     started = time.perf_counter()
     try:
-        result = solve(game, args.algorithm, depth=args.depth, root_state=root)
+        result = solve(game, args.algorithm, depth=args.depth, root_state=root,
+                       player=_player_index(game, args.player))
     except GameRuntimeError as error:
         print(report_runtime(error, game), file=sys.stderr)
         return 1
     elapsed = time.perf_counter() - started
+    for note in solve_result_notes(result):
+        print(note, file=sys.stderr)
     names = game.action_name
     players = game.info.players
     if args.json:
@@ -67,12 +78,24 @@ def cmd_solve(args) -> int:
     print(f"{args.file}: {game.info.name}")
     print(f"  algorithm     {result.algorithm}{'' if result.proven else ' (not proven: depth-limited)'}")
     print(f"  value         {values}")
-    print(f"  best actions  {' '.join(names(a) for a in result.best_actions) or '(game over)'}")
-    print(f"  pv            {' '.join(names(a) for a in result.pv) or '(game over)'}")
+    from ..protocol import CHANCE
+
+    empty = "(chance moves first)" if game.current_player(root) == CHANCE else "(game over)"
+    print(f"  best actions  {' '.join(names(a) for a in result.best_actions) or empty}")
+    print(f"  pv            {' '.join(names(a) for a in result.pv) or empty}")
     print(f"  nodes {stats.nodes:,}  leaves {stats.leaves:,}  cut-offs {stats.cutoffs:,}"
           + (f"  tt hits {stats.tt_hits:,}/{stats.tt_probes:,}" if stats.tt_probes else "")
           + f"  time {elapsed:.2f} s")
     return 0
+
+
+def _player_index(game, name: str | None) -> int:
+    players = game.info.players
+    if name is None:
+        return 0
+    if name not in players:
+        raise UsageError(f"--player {name}: the players are {', '.join(players)}")
+    return players.index(name)
 
 
 def cmd_count(args) -> int:
@@ -103,6 +126,16 @@ def register(commands) -> None:
     check = commands.add_parser("check", help="check rule files; report every problem")
     add_common(check, many=True)
     check.add_argument("-q", "--quiet", action="store_true", help="print only problems")
+    deep = check.add_argument_group("deep check (play the game: gdl.validate)")
+    deep.add_argument("--deep", action="store_true",
+                      help="also play: random playouts, and every reachable state when few")
+    deep.add_argument("--playouts", type=int, default=100, metavar="N", help="random playouts (100)")
+    deep.add_argument("--seed", type=int, default=0, metavar="S", help="random seed (0)")
+    deep.add_argument("--max-length", type=int, metavar="L",
+                      help="report plays longer than L moves (besides the declared max-length)")
+    deep.add_argument("--exhaustive", action=argparse.BooleanOptionalAction, default=None,
+                      help="visit every reachable state (default: when there are at most 6,000)")
+    check.add_argument("--json", action="store_true", help="one JSON document on stdout")
     check.set_defaults(run=cmd_check)
 
     solve = commands.add_parser(
@@ -113,9 +146,14 @@ def register(commands) -> None:
                        help="default: chosen from the game (alphabeta, expectiminimax/star2, maxn)")
     solve.add_argument("--depth", type=int, metavar="N",
                        help="search N decision plies, then use the game's `evaluate`")
+    solve.add_argument("--player", metavar="NAME",
+                       help="paranoid: the player searched against the coalition of the others "
+                            "(default: the first player)")
     solve.add_argument("--moves", nargs="+", metavar="MOVE",
                        help='play these actions first, e.g. --moves "place(1,1) place(0,0)"')
     solve.add_argument("--json", action="store_true", help="one JSON document on stdout")
+    solve.add_argument("--strict", action="store_true",
+                       help="refuse (exit 2) when the estimated search is over budget, not just warn")
     solve.set_defaults(run=cmd_solve)
 
     count = commands.add_parser("count", help="perft: nodes per ply, complete games, distinct states")

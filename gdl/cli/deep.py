@@ -1,0 +1,206 @@
+"""`gdl check --deep` and the size warning of `gdl solve` (the command-line side of gdl.validate).
+
+gdl.validate knows only the game protocol; this module adds what needs the rule file: the
+declared state-space bound (from the checked game's variables), the positions of declarations
+(``ir.Game.spans``) to point at, and gcc-style rendering.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from ..ast import NOWHERE
+from ..errors import Diagnostic, GdlError, Source
+from . import UsageError, parse_sets, print_json
+
+
+def declared_state_bound(game) -> int | None:
+    """An upper bound on the decision and terminal states from the declarations: the player to
+    move times the product of every variable's domain size per cell. An explicit tree: its number
+    of nodes. None when the game does not say."""
+    rules = getattr(game, "ir", None)
+    if rules is not None and rules.tree is None:
+        bound = max(1, len(rules.players))
+        for var in rules.variables:
+            bound *= len(var.values) ** var.size
+        return bound
+    states = getattr(game, "num_states", None)
+    return states if isinstance(states, int) else None
+
+
+def rule_spans(game) -> dict:
+    rules = getattr(game, "ir", None)
+    return dict(getattr(rules, "spans", {}) or {})
+
+
+def _source(path: str, game) -> Source | None:
+    source = getattr(game, "source", None)
+    if source is not None:
+        return source
+    try:
+        return Source(path, Path(path).read_text(encoding="utf-8"))
+    except OSError:
+        return None
+
+
+def _span_of(violation, spans: dict):
+    if violation.span is not None:
+        return violation.span, None
+    for rule in violation.rules:
+        span = spans.get(rule)
+        if span is not None and span.line:
+            return span, rule
+    return NOWHERE, None
+
+
+def render(violation, source: Source | None, spans: dict) -> str:
+    """gcc style: ``file:line:col: error[E4xx]: message``, the line and a caret, the witness."""
+    span, _ = _span_of(violation, spans)
+    notes = list(violation.notes)
+    if violation.cycle:
+        notes.append(f"reached by: {_moves(violation.path)}")
+        notes.append(f"then around the cycle: {' '.join(violation.cycle)} "
+                     f"({len(violation.cycle)} move(s))")
+    else:
+        notes.append(f"reached by: {_moves(violation.path)}")
+    if violation.count > 1:
+        notes.append(f"found at {violation.count} states in all; a first one is shown")
+    text = Diagnostic(violation.code, violation.message, span, None, tuple(notes)).render(source)
+    if violation.severity != "error":
+        text = text.replace(f": error[{violation.code}]", f": {violation.severity}[{violation.code}]", 1)
+    return text
+
+
+def _moves(path) -> str:
+    if not path:
+        return "(the initial state)"
+    return f"{' '.join(path)} ({len(path)} move(s))"
+
+
+def violation_document(violation, source: Source | None, spans: dict) -> dict:
+    span, rule = _span_of(violation, spans)
+    out = violation.as_dict()
+    out["file"] = source.filename if source else None
+    out["line"] = span.line or None
+    out["column"] = span.column or None
+    if rule:
+        out["rule"] = rule
+    return out
+
+
+def summary(report) -> list[str]:
+    lines = []
+    census = report.census
+    if census is not None:
+        longest = ("cycles" if census.longest_play is None else f"{census.longest_play:,}")
+        lines.append(f"  exhaustive: {census.states:,} states ({census.decision:,} decision, "
+                     f"{census.chance:,} chance, {census.terminal:,} terminal), {census.moves:,} "
+                     f"moves, longest play {longest}")
+        if census.cyclic_states:
+            lines.append(f"  {census.cyclic_states:,} state(s) on cycles, {census.stuck_states:,} "
+                         "from which no terminal state can be reached")
+        if census.best_utility is not None:
+            from ..protocol import format_value
+
+            lines.append(f"  best utility reachable: {format_value(census.best_utility)}")
+    elif report.explored:
+        lines.append(f"  not exhaustive: more than {report.explored:,} reachable states "
+                     "(use --exhaustive to visit them all)")
+    cut = f", {report.cut_playouts} cut at the safety limit" if report.cut_playouts else ""
+    lines.append(f"  {report.playouts:,} playouts ({report.playout_moves:,} moves, longest "
+                 f"{report.longest_playout:,}{cut}), {report.states_visited:,} states visited")
+    errors = len(report.errors)
+    warnings = len(report.violations) - errors
+    verdict = "no problems found" if not report.violations else (
+        f"{errors} problem(s)" + (f", {warnings} warning(s)" if warnings else ""))
+    lines.append(f"  deep check: {verdict}")
+    return lines
+
+
+def check_files(args) -> int:
+    """`gdl check` with --deep and/or --json: static checks, then (with --deep) play."""
+    from .. import load
+    from ..validate import validate
+
+    deep = getattr(args, "deep", False)
+    as_json = getattr(args, "json", False)
+    if deep and args.playouts < 0:
+        raise UsageError("--playouts must be at least 0")
+    if deep and args.max_length is not None and args.max_length < 1:
+        raise UsageError("--max-length must be at least 1")
+    params = parse_sets(args.set)
+    failed = 0
+    documents = []
+    for path in args.files:
+        document: dict = {"file": path}
+        documents.append(document)
+        if not Path(path).is_file():
+            print(f"{path}: no such file", file=sys.stderr)
+            document.update(ok=False, errors=[{"message": "no such file"}])
+            failed += 1
+            continue
+        try:
+            game = load(path, params)
+        except GdlError as error:
+            print(error.render(), file=sys.stderr)
+            document.update(ok=False, errors=[
+                {"code": d.code, "message": d.message, "line": d.span.line or None,
+                 "column": d.span.column or None} for d in error.diagnostics])
+            failed += 1
+            continue
+        info = game.info
+        document.update(ok=True, game=info.name, players=list(info.players))
+        if not deep:
+            if not args.quiet and not as_json:
+                print(f"{path}: ok ({info.name or 'untitled'}, {len(info.players)} player(s): "
+                      f"{', '.join(info.players)})")
+            continue
+        exhaustive = getattr(args, "exhaustive", None)
+        report = validate(game, playouts=args.playouts, seed=args.seed, max_length=args.max_length,
+                          exhaustive=exhaustive, declared_states=declared_state_bound(game))
+        source, spans = _source(path, game), rule_spans(game)
+        for violation in report.violations:
+            print(render(violation, source, spans), file=sys.stderr)
+        deep_doc = report.as_dict()
+        deep_doc["violations"] = [violation_document(v, source, spans) for v in report.violations]
+        document.update(ok=report.ok, deep=deep_doc)
+        if not report.ok:
+            failed += 1
+        if not as_json and (not args.quiet or report.violations):
+            verdict = "ok" if report.ok else "FAILED"
+            print(f"{path}: {verdict} ({info.name or 'untitled'}, {len(info.players)} player(s): "
+                  f"{', '.join(info.players)})")
+            for line in summary(report):
+                print(line)
+    if as_json:
+        print_json({"ok": not failed, "files": documents})
+    return 1 if failed else 0
+
+
+def solve_size_check(game, args, root, algorithm: str) -> None:
+    """Before `gdl solve`: warn on stderr (or, with --strict, refuse with exit 2) when the
+    estimated work exceeds the budget (gdl.validate.BUDGET nodes)."""
+    from ..validate import budget_problem, estimate
+
+    if algorithm == "auto":
+        from ..solvers import choose
+
+        algorithm = choose(game.info)
+    est = estimate(game, root=root, declared_states=declared_state_bound(game))
+    problem = budget_problem(est, algorithm, depth=args.depth, info=game.info)
+    if problem is None:
+        return
+    if getattr(args, "strict", False):
+        raise UsageError(f"refusing to search: {problem}")
+    print(f"gdl solve: warning: {problem}", file=sys.stderr)
+
+
+def solve_result_notes(result) -> list[str]:
+    """Notes to print after a solve: a transposition table that filled up."""
+    extra = getattr(result, "extra", {}) or {}
+    if extra.get("tt_full"):
+        return [f"gdl solve: note: the transposition table filled up ({extra.get('tt_capacity', 0):,} "
+                f"entries; {extra.get('tt_replaced', 0):,} replaced): the answer is exact, but "
+                "replaced entries were searched again"]
+    return []

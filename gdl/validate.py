@@ -1,0 +1,943 @@
+"""Validate a game by playing it: ``gdl check --deep``.
+
+This module knows only the game protocol (gdl.protocol), never the parser: it works for rule
+games, explicit trees and any other object with the protocol's methods. It finds what static
+checking cannot: rules that misbehave in some positions only.
+
+What is checked, at every state visited
+---------------------------------------
+* the player to move is a player index, CHANCE or TERMINAL (E411);
+* a decision state has a legal action (E400; the interpreter's own dead-end error E304 becomes
+  E400 too), and a terminal state has none (E401);
+* ``legal_actions`` (and ``chance_outcomes``) give the same list when asked twice, without
+  duplicates (E402); ``apply`` gives the same state when asked twice (E403);
+* chance outcomes are exact, each in (0, 1], no outcome twice, summing to exactly 1 (E404;
+  the interpreter's E305 becomes E404);
+* at a terminal state ``returns`` gives one exact value per player (E405), within the declared
+  utility bounds (E406), summing to the declared zero-sum / constant-sum total (E407). The
+  interpreter *derives* one player's utility under a sum declaration, so E407 can only appear
+  when every utility is given explicitly (or for other implementations of the protocol);
+* no play is longer than the declared ``max-length`` or the ``max_length`` asked for (E408);
+* a rule that fails at run time (E301 value out of domain, E302 division by zero, E303 index out
+  of range, E306) is reported as E410 at the rule, with the actions that reach it.
+
+Two ways of visiting
+--------------------
+* **Playouts**: ``random.Random(seed)`` picks a legal action uniformly, and chance outcomes by
+  their probabilities, so a run is reproducible. A state seen twice within one playout proves a
+  cycle (E409 without a declared length bound, E408 with one).
+* **Exhaustive**: breadth-first over every reachable state (so every witness is a shortest one),
+  with a census (decision, chance, terminal states; moves; the longest play), cycle detection
+  (strongly connected components) with a shortest witness, and, for one-player games, the best
+  utility reachable (a warning E412 when the declared maximum cannot be reached). ``exhaustive=None``
+  decides by itself: a quick unchecked count of the reachable states runs up to ``auto_limit``
+  states, and the checked visit is exhaustive when the count finished within that.
+
+Witnesses are action names from the initial state. For a cycle the witness is split into the
+path to the cycle and the actions around it; among all states on cycles, the one minimising
+(distance from the start + length of the shortest cycle through it) is chosen.
+
+Size estimate (before a solve)
+------------------------------
+``estimate`` samples random playouts and applies Knuth's estimator (Knuth 1975, "Estimating the
+efficiency of backtrack programs"): along a random path, the product of 1/q over the choices made
+(q = 1/branching at a decision, the outcome's probability at a chance node) is an unbiased
+estimate of the number of nodes at that depth, so the sum over the path estimates the size of the
+whole game tree. Distinct states are estimated by the smallest of that, the declared state-space
+bound (product of the declared domains, computed by the caller) and an exact count when a small
+exploration finished. ``budget_problem`` compares that with what an algorithm can do within
+``BUDGET`` nodes.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import deque
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any, Callable, Sequence
+
+from .errors import GameRuntimeError
+from .moves import path_to
+from .protocol import CHANCE, CONSTANT_SUM, TERMINAL, ZERO_SUM, distribution_problem, format_value
+
+# Codes (documented in gdl.errors too).
+DEAD_END = "E400"
+ACTIONS_AT_TERMINAL = "E401"
+UNSTABLE_CHOICES = "E402"
+NONDETERMINISTIC_APPLY = "E403"
+BAD_CHANCE = "E404"
+BAD_UTILITY = "E405"
+UTILITY_OUT_OF_BOUNDS = "E406"
+SUM_BROKEN = "E407"
+TOO_LONG = "E408"
+CYCLE = "E409"
+RULE_FAILED = "E410"
+BAD_PLAYER = "E411"
+BEST_UNREACHABLE = "E412"   # a warning
+
+AUTO_LIMIT = 6_000           # exhaustive automatically when the reachable states are no more
+MAX_STATES = 2_000_000       # exhaustive exploration stops here even when asked for
+SHORTEST_LIMIT = 5_000       # states a search for a shorter witness may visit (playout mode)
+PLAYOUT_CAP = 10_000         # moves per playout when no length bound is declared or asked for
+PRUNED_EXPONENT = 0.75
+BUDGET = 10 ** 8             # nodes a solver is expected to finish (about 50 min at 30 µs/node)
+NODE_SECONDS = 30e-6         # the reference interpreter's cost per node, for messages
+
+_RUNTIME_CODES = {"E304": DEAD_END, "E305": BAD_CHANCE}
+
+
+@dataclass(frozen=True)
+class Violation:
+    """One problem found by playing. ``path`` is the sequence of action names from the initial
+    state to where it shows (for a cycle: to the state where the cycle starts, and ``cycle`` the
+    actions around it). ``rules`` are keys of the declarations involved, most specific first
+    (``ir.Game.spans`` keys: "terminal", "utility X", "utility", "utility-bounds", "sum",
+    "max-length"); ``span`` is the rule's position when the game reported one (run-time errors).
+    ``count`` is the number of states where the same problem showed."""
+
+    code: str
+    message: str
+    path: tuple[str, ...] = ()
+    rules: tuple[str, ...] = ()
+    span: Any = None
+    cycle: tuple[str, ...] = ()
+    severity: str = "error"
+    count: int = 1
+    notes: tuple[str, ...] = ()
+
+    def as_dict(self) -> dict:
+        out = {"code": self.code, "severity": self.severity, "message": self.message,
+               "path": list(self.path), "rules": list(self.rules), "count": self.count}
+        if self.cycle:
+            out["cycle"] = list(self.cycle)
+        if self.notes:
+            out["notes"] = list(self.notes)
+        return out
+
+
+@dataclass(frozen=True)
+class Census:
+    """Every reachable state, counted (exhaustive mode)."""
+
+    states: int
+    decision: int
+    chance: int
+    terminal: int
+    moves: int                      # edges of the state graph (actions and chance outcomes)
+    depth: int                      # the largest distance from the start (breadth-first)
+    longest_play: int | None        # the most moves any play takes; None when there is a cycle
+    cyclic_states: int              # states that lie on a cycle
+    stuck_states: int               # states from which no terminal state can be reached
+    best_utility: Any = None        # one-player games: the best utility reachable
+
+    def as_dict(self) -> dict:
+        out = dict(self.__dict__)
+        if self.best_utility is not None:
+            out["best_utility"] = _json(self.best_utility)
+        return out
+
+
+@dataclass
+class Report:
+    game: str
+    playouts: int = 0
+    playout_moves: int = 0
+    longest_playout: int = 0
+    cut_playouts: int = 0            # playouts stopped at PLAYOUT_CAP without a length bound
+    states_visited: int = 0
+    exhaustive: bool = False
+    explored: int = 0                # states expanded by the breadth-first exploration
+    exploration_complete: bool = False
+    census: Census | None = None
+    declared_states: int | None = None
+    violations: list[Violation] = field(default_factory=list)
+
+    @property
+    def errors(self) -> list[Violation]:
+        return [v for v in self.violations if v.severity == "error"]
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors
+
+    def as_dict(self) -> dict:
+        return {"game": self.game, "ok": self.ok, "exhaustive": self.exhaustive,
+                "playouts": self.playouts, "playout_moves": self.playout_moves,
+                "longest_playout": self.longest_playout, "cut_playouts": self.cut_playouts,
+                "states_visited": self.states_visited, "explored": self.explored,
+                "exploration_complete": self.exploration_complete,
+                "declared_states": self.declared_states,
+                "census": self.census.as_dict() if self.census else None,
+                "violations": [v.as_dict() for v in self.violations]}
+
+
+def _json(value):
+    if isinstance(value, Fraction):
+        return value.numerator if value.denominator == 1 else f"{value.numerator}/{value.denominator}"
+    return value
+
+
+def _exact(value) -> bool:
+    return not isinstance(value, bool) and isinstance(value, (int, Fraction))
+
+
+# ---- the checks at one state -------------------------------------------------------------------
+
+class _Checker:
+    """Checks states one at a time and collects violations, one per (code, rule) with a count."""
+
+    def __init__(self, game, max_length: int | None):
+        self.game = game
+        self.info = game.info
+        self.players = game.info.num_players
+        self.name = game.action_name
+        self.found: dict[tuple, Violation] = {}
+        self.places: dict[tuple, set] = {}
+        self.at = None          # the state (or state and action) being checked
+        self.order: list[tuple] = []
+        info = game.info
+        self.total = (0 if info.sum_kind == ZERO_SUM else
+                      info.utility_sum if info.sum_kind == CONSTANT_SUM else None)
+        # The length bound to hold plays to: the declared one, or the one asked for if smaller.
+        bounds = []
+        if info.max_length is not None:
+            bounds.append((info.max_length, 0, ("max-length",), "the declared max-length"))
+        if max_length is not None:
+            bounds.append((max_length, 1, (), "--max-length"))
+        self.bound = min(bounds) if bounds else None
+
+    # -- recording
+    def add(self, code: str, message: str, path, rules=(), span=None, cycle=(),
+            severity: str = "error", notes=()) -> None:
+        """Record a violation; ``path`` may be a function giving it, called only for the first
+        violation of its kind (finding a short path can cost a search). Violations of one kind
+        are counted once per state (``self.at``, set by the caller; None: not counted again)."""
+        key = (code, tuple(rules), span)
+        at = self.at
+        places = self.places.setdefault(key, set())
+        if key in self.found:
+            if at is None or at in places:
+                return
+            places.add(at)
+            old = self.found[key]
+            self.found[key] = Violation(old.code, old.message, old.path, old.rules, old.span,
+                                        old.cycle, old.severity, old.count + 1, old.notes)
+            return
+        self.order.append(key)
+        if at is not None:
+            places.add(at)
+        if callable(path):
+            path = path()
+        self.found[key] = Violation(code, message, tuple(path), tuple(rules), span, tuple(cycle),
+                                    severity, 1, tuple(notes))
+
+    def has(self, code: str) -> bool:
+        return any(key[0] == code for key in self.found)
+
+    def violations(self) -> list[Violation]:
+        return [self.found[key] for key in self.order]
+
+    def failed(self, error: Exception, path: Sequence[str], what: str) -> None:
+        """A rule raised while ``what`` was asked at the end of ``path``."""
+        if isinstance(error, GameRuntimeError):
+            original = error.code
+            code = _RUNTIME_CODES.get(original, RULE_FAILED)
+            message = error.diagnostics[0].message
+            rules = ("terminal",) if original == "E304" and not error.span.line else ()
+            self.add(code, message, path, rules=rules, span=error.span if error.span.line else None,
+                     notes=(f"the interpreter reported {original} in {what}",))
+        else:
+            self.add(RULE_FAILED, f"{what} raised {type(error).__name__}: {error}", path)
+
+    # -- one state
+    def expand(self, state, where: Callable[[], list[str]]):
+        """Check ``state``; return ``(kind, options)`` with kind a player index, CHANCE or
+        TERMINAL (None if even that failed) and options ``[(action, probability or None)]``, or
+        None when the state cannot be played on (a violation was recorded)."""
+        game = self.game
+        self.at = (state,)
+        try:
+            kind = game.current_player(state)
+        except Exception as error:  # noqa: BLE001 - any failure of the game is a finding
+            self.failed(error, where, "current_player")
+            return None, None
+        if kind == TERMINAL:
+            self.terminal(state, where)
+            return kind, []
+        if kind == CHANCE:
+            return self.chance(state, where)
+        if isinstance(kind, bool) or not isinstance(kind, int) or not 0 <= kind < self.players:
+            self.add(BAD_PLAYER, f"current_player gave {kind!r}, which is neither a player index "
+                     f"(0..{self.players - 1}) nor CHANCE nor TERMINAL", where)
+            return None, None
+        try:
+            first = list(game.legal_actions(state))
+            second = list(game.legal_actions(state))
+        except Exception as error:  # noqa: BLE001
+            self.failed(error, where, "legal_actions")
+            return kind, None
+        if first != second:
+            self.add(UNSTABLE_CHOICES, "legal_actions gave two different lists for one state: "
+                     f"{self.names(first)} then {self.names(second)}", where)
+        if len(set(first)) != len(first):
+            self.add(UNSTABLE_CHOICES, f"legal_actions lists an action twice: {self.names(first)}",
+                     where)
+        if not first:
+            player = self.info.players[kind]
+            self.add(DEAD_END, f"{player} is to move and has no legal action, but the state is not "
+                     "terminal", where, rules=("terminal",))
+            return kind, None
+        return kind, [(a, None) for a in first]
+
+    def names(self, actions) -> str:
+        try:
+            return " ".join(self.name(a) for a in actions) or "(none)"
+        except Exception:  # noqa: BLE001
+            return repr(list(actions))
+
+    def chance(self, state, where):
+        game = self.game
+        try:
+            first = list(game.chance_outcomes(state))
+            second = list(game.chance_outcomes(state))
+        except Exception as error:  # noqa: BLE001
+            self.failed(error, where, "chance_outcomes")
+            return CHANCE, None
+        if first != second:
+            self.add(UNSTABLE_CHOICES, "chance_outcomes gave two different lists for one state",
+                     where)
+        inexact = [p for _, p in first if not _exact(p)]
+        problem = (f"probability {inexact[0]!r} is not exact (int or Fraction)" if inexact
+                   else distribution_problem(first) if first else "a chance state without outcomes")
+        if problem:
+            listing = ", ".join(f"{self.names([o])}: {p}" for o, p in first)
+            self.add(BAD_CHANCE, problem, where, notes=(f"outcomes {{{listing}}}",))
+            return CHANCE, None
+        return CHANCE, [(o, Fraction(p)) for o, p in first]
+
+    def terminal(self, state, where) -> None:
+        game, info = self.game, self.info
+        try:
+            offered = list(game.legal_actions(state))
+        except Exception:  # noqa: BLE001 - a terminal state may refuse the question
+            offered = []
+        if offered:
+            self.add(ACTIONS_AT_TERMINAL, f"legal_actions offers {self.names(offered)} at a "
+                     "terminal state", where, rules=("terminal",))
+        try:
+            values = tuple(game.returns(state))
+        except Exception as error:  # noqa: BLE001
+            self.failed(error, where, "returns")
+            return
+        shown = "(" + ", ".join(format_value(v) if _exact(v) else repr(v) for v in values) + ")"
+        if len(values) != self.players or not all(_exact(v) for v in values):
+            self.add(BAD_UTILITY, f"returns gave {shown}; it must be one exact value (int or "
+                     f"Fraction) per player ({self.players})", where, rules=("utility",))
+            return
+        if info.utility_bounds is not None:
+            lo, hi = info.utility_bounds
+            for player, v in zip(info.players, values):
+                if not lo <= v <= hi:
+                    self.add(UTILITY_OUT_OF_BOUNDS, f"{player}'s utility is {format_value(v)}, "
+                             f"outside the declared bounds {format_value(lo)}..{format_value(hi)}",
+                             where, rules=(f"utility {player}", "utility-bounds", "utility"),
+                             notes=(f"utilities at this terminal state: {shown}",))
+        if self.total is not None and sum(values) != self.total:
+            self.add(SUM_BROKEN, f"the utilities {shown} sum to {format_value(sum(values))}, but the "
+                     f"game is declared {info.sum_kind} (total {format_value(self.total)})",
+                     where, rules=("sum", "utility"))
+
+    def apply(self, state, action, where) -> tuple[bool, Any]:
+        """(ok, child): apply twice and compare."""
+        game = self.game
+        self.at = (state, action)
+
+        def after():
+            return list(where()) + [self.names([action])]
+        try:
+            child = game.apply(state, action)
+            again = game.apply(state, action)
+        except Exception as error:  # noqa: BLE001
+            self.failed(error, after, "apply")
+            return False, None
+        try:
+            hash(child)
+        except TypeError:
+            self.add(NONDETERMINISTIC_APPLY, f"apply returned an unhashable state {child!r}",
+                     after)
+            return False, None
+        if child != again:
+            self.add(NONDETERMINISTIC_APPLY, "apply gave two different states for the same state "
+                     f"and action: {child!r} then {again!r}", after)
+        return True, child
+
+    # -- length
+    def too_long(self, path: Sequence[str], longest: int | None = None) -> None:
+        """A play of ``len(path)`` moves that exceeds the bound."""
+        self.at = None
+        limit, _, rules, what = self.bound
+        detail = f" (the longest play has {longest} moves)" if longest is not None else ""
+        self.add(TOO_LONG, f"a play goes on past {what} of {limit} moves{detail}", path,
+                 rules=rules)
+
+    def cycle(self, stem, around: Sequence[str]) -> None:
+        self.at = None
+        described = (f"a state comes back after {len(around)} move(s), so a play can go on "
+                     "forever")
+        if self.bound is not None and self.bound[1] == 0:
+            limit = self.bound[0]
+            self.add(TOO_LONG, f"{described}, past the declared max-length of {limit} moves",
+                     stem, rules=("max-length",), cycle=around)
+        else:
+            self.add(CYCLE, f"{described}: the game may not terminate (it declares no max-length)",
+                     stem, rules=("terminal",), cycle=around)
+
+
+# ---- playouts ----------------------------------------------------------------------------------
+
+def _pick(rng: random.Random, kind: int, options):
+    if kind != CHANCE:
+        return rng.randrange(len(options))
+    r = rng.random()
+    acc = 0.0
+    for i, (_, p) in enumerate(options):
+        acc += float(p)
+        if r < acc:
+            return i
+    return len(options) - 1
+
+
+class _Playouts:
+    """Random playouts with caches, so repeated prefixes are checked once."""
+
+    def __init__(self, checker: _Checker, seed: int):
+        self.checker = checker
+        self.rng = random.Random(seed)
+        self.expanded: dict = {}     # state -> (kind, options) or None
+        self.children: dict = {}     # (state, index) -> child or _FAILED
+
+    def where(self, state, path: list[str]) -> Callable[[], list[str]]:
+        """The path to ``state`` for a report: a shortest one when a small search finds it,
+        else the playout's own."""
+        frozen = list(path)
+
+        def find() -> list[str]:
+            shortest = path_to(self.checker.game, state, limit=SHORTEST_LIMIT)
+            return frozen if shortest is None or len(shortest) > len(frozen) else shortest
+
+        return find
+
+    def run(self, count: int, report: Report) -> None:
+        checker = self.checker
+        game = checker.game
+        bound = checker.bound[0] if checker.bound else None
+        cap = bound + 1 if bound is not None else PLAYOUT_CAP
+        for _ in range(count):
+            state = game.initial_state()
+            path: list[str] = []
+            seen = {state: 0}
+            states = [state]
+            report.playouts += 1
+            while True:
+                if state in self.expanded:
+                    expansion = self.expanded[state]
+                else:
+                    expansion = checker.expand(state, self.where(state, path))
+                    self.expanded[state] = expansion
+                if expansion[1] is None or expansion[0] == TERMINAL:
+                    break
+                if bound is not None and len(path) >= bound:
+                    checker.too_long(path + [checker.names([expansion[1][0][0]])])
+                    break
+                if len(path) >= cap:
+                    report.cut_playouts += 1
+                    break
+                kind, options = expansion
+                index = _pick(self.rng, kind, options)
+                action = options[index][0]
+                key = (state, index)
+                if key in self.children:
+                    child = self.children[key]
+                else:
+                    ok, child = checker.apply(state, action, self.where(state, path))
+                    child = child if ok else _FAILED
+                    self.children[key] = child
+                if child is _FAILED:
+                    break
+                path.append(checker.names([action]))
+                state = child
+                if state in seen:
+                    start = seen[state]
+                    checker.cycle(self.where(state, path[:start]), path[start:])
+                    break
+                seen[state] = len(path)
+                states.append(state)
+            report.playout_moves += len(path)
+            report.longest_playout = max(report.longest_playout, len(path))
+
+
+_FAILED = object()
+
+
+# ---- exhaustive exploration --------------------------------------------------------------------
+
+class _Graph:
+    """Breadth-first exploration: states by index, parents for shortest paths, edges."""
+
+    def __init__(self, checker: _Checker, limit: int):
+        self.checker = checker
+        self.limit = limit
+        game = checker.game
+        root = game.initial_state()
+        self.index = {root: 0}
+        self.states = [root]
+        self.parent = [-1]
+        self.via: list = [None]           # the action from the parent
+        self.depth = [0]
+        self.kind: list = []              # per expanded state: player, CHANCE, TERMINAL or None
+        self.succ: list[list[tuple[int, Any]]] = []
+        self.complete = False
+        self.best: tuple | None = None    # one player: (value, state index)
+
+    def path(self, i: int) -> list[str]:
+        names = []
+        name = self.checker.names
+        while self.parent[i] >= 0:
+            names.append(name([self.via[i]]))
+            i = self.parent[i]
+        return names[::-1]
+
+    def explore(self) -> None:
+        checker = self.checker
+        one_player = checker.players == 1
+        i = 0
+        while i < len(self.states):
+            if i >= self.limit:
+                return
+            state = self.states[i]
+            where = (lambda i=i: self.path(i))
+            expansion = checker.expand(state, where)
+            edges: list[tuple[int, Any]] = []
+            kind, options = expansion
+            self.kind.append(kind)
+            if options is not None:
+                if kind == TERMINAL and one_player:
+                    self.note_best(state, i)
+                for action, _ in options:
+                    ok, child = checker.apply(state, action, where)
+                    if not ok:
+                        continue
+                    j = self.index.get(child)
+                    if j is None:
+                        j = len(self.states)
+                        self.index[child] = j
+                        self.states.append(child)
+                        self.parent.append(i)
+                        self.via.append(action)
+                        self.depth.append(self.depth[i] + 1)
+                    edges.append((j, action))
+            self.succ.append(edges)
+            i += 1
+        self.complete = True
+
+    def note_best(self, state, i: int) -> None:
+        try:
+            value = self.checker.game.returns(state)[0]
+        except Exception:  # noqa: BLE001 - already reported by the terminal check
+            return
+        if _exact(value) and (self.best is None or value > self.best[0]):
+            self.best = (value, i)
+
+    # -- graph analysis over the expanded part
+    def components(self) -> list[int]:
+        """Tarjan's strongly connected components, iteratively; returns each state's component
+        id, ids in reverse topological order (a component's successors have smaller ids)."""
+        n = len(self.succ)
+        index = [-1] * n
+        low = [0] * n
+        comp = [-1] * n
+        on_stack = [False] * n
+        stack: list[int] = []
+        counter = 0
+        ncomp = 0
+        for root in range(n):
+            if index[root] >= 0:
+                continue
+            work = [(root, 0)]
+            index[root] = low[root] = counter
+            counter += 1
+            stack.append(root)
+            on_stack[root] = True
+            while work:
+                v, k = work[-1]
+                edges = self.succ[v]
+                if k < len(edges):
+                    work[-1] = (v, k + 1)
+                    w = edges[k][0]
+                    if w >= n:
+                        continue  # not expanded (exploration stopped): a sink here
+                    if index[w] < 0:
+                        index[w] = low[w] = counter
+                        counter += 1
+                        stack.append(w)
+                        on_stack[w] = True
+                        work.append((w, 0))
+                    elif on_stack[w] and index[w] < low[v]:
+                        low[v] = index[w]
+                    continue
+                work.pop()
+                if work and low[v] < low[work[-1][0]]:
+                    low[work[-1][0]] = low[v]
+                if low[v] == index[v]:
+                    while True:
+                        w = stack.pop()
+                        on_stack[w] = False
+                        comp[w] = ncomp
+                        if w == v:
+                            break
+                    ncomp += 1
+        return comp
+
+    def cyclic(self, comp: list[int]) -> list[bool]:
+        n = len(self.succ)
+        size: dict[int, int] = {}
+        for c in comp:
+            size[c] = size.get(c, 0) + 1
+        return [size[comp[v]] > 1 or any(w == v for w, _ in self.succ[v]) for v in range(n)]
+
+    def shortest_cycle(self, v: int, comp: list[int]) -> list | None:
+        """The actions of a shortest cycle through v (breadth-first inside v's component)."""
+        n = len(self.succ)
+        parent: dict[int, tuple[int, Any]] = {}
+        queue = deque()
+        for w, action in self.succ[v]:
+            if w == v:
+                return [action]
+            if w < n and comp[w] == comp[v] and w not in parent:
+                parent[w] = (v, action)
+                queue.append(w)
+        while queue:
+            u = queue.popleft()
+            for w, action in self.succ[u]:
+                if w == v:
+                    actions = [action]
+                    while u != v:
+                        u, a = parent[u]
+                        actions.append(a)
+                    return actions[::-1]
+                if w < n and comp[w] == comp[v] and w not in parent:
+                    parent[w] = (u, action)
+                    queue.append(w)
+        return None
+
+    def cycle_witness(self, comp, cyclic) -> tuple[list[str], list[str]] | None:
+        """Among states on cycles, the one minimising distance + cycle length (at most 1000
+        cycle searches, in breadth-first order)."""
+        best = None
+        searched = 0
+        for v in range(len(self.succ)):
+            if not cyclic[v]:
+                continue
+            if best is not None and self.depth[v] + 1 >= best[0]:
+                break
+            around = self.shortest_cycle(v, comp)
+            searched += 1
+            if around is not None and (best is None or self.depth[v] + len(around) < best[0]):
+                best = (self.depth[v] + len(around), v, around)
+            if searched >= 1000:
+                break
+        if best is None:
+            return None
+        _, v, around = best
+        return self.path(v), [self.checker.names([a]) for a in around]
+
+    def longest(self, comp: list[int]) -> tuple[int, list[str]]:
+        """The longest play (acyclic graph): its length and actions."""
+        n = len(self.succ)
+        order = sorted(range(n), key=lambda v: comp[v])   # successors first
+        length = [0] * n
+        step: list = [None] * n
+        for v in order:
+            for w, action in self.succ[v]:
+                if length[w] + 1 > length[v]:
+                    length[v] = length[w] + 1
+                    step[v] = (w, action)
+        names = []
+        v = 0
+        while step[v] is not None:
+            w, action = step[v]
+            names.append(self.checker.names([action]))
+            v = w
+        return length[0], names
+
+    def stuck(self) -> int:
+        """States from which no terminal state can be reached."""
+        n = len(self.succ)
+        preds: list[list[int]] = [[] for _ in range(n)]
+        for v, edges in enumerate(self.succ):
+            for w, _ in edges:
+                preds[w].append(v)
+        good = [k == TERMINAL for k in self.kind]
+        queue = deque(v for v in range(n) if good[v])
+        while queue:
+            w = queue.popleft()
+            for v in preds[w]:
+                if not good[v]:
+                    good[v] = True
+                    queue.append(v)
+        return n - sum(good)
+
+
+def _analyse(graph: _Graph, report: Report) -> None:
+    checker = graph.checker
+    if not graph.succ:
+        return
+    comp = graph.components()
+    cyclic = graph.cyclic(comp)
+    witness = graph.cycle_witness(comp, cyclic) if any(cyclic) else None
+    if witness is not None:
+        checker.cycle(*witness)
+    if not graph.complete:
+        return
+    longest = None
+    if not any(cyclic):
+        longest, play = graph.longest(comp)
+        if checker.bound is not None and longest > checker.bound[0]:
+            checker.too_long(play[:checker.bound[0] + 1], longest)
+    kinds = graph.kind
+    best = None
+    if graph.best is not None:
+        value, i = graph.best
+        best = value
+        bounds = checker.info.utility_bounds
+        if bounds is not None and value < bounds[1]:
+            checker.at = None
+            checker.add(BEST_UNREACHABLE, f"the best utility {checker.info.players[0]} can reach is "
+                        f"{format_value(value)}, below the declared maximum {format_value(bounds[1])}",
+                        graph.path(i), rules=("utility-bounds", "utility"), severity="warning")
+    report.census = Census(
+        states=len(graph.states), decision=sum(1 for k in kinds if k is not None and k >= 0),
+        chance=sum(1 for k in kinds if k == CHANCE), terminal=sum(1 for k in kinds if k == TERMINAL),
+        moves=sum(len(e) for e in graph.succ), depth=max(graph.depth), longest_play=longest,
+        cyclic_states=sum(cyclic), stuck_states=graph.stuck(), best_utility=best)
+
+
+# ---- the entry point ---------------------------------------------------------------------------
+
+def validate(game, *, playouts: int = 100, seed: int = 0, max_length: int | None = None,
+             exhaustive: bool | None = None, auto_limit: int = AUTO_LIMIT,
+             max_states: int = MAX_STATES, declared_states: int | None = None) -> Report:
+    """Play ``game`` and report every kind of problem found (see the module docstring).
+
+    ``exhaustive``: True visits every reachable state (up to ``max_states``), False only plays,
+    None counts up to ``auto_limit`` states and is exhaustive when there are no more. Random
+    playouts (``playouts`` of them, from ``random.Random(seed)``) run in every mode.
+    ``declared_states`` is only carried into the report (the caller knows the declared domains).
+    """
+    report = Report(game=game.info.name, declared_states=declared_states)
+    checker = _Checker(game, max_length)
+    limit = max_states if exhaustive else 0
+    if exhaustive is None:
+        # A quick, unchecked count first: the checked visit costs about four times as much.
+        if _count_states(game, game.initial_state(), auto_limit) is not None:
+            limit = max_states
+        else:
+            report.explored = auto_limit
+    graph = None
+    if limit:
+        graph = _Graph(checker, limit)
+        graph.explore()
+        report.explored = len(graph.succ)
+        report.exploration_complete = graph.complete
+        report.exhaustive = graph.complete
+        _analyse(graph, report)
+    runner = _Playouts(checker, seed)
+    runner.run(playouts, report)
+    visited = set(runner.expanded)
+    if graph is not None:
+        visited.update(graph.states[:len(graph.succ)])
+    report.states_visited = len(visited)
+    report.violations = checker.violations()
+    return report
+
+
+# ---- size estimate -----------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Estimate:
+    samples: int
+    tree_nodes: float                       # estimated nodes of the full game tree
+    tree_by_depth: tuple[float, ...]        # estimated nodes within d decision plies, d = 0, 1, ...
+    pruned_by_depth: tuple[float, ...]      # the same with n_k ** 0.75 nodes at depth k (pruning)
+    states: float                           # estimated distinct states (an upper estimate)
+    declared_states: int | None
+    exact_states: int | None                # when a small exploration counted them
+    mean_branching: float                   # over decision states met
+    mean_length: float                      # moves per playout
+    longest: int
+    cycles: bool                            # a playout met a state twice
+
+    def nodes_within(self, depth: int | None, pruning: bool = False) -> float:
+        table = self.pruned_by_depth if pruning else self.tree_by_depth
+        if not table:
+            return 1.0
+        if depth is None or depth >= len(table):
+            return table[-1]
+        return table[max(depth, 0)]
+
+    def as_dict(self) -> dict:
+        return {"samples": self.samples, "tree_nodes": self.tree_nodes, "states": self.states,
+                "declared_states": self.declared_states, "exact_states": self.exact_states,
+                "mean_branching": round(self.mean_branching, 3),
+                "mean_length": round(self.mean_length, 3), "longest": self.longest,
+                "cycles": self.cycles}
+
+
+def estimate(game, *, samples: int = 64, seed: int = 0, declared_states: int | None = None,
+             root=None, explore: int = 0, cap: int = PLAYOUT_CAP) -> Estimate:
+    """Knuth's estimate of the tree size from ``samples`` random playouts, with branching and
+    length figures; ``explore`` > 0 first counts the reachable states exactly if there are no
+    more than that many. Rules that fail stop a playout (the solver will report them)."""
+    rng = random.Random(seed)
+    root = game.initial_state() if root is None else root
+    by_depth: list[float] = []          # sum over samples of estimated nodes at decision depth d
+    branching_sum = decisions = 0
+    moves_total = longest = 0
+    cycles = False
+    for _ in range(samples):
+        state, weight, depth, moves = root, 1.0, 0, 0
+        seen = {state}
+        while True:
+            while len(by_depth) <= depth:
+                by_depth.append(0.0)
+            by_depth[depth] += weight
+            try:
+                kind = game.current_player(state)
+                if kind == TERMINAL:
+                    break
+                if kind == CHANCE:
+                    options = [(o, float(p)) for o, p in game.chance_outcomes(state)]
+                else:
+                    options = [(a, None) for a in game.legal_actions(state)]
+                if not options or moves >= cap:
+                    break
+                i = _pick(rng, kind, options)
+                state = game.apply(state, options[i][0])
+            except Exception:  # noqa: BLE001 - the solver reports broken rules itself
+                break
+            if kind == CHANCE:
+                weight /= options[i][1] or 1.0
+            else:
+                weight *= len(options)
+                branching_sum += len(options)
+                decisions += 1
+                depth += 1
+            moves += 1
+            if state in seen:
+                cycles = True
+                break
+            seen.add(state)
+        moves_total += moves
+        longest = max(longest, moves)
+    n = max(samples, 1)
+    cumulative, pruned = [], []
+    running = running_pruned = 0.0
+    for total in by_depth:
+        running += total / n
+        running_pruned += max(total / n, 1.0) ** PRUNED_EXPONENT
+        cumulative.append(running)
+        pruned.append(running_pruned)
+    tree = cumulative[-1] if cumulative else 1.0
+    exact = None
+    if explore:
+        exact = _count_states(game, root, explore)
+    states = tree
+    if declared_states is not None:
+        states = min(states, declared_states)
+    if exact is not None:
+        states = exact
+    return Estimate(samples=samples, tree_nodes=tree, tree_by_depth=tuple(cumulative),
+                    pruned_by_depth=tuple(pruned),
+                    states=states, declared_states=declared_states, exact_states=exact,
+                    mean_branching=branching_sum / decisions if decisions else 0.0,
+                    mean_length=moves_total / n, longest=longest, cycles=cycles)
+
+
+def _count_states(game, root, limit: int) -> int | None:
+    seen = {root}
+    queue = deque([root])
+    while queue:
+        state = queue.popleft()
+        try:
+            kind = game.current_player(state)
+            if kind == TERMINAL:
+                continue
+            actions = ([o for o, _ in game.chance_outcomes(state)] if kind == CHANCE
+                       else game.legal_actions(state))
+            children = [game.apply(state, a) for a in actions]
+        except Exception:  # noqa: BLE001
+            continue
+        for child in children:
+            if child not in seen:
+                seen.add(child)
+                if len(seen) > limit:
+                    return None
+                queue.append(child)
+    return len(seen)
+
+
+PRUNING = ("alphabeta", "star1", "star2", "paranoid")   # alpha-beta style cut-offs
+TRANSPOSITIONS = ("alphabeta",)                         # the engine's table (gdl solve's default)
+
+
+def search_cost(est: Estimate, algorithm: str, depth: int | None = None) -> tuple[float, str]:
+    """(nodes, what) an algorithm is expected to visit: the game tree within ``depth`` decision
+    plies; with alpha-beta style pruning, n ** 0.75 of the n nodes at each depth (Knuth and
+    Moore's random-ordering figure: b ** (3d/4) of b ** d); with a transposition table, no more
+    than the distinct states."""
+    pruning = algorithm in PRUNING
+    nodes = est.nodes_within(depth, pruning)
+    what = "nodes (alpha-beta pruning, estimated)" if pruning else "tree nodes"
+    if algorithm in TRANSPOSITIONS and est.states < nodes:
+        return est.states, "distinct states (transposition table)"
+    return nodes, what
+
+
+def budget_problem(est: Estimate, algorithm: str, *, depth: int | None = None, info=None,
+                   budget: int = BUDGET) -> str | None:
+    """Why ``algorithm`` may not finish within ``budget`` nodes, with a suggestion (a depth
+    limit where the game declares an evaluation, another algorithm, a smaller variant or a time
+    budget); None when it should."""
+    needed, what = search_cost(est, algorithm, depth)
+    if needed <= budget:
+        return None
+    hours = needed * NODE_SECONDS / 3600
+    text = (f"{algorithm} would visit about {needed:.3g} {what}, over the budget of "
+            f"{budget:.0e} (about {_duration(hours)} at {NODE_SECONDS * 1e6:.0f} µs a node)")
+    has_evaluate = info is not None and info.has_evaluate
+    fits = [d for d in range(1, len(est.tree_by_depth)) if search_cost(est, algorithm, d)[0] <= budget]
+    if has_evaluate and fits and (depth is None or max(fits) < depth):
+        d = max(fits)
+        text += f"; try --depth {d} (about {search_cost(est, algorithm, d)[0]:.3g} nodes)"
+        return text
+    deterministic_pair = (info is not None and info.num_players == 2 and info.is_constant_sum
+                          and not info.has_chance)
+    if deterministic_pair and algorithm != "alphabeta":
+        other = search_cost(est, "alphabeta", depth)[0]
+        if other <= budget:
+            return text + f"; --algorithm alphabeta would need about {other:.3g}"
+    return text + "; solve a smaller variant (--set), or give a time budget"
+
+
+def _duration(hours: float) -> str:
+    if hours < 1 / 60:
+        return f"{hours * 3600:.0f} s"
+    if hours < 1:
+        return f"{hours * 60:.0f} min"
+    if hours < 48:
+        return f"{hours:.1f} h"
+    if hours < 24 * 365 * 2:
+        return f"{hours / 24:.0f} days"
+    return f"{hours / 24 / 365:.2g} years"
+
