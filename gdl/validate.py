@@ -905,10 +905,11 @@ def search_cost(est: Estimate, algorithm: str, depth: int | None = None) -> tupl
 
 
 def budget_problem(est: Estimate, algorithm: str, *, depth: int | None = None, info=None,
-                   budget: int = BUDGET) -> str | None:
-    """Why ``algorithm`` may not finish within ``budget`` nodes, with a suggestion (a depth
-    limit where the game declares an evaluation, another algorithm, a smaller variant or a time
-    budget); None when it should."""
+                   budget: int | None = None) -> str | None:
+    """Why ``algorithm`` may not finish within ``budget`` nodes (default ``BUDGET``), with a
+    suggestion (a depth limit where the game declares an evaluation, another algorithm, a smaller
+    variant or a time budget); None when it should."""
+    budget = BUDGET if budget is None else budget
     needed, what = search_cost(est, algorithm, depth)
     if needed <= budget:
         return None
