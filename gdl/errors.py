@@ -16,6 +16,16 @@ Codes (stable; tests assert codes and positions, never wording):
   E3xx run time    E301 value leaves its domain, E302 division by zero, E303 index out of range,
                    E304 no legal action and no pass rule, E305 invalid probabilities at a chance
                    node
+  E4xx playing     (`gdl check --deep`, gdl.validate; each with the actions that reach it)
+                   E400 a non-terminal state without a legal action (a dead end; E304 in play),
+                   E401 legal actions at a terminal state, E402 legal actions or chance outcomes
+                   duplicated or in an unstable order, E403 apply not deterministic, E404 invalid
+                   chance outcomes (E305 in play), E405 utilities not one exact value per player,
+                   E406 a utility outside the declared bounds, E407 utilities that break the
+                   declared zero-sum / constant-sum, E408 a play longer than the length bound,
+                   E409 a cycle with no length bound (the game may not terminate), E410 a rule
+                   failed in play (E301-E303, E306), E411 an invalid player to move,
+                   E412 (warning) a one-player game whose declared best utility is unreachable
 """
 
 from __future__ import annotations
