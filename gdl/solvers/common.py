@@ -85,6 +85,7 @@ class Frontier:
         self.bounds = bounds
         self.players = game.info.num_players
         self.evaluations = 0  # cut-offs: any at all means the result is not proven
+        self._valid: set = set()  # vectors already checked (validity depends on the values only)
 
     def value(self, state: State, kind: int, depth_left: int | None) -> tuple[Value, ...] | None:
         if kind == TERMINAL:
@@ -95,30 +96,52 @@ class Frontier:
         else:
             return None
         self.stats.leaves += 1
-        self._check(state, tuple(values), source)
-        return tuple(values)
+        values = tuple(values)
+        try:
+            known = values in self._valid
+        except TypeError:       # unhashable: certainly not an exact value; _check says why
+            known = False
+        if not known:
+            self._check(state, values, source)
+            if len(self._valid) < 4096:
+                self._valid.add(values)
+        return values
 
     def _check(self, state: State, values: tuple, source: str) -> None:
-        def refuse(problem: str) -> SolverError:
-            return SolverError(f"game {self.game.info.name!r}: {source}() at state {state!r} "
-                               f"gave {values!r}, {problem}")
-
         if len(values) != self.players:
-            raise refuse(f"not one value per player ({self.players})")
+            raise self._refuse(state, values, source, f"not one value per player ({self.players})")
         for v in values:
-            if isinstance(v, bool) or not isinstance(v, (int, Fraction)):
-                raise refuse("and values must be exact (int or Fraction)")
+            if type(v) is not int and (isinstance(v, bool) or not isinstance(v, (int, Fraction))):
+                raise self._refuse(state, values, source,
+                                   "and values must be exact (int or Fraction)")
         if self.total is not None and sum(values) != self.total:
-            raise refuse(f"which does not sum to the declared total {self.total}")
+            raise self._refuse(state, values, source,
+                               f"which does not sum to the declared total {self.total}")
         if self.bounds is not None:
             lo, hi = self.bounds
             if not all(lo <= v <= hi for v in values):
-                raise refuse(f"outside the declared utility bounds [{lo}, {hi}]")
+                raise self._refuse(state, values, source,
+                                   f"outside the declared utility bounds [{lo}, {hi}]")
+
+    def _refuse(self, state: State, values: tuple, source: str, problem: str) -> SolverError:
+        return SolverError(f"game {self.game.info.name!r}: {source}() at state {state!r} "
+                           f"gave {values!r}, {problem}")
+
+
+# The outcome pairs checked last. A game that hands out the same (immutable) pair objects again,
+# as compiled games do for a fixed distribution, needs no second check: same objects, same
+# values. Holding them keeps their identities from being reused.
+_checked_outcomes: tuple = ()
 
 
 def chance_outcomes(game, state: State) -> Sequence[tuple[Action, Fraction]]:
     """The outcomes of a chance state, checked: exact, non-negative, summing to exactly 1."""
+    global _checked_outcomes
     outcomes = game.chance_outcomes(state)
+    checked = _checked_outcomes
+    if outcomes and len(checked) == len(outcomes) and all(
+            a is b for a, b in zip(checked, outcomes)):
+        return outcomes
     for _, p in outcomes:
         if isinstance(p, bool) or not isinstance(p, (int, Fraction)) or p < 0:
             raise SolverError(f"game {game.info.name!r}: chance state {state!r} has outcome "
@@ -126,6 +149,8 @@ def chance_outcomes(game, state: State) -> Sequence[tuple[Action, Fraction]]:
     if sum(p for _, p in outcomes) != 1:
         raise SolverError(f"game {game.info.name!r}: chance outcomes at state {state!r} "
                           "do not sum to 1")
+    if all(type(pair) is tuple for pair in outcomes):
+        _checked_outcomes = tuple(outcomes)
     return outcomes
 
 

@@ -23,9 +23,9 @@ evaluation is worth 5/3, best action ``roll``. Any cut-off makes ``proven=False`
 
 from __future__ import annotations
 
-from ..protocol import CHANCE, Action, State, Value
-from .common import (Frontier, PvLink, best_of, chance_outcomes, child_depth, decision_actions,
-                     pv_tuple, require_depth, require_two_player_constant_sum)
+from ..protocol import CHANCE, TERMINAL, Action, State, Value
+from .common import (Frontier, PvLink, best_of, chance_outcomes, decision_actions, pv_tuple,
+                     require_depth, require_two_player_constant_sum)
 from .deep import run_deep
 from .result import SolveResult, Stats
 
@@ -38,24 +38,38 @@ def expectiminimax(game, *, depth: int | None = None) -> SolveResult:
     stats = Stats()
     frontier = Frontier(game, stats, total=total)
     root_children: list[tuple[Action, tuple[Value, ...]]] = []
+    current_player, apply, leaf_value = game.current_player, game.apply, frontier.value
+    nodes = 0
 
     def search(state: State, depth_left: int | None, children: list | None
                ) -> tuple[tuple[Value, ...], PvLink]:
-        stats.nodes += 1
-        player = game.current_player(state)
-        leaf = frontier.value(state, player, depth_left)
-        if leaf is not None:
-            return leaf, None
+        nonlocal nodes
+        nodes += 1
+        player = current_player(state)
+        if player == TERMINAL or depth_left is not None and depth_left <= 0:
+            return leaf_value(state, player, depth_left), None
         if player == CHANCE:
-            expectation = [0] * info.num_players
+            # Exact: values of consecutive outcomes with the same probability (the same
+            # object) are added before multiplying, p*a + p*b = p*(a + b). Every vector sums to
+            # `total` (the frontier checks it) and the probabilities sum to 1, so the second
+            # player's expectation is exactly total minus the first's.
+            terms, weight, subtotal = [], None, 0
             for outcome, p in chance_outcomes(game, state):
-                values, _ = search(game.apply(state, outcome), depth_left, None)
-                expectation = [e + p * v for e, v in zip(expectation, values)]
-            return tuple(expectation), None
+                v = search(apply(state, outcome), depth_left, None)[0][0]
+                if p is weight:
+                    subtotal += v
+                    continue
+                if weight is not None:
+                    terms.append(weight * subtotal)
+                weight, subtotal = p, v
+            terms.append(weight * subtotal)
+            expectation = terms[0] if len(terms) == 1 else sum(terms)
+            return (expectation, -expectation if total == 0 else total - expectation), None
         best: tuple[Value, ...] | None = None
         best_pv: PvLink = None
+        below = None if depth_left is None else depth_left - 1
         for action in decision_actions(game, state):
-            values, pv = search(game.apply(state, action), child_depth(depth_left), None)
+            values, pv = search(apply(state, action), below, None)
             if children is not None:
                 children.append((action, values))
             if best is None or values[player] > best[player]:  # strict: first best wins ties
@@ -63,7 +77,10 @@ def expectiminimax(game, *, depth: int | None = None) -> SolveResult:
         return best, best_pv
 
     root = game.initial_state()
-    values, pv = run_deep(search, root, depth, root_children)
+    try:
+        values, pv = run_deep(search, root, depth, root_children)
+    finally:
+        stats.nodes = nodes
     best_actions = best_of(root_children, game.current_player(root)) if root_children else ()
     return SolveResult(values=values, best_actions=best_actions, pv=pv_tuple(pv),
                        algorithm="expectiminimax", stats=stats,

@@ -20,9 +20,9 @@ scored by ``game.evaluate`` and the result has ``proven=False`` if any such cut-
 
 from __future__ import annotations
 
-from ..protocol import CHANCE, Action, State, Value
-from .common import (Frontier, PvLink, best_of, child_depth, decision_actions, pv_tuple,
-                     require_depth, require_two_player_constant_sum, unexpected_chance)
+from ..protocol import CHANCE, TERMINAL, Action, State, Value
+from .common import (Frontier, PvLink, best_of, decision_actions, pv_tuple, require_depth,
+                     require_two_player_constant_sum, unexpected_chance)
 from .deep import run_deep
 from .result import SolveResult, SolverError, Stats
 
@@ -37,20 +37,23 @@ def minimax(game, *, depth: int | None = None) -> SolveResult:
     stats = Stats()
     frontier = Frontier(game, stats, total=total)
     root_children: list[tuple[Action, tuple[Value, ...]]] = []
+    current_player, apply, leaf_value = game.current_player, game.apply, frontier.value
+    nodes = 0
 
     def search(state: State, depth_left: int | None, children: list | None
                ) -> tuple[tuple[Value, ...], PvLink]:
-        stats.nodes += 1
-        player = game.current_player(state)
-        leaf = frontier.value(state, player, depth_left)
-        if leaf is not None:
-            return leaf, None
+        nonlocal nodes
+        nodes += 1
+        player = current_player(state)
+        if player == TERMINAL or depth_left is not None and depth_left <= 0:
+            return leaf_value(state, player, depth_left), None
         if player == CHANCE:
             raise unexpected_chance(game, "minimax")
         best: tuple[Value, ...] | None = None
         best_pv: PvLink = None
+        below = None if depth_left is None else depth_left - 1
         for action in decision_actions(game, state):
-            values, pv = search(game.apply(state, action), child_depth(depth_left), None)
+            values, pv = search(apply(state, action), below, None)
             if children is not None:
                 children.append((action, values))
             if best is None or values[player] > best[player]:  # strict: first best wins ties
@@ -58,7 +61,10 @@ def minimax(game, *, depth: int | None = None) -> SolveResult:
         return best, best_pv
 
     root = game.initial_state()
-    values, pv = run_deep(search, root, depth, root_children)
+    try:
+        values, pv = run_deep(search, root, depth, root_children)
+    finally:
+        stats.nodes = nodes
     best_actions = best_of(root_children, game.current_player(root)) if root_children else ()
     return SolveResult(values=values, best_actions=best_actions, pv=pv_tuple(pv),
                        algorithm="minimax", stats=stats, proven=frontier.evaluations == 0,
