@@ -134,6 +134,7 @@ from typing import Any, Callable, Sequence
 
 from ..protocol import TERMINAL, ZERO_SUM, Action, State, Value
 from .deep import MAX_FRAMES, STACK_BYTES, SearchTooDeep
+from .repetition import guard_path
 from .result import SolveResult, SolverError, Stats
 
 __all__ = ["Budget", "Engine", "SearchOptions", "SearchStopped", "alphabeta", "analyze",
@@ -219,7 +220,7 @@ class Engine:
 
     def __init__(self, game: Any, options: SearchOptions | None = None, *,
                  deadline: float | None = None, node_limit: int | None = None,
-                 stop: threading.Event | None = None):
+                 stop: threading.Event | None = None, repetitions: bool = False):
         opts = options or SearchOptions()
         info = game.info
         check_game(info)
@@ -468,6 +469,10 @@ class Engine:
                 pv_table[state] = best_move
             return -best if flip else best
 
+        # ``repetitions``: a state met again on the path raises RepetitionError (a game with no
+        # length bound searched without a depth limit; see gdl.solvers.repetition).
+        search = guard_path(game, search, repetitions)
+
         def root(state, depth, lo_bound, hi_bound):
             """The root with window (lo_bound, hi_bound) in the mover's perspective.
 
@@ -698,7 +703,8 @@ def _drive(game: Any, state: State, depth: int | None, opts: SearchOptions,
     use_id = info.has_evaluate and (limited or opts.iterative_deepening)
     if use_id and not opts.iterative_deepening:
         opts = replace(opts, iterative_deepening=True)   # a budget implies deepening, PV first
-    engine = Engine(game, opts, deadline=deadline, node_limit=node_limit, stop=stop)
+    engine = Engine(game, opts, deadline=deadline, node_limit=node_limit, stop=stop,
+                    repetitions=depth is None and not limited)
 
     if game.current_player(state) == TERMINAL:
         r = game.returns(state)
@@ -772,7 +778,7 @@ def analyze(game: Any, state: State | None = None, *, depth: int | None = None,
     def work() -> list[tuple[Action, tuple[Value, ...]]]:
         if game.current_player(state) == TERMINAL:
             return []
-        engine = Engine(game, options, stop=stop)
+        engine = Engine(game, options, stop=stop, repetitions=depth is None)
         d = FULL if depth is None else depth - 1
         out = []
         for a in game.legal_actions(state):

@@ -39,6 +39,7 @@ from ..protocol import CHANCE, Action, State, Value
 from .common import (Frontier, PvLink, best_of, chance_outcomes, child_depth, constant_sum_total,
                      decision_actions, pv_tuple, require_depth)
 from .deep import run_deep
+from .repetition import guard_path
 from .result import SolveResult, SolverError, Stats
 
 # What a parent tells a child under shallow pruning: (parent player, limit, strict). The child
@@ -88,6 +89,7 @@ def maxn(game, *, depth: int | None = None, shallow_pruning: bool = False) -> So
                 break
         return best, best_pv
 
+    search = guard_path(game, search, depth is None)  # a cycle: RepetitionError, not recursion
     root = game.initial_state()
     values, pv = run_deep(search, root, depth, None, root_children)
     best_actions = best_of(root_children, game.current_player(root)) if root_children else ()

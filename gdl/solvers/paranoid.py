@@ -32,6 +32,7 @@ from ..protocol import CHANCE, TERMINAL, ZERO_SUM, Action, GameInfo, State, Valu
 from .common import (Frontier, PvLink, child_depth, decision_actions, pv_tuple, require_depth,
                      unexpected_chance)
 from .deep import run_deep
+from .repetition import guard_path
 from .result import SolveResult, SolverError, Stats
 from .window import NEG_INFINITY, POS_INFINITY, just_below
 
@@ -132,6 +133,7 @@ def paranoid(game, player: int = 0, *, depth: int | None = None) -> SolveResult:
                 break
         return best, best_pv
 
+    search = guard_path(view, search, depth is None)  # a cycle: RepetitionError, not recursion
     root = view.initial_state()
     view_values, pv_link = run_deep(search, root, 0, NEG_INFINITY, POS_INFINITY, depth,
                                     root_children)

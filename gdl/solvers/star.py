@@ -63,6 +63,7 @@ from ..protocol import CHANCE, Action, State, Value
 from .common import (Frontier, PvLink, chance_outcomes, child_depth, decision_actions, pv_tuple,
                      require_depth, require_two_player_constant_sum)
 from .deep import run_deep
+from .repetition import guard_path
 from .result import SolveResult, SolverError, Stats
 from .window import just_above, just_below
 
@@ -97,6 +98,7 @@ class _StarSearch:
             # Every value is the same; widen so that windows inside [low, high] stay non-empty.
             self.high = self.low + 1
         self.game, self.algorithm, self.depth, self.probing = game, algorithm, depth, probing
+        self.search = guard_path(game, self.search, depth is None)  # a cycle: RepetitionError
         self.stats = Stats()
         self.frontier = Frontier(game, self.stats, total=self.total, bounds=(lo, hi))
 

@@ -1,0 +1,90 @@
+"""Stop a search that meets a state again on its own path (a game that can cycle forever).
+
+A recursive solver on a game whose state graph has a cycle would recurse until the stack runs
+out. ``guard_path(game, search, active)`` wraps a solver's recursive ``search(state, ...)`` so
+that entering a state already on the current path raises ``RepetitionError`` with the actions
+from the start. The wrapper is installed only where it can matter: when the game declares no
+length bound (``info.max_length is None``) and the search has no depth limit (``active``), so a
+bounded game pays nothing. It never counts nodes, so node counts are unchanged.
+
+Usage inside a solver, after ``def search(state, ...)`` (recursive calls look the name up when
+they run, so they go through the wrapper too)::
+
+    search = guard_path(game, search, depth is None)
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from ..protocol import CHANCE, TERMINAL
+from .result import SolverError
+
+
+class RepetitionError(SolverError):
+    """The search met a state that is already on its path: the game can go on forever.
+    ``path`` holds the action names from the initial state to the second visit; ``cycle`` the
+    last of them, those that lead from the first visit back to it."""
+
+    def __init__(self, message: str, path: tuple[str, ...], cycle: tuple[str, ...]):
+        super().__init__(message)
+        self.path = path
+        self.cycle = cycle
+
+
+def guard_path(game: Any, search: Callable, active: bool = True) -> Callable:
+    """``search`` itself when the game declares a length bound or ``active`` is false; else a
+    wrapper that keeps the states of the current path (the first positional argument)."""
+    if not active or game.info.max_length is not None:
+        return search
+    on_path: dict = {}
+    stack: list = []
+
+    def guarded(state, *args, **kwargs):
+        if state in on_path:
+            raise _repetition(game, stack, on_path[state], state)
+        on_path[state] = len(stack)
+        stack.append(state)
+        try:
+            return search(state, *args, **kwargs)
+        finally:
+            stack.pop()
+            del on_path[state]
+
+    return guarded
+
+
+def _step(game: Any, state, child) -> str | None:
+    """The name of an action (or chance outcome) that leads from ``state`` to ``child``."""
+    try:
+        player = game.current_player(state)
+        if player == TERMINAL:
+            return None
+        choices = ([o for o, _ in game.chance_outcomes(state)] if player == CHANCE
+                   else game.legal_actions(state))
+        for action in choices:
+            if game.apply(state, action) == child:
+                return game.action_name(action)
+    except Exception:  # noqa: BLE001 - a report must not fail on a second error
+        return None
+    return None
+
+
+def _repetition(game: Any, stack: list, first: int, state) -> RepetitionError:
+    states = list(stack) + [state]
+    start = game.initial_state()
+    if states[0] != start:
+        states.insert(0, start)     # a solver may expand the root itself (alpha-beta does)
+        first += 1
+    names = []
+    for parent, child in zip(states, states[1:]):
+        name = _step(game, parent, child)
+        names.append(name if name is not None else "?")
+    cycle = tuple(names[first:])
+    path = tuple(names)
+    lead = " ".join(names[:first]) or "(the start)"
+    return RepetitionError(
+        f"game {game.info.name!r} can go on forever: the search met a state again after "
+        f"{lead}, then {' '.join(cycle)} ({len(cycle)} move(s) around the cycle); the game "
+        "declares no max-length, so give it one (or a depth limit, with an evaluation)",
+        path, cycle)
