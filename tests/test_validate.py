@@ -312,3 +312,51 @@ def test_solve_warns_and_goes_on(monkeypatch, capsys):
     assert main(["solve", str(GAMES / "hexapawn.game"), "--algorithm", "minimax"]) == 0
     captured = capsys.readouterr()
     assert "warning" in captured.err and "Black 1" in captured.out   # FACTS: the second player wins
+
+
+# ---- solvers stop at a repetition ------------------------------------------------------------
+
+@pytest.mark.parametrize("algorithm", ["alphabeta", "maxn", "paranoid", "minimax", "expectiminimax"])
+def test_solvers_stop_at_a_repetition(algorithm):
+    from gdl.solvers import solve
+    from gdl.solvers.repetition import RepetitionError
+
+    # Depth first in declaration order: serve, hit, hit meets (B, ball 0) again.
+    with pytest.raises(RepetitionError) as caught:
+        solve(load("ping-pong"), algorithm)
+    assert caught.value.path == ("serve", "hit", "hit")
+    assert caught.value.cycle == ("hit", "hit")
+
+
+def test_a_depth_limit_makes_a_cyclic_game_searchable():
+    from gdl.solvers import solve
+
+    result = solve(load("ping-pong-evaluated"), "alphabeta", depth=4)
+    assert not result.proven
+    assert solve(load("ping-pong-evaluated"), "maxn", depth=4).pv
+
+
+def test_the_guard_costs_nothing_for_bounded_games():
+    from gdl.solvers.repetition import guard_path
+
+    def search(state):
+        return state
+
+    assert guard_path(gdl.load(GAMES / "tictactoe.game"), search) is search   # max-length 9
+    assert guard_path(load("ping-pong"), search, active=False) is search
+    assert guard_path(load("ping-pong"), search) is not search
+
+
+def test_node_counts_are_unchanged_by_the_guard():
+    from gdl.solvers import solve
+
+    # Board splitting declares no max-length, so the guard is on; the tree has 31 nodes (FACTS),
+    # and max^n without pruning visits every one.
+    result = solve(gdl.load(GAMES / "splitting.game"), "maxn", shallow_pruning=False)
+    assert result.stats.nodes == 31 and result.values[0] == 12
+
+
+def test_solve_reports_the_cycle(capsys):
+    assert main(["solve", str(DEEP / "ping-pong.game")]) == 2
+    err = capsys.readouterr().err
+    assert "serve" in err and "hit hit" in err

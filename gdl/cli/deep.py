@@ -141,7 +141,7 @@ def check_files(args) -> int:
             failed += 1
             continue
         try:
-            game = load(path, params)
+            game = load(path, params, backend=getattr(args, "backend", "compile"))
         except GdlError as error:
             print(error.render(), file=sys.stderr)
             document.update(ok=False, errors=[
@@ -189,6 +189,10 @@ def solve_size_check(game, args, root, algorithm: str) -> None:
         algorithm = choose(game.info)
     est = estimate(game, root=root, declared_states=declared_state_bound(game))
     problem = budget_problem(est, algorithm, depth=args.depth, info=game.info)
+    if problem is None and est.cycles and args.depth is None and game.info.max_length is None:
+        problem = ("a random playout met a state twice: the game can cycle, and it declares no "
+                   "max-length, so the search will stop at the first repetition (gdl check --deep "
+                   "shows the cycle)")
     if problem is None:
         return
     if getattr(args, "strict", False):

@@ -27,6 +27,7 @@ from ..protocol import CHANCE, TERMINAL, Action, State, Value
 from .common import (Frontier, PvLink, best_of, chance_outcomes, decision_actions, pv_tuple,
                      require_depth, require_two_player_constant_sum)
 from .deep import run_deep
+from .repetition import guard_path
 from .result import SolveResult, Stats
 
 
@@ -76,6 +77,7 @@ def expectiminimax(game, *, depth: int | None = None) -> SolveResult:
                 best, best_pv = values, (action, pv)
         return best, best_pv
 
+    search = guard_path(game, search, depth is None)  # a cycle: RepetitionError, not recursion
     root = game.initial_state()
     try:
         values, pv = run_deep(search, root, depth, root_children)
