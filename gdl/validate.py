@@ -76,7 +76,7 @@ RULE_FAILED = "E410"
 BAD_PLAYER = "E411"
 BEST_UNREACHABLE = "E412"   # a warning
 
-AUTO_LIMIT = 6_000           # exhaustive automatically when the reachable states are no more
+AUTO_LIMIT = 20_000          # exhaustive automatically when the reachable states are no more
 MAX_STATES = 2_000_000       # exhaustive exploration stops here even when asked for
 SHORTEST_LIMIT = 5_000       # states a search for a shorter witness may visit (playout mode)
 PLAYOUT_CAP = 10_000         # moves per playout when no length bound is declared or asked for

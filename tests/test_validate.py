@@ -236,6 +236,13 @@ def test_tictactoe_census():
     assert census.longest_play == 9 and census.cyclic_states == 0 and census.stuck_states == 0
 
 
+def test_connect_four_census():
+    # FACTS (Tromp): 161,029 positions reachable in play on 4 x 4, the empty board included.
+    report = v.validate(gdl.load(GAMES / "connect4.game"), playouts=0, exhaustive=True)
+    assert report.ok and report.census.states == 161_029
+    assert report.census.longest_play == 16 and report.census.chance == 0
+
+
 def test_splitting_and_figure_census():
     # FACTS: the board-splitting tree has 31 nodes; every node is a different sub-board, so the
     # 16 cells are the terminal states. Figure 5.2: a root, three MIN nodes, nine leaves.

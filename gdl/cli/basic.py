@@ -134,7 +134,7 @@ def register(commands) -> None:
     deep.add_argument("--max-length", type=int, metavar="L",
                       help="report plays longer than L moves (besides the declared max-length)")
     deep.add_argument("--exhaustive", action=argparse.BooleanOptionalAction, default=None,
-                      help="visit every reachable state (default: when there are at most 6,000)")
+                      help="visit every reachable state (default: when there are at most 20,000)")
     check.add_argument("--json", action="store_true", help="one JSON document on stdout")
     check.set_defaults(run=cmd_check)
 
