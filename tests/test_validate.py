@@ -367,3 +367,14 @@ def test_solve_reports_the_cycle(capsys):
     assert main(["solve", str(DEEP / "ping-pong.game")]) == 2
     err = capsys.readouterr().err
     assert "serve" in err and "hit hit" in err
+
+
+def test_a_full_transposition_table_is_reported():
+    from gdl.cli.deep import solve_result_notes
+    from gdl.solvers.alphabeta import SearchOptions, alphabeta
+
+    game = gdl.load(GAMES / "tictactoe.game")
+    small = alphabeta(game, options=SearchOptions.engine(tt_size=8))
+    assert small.values == (0, 0)                       # FACTS: a draw, table or no table
+    assert small.extra["tt_full"] and "filled up" in solve_result_notes(small)[0]
+    assert solve_result_notes(alphabeta(game, options=SearchOptions.engine())) == []

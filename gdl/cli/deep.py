@@ -105,8 +105,11 @@ def summary(report) -> list[str]:
 
             lines.append(f"  best utility reachable: {format_value(census.best_utility)}")
     elif report.explored:
-        lines.append(f"  not exhaustive: more than {report.explored:,} reachable states "
-                     "(use --exhaustive to visit them all)")
+        from ..validate import MAX_STATES
+
+        hint = ("" if report.explored >= MAX_STATES
+                else " (use --exhaustive to visit them all)")
+        lines.append(f"  not exhaustive: more than {report.explored:,} reachable states{hint}")
     cut = f", {report.cut_playouts} cut at the safety limit" if report.cut_playouts else ""
     lines.append(f"  {report.playouts:,} playouts ({report.playout_moves:,} moves, longest "
                  f"{report.longest_playout:,}{cut}), {report.states_visited:,} states visited")
