@@ -64,6 +64,7 @@ class Node:
     leaf: tuple | None = None         # returned or evaluated vector
     evaluated: bool = False           # True: a depth cut-off scored by `evaluate`
     repeat: bool = False              # a second search of the same action (a re-search)
+    inspected: bool = False           # the solver has asked about this node
     # filled in by back_up()
     value: tuple | None = None
     low: Any = None                   # interval for player 0's value (two-player constant-sum)
@@ -111,21 +112,40 @@ class Recorder:
         return child
 
     def _seen(self, state) -> Node | None:
-        """The solver asks about ``state``: confirm the tentative node on top, if it is that."""
-        node, confirmed = self._stack[-1]
-        if node.state != state:
-            return None
-        if not confirmed:
-            if self.count >= self.limit:
-                raise TreeTooLarge(self.limit)
-            node.number = self.count
-            self.count += 1
-            node.player = self._game.current_player(state)
-            parent = node.parent
-            node.repeat = any(c.action == node.action for c in parent.children)
-            parent.children.append(node)
-            self._stack[-1] = (node, True)
-        return node
+        """The solver asks about ``state``: confirm the tentative node on top if it holds that
+        state; if a node already visited on the current path is asked about again, the solver
+        is searching it a second time (alpha-beta's root re-searches a child whose narrow-window
+        test failed high, without applying the action again): that is a new node, a sibling
+        marked ``repeat``. A question about the root after the search is not a visit."""
+        stack = self._stack
+        node, confirmed = stack[-1]
+        if node.state == state and not confirmed:
+            self._confirm(node, repeat=False)
+            stack[-1] = (node, True)
+            return node
+        if node.state == state and not node.inspected:     # the root's first question
+            node.inspected = True
+            return node
+        for depth in range(len(stack) - 1, 0, -1):
+            earlier, confirmed = stack[depth]
+            if confirmed and earlier.state == state:
+                del stack[depth:]
+                again = Node(-1, state, -3, earlier.action, earlier.name, earlier.probability,
+                             earlier.parent)
+                self._confirm(again, repeat=True)
+                stack.append((again, True))
+                return again
+        return None
+
+    def _confirm(self, node: Node, repeat: bool) -> None:
+        if self.count >= self.limit:
+            raise TreeTooLarge(self.limit)
+        node.number = self.count
+        self.count += 1
+        node.player = self._game.current_player(node.state)
+        node.repeat = repeat or any(c.action == node.action for c in node.parent.children)
+        node.parent.children.append(node)
+        node.inspected = True
 
     def legal_actions(self, state):
         actions = self._game.legal_actions(state)
@@ -266,8 +286,9 @@ def back_up(tree: SearchTree) -> None:
                 node.low = min(lows) if complete else float("-inf")
     tree.pruned = pruned
     best = {_key(a) for a in getattr(tree.result, "best_actions", ())}
-    for child in tree.root.children:
-        child.optimal = _key(child.action) in best and not child.repeat
+    latest_at_root = {_key(c.action): c for c in tree.root.children}
+    for key, child in latest_at_root.items():
+        child.optimal = key in best
     node = tree.root
     node.principal = True
     while node.chosen is not None and node.exact:

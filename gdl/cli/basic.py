@@ -41,7 +41,10 @@ def cmd_check(args) -> int:
 
 def cmd_solve(args) -> int:
     from ..moves import MoveError, play
+    from ..progress import with_progress
     from ..solvers import solve
+
+    solve = with_progress(solve)    # a status line on stderr when it is a terminal (gdl/progress.py)
 
     game = load_game(args.file, parse_sets(args.set))
     try:
