@@ -149,7 +149,7 @@ def _render(kind: str, parts) -> str:
         return f"{container}[{index.text}]"
     if kind == "op":
         op, left, right = parts
-        return f"({_strip(left, op)} {_PYOP.get(op, op)} {right.text})"
+        return f"({_strip(left, op)} {_PYOP.get(op, op)} {_strip(right, op)})"
     if kind == "not":
         return f"(not {parts[0].text})"
     if kind == "neg":
@@ -232,7 +232,7 @@ def _small_set(values, limit: int = 512):
 
 def _combine(a, b, fn):
     """The set of fn(x, y) over two value sets (pairs where fn raises are left out: they raise)."""
-    if a is None or b is None or len(a) * len(b) > 4096:
+    if a is None or b is None or len(a) * len(b) > 1024:
         return None
     out = set()
     for x in a:
@@ -398,7 +398,7 @@ class _Compiler:
         self.cache = cache
         self.source = source
         self.filename = source.filename if source is not None else "<input>"
-        self.lines_of = source.text.splitlines() if source is not None else []
+        self.lines_of = source.text.split("\n") if source is not None else []   # as Lark counts lines
         self.n = len(game.players)
         self.base = len(game.initial)
         self.sites: list[tuple] = []
@@ -410,7 +410,10 @@ class _Compiler:
         self.uses_mover_memo: dict[int, bool] = {}
         self.dists: dict[str, str] = {}
         self.fractions: dict[Fraction, str] = {}
+        self.domains: dict[int, frozenset | None] = {}
+        self.commented: set = set()   # (action, player) whose rule lines are already shown
         self.mover_vals = self._mover_values()
+        self.show_rules = True
 
     # -- small helpers
     def site(self, *entry) -> int:
@@ -515,6 +518,8 @@ class _Compiler:
                 return const(not x.const)
             if ctx.facts.get(x.text) is True:
                 return const(False)
+            if x.kind == "not":
+                return x.parts[0]         # a boolean: `not not b` is b
             return node("not", (x,), safe=x.safe, cost=x.cost + 1, vals=frozenset((False, True)))
         if isinstance(e, ir.Binary):
             return self.binary(e, ctx)
@@ -588,9 +593,15 @@ class _Compiler:
         low, high = self.known_bounds(x, ctx)
         return low is not None and high is not None and low >= lo and high <= hi
 
+    def domain(self, var: ir.Variable):
+        """The values a variable's cells hold, as a frozenset; None for large domains."""
+        if var.slot not in self.domains:
+            self.domains[var.slot] = _small_set(var.values)
+        return self.domains[var.slot]
+
     def var_ref(self, e: ir.VarRef, ctx: _Ctx) -> P:
         var = e.var
-        vals = frozenset(var.values)
+        vals = self.domain(var)
         if not e.indices:
             return self.read_slot(var.slot, vals, ctx)
         constant, parts = self.offset(e.indices, var.shape, var.name, e.span, ctx)
@@ -893,7 +904,10 @@ class _Compiler:
         if mode == "tuple":
             state.slots.update({k: const(v) for k, v in preset.items()})
         body: list[str] = []
-        comment = self.comment(action.span)
+        # the rule's lines are shown with the first ground instance of each action
+        show_rules = (id(action), player, mode) not in self.commented
+        self.commented.add((id(action), player, mode))
+        comment = self.comment(action.span) if show_rules else None
         if comment:
             body.append(comment)
         body.append(f"# {_sanitize(ground.name)}" + (
@@ -910,7 +924,9 @@ class _Compiler:
         if has_next:
             body.append("t = -1")
         ctx = _Ctx(env, mover, {}, container, False, {}, fn)
+        self.show_rules = show_rules
         self.block(action.effect, ctx, state, body, "", has_next)
+        self.show_rules = True
         if state.dead:
             return body, None
         # the turn: rotation, unless a `next` ran
@@ -939,7 +955,7 @@ class _Compiler:
             if state.dead:
                 break
             span = getattr(st, "span", None)
-            if span is not None and span.line and span.line != last_line:
+            if span is not None and span.line and span.line != last_line and self.show_rules:
                 comment = self.comment(span)
                 if comment:
                     out.append(indent + comment)
@@ -1186,8 +1202,9 @@ class _Compiler:
         lines += ["    else:", "        return _slow('legal_actions', s)", "    if not r:",
                   "        raise _fail(_stuck(s), s) from None", "    return r"]
         fns.append(lines)
-        for p, body in enumerate(per_player):
-            fns.append([f"def _legal{p}(s):"] + body + ["    return r"])
+        if game.stuck_pass:     # _settle asks each player in turn
+            for p, body in enumerate(per_player):
+                fns.append([f"def _legal{p}(s):"] + body + ["    return r"])
 
         # apply: one function; a binary decision over the action id, per player
         specialise = n * K <= SPECIALISE_LIMIT
@@ -1283,7 +1300,7 @@ class _Compiler:
         for lines in fns:
             body.extend(lines)
             body.append("")
-        tables = [f"_LEGAL = ({''.join(f'_legal{p}, ' for p in range(n))})"]
+        tables = [f"_LEGAL = ({''.join(f'_legal{p}, ' for p in range(n))})"] if game.stuck_pass else []
         if runs:
             tables.append(runs)
         return "\n".join(header + self.preamble + [""] + self.out + body + tables) + "\n"
@@ -1637,7 +1654,7 @@ class CompiledGame:
             # game's, a mover that is not a player): the reference interpreter decides.
             return getattr(self._reference(), method)(*args)
 
-        builtins = {"len": len, "list": list, "tuple": tuple, "type": type, "min": min, "max": max,
+        builtins = {"len": len, "list": list, "tuple": tuple, "type": type, "bool": bool, "min": min, "max": max,
                     "abs": abs, "any": any, "all": all, "range": range,
                     "AssertionError": AssertionError}
         return {"__builtins__": builtins, "__name__": "gdl.compiled", "_EvalError": EvalError,
@@ -1682,4 +1699,13 @@ def build(game: ir.Game, source: Source | None = None, cache: bool = True):
         from .interpret import build as interpret_build
 
         return interpret_build(game, source)
-    return CompiledGame(game, source, cache)
+    try:
+        return CompiledGame(game, source, cache)
+    except (SyntaxError, RecursionError, MemoryError) as error:
+        # Rules nested deeper than Python's own compiler allows: the interpreter runs them
+        # (the same semantics, more slowly). ``compile_error`` says why.
+        from .interpret import InterpretedGame
+
+        fallback = InterpretedGame(game, source)
+        fallback.compile_error = f"{type(error).__name__}: {error}"
+        return fallback

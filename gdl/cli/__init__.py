@@ -47,12 +47,17 @@ def parse_sets(pairs: Sequence[str]) -> dict[str, int | bool]:
     return params
 
 
-def load_game(path: str, params: dict | None = None):
+# The backend chosen with --backend for this run; main() sets it, load_game() uses it.
+_backend = "compile"
+
+
+def load_game(path: str, params: dict | None = None, backend: str | None = None):
+    """Load a rule file with the command line's --backend (or ``backend``, when given)."""
     from .. import load
 
     if not Path(path).is_file():
         raise UsageError(f"{path}: no such file")
-    return load(path, params)
+    return load(path, params, backend=backend or _backend)
 
 
 def moves_arg(args) -> list[str]:
@@ -80,7 +85,7 @@ def print_json(document) -> None:
 
 # ---- the parser --------------------------------------------------------------------------------
 
-COMMAND_MODULES = ("basic", "play", "tree", "fmt", "fuzz")
+COMMAND_MODULES = ("basic", "play", "tree", "fmt", "fuzz", "show")
 
 
 def add_common(sub, many: bool = False) -> None:
@@ -91,6 +96,9 @@ def add_common(sub, many: bool = False) -> None:
         sub.add_argument("file", metavar="FILE", help="a rule file (.game)")
     sub.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
                      help="override a `param` of the game (repeatable)")
+    sub.add_argument("--backend", choices=("compile", "interpret"), default="compile",
+                     help="run the rules as generated Python (compile, the default) or with the "
+                          "reference interpreter (interpret); the results are the same")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -107,6 +115,8 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    global _backend
+    _backend = getattr(args, "backend", None) or "compile"
     if not getattr(args, "run", None):
         parser.print_help()
         return USAGE_ERROR

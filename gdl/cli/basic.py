@@ -27,7 +27,7 @@ def cmd_check(args) -> int:
             failed += 1
             continue
         try:
-            game = load(path, params)
+            game = load(path, params, backend=args.backend)
         except GdlError as error:
             print(error.render(), file=sys.stderr)
             failed += 1
