@@ -1,0 +1,99 @@
+"""Every rule-file example in the docs parses and checks; the ones that state a value solve to it.
+
+- A fenced block marked ```game is a complete rule file.
+- A block marked ```game-fragment shows one construct; it is wrapped in a minimal game: the
+  fragment plus whatever it lacks of a title, two players A and B, one action, a terminal
+  condition and utilities.
+- ``# value: P v, Q w`` in a block: solving the game gives each player that value (the docs argue
+  it next to the example). ``# best: a b`` : the set of optimal first actions, in declaration
+  order.
+
+Docs that mention other commands (``gdl fuzz``, ``gdl play``) are checked here only for their
+rule files.
+"""
+
+import re
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+import gdl
+from gdl.solvers import solve
+
+DOCS = Path(__file__).resolve().parent.parent / "docs"
+BLOCK = re.compile(r"^```(game|game-fragment)[ \t]*\n(.*?)^```", re.M | re.S)
+
+
+def examples():
+    found = []
+    for path in sorted(DOCS.glob("*.md")):
+        text = path.read_text(encoding="utf-8")
+        for match in BLOCK.finditer(text):
+            line = text.count("\n", 0, match.start()) + 1
+            found.append(pytest.param(match[1], match[2], id=f"{path.name}:{line}"))
+    return found
+
+
+def _has(text: str, keyword: str) -> bool:
+    return re.search(rf"^\s*{re.escape(keyword)}\b", text, re.M) is not None
+
+
+def wrap(fragment: str) -> str:
+    """A minimal complete game around a fragment (see the module docstring)."""
+    parts = []
+    if not _has(fragment, "game"):
+        parts.append('game "fragment"')
+    players = re.search(r"^\s*players\s+(.+)$", fragment, re.M)
+    names = [p.strip() for p in players[1].split("#")[0].split(",")] if players else ["A", "B"]
+    if not players:
+        parts.append("players A, B")
+    parts.append(fragment)
+    if not _has(fragment, "tree"):
+        parts.append("var fragment_done in bool = false")
+        if not _has(fragment, "action"):
+            parts.append("action fragment_move effect fragment_done = true")
+        if not _has(fragment, "terminal"):
+            parts.append("terminal fragment_done")
+        if not _has(fragment, "utility"):
+            if len(names) == 2 and not (_has(fragment, "zero-sum")
+                                        or _has(fragment, "constant-sum")):
+                parts += [f"utility {names[0]} = 0", "zero-sum"]
+            else:
+                parts += [f"utility {name} = 0" for name in names]
+    return "\n".join(parts) + "\n"
+
+
+def _value(text: str):
+    return Fraction(text)
+
+
+@pytest.mark.parametrize("kind, text", examples())
+def test_doc_example(kind, text):
+    source = text if kind == "game" else wrap(text)
+    game = gdl.loads(source, "<docs>")        # raises GdlError, with its position, if it fails
+    stated = re.search(r"^#\s*value:\s*(.+)$", text, re.M)
+    best = re.search(r"^#\s*best:\s*(.+)$", text, re.M)
+    if stated is None and best is None:
+        return
+    result = solve(game)
+    if stated is not None:
+        expected = {}
+        for pair in stated[1].split(","):
+            player, value = pair.split()
+            expected[player] = _value(value)
+        assert dict(zip(game.info.players, result.values)) == expected
+    if best is not None:
+        assert [game.action_name(a) for a in result.best_actions] == best[1].split()
+
+
+def test_there_are_examples_and_claims():
+    found = examples()
+    assert len(found) >= 20
+    claims = [p for p in found if "# value:" in p.values[1]]
+    assert len(claims) >= 8
+
+
+def test_the_wrapper_makes_a_complete_game():
+    game = gdl.loads(wrap("var x in 0..3 = 1"))
+    assert game.info.players == ("A", "B")
