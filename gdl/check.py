@@ -21,6 +21,9 @@ from .tree import Chance, Decision, Leaf
 
 INT, BOOL, SYM = ir.INT, ir.BOOL, ir.SYM
 ERROR = "error"  # the type of a placeholder for something already reported
+# Ranges, arrays and the combinations of a binder list are enumerated when a game is built; a
+# larger one is refused (E210) rather than exhausting memory or time.
+MAX_VALUES = 1_000_000
 START = Span(1, 1, 1, 2)
 
 _TYPE_WORDS = {INT: "an integer", BOOL: "a boolean", SYM: "a symbol", ERROR: "an error"}
@@ -292,6 +295,10 @@ class _Checker:
             self.error("E210", f"the range {low}..{high} is empty", domain.span,
                        hint="a range low..high includes both ends and needs low <= high")
             return None
+        if high - low >= MAX_VALUES:
+            self.error("E210", f"the range {low}..{high} has {high - low + 1:,} values, more than "
+                       f"{MAX_VALUES:,}", domain.span, hint="domains are enumerated; keep them small")
+            return None
         return INT, tuple(range(low, high + 1))
 
     def bounds(self, decl: ast.UtilityBoundsDecl) -> tuple[int, int] | None:
@@ -325,6 +332,13 @@ class _Checker:
                 self.error("E210", f"an array needs a size of at least 1, not {extent}", dim.span)
                 return None
             shape.append(extent)
+            size = 1
+            for n in shape:
+                size *= n
+            if size > MAX_VALUES:
+                self.error("E210", f"this array has {size:,} cells, more than {MAX_VALUES:,}",
+                           dim.span, hint="every cell is part of the state; keep arrays small")
+                return None
         return tuple(shape)
 
     def variable(self, decl: ast.VarDecl, layout) -> ir.Variable | None:
@@ -402,6 +416,14 @@ class _Checker:
                 continue
             names[binder.name.name] = found[0]
             resolved.append((binder.name.name, found[0], found[1]))
+        combinations = 1
+        for _, _, values in resolved:
+            combinations *= len(values)
+        if combinations > MAX_VALUES:
+            self.error("E210", f"these ranges give {combinations:,} combinations, more than "
+                       f"{MAX_VALUES:,}", binders[0].span,
+                       hint="parameters and bound names are enumerated; keep their ranges small")
+            return {name: ERROR for name in names}, []
         return names, resolved
 
     def reserved(self, ident: ast.Ident) -> bool:

@@ -7,11 +7,11 @@ Codes (stable; tests assert codes and positions, never wording):
   E2xx checking    E200 duplicate declaration, E201 unknown name, E202 wrong number of arguments,
                    E203 type mismatch, E204 value outside its declared domain, E205 no players,
                    E206 no terminal condition, E207 missing utility, E208 utility or evaluation for
-                   an unknown player, E209 unknown player in `by`, E210 empty range, E211 not a
-                   constant, E212 recursive definition, E213 cannot assign to this name,
-                   E214 wrong number of indices, E215 bad parameter override, E216 bad explicit
-                   tree, E217 invalid probabilities, E218 tree and rules mixed, E219 no actions,
-                   E220 index out of range, E221 division by zero, E223 nothing to display,
+                   an unknown player, E209 unknown player in `by`, E210 empty (or too large)
+                   range, E211 not a constant, E212 recursive definition, E213 cannot assign to
+                   this name, E214 wrong number of indices, E215 bad parameter override, E216 bad
+                   explicit tree, E217 invalid probabilities, E218 tree and rules mixed, E219 no
+                   actions, E220 index out of range, E221 division by zero, E223 nothing to display,
                    E224 a reserved word used as a name
   E3xx run time    E301 value leaves its domain, E302 division by zero, E303 index out of range,
                    E304 no legal action and no pass rule, E305 invalid probabilities at a chance
