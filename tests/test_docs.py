@@ -6,7 +6,7 @@
   condition and utilities.
 - ``# value: P v, Q w`` in a block: solving the game gives each player that value (the docs argue
   it next to the example). ``# best: a b`` : the set of optimal first actions, in declaration
-  order.
+  order. ``# perft: 1 5 20 ...``: the number of positions at each ply (gdl count).
 
 Docs that mention other commands (``gdl fuzz``, ``gdl play``) are checked here only for their
 rule files.
@@ -74,6 +74,11 @@ def test_doc_example(kind, text):
     game = gdl.loads(source, "<docs>")        # raises GdlError, with its position, if it fails
     stated = re.search(r"^#\s*value:\s*(.+)$", text, re.M)
     best = re.search(r"^#\s*best:\s*(.+)$", text, re.M)
+    perft = re.search(r"^#\s*perft:\s*(.+)$", text, re.M)
+    if perft is not None:
+        from gdl.count import count
+
+        assert list(count(game).per_ply) == [int(n) for n in perft[1].split()]
     if stated is None and best is None:
         return
     result = solve(game)
