@@ -91,6 +91,9 @@ class Advisor:
     depth: int | None = None
     time: float | None = None
     stop: Any = None      # a threading.Event that stops alpha-beta (Ctrl-C does too)
+    # A context manager factory ``watch(game) -> game to search`` around every search, e.g.
+    # gdl.progress.watch for a status line; None: search the game as it is.
+    watch: Any = None
 
     def resolved(self, game: Any) -> str:
         from .solvers import choose
@@ -128,7 +131,11 @@ class Advisor:
             budget = Budget(time=self.time)
             if self.stop is not None:
                 budget.stop = self.stop
-        result = solve(searched, name, depth=self.depth, budget=budget, root_state=state)
+        if self.watch is not None:
+            with self.watch(searched) as watched:
+                result = solve(watched, name, depth=self.depth, budget=budget, root_state=state)
+        else:
+            result = solve(searched, name, depth=self.depth, budget=budget, root_state=state)
         action_values: tuple = tuple(result.extra.get("action_values", ()))
         if values_per_action and not action_values and name == "alphabeta" and self.time is None:
             from .solvers.alphabeta import SearchOptions, analyze

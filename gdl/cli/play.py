@@ -64,6 +64,7 @@ class _Console:
 
 def cmd_play(args) -> int:
     from ..moves import MoveError, play
+    from ..progress import watch
     from ..session import Advisor, Session, choose, describe_values, outcome_sentence, render
     from ..solvers import SolverError
 
@@ -71,6 +72,7 @@ def cmd_play(args) -> int:
     players = game.info.players
     seats = _seat_indices(args.seat or [], players)
     advisor = Advisor(args.ai, args.depth, args.time)
+    advisor.watch = lambda searched: watch(searched, label="thinking")   # a status line on a tty
     if len(seats) < len(players):
         advisor.check(game)      # refuse up front what the AI could not do
     try:
