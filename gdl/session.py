@@ -37,10 +37,8 @@ class NeutralEvaluation:
     ``evaluate`` change."""
 
     def __init__(self, game: Any):
-        from dataclasses import replace as _replace
-
         self._game = game
-        self.info = _replace(game.info, has_evaluate=True)
+        self.info = replace(game.info, has_evaluate=True)
         info = game.info
         n = info.num_players
         if info.is_constant_sum:

@@ -4,11 +4,9 @@ Expected results come from ../shared/FACTS.md or from an argument written next t
 never from a run of our own code."""
 
 import io
-import random
+import re
 import sys
 from fractions import Fraction
-
-import pytest
 
 import gdl
 from gdl.cli import main
@@ -201,3 +199,21 @@ def test_session_accepts_prefixes_and_numbers():
     session = Session(gdl.load(TICTACTOE))
     assert session.game.action_name(session.find("place(2,2")) == "place(2,2)"
     assert session.game.action_name(session.find("9")) == "place(2,2)"
+
+
+def test_three_players_play_to_the_maxn_leaf_without_a_winner_verdict(monkeypatch, capsys):
+    # FACTS (AIMA Fig. 5.4): A is indifferent between its two actions and, taking the first
+    # best, a1; then B picks b1 (its 2 beats 1) and C picks c1 (its 6 beats 3): (1, 2, 6). The
+    # game is general-sum, so nobody is declared the winner.
+    code, out, err = run(monkeypatch, capsys, ["play", str(GAMES / "aima-fig5-4.game")])
+    assert code == 0, err
+    assert re.findall(r"^\w+ plays (\S+) \(value", out, re.M) == ["a1", "b1", "c1"]
+    assert out.rstrip().endswith("Game over: A 1, B 2, C 6.")
+
+
+def test_hint_from_a_solver_that_cannot_help(monkeypatch, capsys):
+    code, out, err = run(monkeypatch, capsys,
+                         ["play", str(GAMES / "aima-fig5-4.game"), "--as", "A,B,C",
+                          "--ai", "alphabeta"], "hint\nquit\n")
+    assert code == 0, err
+    assert "no hint: alpha-beta needs exactly two players" in out

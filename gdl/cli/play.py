@@ -66,7 +66,6 @@ def cmd_play(args) -> int:
     from ..moves import MoveError, play
     from ..progress import watch
     from ..session import Advisor, Session, choose, describe_values, outcome_sentence, render
-    from ..solvers import SolverError
 
     game = load_game(args.file, parse_sets(args.set))
     players = game.info.players
@@ -149,14 +148,13 @@ def cmd_play(args) -> int:
     except GameRuntimeError as error:
         print(report_runtime(error, game), file=sys.stderr)
         return 1
-    except SolverError:
-        raise
 
 
 def _human_turn(session, console: _Console, advisor, seats, players, draw) -> bool:
     """One decision of a person: prompt until a legal action is played. False to stop."""
     from ..moves import MoveError
     from ..session import describe_values
+    from ..solvers import SolverError
 
     game = session.game
     player = session.to_move
@@ -196,11 +194,7 @@ def _human_turn(session, console: _Console, advisor, seats, players, draw) -> bo
             if command == "hint":
                 try:
                     advice = advisor.advise(game, session.state, values_per_action=True)
-                except Exception as error:  # a solver that cannot handle the game says why
-                    from ..solvers import SolverError
-
-                    if not isinstance(error, SolverError):
-                        raise
+                except SolverError as error:   # a solver that cannot handle the game says why
                     console.say(f"  no hint: {error}")
                     continue
                 _show_hint(console, game, players, advice, describe_values)
