@@ -1,0 +1,142 @@
+"""The fuzzer has teeth: plant a known bug in a solver, and the agreement properties of gdl.fuzz
+find it within a stated number of generated examples.
+
+Each bug is planted for the duration of one test only (pytest's monkeypatch), either by changing
+a module constant or by loading a *mutant*: a copy of the solver's module whose source differs
+in one place, executed as a fresh module and swapped in. The runs use a fixed seed and no
+example database, so they are deterministic; ``CAUGHT_WITHIN`` records how many examples each
+needed when this was written (the assertions allow exactly that many), with the counts for a
+few other seeds beside it. Shrinking is off here to keep the suite fast; `gdl fuzz` shrinks.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import sys
+import types
+
+import pytest
+
+import gdl.solvers.alphabeta as alphabeta_module
+import gdl.solvers.expectiminimax as expectiminimax_module
+import gdl.solvers.maxn as maxn_module
+from gdl.fuzz import (_option_sets, _tree_targets, check_rules_example, check_tree_example,
+                      run_property)
+from gdl.strategies import rule_games
+from hypothesis import strategies as st
+
+SEED = 20260101
+BUDGET = 300   # examples allowed; hypothesis plans its search by this budget, so it is fixed
+
+# The example (1-based) at which each planted bug was first caught with SEED and BUDGET, as
+# measured; the tests fail if it takes longer. Over the seeds SEED, 0, 1, 2, 3 the counts were:
+#   tt bounds stored as exact (trees)             7, 56, 12, 32, 36
+#   tt bounds stored as exact (rule files)        38, 93, 100, >300, 79
+#   expectiminimax divides by the outcomes again  3, 3, 7, 3, 5
+#   alpha-beta cut-off off by one                 11, 26, 25, 3, 36
+#   max^n ties broken differently by depth        7, 23, 5, 86, 10
+CAUGHT_WITHIN = {
+    "tt bounds stored as exact (trees)": 7,
+    "tt bounds stored as exact (rule files)": 38,
+    "expectiminimax divides by the outcomes again": 3,
+    "alpha-beta cut-off off by one": 11,
+    "max^n ties broken differently by depth": 7,
+}
+FOUND: dict[str, int] = {}   # filled by the tests; printed by the last one
+
+
+def mutant(module: types.ModuleType, old: str, new: str, prelude: str = "") -> types.ModuleType:
+    """A copy of ``module`` whose source has ``old`` (which must occur exactly once) replaced
+    by ``new``, with ``prelude`` added at the end (helpers the new code calls)."""
+    source = inspect.getsource(module)
+    assert source.count(old) == 1, f"the mutation site {old!r} is not unique in {module.__name__}"
+    copy = types.ModuleType(module.__name__ + "_mutant")
+    copy.__package__ = module.__package__
+    copy.__file__ = module.__file__
+    sys.modules[copy.__name__] = copy
+    try:
+        exec(compile(source.replace(old, new) + "\n" + prelude, module.__file__, "exec"),
+             copy.__dict__)
+    finally:
+        del sys.modules[copy.__name__]
+    return copy
+
+
+def caught(name: str, strategy, check) -> int:
+    outcome = run_property(strategy, check, examples=BUDGET, seed=SEED, shrink=False)
+    assert outcome.first_failure is not None, f"{name}: not caught in {outcome.examples} examples"
+    FOUND[name] = outcome.first_failure
+    assert outcome.first_failure <= CAUGHT_WITHIN[name], (name, outcome.first_failure)
+    return outcome.first_failure
+
+
+TREES = _tree_targets()
+TWO_PLAYER_TREES = st.tuples(TREES["trees, two players"], _option_sets())
+
+
+def tree_check(example):
+    return check_tree_example(example)
+
+
+def test_a_table_that_stores_bounds_as_exact_values(monkeypatch):
+    # Every entry flagged EXACT: a bound found under one window answers every later question.
+    monkeypatch.setattr(alphabeta_module, "LOWER", alphabeta_module.EXACT)
+    monkeypatch.setattr(alphabeta_module, "UPPER", alphabeta_module.EXACT)
+    caught("tt bounds stored as exact (trees)", TWO_PLAYER_TREES, tree_check)
+    rules = st.tuples(rule_games(players=2, sum_kinds=("zero-sum",), chance=False),
+                      _option_sets(), st.integers(1, 3))
+    caught("tt bounds stored as exact (rule files)", rules,
+           lambda e: check_rules_example(e, metamorphic=False, backends=False))
+
+
+def test_expectiminimax_that_divides_by_the_number_of_outcomes_again(monkeypatch):
+    original = expectiminimax_module.chance_outcomes
+
+    def diluted(game, state):
+        outcomes = original(game, state)
+        return [(outcome, p / len(outcomes)) for outcome, p in outcomes]
+
+    monkeypatch.setattr(expectiminimax_module, "chance_outcomes", diluted)
+    caught("expectiminimax divides by the outcomes again",
+           st.tuples(TREES["trees with chance"], _option_sets()), tree_check)
+
+
+def test_alpha_beta_with_the_cut_off_comparison_off_by_one(monkeypatch):
+    bad = mutant(alphabeta_module, "                        if v >= beta:\n",
+                 "                        if v >= beta - 1:\n")
+    monkeypatch.setattr(alphabeta_module, "alphabeta", bad.alphabeta)
+    caught("alpha-beta cut-off off by one", TWO_PLAYER_TREES, tree_check)
+
+
+def test_max_n_that_breaks_ties_differently_at_different_depths(monkeypatch):
+    # At even plies below the root the *last* best child wins a tie instead of the first.
+    bad = mutant(maxn_module,
+                 "if best is None or values[player] > best[player]:",
+                 "if best is None or values[player] > best[player] or "
+                 "(values[player] == best[player] and _ply() % 2 == 0):",
+                 prelude=("def _ply():\n"
+                          "    import sys\n"
+                          "    frame, count = sys._getframe(1), 0\n"
+                          "    while frame is not None:\n"
+                          "        count += frame.f_code.co_name == 'search'\n"
+                          "        frame = frame.f_back\n"
+                          "    return count\n"))
+    monkeypatch.setattr(maxn_module, "maxn", bad.maxn)
+    caught("max^n ties broken differently by depth",
+           st.tuples(TREES["trees, three players"], _option_sets()), tree_check)
+
+
+def test_the_solvers_are_clean_without_planted_bugs():
+    """The same runs without a planted bug find nothing (so the bugs above are what was found)."""
+    for strategy in (TWO_PLAYER_TREES, st.tuples(TREES["trees with chance"], _option_sets()),
+                     st.tuples(TREES["trees, three players"], _option_sets())):
+        outcome = run_property(strategy, tree_check, examples=20, seed=SEED, shrink=False)
+        assert outcome.first_failure is None, [str(p) for p in outcome.problems]
+
+
+def test_report_examples_needed(capsys):
+    if FOUND:
+        with capsys.disabled():
+            print("\nexamples needed to catch each planted bug:",
+                  ", ".join(f"{name}: {n}" for name, n in FOUND.items()))
