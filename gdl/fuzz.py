@@ -481,17 +481,18 @@ def metamorphic_problems(tree: ast.GameFile, game: Any = None, seed: int = 0,
                 problems.append(Problem("metamorphic", f"{name} after {label}",
                                         f"value {_show(result.values)}, expected "
                                         f"{_show(expect_values)}"))
-            got = result.best_actions
-            want = tuple(expect_best)
             if by_name:
-                got, want = sorted(_names(other, got)), sorted(want)
+                got, want = sorted(_names(other, result.best_actions)), sorted(expect_best)
+            else:   # the same positions among the root's actions (names may have changed)
+                got, want = _positions(other, result.best_actions), tuple(expect_best)
             if tuple(got) != tuple(want):
                 problems.append(Problem("metamorphic", f"{name} after {label}",
                                         f"optimal actions {list(got)}, expected {list(want)}"))
 
+    best_positions = _positions(game, truth.best_actions)
     renamed, _ = rename_identifiers(tree, rng.randrange(1 << 30))
     against("renaming every identifier", _load_tree(renamed, backend), truth.values,
-            truth.best_actions, False)
+            best_positions, False)
     ties_matter = not (info.num_players == 2 and info.is_constant_sum)
     reordered = reorder_declarations(tree, rng.randrange(1 << 30), actions=not ties_matter)
     against("reordering declarations", _load_tree(reordered, backend), truth.values,
@@ -499,8 +500,17 @@ def metamorphic_problems(tree: ast.GameFile, game: Any = None, seed: int = 0,
     add, scale = rng.choice([(3, 1), (-2, 1), (0, 2), (1, 3)])
     shifted = affine_utilities(tree, add, scale)
     against(f"utilities * {scale} + {add}", _load_tree(shifted, backend),
-            tuple(scale * v + add for v in truth.values), truth.best_actions, False)
+            tuple(scale * v + add for v in truth.values), best_positions, False)
     return problems, count
+
+
+def _positions(game: Any, actions: Sequence) -> tuple[int, ...]:
+    """Where ``actions`` stand among the legal actions of the initial state."""
+    state = game.initial_state()
+    if game.current_player(state) < 0:
+        return ()
+    legal = list(game.legal_actions(state))
+    return tuple(legal.index(a) for a in actions)
 
 
 # ==== compiled against interpreted ==============================================================

@@ -158,7 +158,7 @@ def test_fuzz_generated_small_run_agrees():
 
 
 def test_fuzz_file_on_bundled_games():
-    for name in ("tictactoe.game", "centipede.game", "pig.game"):
+    for name in ("tictactoe.game", "centipede.game", "pig.game", "aima-fig5-4.game"):
         summary = fuzz_file(os.path.join(GAMES, name), examples=3, seed=2, budget=1500)
         assert summary.ok, [str(p) for f in summary.failures for p in f.problems]
         report = next(iter(summary.targets.values()))

@@ -116,13 +116,13 @@ def _grammar_strategy():
 GRAMMAR_TEXT = _grammar_strategy()
 
 
-@settings(FUZZ, max_examples=50)
+@settings(FUZZ, max_examples=30)
 @given(GRAMMAR_TEXT)
 def test_text_from_the_grammar(text):
     front_end(text)
 
 
-@settings(FUZZ, max_examples=60)
+@settings(FUZZ, max_examples=40)
 @given(GRAMMAR_TEXT)
 def test_text_from_the_grammar_parses(text):
     """The grammar's own sentences (tokens padded) are never syntax errors (E1xx); the parser
