@@ -24,16 +24,18 @@ def loads(text: str, filename: str = "<input>", params: Mapping[str, int | bool]
 
     ``backend="compile"`` (the default) generates Python source for the rules (gdl.compile);
     ``backend="interpret"`` uses the reference interpreter (gdl.interpret). Both implement the
-    same protocol with the same results; explicit trees are a TreeGame either way."""
-    from .check import check
-    from .parse import parse
-
+    same protocol with the same results; explicit trees are a TreeGame either way. Compiled
+    games are cached per user (gdl.compiled), so loading the same rules again is quick."""
     if backend not in BACKENDS:
         raise ValueError(f"unknown backend {backend!r}; choose from {', '.join(BACKENDS)}")
     if backend == "compile":
-        from .compile import build
-    else:
-        from .interpret import build
+        from .compiled import load_text
+
+        return load_text(text, filename, params)
+    from .check import check
+    from .interpret import build
+    from .parse import parse
+
     source = Source(filename, text)
     return build(check(parse(text, filename), source, params), source)
 

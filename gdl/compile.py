@@ -40,16 +40,14 @@ always gives byte-identical source.
 
 from __future__ import annotations
 
-import hashlib
 import itertools
-import linecache
 from fractions import Fraction
 
 from . import ir
 from .ast import NOWHERE, Span
-from .errors import Diagnostic, GameRuntimeError, Source
-from .interpret import EvalError
-from .protocol import GameInfo, distribution_problem
+from .compiled import CompiledGame
+from .errors import Source
+from .protocol import distribution_problem
 
 __all__ = ["CompiledGame", "build", "generate"]
 
@@ -1546,166 +1544,54 @@ def generate(game: ir.Game, source: Source | None = None, cache: bool = True) ->
     return _Compiler(game, source, cache).generate()
 
 
-class CompiledGame:
-    """The game protocol (gdl.protocol) over generated Python; the same semantics as
-    gdl.interpret.InterpretedGame, state for state.
+def describe(game: ir.Game, compiler: _Compiler) -> dict:
+    """What a compiled game needs besides its source, as plain JSON-able data (gdl.compiled)."""
+    def span(value):
+        return [value.line, value.column, value.end_line, value.end_column] if value else []
 
-    The protocol methods are plain functions stored on the instance (no ``self``), so a solver's
-    ``game.apply(s, a)`` is a single call. ``python_source`` holds the generated module.
-    Attributes the compiled code does not provide (helpers for people, such as ``variables``
-    or ``display``) come from a reference interpreter built on first use."""
-
-    backend = "compile"
-
-    def __init__(self, game: ir.Game, source: Source | None = None, cache: bool = True):
-        self.ir, self.source = game, source
-        n = len(game.players)
-        self.num_players = n
-        self.info = GameInfo(
-            name=game.title, players=game.players, has_chance=game.has_chance,
-            sum_kind=game.sum_kind,
-            utility_sum=game.sum_total if game.sum_kind != "general-sum" else None,
-            utility_bounds=game.utility_bounds, has_evaluate=bool(game.evaluations),
-            has_quiescence=game.quiet is not None, max_length=game.max_length)
-        compiler = _Compiler(game, source, cache)
-        self.python_source = compiler.generate()
-        digest = hashlib.sha256(self.python_source.encode()).hexdigest()[:12]
-        base_name = (source.filename if source is not None else "input").replace("\\", "/")
-        base_name = _sanitize(base_name.rsplit("/", 1)[-1], 60)
-        self.pseudo_filename = f"<gdl:{base_name}:{digest}>"
-        self._names = [g.name for g in game.ground_actions]
-        self._random_names = {st.index: (st.name, st.type) for a in game.actions
-                              for st in _walk_stmts(a.effect) if isinstance(st, ir.Random)}
-        self._reference_game = None
-        namespace = self._namespace(compiler)
-        lines = self.python_source.splitlines(keepends=True)
-        linecache.cache[self.pseudo_filename] = (len(self.python_source), None, lines,
-                                                 self.pseudo_filename)
-        code = compile(self.python_source, self.pseudo_filename, "exec")
-        exec(code, namespace)
-        self.current_player = namespace["current_player"]
-        self.is_terminal = namespace["is_terminal"]
-        self.legal_actions = namespace["legal_actions"]
-        self.apply = namespace["apply"]
-        self.chance_outcomes = namespace["chance_outcomes"]
-        self.returns = namespace["returns"]
-        self.evaluate = namespace["evaluate"]
-        self.is_quiet = namespace["is_quiet"]
-        initial = tuple(game.initial)
-        self._initial = namespace["_settle"](initial) if game.stuck_pass and n else initial
-
-    def _namespace(self, compiler: _Compiler) -> dict:
-        sites = compiler.sites
-        show = self.show
-        source = self.source
-        game = self.ir
-
-        def fail(error: EvalError, state, action=None) -> GameRuntimeError:
-            failure = GameRuntimeError(Diagnostic(error.code, error.message, error.span or NOWHERE),
-                                       source)
-            failure.state = state
-            failure.action = None if action is None else self.action_name(action)
-            return failure
-
-        def e303(i, site):
-            _, extent, what, span = sites[site]
-            raise EvalError("E303", f"index {i} is out of range 0..{extent - 1} for '{what}'", span)
-
-        def e301(v, site):
-            _, what, type_, span = sites[site]
-            raise EvalError("E301", f"'{what}' would become {show(v, type_)}, outside its domain", span)
-
-        def div(a, b, site):
-            if b == 0:
-                raise EvalError("E302", sites[site][1], sites[site][2])
-            return a // b
-
-        def mod(a, b, site):
-            if b == 0:
-                raise EvalError("E302", sites[site][1], sites[site][2])
-            return a % b
-
-        def exact(a, b, site):
-            if b == 0:
-                raise EvalError("E302", sites[site][1], sites[site][2])
-            return Fraction(a, b)
-
-        def dist(site, pairs):
-            _, index, type_, span = sites[site]
-            pairs = [(v, Fraction(p)) for v, p in pairs]
-            live = [(v, p) for v, p in pairs if p != 0]
-            problem = distribution_problem(live)
-            if problem:
-                listing = ", ".join(f"{show(v, type_)}: {p}" for v, p in pairs)
-                total = sum((p for _, p in pairs), Fraction(0))
-                raise EvalError("E305", f"{problem}; outcomes {{{listing}}} sum to {total}", span)
-            return [((index, v), p) for v, p in live]
-
-        terminal_span = game.spans.get("terminal", NOWHERE)
-
-        def stuck(state) -> EvalError:
-            return EvalError(
-                "E304", f"{game.players[state[0]]} is to move and has no legal action, but the "
-                "terminal condition is false (add `when stuck pass`, or make `terminal` cover this)",
-                terminal_span)
-
-        def slow(method: str, *args):
-            # Inputs the generated code does not specialise for (an action id outside the
-            # game's, a mover that is not a player): the reference interpreter decides.
-            return getattr(self._reference(), method)(*args)
-
-        builtins = {"len": len, "list": list, "tuple": tuple, "type": type, "bool": bool, "min": min, "max": max,
-                    "abs": abs, "any": any, "all": all, "range": range,
-                    "AssertionError": AssertionError}
-        return {"__builtins__": builtins, "__name__": "gdl.compiled", "_EvalError": EvalError,
-                "_fail": fail, "_e303": e303, "_e301": e301, "_div": div, "_mod": mod,
-                "_exact": exact, "_dist": dist, "_stuck": stuck, "_Fraction": Fraction,
-                "_sum": sum, "_ValueError": ValueError, "_slow": slow}
-
-    # -- the parts of the protocol that are not generated
-    def initial_state(self):
-        return self._initial
-
-    def show(self, value, type_: str) -> str:
-        if type_ == ir.SYM and type(value) is int and 0 <= value < len(self.ir.symbols):
-            return self.ir.symbols[value]
-        return str(value).lower() if type(value) is bool else str(value)
-
-    def action_name(self, action) -> str:
-        if isinstance(action, tuple):
-            name_, type_ = self._random_names[action[0]]
-            return f"{name_}={self.show(action[1], type_)}"
-        return self._names[action]
-
-    def _reference(self):
-        """The reference interpreter for the same game, built on first use."""
-        if self.__dict__.get("_reference_game") is None:
-            from .interpret import InterpretedGame
-
-            self.__dict__["_reference_game"] = InterpretedGame(self.ir, self.source)
-        return self.__dict__["_reference_game"]
-
-    def __getattr__(self, attribute: str):
-        # Helpers for people (variables(), display, ...) that only the interpreter defines.
-        if attribute.startswith("_"):
-            raise AttributeError(attribute)
-        return getattr(self._reference(), attribute)
+    return {
+        "info": {"name": game.title, "players": list(game.players), "has_chance": game.has_chance,
+                 "sum_kind": game.sum_kind,
+                 "utility_sum": game.sum_total if game.sum_kind != "general-sum" else None,
+                 "utility_bounds": list(game.utility_bounds) if game.utility_bounds else None,
+                 "has_evaluate": bool(game.evaluations), "has_quiescence": game.quiet is not None,
+                 "max_length": game.max_length},
+        "symbols": list(game.symbols),
+        "names": [g.name for g in game.ground_actions],
+        "random_names": {str(st.index): [st.name, st.type] for a in game.actions
+                         for st in _walk_stmts(a.effect) if isinstance(st, ir.Random)},
+        "sites": [list(entry[:-1]) + [span(entry[-1])] for entry in compiler.sites],
+        "terminal_span": span(game.spans.get("terminal")),
+        "initial": list(game.initial),
+        "stuck_pass": game.stuck_pass,
+        "domains": [[len(v.values), v.size] for v in game.variables],   # values per cell, cells
+    }
 
 
-def build(game: ir.Game, source: Source | None = None, cache: bool = True):
-    """The compiled game for a checked IR; explicit trees become a TreeGame (as interpreted).
-    ``cache=False`` leaves out the per-state caches of costly terminal and utility rules."""
+def build_compiled(game: ir.Game, source: Source | None = None, params=None, cache: bool = True):
+    """Compile a checked game; explicit trees become a TreeGame (as interpreted). If Python
+    refuses the generated source (rules nested deeper than its compiler allows), the game is
+    interpreted instead, with the reason in ``compile_error``."""
     if game.tree is not None:
         from .interpret import build as interpret_build
 
         return interpret_build(game, source)
     try:
-        return CompiledGame(game, source, cache)
+        compiler = _Compiler(game, source, cache)
+        python_source = compiler.generate()
+        descriptor = describe(game, compiler)
+        compiled = CompiledGame(descriptor, python_source, source, params, game)
     except (SyntaxError, RecursionError, MemoryError) as error:
-        # Rules nested deeper than Python's own compiler allows: the interpreter runs them
-        # (the same semantics, more slowly). ``compile_error`` says why.
         from .interpret import InterpretedGame
 
         fallback = InterpretedGame(game, source)
         fallback.compile_error = f"{type(error).__name__}: {error}"
         return fallback
+    compiled._descriptor = descriptor
+    return compiled
+
+
+def build(game: ir.Game, source: Source | None = None, cache: bool = True):
+    """The compiled game for a checked IR (see build_compiled). ``cache=False`` leaves out the
+    per-state caches of costly terminal and utility rules."""
+    return build_compiled(game, source, None, cache)

@@ -19,7 +19,7 @@ from hypothesis import given, settings, strategies as st
 
 import gdl
 from gdl.check import check
-from gdl.compile import CompiledGame, generate
+from gdl.compile import CompiledGame, build, generate
 from gdl.count import count
 from gdl.errors import GameRuntimeError, Source
 from gdl.interpret import InterpretedGame
@@ -41,7 +41,7 @@ def both(text: str, filename: str = "<test>", params=None):
     game = check(parse(text, filename), source, params)
     if game.tree is not None:
         return None, None
-    return InterpretedGame(game, source), CompiledGame(game, source)
+    return InterpretedGame(game, source), build(game, source)
 
 
 def both_from(path: Path, params=None):
@@ -267,7 +267,7 @@ def test_caches_do_not_change_answers():
     text = (ROOT / "games" / "tictactoe.game").read_text()
     source = Source("games/tictactoe.game", text)
     game = check(parse(text, "games/tictactoe.game"), source)
-    cached, plain = CompiledGame(game, source), CompiledGame(game, source, cache=False)
+    cached, plain = build(game, source), build(game, source, cache=False)
     assert "_TC.get(s)" in cached.python_source and "_TC.get(s)" not in plain.python_source
     assert count(cached).as_dict() == count(plain).as_dict()
 
@@ -370,3 +370,48 @@ def test_reference_helpers_are_available():
     """Helpers for people that only the interpreter defines are reached through it."""
     game = gdl.load(ROOT / "games" / "tictactoe.game")
     assert game.variables(game.initial_state())["cell"][1][1] == "empty"
+
+
+# ---- the per-user cache of compiled games ------------------------------------------------------
+
+@pytest.fixture
+def cache_home(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.delenv("GDL_NO_CACHE", raising=False)
+    return tmp_path / "gdl" / "compiled"
+
+
+def test_a_cached_game_skips_parsing_and_plays_the_same(cache_home):
+    path = ROOT / "games" / "hexapawn.game"
+    first = gdl.load(path)
+    assert len(list(cache_home.glob("*.json"))) == 1
+    second = gdl.load(path)
+    assert second._ir is None                     # nothing was parsed or checked
+    assert second.python_source == first.python_source
+    ref, _ = both_from(path)
+    assert explore(ref, second) == explore(ref, first)
+    assert second.ir.title == "Hexapawn"          # rebuilt on demand
+
+
+def test_the_cache_key_covers_text_and_parameters(cache_home):
+    path = ROOT / "games" / "nim.game"
+    gdl.load(path)
+    gdl.load(path, params={"a": 5})
+    gdl.loads(path.read_text() + "\n# another comment\n", str(path))
+    assert len(list(cache_home.glob("*.json"))) == 3
+    assert gdl.load(path, params={"a": 5}).initial_state()[1] == 5
+
+
+def test_the_cache_is_private_and_survives_damage(cache_home):
+    path = ROOT / "games" / "splitting.game"
+    gdl.load(path)
+    (entry,) = cache_home.glob("*.json")
+    entry.write_text("{ not json")
+    assert gdl.load(path).initial_state() == both_from(path)[0].initial_state()
+    entry.chmod(0o666)                            # writable by others: never read
+    assert gdl.load(path)._ir is not None
+    cache_home.chmod(0o777)                       # a shared directory: not used at all
+    for old in cache_home.glob("*.json"):
+        old.unlink()
+    gdl.load(path)
+    assert not list(cache_home.glob("*.json"))

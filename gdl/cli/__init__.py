@@ -101,7 +101,9 @@ def add_common(sub, many: bool = False) -> None:
                           "reference interpreter (interpret); the results are the same")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The whole parser; with ``command``, only the command modules up to the one that defines
+    it are imported and registered (start-up time), all of them when none does."""
     parser = argparse.ArgumentParser(
         prog="gdl", description="Games written as text, solved by generic search.",
         epilog="Example: gdl solve games/tictactoe.game --json")
@@ -109,11 +111,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     for name in COMMAND_MODULES:
         importlib.import_module(f"{__name__}.{name}").register(commands)
+        if command is not None and command in commands.choices:
+            break
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(argv[0] if argv and not argv[0].startswith("-") else None)
     args = parser.parse_args(argv)
     global _backend
     _backend = getattr(args, "backend", None) or "compile"

@@ -19,6 +19,9 @@ def declared_state_bound(game) -> int | None:
     """An upper bound on the decision and terminal states from the declarations: the player to
     move times the product of every variable's domain size per cell. An explicit tree: its number
     of nodes. None when the game does not say."""
+    known = getattr(game, "declared_state_bound", None)   # compiled games: without their IR
+    if isinstance(known, int):
+        return known
     rules = getattr(game, "ir", None)
     if rules is not None and rules.tree is None:
         bound = max(1, len(rules.players))
