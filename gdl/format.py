@@ -265,6 +265,10 @@ def _number(value: Fraction | int) -> str:
 
 
 class _Printer:
+    def __init__(self, commented_lines: frozenset[int] = frozenset()):
+        # source lines that end with a comment: a statement ending there ends its output line
+        self.commented_lines = commented_lines
+
     # ---- expressions ---------------------------------------------------------------------------
 
     def expr(self, e: ast.Expr, at: int = COND, pad: bool = False):
@@ -381,11 +385,13 @@ class _Printer:
         def flush(more: bool) -> None:
             if run:
                 parts: list = []
-                for i, doc in enumerate(run):
+                for i, (doc, stmt) in enumerate(run):
                     last = i == len(run) - 1
                     parts.append([doc, ";"] if (not last or more) else doc)
                     if not last:
-                        parts.append(LINE)
+                        line = stmt.span.end_line
+                        commented = line in self.commented_lines and run[i + 1][1].span.line > line
+                        parts.append(HARDLINE if commented else LINE)
                 if out:
                     out.append(HARDLINE)
                 out.append(_Fill(tuple(parts)))
@@ -398,7 +404,7 @@ class _Printer:
                     out.append(HARDLINE)
                 out.append(self.compound(stmt))
             else:
-                run.append(self.simple(stmt))
+                run.append((self.simple(stmt), stmt))
         flush(False)
         return out
 
@@ -577,7 +583,7 @@ def format_file(tree: ast.GameFile, comments: Sequence[Comment] = (),
     """The canonical text of a syntax tree. ``comments`` (from ``collect_comments``) are put back
     by position; ``source_lines`` (the original text's lines) let blank lines between
     declarations be kept. Without them, a blank line separates kinds of declaration."""
-    printer = _Printer()
+    printer = _Printer(frozenset(c.line for c in comments if c.trailing))
     decls = tree.declarations
     rendered = [render(printer.declaration(d), width) for d in decls]
     pending = sorted(comments, key=lambda c: (c.line, c.column))

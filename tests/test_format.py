@@ -149,7 +149,8 @@ def test_comments_stay_next_to_their_code():
                                  "\n"
                                  "action go\n"
                                  "    # before the effect\n"
-                                 "    effect   x = 1; y = 2  # after x\n"
+                                 "    effect   x = 1;  # after x\n"
+                                 "             y = 2\n"
                                  "# at the end\n")
 
 

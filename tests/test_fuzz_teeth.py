@@ -140,3 +140,23 @@ def test_report_examples_needed(capsys):
         with capsys.disabled():
             print("\nexamples needed to catch each planted bug:",
                   ", ".join(f"{name}: {n}" for name, n in FOUND.items()))
+
+
+def test_gdl_fuzz_writes_a_counterexample_that_reproduces(monkeypatch, tmp_path, capsys):
+    from gdl.cli import main
+
+    original = expectiminimax_module.chance_outcomes
+    monkeypatch.setattr(expectiminimax_module, "chance_outcomes",
+                        lambda game, state: [(o, p / 2) for o, p in original(game, state)])
+    assert main(["fuzz", "--examples", "20", "--seed", "5", "--target", "chance",
+                 "--out", str(tmp_path)]) == 1
+    err = capsys.readouterr().err
+    assert "expectiminimax" in err and "reproduce: gdl fuzz" in err
+    (written,) = tmp_path.glob("*.game")
+    text = written.read_text()
+    assert text.startswith("# gdl fuzz counterexample") and "tree " in text
+    assert main(["fuzz", str(written), "--examples", "1", "--out", str(tmp_path / "again")]) == 1
+    monkeypatch.undo()
+    capsys.readouterr()
+    assert main(["fuzz", str(written), "--examples", "1", "--out", str(tmp_path / "clean")]) == 0
+    assert "no disagreement" in capsys.readouterr().out
