@@ -3,7 +3,8 @@
 
 Codes (stable; tests assert codes and positions, never wording):
 
-  E1xx syntax      E100 unexpected token, E101 unexpected character, E102 unexpected end of file
+  E1xx syntax      E100 unexpected token, E101 unexpected character, E102 unexpected end of file,
+                   E103 nested too deeply
   E2xx checking    E200 duplicate declaration, E201 unknown name, E202 wrong number of arguments,
                    E203 type mismatch, E204 value outside its declared domain, E205 no players,
                    E206 no terminal condition, E207 missing utility, E208 utility or evaluation for

@@ -131,6 +131,34 @@ def _syntax_error(parser: lark.Lark, error: UnexpectedInput, source: Source) -> 
     return GdlError(Diagnostic("E100", f"unexpected {token.value!r}", span, hint=hint), source)
 
 
+# Every later stage (the syntax tree, the checker, both backends) recurses once per level of
+# nesting, so deeper input is refused here, with its position, instead of overflowing the stack.
+MAX_NESTING = 256
+
+
+def _too_deep(tree: lark.Tree) -> lark.Tree | None:
+    """The first node nested more than MAX_NESTING levels deep, if any (no recursion)."""
+    stack = [(tree, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > MAX_NESTING:
+            return node
+        stack.extend((child, depth + 1) for child in node.children if isinstance(child, lark.Tree))
+    return None
+
+
+def _nesting_error(node: lark.Tree | None, source: Source) -> GdlError:
+    span = ast.Span(1, 1, 1, 2)
+    if node is not None:
+        token = next((t for t in node.scan_values(lambda v: isinstance(v, Token))), None)
+        if token is not None:
+            span = _token_span(token)
+        elif not getattr(node.meta, "empty", True):
+            span = _span_of(node.meta)
+    return GdlError(Diagnostic("E103", f"nested more than {MAX_NESTING} levels deep", span,
+                               hint="split it up, e.g. with `define`"), source)
+
+
 def parse(text: str, filename: str = "<input>") -> ast.GameFile:
     """Parse a rule file. Raises GdlError (E1xx) with the position of the first syntax error."""
     source = Source(filename, text)
@@ -139,12 +167,19 @@ def parse(text: str, filename: str = "<input>") -> ast.GameFile:
         tree = parser.parse(text)
     except UnexpectedInput as error:
         raise _syntax_error(parser, error, source) from None
+    deep = _too_deep(tree)
+    if deep is not None:
+        raise _nesting_error(deep, source)
     try:
         return _ToAst().transform(tree)
     except VisitError as error:
         if isinstance(error.orig_exc, GdlError):
             raise error.orig_exc.with_source(source) from None
+        if isinstance(error.orig_exc, RecursionError):
+            raise _nesting_error(None, source) from None
         raise
+    except RecursionError:
+        raise _nesting_error(None, source) from None
 
 
 # ---- Lark tree → gdl.ast -----------------------------------------------------------------------

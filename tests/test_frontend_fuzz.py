@@ -209,3 +209,12 @@ def test_huge_domains_are_refused_with_a_located_error():
         gdl.loads(text, backend="interpret")
     found = sorted((d.code, d.span.line) for d in caught.value.diagnostics)
     assert found == [("E210", 2), ("E210", 3)]
+
+
+@pytest.mark.parametrize("body", ["-" * 1000 + "x", "1" + " + x" * 1000, "not " * 1000 + "true"])
+def test_deep_nesting_is_refused_with_a_located_error(body):
+    text = f"players A, B\nvar x in 0..1 = 0\ndefine f = {body}\n"
+    with pytest.raises(GdlError) as caught:
+        gdl.loads(text, backend="interpret")
+    assert caught.value.code == "E103" and caught.value.span.line == 3
+    front_end(text)
