@@ -35,7 +35,9 @@ from typing import Any, Iterator, TextIO
 
 DELAY = 1.0          # seconds before the first status line (short searches show nothing)
 INTERVAL = 0.1       # seconds between updates: at most ten a second
-SEARCH_FRAMES = frozenset({"search"})   # the recursive function of every solver in gdl.solvers
+SEARCH_FRAMES = frozenset({"search"})
+PROTOCOL = ("initial_state", "current_player", "legal_actions", "chance_outcomes", "returns",
+            "evaluate", "action_name", "is_quiet")   # the recursive function of every solver in gdl.solvers
 
 
 class Counting:
@@ -44,6 +46,11 @@ class Counting:
     def __init__(self, game: Any):
         self._game = game
         self.info = game.info
+        # The protocol's other methods are the game's own, bound once: looking them up through
+        # __getattr__ would cost a Python call per use (solvers like minimax look up per node).
+        for name in PROTOCOL:
+            if hasattr(game, name):
+                setattr(self, name, getattr(game, name))
         inner = game.apply
         count = 0
 

@@ -39,6 +39,9 @@ class NeutralEvaluation:
     def __init__(self, game: Any):
         self._game = game
         self.info = replace(game.info, has_evaluate=True)
+        for name in ("initial_state", "current_player", "legal_actions", "apply",
+                     "chance_outcomes", "returns", "action_name", "is_quiet"):
+            setattr(self, name, getattr(game, name))   # bound once, not looked up per call
         info = game.info
         n = info.num_players
         if info.is_constant_sum:
