@@ -41,8 +41,16 @@ class Source:
     filename: str
     text: str
 
+    def lines(self) -> list[str]:
+        """The text's lines as the lexer counts them: split at '\\n' only (str.splitlines would
+        also split at form feeds and other separators inside comments and strings)."""
+        lines = [line.rstrip("\r") for line in self.text.split("\n")]
+        if len(lines) > 1 and not lines[-1]:
+            lines.pop()     # the final newline ends the last line; it does not start another
+        return lines
+
     def line(self, number: int) -> str:
-        lines = self.text.splitlines()
+        lines = self.lines()
         return lines[number - 1] if 0 < number <= len(lines) else ""
 
 

@@ -113,7 +113,7 @@ def _syntax_error(parser: lark.Lark, error: UnexpectedInput, source: Source) -> 
                                    hint=f"expected {_expected(parser, error.allowed or [])}"), source)
     if isinstance(error, UnexpectedEOF) or (
             isinstance(error, UnexpectedToken) and error.token.type == "$END"):
-        lines = source.text.splitlines() or [""]
+        lines = source.lines()
         span = ast.Span(len(lines), len(lines[-1]) + 1, len(lines), len(lines[-1]) + 1)
         return GdlError(Diagnostic("E102", "unexpected end of file", span,
                                    hint=f"expected {_expected(parser, error.expected)}"), source)

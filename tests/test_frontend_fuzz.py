@@ -218,3 +218,15 @@ def test_deep_nesting_is_refused_with_a_located_error(body):
         gdl.loads(text, backend="interpret")
     assert caught.value.code == "E103" and caught.value.span.line == 3
     front_end(text)
+
+
+@pytest.mark.parametrize("text, line, excerpt", [
+    ('game "\x0c"\nplayers', 2, "players"),             # a form feed inside a string
+    ("# a\x0cb\nplayers A\nfoo", 3, "foo"),            # ... and inside a comment
+    ("players A\r\nvar\r\n", 2, "var"),
+])
+def test_lines_are_counted_as_the_lexer_counts_them(text, line, excerpt):
+    with pytest.raises(GdlError) as caught:
+        gdl.loads(text, backend="interpret")
+    assert caught.value.span.line == line
+    assert caught.value.source.line(line) == excerpt

@@ -34,7 +34,7 @@ def cmd_fmt(args) -> int:
         changed += differs
         if args.diff and differs:
             sys.stdout.writelines(difflib.unified_diff(
-                text.splitlines(keepends=True), result.splitlines(keepends=True),
+                _lines(text), _lines(result),
                 fromfile=path, tofile=f"{path} (formatted)"))
         if args.check:
             if differs:
@@ -51,6 +51,12 @@ def cmd_fmt(args) -> int:
         print(f"{changed} file(s) would be reformatted", file=sys.stderr)
         return 1
     return 0
+
+
+def _lines(text: str) -> list[str]:
+    # at '\n' only, as the lexer counts lines (form feeds in comments stay where they are)
+    return [line + "\n" for line in text.split("\n")[:-1]] + ([text.rsplit("\n", 1)[-1]]
+                                                                if not text.endswith("\n") else [])
 
 
 def register(commands) -> None:
