@@ -102,3 +102,11 @@ def test_there_are_examples_and_claims():
 def test_the_wrapper_makes_a_complete_game():
     game = gdl.loads(wrap("var x in 0..3 = 1"))
     assert game.info.players == ("A", "B")
+
+
+def test_every_error_code_is_documented():
+    import gdl.errors
+
+    codes = set(re.findall(r"\bE\d{3}\b", gdl.errors.__doc__))
+    documented = set(re.findall(r"\bE\d{3}\b", (DOCS / "language.md").read_text(encoding="utf-8")))
+    assert codes - documented == set()
