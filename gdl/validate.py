@@ -891,36 +891,41 @@ PRUNING = ("alphabeta", "star1", "star2", "paranoid")   # alpha-beta style cut-o
 TRANSPOSITIONS = ("alphabeta",)                         # the engine's table (gdl solve's default)
 
 
-def search_cost(est: Estimate, algorithm: str, depth: int | None = None) -> tuple[float, str]:
+def search_cost(est: Estimate, algorithm: str, depth: int | None = None,
+                transpositions: bool | None = None) -> tuple[float, str]:
     """(nodes, what) an algorithm is expected to visit: the game tree within ``depth`` decision
     plies; with alpha-beta style pruning, n ** 0.75 of the n nodes at each depth (Knuth and
     Moore's random-ordering figure: b ** (3d/4) of b ** d); with a transposition table, no more
-    than the distinct states."""
+    than the distinct states (``transpositions``: None means the algorithm's default)."""
     pruning = algorithm in PRUNING
+    if transpositions is None:
+        transpositions = algorithm in TRANSPOSITIONS
     nodes = est.nodes_within(depth, pruning)
     what = "nodes (alpha-beta pruning, estimated)" if pruning else "tree nodes"
-    if algorithm in TRANSPOSITIONS and est.states < nodes:
+    if transpositions and est.states < nodes:
         return est.states, "distinct states (transposition table)"
     return nodes, what
 
 
 def budget_problem(est: Estimate, algorithm: str, *, depth: int | None = None, info=None,
-                   budget: int | None = None) -> str | None:
+                   budget: int | None = None, transpositions: bool | None = None) -> str | None:
     """Why ``algorithm`` may not finish within ``budget`` nodes (default ``BUDGET``), with a
     suggestion (a depth limit where the game declares an evaluation, another algorithm, a smaller
     variant or a time budget); None when it should."""
     budget = BUDGET if budget is None else budget
-    needed, what = search_cost(est, algorithm, depth)
+    needed, what = search_cost(est, algorithm, depth, transpositions)
     if needed <= budget:
         return None
     hours = needed * NODE_SECONDS / 3600
     text = (f"{algorithm} would visit about {needed:.3g} {what}, over the budget of "
             f"{budget:.0e} (about {_duration(hours)} at {NODE_SECONDS * 1e6:.0f} µs a node)")
     has_evaluate = info is not None and info.has_evaluate
-    fits = [d for d in range(1, len(est.tree_by_depth)) if search_cost(est, algorithm, d)[0] <= budget]
+    fits = [d for d in range(1, len(est.tree_by_depth))
+            if search_cost(est, algorithm, d, transpositions)[0] <= budget]
     if has_evaluate and fits and (depth is None or max(fits) < depth):
         d = max(fits)
-        text += f"; try --depth {d} (about {search_cost(est, algorithm, d)[0]:.3g} nodes)"
+        text += (f"; try --depth {d} (about {search_cost(est, algorithm, d, transpositions)[0]:.3g}"
+                 " nodes)")
         return text
     deterministic_pair = (info is not None and info.num_players == 2 and info.is_constant_sum
                           and not info.has_chance)
@@ -928,7 +933,9 @@ def budget_problem(est: Estimate, algorithm: str, *, depth: int | None = None, i
         other = search_cost(est, "alphabeta", depth)[0]
         if other <= budget:
             return text + f"; --algorithm alphabeta would need about {other:.3g}"
-    return text + "; solve a smaller variant (--set), or give a time budget"
+    if algorithm == "alphabeta":
+        return text + "; give a time budget (--time SECONDS), or solve a smaller variant (--set)"
+    return text + "; solve a smaller variant (--set)"
 
 
 def _duration(hours: float) -> str:

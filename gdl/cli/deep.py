@@ -194,7 +194,8 @@ def solve_size_check(game, args, root, algorithm: str) -> None:
 
         algorithm = choose(game.info)
     est = estimate(game, root=root, declared_states=declared_state_bound(game))
-    problem = budget_problem(est, algorithm, depth=args.depth, info=game.info)
+    problem = budget_problem(est, algorithm, depth=args.depth, info=game.info,
+                             transpositions=getattr(args, "engine_tt", None))  # --tt / --no-tt
     if problem is None and est.cycles and args.depth is None and game.info.max_length is None:
         problem = ("a random playout met a state twice: the game can cycle, and it declares no "
                    "max-length, so the search will stop at the first repetition (gdl check --deep "
