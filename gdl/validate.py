@@ -232,14 +232,11 @@ class _Checker:
         self.found[key] = Violation(code, message, tuple(path), tuple(rules), span, tuple(cycle),
                                     severity, 1, tuple(notes))
 
-    def has(self, code: str) -> bool:
-        return any(key[0] == code for key in self.found)
-
     def violations(self) -> list[Violation]:
         return [self.found[key] for key in self.order]
 
-    def failed(self, error: Exception, path: Sequence[str], what: str) -> None:
-        """A rule raised while ``what`` was asked at the end of ``path``."""
+    def failed(self, error: Exception, path: Callable[[], list[str]], what: str) -> None:
+        """A rule raised while ``what`` was asked at the end of ``path()``."""
         if isinstance(error, GameRuntimeError):
             original = error.code
             code = _RUNTIME_CODES.get(original, RULE_FAILED)

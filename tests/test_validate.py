@@ -221,11 +221,11 @@ def test_a_good_chance_table():
 # ---- the bundled games ----------------------------------------------------------------------
 
 @pytest.mark.parametrize("path", sorted(GAMES.glob("*.game")), ids=lambda p: p.name)
-def test_every_bundled_game_passes(path):
-    game = gdl.load(path)
-    report = v.validate(game, playouts=10, declared_states=declared_state_bound(game))
-    assert report.ok, [x.message for x in report.errors]
-    assert report.playouts == 10 and report.states_visited >= 1
+def test_every_bundled_game_passes(path, capsys):
+    code = main(["check", "--deep", "--playouts", "10", str(path)])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    assert "10 playouts" in captured.out and "no problems found" in captured.out
 
 
 def test_tictactoe_census():
