@@ -122,7 +122,7 @@ def workloads(quick: bool) -> list[Workload]:
                         memory=True))
 
     # Pig, expectiminimax to a fixed depth with the score difference at the cut-off.
-    depth = 4 if quick else 7
+    depth = 4 if quick else 9
     pig = gdl.load(pig_path())
 
     def pig_gdl():

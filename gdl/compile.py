@@ -1,26 +1,37 @@
 """The fast path: checked game (gdl.ir) → the source text of one Python module → ``exec`` → a
-game implementing the protocol, with exactly the semantics of the reference interpreter
-(gdl.interpret): the same state tuples, legal action ids and order, action names, chance
-outcomes, returns, evaluations, and the same run-time errors (code, span, state, action).
+game implementing the protocol (gdl.compiled.CompiledGame), with exactly the semantics of the
+reference interpreter (gdl.interpret): the same state tuples (so states compare directly), legal
+action ids and order, action names, chance outcomes, returns, evaluations, and the same run-time
+errors (code, span, state, action). ``gdl show FILE --emit python`` prints the module.
 
 What the compiler does
 ----------------------
-* Everything constant is decided once. Each ground action gets its own generated functions with
-  its parameters as constants; quantifiers over small ranges are unrolled; ``define`` bodies are
-  inlined; constant subexpressions are folded; index bounds that are provable (from the declared
-  domains, or from a guard such as ``r >= 0 and r < rows`` earlier in the same ``and`` chain) are
-  not checked again. ``legal_actions`` is specialised per player (``mover`` is a constant there),
-  and so are effects that mention ``mover``.
-* Repeated subexpressions of one rule are computed once (``(_c3 := ...)`` at the first place where
-  it is evaluated on every path that reaches the others), so ``count k in 1..3: all j in 1..3: ...``
-  costs about what a hand-written loop does.
-* Effects build the next state directly as a tuple when every assignment has a constant slot;
-  otherwise (``cell[c][height[c]] = mover``) they work on a list copy, like the interpreter.
-* ``current_player`` remembers its last answer for the very same state object, so the usual
-  ``current_player(s)`` then ``legal_actions(s)`` evaluates the terminal rule once.
-* Chance (``random``) is compiled like the interpreter runs it: the effect is replayed from the
-  state before the action with the outcomes chosen so far (the state layout is the same), so the
-  protocol is identical; the replay is a plain function call.
+* Everything constant is decided once. Each ground action gets its own code with its parameters
+  as constants; quantifiers and ``for`` loops over small ranges are unrolled; ``define`` bodies
+  are inlined (arguments that may fail are evaluated first, where the call is); constant
+  subexpressions are folded; an index check is left out when the index provably fits, from the
+  declared domains or from a guard earlier on the same path (``r >= 0 and r < rows and
+  cell[c][r] == p``). ``legal_actions`` is specialised per player (``mover`` is a constant
+  there), and so are effects; ``apply`` is one function that reaches an action's code through a
+  binary decision on its id.
+* Repeated subexpressions of one rule are computed once: the first occurrence evaluated on every
+  path that reaches the others binds a temporary (``(_c3 := ...)``), so ``count k in 1..3: all j
+  in 1..3: ...`` costs about what a hand-written loop does.
+* Effects build the next state as one tuple (element by element for small states, through a
+  list for large ones). When an index depends on a slot of the old state with few values
+  (``cell[c][height[c]] = mover``), the effect is split on that value, each case with constant
+  indices; otherwise it works on a list of cells, like the interpreter.
+* ``current_player`` remembers its answer for the very same state object, so the usual
+  ``current_player(s)`` then ``legal_actions(s)`` evaluates the terminal rule once; a costly
+  terminal or utility rule is also cached per state (bounded; ``build(..., cache=False)``
+  leaves these caches out).
+* Chance (``random``) is compiled as the interpreter runs it: the effect is replayed from the
+  state before the action with the outcomes chosen so far (the state layout is the same), so
+  the protocol is identical. The decision itself runs the effect only up to its first
+  ``random``. A fixed distribution is one shared list of shared ``Fraction`` objects.
+* Inputs the generated code does not specialise for (an action id outside the game's, a mover
+  that is not a player) go to the reference interpreter. If Python refuses the generated source
+  (rules nested deeper than its compiler allows), the game is interpreted instead.
 
 Untrusted input stays data
 --------------------------
@@ -30,12 +41,12 @@ after every character that is not printable (newlines, carriage returns, form fe
 separators) is replaced by ``?``. Python names in the generated code are the compiler's own
 (``s``, ``_c3``, ``q2_r``: a user's identifier appears only after a fixed prefix, cut to 24
 characters, so keywords, dunders and very long names are harmless). Names, titles and messages
-reach the run-time errors through tables built in Python (``_S``), never through the source.
-The module runs with a ``__builtins__`` that holds only the few functions it calls.
+reach the run-time errors through tables built in Python, never through the source. The module
+runs with a ``__builtins__`` that holds only the few functions it calls.
 
-The generated source is registered with ``linecache`` under ``<gdl:FILE:HASH>`` so a traceback
-through it shows the generated line (which carries the rule's line as a comment). The same input
-always gives byte-identical source.
+The generated source is registered with ``linecache`` under ``<gdl:FILE:HASH>``, so a traceback
+through it shows the generated line (rules carry their ``file:line`` as comments). The same
+input always gives byte-identical source. Compiled modules are cached per user (gdl.compiled).
 """
 
 from __future__ import annotations
@@ -1209,8 +1220,13 @@ class _Compiler:
         players = list(range(n)) if specialise else [None]
         settle = "_settle" if game.stuck_pass else ""
         lines = ["def apply(s, a):"]
-        if game.has_chance:
-            lines += [f"    if len(s) != {base}:", "        return _chance_apply(s, a)"]
+        if game.has_chance:   # a chance outcome: replay the pending action with it
+            pick = "_RUN[k][s[0]]" if specialise else "_RUN[k][0]"
+            lines += [f"    if len(s) != {base}:", f"        k = s[{base}]",
+                      f"        o = s[{base + 1}:] + (a[1],)", "        try:",
+                      f"            r = {pick}(s, o)", "        except _EvalError as e:",
+                      "            raise _fail(e, s, a) from None", "        if type(r) is list:",
+                      f"            return s[:{base}] + (k,) + o", f"        return {settle}(r)"]
         lines += ["    p = s[0]", "    try:"]
         for p in players:
             indent = "        "
@@ -1243,11 +1259,6 @@ class _Compiler:
                               else "None, " for p in players) + "), "
                 for k in range(K)) + ")"
             pick = "_RUN[k][s[0]]" if specialise else "_RUN[k][0]"
-            fns.append(["def _chance_apply(s, a):", f"    k = s[{base}]",
-                        f"    o = s[{base + 1}:] + (a[1],)", "    try:", f"        r = {pick}(s, o)",
-                        "    except _EvalError as e:", "        raise _fail(e, s, a) from None",
-                        "    if type(r) is list:", f"        return s[:{base}] + (k,) + o",
-                        f"    return {settle}(r)"])
             fns.append(["def chance_outcomes(s):", f"    k = s[{base}]", "    try:",
                         f"        r = {pick}(s, s[{base + 1}:])", "    except _EvalError as e:",
                         "        raise _fail(e, s) from None", "    if type(r) is not list:",

@@ -158,9 +158,14 @@ def decision_actions(game, state: State) -> Sequence[Action]:
     """Legal actions of a decision state; a non-terminal state without any is a broken game."""
     actions = game.legal_actions(state)
     if not actions:
-        raise SolverError(f"game {game.info.name!r}: non-terminal state {state!r} has no legal "
-                          "actions")
+        raise no_legal_actions(game, state)
     return actions
+
+
+def no_legal_actions(game, state: State) -> SolverError:
+    """The error for a non-terminal decision state without legal actions (a broken game)."""
+    return SolverError(f"game {game.info.name!r}: non-terminal state {state!r} has no legal "
+                       "actions")
 
 
 def unexpected_chance(game, algorithm: str) -> SolverError:

@@ -24,7 +24,7 @@ evaluation is worth 5/3, best action ``roll``. Any cut-off makes ``proven=False`
 from __future__ import annotations
 
 from ..protocol import CHANCE, TERMINAL, Action, State, Value
-from .common import (Frontier, PvLink, best_of, chance_outcomes, decision_actions, pv_tuple,
+from .common import (Frontier, PvLink, best_of, chance_outcomes, no_legal_actions, pv_tuple,
                      require_depth, require_two_player_constant_sum)
 from .deep import run_deep
 from .repetition import guard_path
@@ -40,6 +40,7 @@ def expectiminimax(game, *, depth: int | None = None) -> SolveResult:
     frontier = Frontier(game, stats, total=total)
     root_children: list[tuple[Action, tuple[Value, ...]]] = []
     current_player, apply, leaf_value = game.current_player, game.apply, frontier.value
+    legal = game.legal_actions
     nodes = 0
 
     def search(state: State, depth_left: int | None, children: list | None
@@ -69,7 +70,10 @@ def expectiminimax(game, *, depth: int | None = None) -> SolveResult:
         best: tuple[Value, ...] | None = None
         best_pv: PvLink = None
         below = None if depth_left is None else depth_left - 1
-        for action in decision_actions(game, state):
+        actions = legal(state)
+        if not actions:
+            raise no_legal_actions(game, state)
+        for action in actions:
             values, pv = search(apply(state, action), below, None)
             if children is not None:
                 children.append((action, values))
