@@ -30,7 +30,7 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(ROOT))
 
 import gdl  # noqa: E402
-from gdl.protocol import TERMINAL  # noqa: E402
+from gdl.protocol import CHANCE, TERMINAL  # noqa: E402
 from gdl.solvers.alphabeta import SearchOptions, alphabeta  # noqa: E402
 from gdl.solvers.expectiminimax import expectiminimax  # noqa: E402
 from gdl.solvers.minimax import minimax  # noqa: E402
@@ -44,10 +44,52 @@ GAMES = ROOT / "games"
 TT_SIZE = SearchOptions().tt_size
 
 
-def pig_path() -> Path:
-    """games/pig.game, or the copy in benchmarks/ if the bundled one is missing."""
-    bundled = GAMES / "pig.game"
-    return bundled if bundled.exists() else HERE / "pig.game"
+def check_references(playouts: int) -> None:
+    """The hand-written games are the rule files' games: random playouts in lockstep (the same
+    seeded choices on both sides) agree on every state, legal move list, chance distribution,
+    terminal test and utility. Exits with a message otherwise."""
+    rng = random.Random(7)
+
+    def lockstep(name, game, ref_game, to_gdl, move_of, outcome_of, initial):
+        for _ in range(playouts):
+            s, r = game.initial_state(), initial()
+            while True:
+                here = f"{name}: reference state {r} / gdl state {s}"
+                if to_gdl(r) != s:
+                    sys.exit(f"{here}: the states differ")
+                kind = game.current_player(s)
+                if (kind == TERMINAL) != ref_game.terminal(r):
+                    sys.exit(f"{here}: terminal tests differ")
+                if kind == TERMINAL:
+                    if game.returns(s)[0] != ref_game.utility(r):
+                        sys.exit(f"{here}: utilities differ")
+                    break
+                if kind == CHANCE:
+                    ours = [(outcome_of(o), p) for o, p in ref_game.chance_outcomes(r)]
+                    if ours != game.chance_outcomes(s):
+                        sys.exit(f"{here}: chance outcomes differ")
+                    o, _ = rng.choice(ref_game.chance_outcomes(r))
+                    s, r = game.apply(s, outcome_of(o)), ref_game.result(r, o)
+                    continue
+                moves = ref_game.actions(r)
+                if [move_of(m) for m in moves] != game.legal_actions(s):
+                    sys.exit(f"{here}: legal moves differ")
+                m = rng.choice(moves)
+                s, r = game.apply(s, move_of(m)), ref_game.result(r, m)
+
+    ttt = gdl.load(GAMES / "tictactoe.game")
+    cell = {ref_tictactoe.EMPTY: 2, ref_tictactoe.X: 0, ref_tictactoe.O: 1}
+    lockstep("tic-tac-toe", ttt, ref_tictactoe,
+             lambda r: (cell[r[0]],) + tuple(cell[c] for c in r[1]),
+             lambda m: m, None, ref_tictactoe.initial)
+    for columns, rows in ((5, 4), (7, 6)):
+        c4 = gdl.load(GAMES / "connect4.game", params={"columns": columns, "rows": rows})
+        hand = ref_connect4.ConnectFour(columns, rows)
+        lockstep(f"Connect Four {columns}x{rows}", c4, hand, lambda r: r, lambda m: m, None,
+                 hand.initial)
+    pig = gdl.load(GAMES / "pig.game")
+    lockstep("Pig", pig, ref_pig, lambda r: r[:5] + ((0,) if r[5] else ()),
+             {"roll": 0, "stop": 1}.get, lambda face: (0, face), ref_pig.initial)
 
 
 def gdl_playouts(game, count: int, rng: random.Random):
@@ -123,7 +165,7 @@ def workloads(quick: bool) -> list[Workload]:
 
     # Pig, expectiminimax to a fixed depth with the score difference at the cut-off.
     depth = 4 if quick else 9
-    pig = gdl.load(pig_path())
+    pig = gdl.load(GAMES / "pig.game")
 
     def pig_gdl():
         r = expectiminimax(pig, depth=depth)
@@ -187,8 +229,9 @@ def main(argv=None) -> int:
     repeat = args.repeat or (1 if args.quick else 5)
     warmup = 0 if args.quick else 1
 
+    check_references(30 if args.quick else 300)
     print(f"Python {sys.version.split()[0]}, gdl backend: compile; median of {repeat} after "
-          f"{warmup} warm-up, sides alternating")
+          f"{warmup} warm-up, sides alternating, CPU seconds")
     rows = []
     header = (f"{'workload':<44} {'nodes':>11} {'gdl s':>8} {'ref s':>8} {'speed-up':>8}")
     print(header)
