@@ -124,11 +124,31 @@ class Workload:
         self.name, self.gdl_run, self.ref_run, self.memory = name, gdl_run, ref_run, memory
 
 
-def workloads(quick: bool) -> list[Workload]:
+def loader(state_cache: bool):
+    """gdl.load, or (without the per-state caches of costly rules) the same game built with
+    gdl.compile.build(..., cache=False)."""
+    if state_cache:
+        return gdl.load
+
+    def load(path, params=None):
+        from gdl.check import check
+        from gdl.compile import build
+        from gdl.errors import Source
+        from gdl.parse import parse
+
+        text = Path(path).read_text()
+        source = Source(str(path), text)
+        return build(check(parse(text, str(path)), source, params), source, cache=False)
+
+    return load
+
+
+def workloads(quick: bool, state_cache: bool = True) -> list[Workload]:
     out = []
+    load = loader(state_cache)
 
     # Tic-tac-toe, plain minimax over the whole tree.
-    ttt = gdl.load(GAMES / "tictactoe.game")
+    ttt = load(GAMES / "tictactoe.game")
     ttt_root = ttt.initial_state()
     ref_root = ref_tictactoe.initial()
     if quick:   # after X takes the centre
@@ -147,7 +167,7 @@ def workloads(quick: bool) -> list[Workload]:
 
     # Connect Four, alpha-beta with a transposition table.
     columns, rows = (4, 4) if quick else (5, 4)
-    c4 = gdl.load(GAMES / "connect4.game", params={"columns": columns, "rows": rows})
+    c4 = load(GAMES / "connect4.game", params={"columns": columns, "rows": rows})
     c4_hand = ref_connect4.ConnectFour(columns, rows)
     options = SearchOptions(tt=True, tt_size=TT_SIZE)
 
@@ -165,7 +185,7 @@ def workloads(quick: bool) -> list[Workload]:
 
     # Pig, expectiminimax to a fixed depth with the score difference at the cut-off.
     depth = 4 if quick else 9
-    pig = gdl.load(GAMES / "pig.game")
+    pig = load(GAMES / "pig.game")
 
     def pig_gdl():
         r = expectiminimax(pig, depth=depth)
@@ -187,7 +207,7 @@ def workloads(quick: bool) -> list[Workload]:
 
     out.append(Workload(f"tic-tac-toe {n_ttt:,} random playouts", ttt_play_gdl, ttt_play_ref))
 
-    c4big = gdl.load(GAMES / "connect4.game", params={"columns": 7, "rows": 6})
+    c4big = load(GAMES / "connect4.game", params={"columns": 7, "rows": 6})
     c4big_ref = ref_connect4.ConnectFour(7, 6)
     n_c4 = 200 if quick else 5_000
 
@@ -225,18 +245,22 @@ def main(argv=None) -> int:
     parser.add_argument("--quick", action="store_true", help="small workloads, one repetition")
     parser.add_argument("--repeat", type=int, help="timed repetitions per side (default 5; quick 1)")
     parser.add_argument("--only", help="run only workloads whose name contains this text")
+    parser.add_argument("--no-state-cache", action="store_true",
+                        help="compile the games without their per-state caches of costly "
+                             "terminal / utility rules")
     args = parser.parse_args(argv)
     repeat = args.repeat or (1 if args.quick else 5)
     warmup = 0 if args.quick else 1
 
     check_references(30 if args.quick else 300)
     print(f"Python {sys.version.split()[0]}, gdl backend: compile; median of {repeat} after "
-          f"{warmup} warm-up, sides alternating, CPU seconds")
+          f"{warmup} warm-up, sides alternating, CPU seconds"
+          + (", no per-state caches" if args.no_state_cache else ""))
     rows = []
     header = (f"{'workload':<44} {'nodes':>11} {'gdl s':>8} {'ref s':>8} {'speed-up':>8}")
     print(header)
     print("-" * len(header))
-    for w in workloads(args.quick):
+    for w in workloads(args.quick, not args.no_state_cache):
         if args.only and args.only not in w.name:
             continue
         times = {"gdl": [], "ref": []}
