@@ -664,7 +664,11 @@ def _place(lines: list[tuple[str, int]], comments: list[Comment]) -> list[str]:
         for comment in slots.get(2 * i, ()):
             out.append(_indent_for(lines, i) + comment.text)
         trailing = slots.get(2 * i + 1, [])
-        for comment in trailing[:-1]:   # one trailing comment per line; earlier ones go above
+        if trailing and len(text) + 2 + len(trailing[-1].text) > WIDTH:
+            trailing, above = [], trailing  # no room at the end of the line: above it
+        else:
+            above = trailing[:-1]           # one trailing comment per line; earlier ones go above
+        for comment in above:
             out.append(_indent_of(text) + comment.text)
         if trailing:
             # a trailing comment keeps its column where the code leaves room (aligned comments

@@ -699,7 +699,6 @@ class PropertyOutcome:
     first_failure: int | None           # 1-based number of the first failing example
     example: Any = None                 # the shrunk counterexample
     problems: list[Problem] = field(default_factory=list)
-    work: dict[str, int] = field(default_factory=dict)
 
 
 def run_property(strategy: Any, check: Callable[[Any], list[Problem]], *, examples: int,
