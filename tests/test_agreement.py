@@ -173,3 +173,34 @@ def test_all_engine_options_on_a_bundled_position():
     comparison = compare_position(game, state, options=engine_options(full=True))
     assert_no_problems(comparison.problems)
     assert comparison.pairs >= 14
+
+
+def every_option_combination():
+    """All 2^8 on/off combinations of the engine's techniques (small table, narrow windows)."""
+    import itertools
+
+    from gdl.solvers.alphabeta import SearchOptions
+
+    switches = ("tt", "ordering", "killers", "history", "iterative_deepening", "aspiration",
+                "pvs", "quiescence")
+    return [SearchOptions(tt_size=4, quiescence_depth=1,
+                          **dict(zip(switches, bits)))
+            for bits in itertools.product((False, True), repeat=len(switches))]
+
+
+@pytest.mark.parametrize("name, moves, depth", [
+    ("splitting.game", [], None),
+    ("hexapawn.game", [], None),
+    ("pacman-adversarial.game", [], None),      # has an evaluation: ordering, deepening
+    ("pacman-adversarial.game", [], 2),
+    ("tictactoe.game", ["place(1,1)", "place(0,0)", "place(2,2)"], None),
+])
+def test_every_engine_option_combination_on_bundled_positions(name, moves, depth):
+    from gdl.fuzz import replay
+
+    game = gdl.load(os.path.join(GAMES, name))
+    comparison = compare_position(game, replay(game, moves), depth=depth,
+                                  options=every_option_combination(), views=False)
+    assert_no_problems(comparison.problems)
+    assert sum(label.startswith("alphabeta") for label in comparison.solvers) == (
+        256 if depth is None else 64)   # at a depth limit: no table, no quiescence
