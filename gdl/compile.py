@@ -453,28 +453,8 @@ class _Compiler:
         return self.tables[key]
 
     def _mover_values(self):
-        """Every value slot 0 can hold: the players, and whatever `next` can name."""
-        values = set(range(self.n))
-        for action in self.game.actions:
-            for st in _walk_stmts(action.effect):
-                if isinstance(st, ir.Next):
-                    found = self._static_vals(st.player)
-                    if found is None:
-                        return None
-                    values |= found
-        return frozenset(values)
-
-    def _static_vals(self, e):
-        if isinstance(e, ir.Lit):
-            return {e.value}
-        if isinstance(e, ir.Mover):
-            return set(range(self.n))
-        if isinstance(e, ir.VarRef):
-            return set(e.var.values)
-        if isinstance(e, ir.IfExpr):
-            a, b = self._static_vals(e.then), self._static_vals(e.otherwise)
-            return None if a is None or b is None else a | b
-        return None
+        """Every value slot 0 can hold: a player (`next` naming anything else is an error)."""
+        return frozenset(range(self.n))
 
     # -- sizes, to decide what to unroll and inline
     def size(self, e) -> int:
@@ -943,7 +923,12 @@ class _Compiler:
             rotate = const((player + 1) % self.n)
         else:
             rotate = node("op", ("%", node("op", ("+", mover, const(1))), const(self.n)))
-        following = f"({rotate.text} if t == -1 else t)" if has_next else rotate.text
+        following = rotate.text
+        if has_next:    # `next` may only name a player (the interpreter's E301 at the action)
+            site = self.site("NEXT", action.span)
+            body.append(f"t = {rotate.text} if t == -1 else t")
+            body.append(f"if not 0 <= t < {self.n}: _enext(t, {site})")
+            following = "t"
         if mode == "list":
             body.append(f"c[0] = {following}")
             return body, "tuple(c)"

@@ -129,6 +129,10 @@ class CompiledGame:
             raise RuleError("E301", f"'{what}' would become {show(v, type_)}, outside its domain",
                             span)
 
+        def enext(v, site):
+            raise RuleError("E301", f"`next` names {show(v, 'sym')}, which is not a player",
+                            sites[site][1])
+
         def div(a, b, site):
             if b == 0:
                 raise RuleError("E302", sites[site][1], sites[site][2])
@@ -170,7 +174,8 @@ class CompiledGame:
                     "min": min, "max": max, "abs": abs, "any": any, "all": all, "range": range,
                     "AssertionError": AssertionError}
         return {"__builtins__": builtins, "__name__": "gdl.compiled.module", "_EvalError": RuleError,
-                "_fail": fail, "_e303": e303, "_e301": e301, "_div": div, "_mod": mod,
+                "_fail": fail, "_e303": e303, "_e301": e301, "_enext": enext, "_div": div,
+                "_mod": mod,
                 "_exact": exact, "_dist": dist, "_stuck": stuck, "_Fraction": Fraction,
                 "_sum": sum, "_ValueError": ValueError, "_slow": slow}
 

@@ -209,6 +209,11 @@ ERRORS = {
         action again requires n < 3 effect n = n + 1; next mover
         action done effect n = 4
         terminal n == 4 utility A = n zero-sum""",
+    "next names a symbol that is not a player": """
+        game "E" players A, B var w in {nobody, A, B} = nobody var n in 0..3 = 0
+        action go effect n = n + 1; w = A if n == 2 else nobody; next w
+        action wait effect n = n + 1
+        terminal n == 3 utility A = 0 zero-sum""",
     "quiet rule and a dynamic distribution": """
         game "E" players A, B var t in 0..3 = 0 var s in 0..9 = 0
         action roll requires t < 3 effect random d in {1: 1/(t + 1), 2: t/(t + 1)}; t = t + 1; s = s + d
