@@ -1080,7 +1080,7 @@ def _fuzz_file_part(path: str, params: dict | None, examples: int, seed: int, bu
         except Exception as error:  # noqa: BLE001 -- the interpreter took it: a compiler bug
             fail([Problem("backend", "compile", f"building the compiled game failed: "
                           f"{type(error).__name__}: {error}")])
-    report.games += 1
+    report.games += include_root   # one game, however many workers share its positions
     rng = _random.Random(seed)
     positions: list[tuple[str, ...]] = [()] if include_root else []
     while len(positions) < examples:
