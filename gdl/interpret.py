@@ -332,7 +332,6 @@ class InterpretedGame:
                     self._candidates[player].append((action_id, requires[id(ground.action)], env))
         initial = tuple(game.initial)
         self._initial = self._settle(initial, initial[0]) if n else initial
-
         # `display` hints, keyed like the values variables() returns (symbols by name).
         self.display = {name: {self._shown_key(name, key): glyph for key, glyph in glyphs.items()}
                         for name, glyphs in game.display.items()}
@@ -425,6 +424,10 @@ class InterpretedGame:
             raise self._fail(error, state, action) from None
         mover = base[0]
         following = (mover + 1) % self.num_players if run.turn == ROTATE else run.turn
+        if not 0 <= following < self.num_players:
+            raise self._fail(EvalError("E301", f"`next` names {self.show(following, ir.SYM)}, "
+                                       "which is not a player", self._effects[action_id][2].action.span),
+                             state, action)
         cells = run.cells
         cells[0] = following
         return self._settle(tuple(cells), following)
