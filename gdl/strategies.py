@@ -460,7 +460,8 @@ def rule_games(draw, players: int | Sequence[int] = (2, 3), *, chance: bool | No
     leaves its domain. Actions may take a parameter, be restricted to some players (``by``),
     require a condition, give an extra turn (``next mover``), toggle a flag, add to a per-player
     score, and end with a chance event (``random r in {1: 1/3, 2: 2/3}`` or ``random r in 0..2``,
-    exact probabilities) whose outcome feeds the effect. Utilities (and, optionally, evaluations)
+    exact probabilities; perhaps a second one, ``random q in 0..1``, right after) whose outcomes
+    feed the effect. Utilities (and, optionally, evaluations)
     are arithmetic of the variables, perhaps through a ``define`` or a ``const`` table; the game
     is zero-sum, constant-sum (with non-negative utilities, as max^n shallow pruning needs) or
     general-sum, and may declare utility bounds (computed by interval arithmetic, so they hold).
@@ -609,10 +610,16 @@ def rule_games(draw, players: int | Sequence[int] = (2, 3), *, chance: bool | No
                     (_ast.IntLit(v), _ast.Binary("/", _ast.IntLit(w), _ast.IntLit(whole))
                      if w != whole else _ast.IntLit(1)) for v, w in zip(outcomes, weights)), None)
                 lo, hi = min(outcomes), max(outcomes)
-            fan_out = max(fan_out, len(outcomes))
+            chances = len(outcomes)
             effect.append(random)
             effect += [assignment(extra + [_name("r", lo, hi)])
                        for _ in range(draw(st.integers(1, 2)))]
+            if draw(st.booleans()):     # a second chance event right after the first
+                effect.append(_ast.Random(_ast.Ident("q"), None,
+                                          _ast.RangeDomain(_ast.IntLit(0), _ast.IntLit(1))))
+                effect.append(assignment(extra + [_name("r", lo, hi), _name("q", 0, 1)]))
+                chances *= 2
+            fan_out = max(fan_out, chances)
         actions.append(_ast.ActionDecl(_ast.Ident(name), params, by, requires, tuple(effect)))
 
     # ---- length: the tree has at most about max_nodes nodes
