@@ -11,10 +11,14 @@ Guarantees (tested):
   ``FormatError`` rather than return text that means something else.
 * **Idempotence**: ``format_text(format_text(t)) == format_text(t)``.
 * **Comments are kept.** They are not in the syntax tree, so they are read from the token stream
-  (Lark's lexer, COMMENT tokens) and put back by position: a comment on a line of its own goes
-  before the first output line that starts with code from a later source line; a comment after
-  code on a line goes at the end of the output line holding that code. Every comment of the input
-  is in the output, in the same order, with the same text (trailing spaces dropped).
+  (Lark's lexer, COMMENT tokens, through ``lexer_callbacks``) and put back by position: a comment
+  on a line of its own goes before the first output line that starts with code from a later
+  source line; a comment after code goes at the end of the output line holding that code,
+  keeping its column where the code leaves room (aligned comments stay aligned), or on its own
+  line above it when the line would pass 100 columns; a statement followed by a comment ends its
+  output line. Every comment of the input is in the output, in the same order, with the same
+  text (trailing spaces dropped); ``format_text`` checks that too. (Refusing files with comments
+  was the alternative; a formatter that loses or refuses comments is not one people can use.)
 
 Canonical style (close to how the bundled games are written):
 
