@@ -416,7 +416,6 @@ class _Compiler:
         self.out: list[str] = []
         self.define_fns: dict[int, str] = {}
         self.size_memo: dict[int, int] = {}
-        self.uses_mover_memo: dict[int, bool] = {}
         self.dists: dict[str, str] = {}
         self.fractions: dict[Fraction, str] = {}
         self.domains: dict[int, frozenset | None] = {}
@@ -470,18 +469,6 @@ class _Compiler:
         for child in _ir_children(e):
             total += self.size(child)
         return total
-
-    def uses_mover(self, e) -> bool:
-        if isinstance(e, ir.Mover):
-            return True
-        if isinstance(e, ir.Call):
-            key = id(e.define)
-            if key not in self.uses_mover_memo:
-                self.uses_mover_memo[key] = False
-                self.uses_mover_memo[key] = self.uses_mover(e.define.body)
-            if self.uses_mover_memo[key]:
-                return True
-        return any(self.uses_mover(c) for c in _ir_children(e))
 
     # ---- expressions -----------------------------------------------------------------------
 

@@ -53,10 +53,17 @@ def cmd_solve(args) -> int:
         raise UsageError(str(error)) from None
     from .deep import solve_result_notes, solve_size_check
 
-    solve_size_check(game, args, root, args.algorithm)  # warns, or refuses with --strict
+    from ..solvers import choose
+    from .engine import engine_settings, proof_note, stats_document, stats_lines
+
+    algorithm = choose(game.info) if args.algorithm == "auto" else args.algorithm
+    options, budget = engine_settings(args, algorithm)   # --time, --nodes, --tt/--no-tt, ...
+    if budget is None:  # a --time / --nodes budget bounds the work itself
+        solve_size_check(game, args, root, args.algorithm)  # warns, or refuses with --strict
     started = time.perf_counter()
     try:
         result = solve(game, args.algorithm, depth=args.depth, root_state=root,
+                       options=options, budget=budget,
                        player=_player_index(game, args.player))
     except GameRuntimeError as error:
         print(report_runtime(error, game), file=sys.stderr)
@@ -72,23 +79,21 @@ def cmd_solve(args) -> int:
             "values": {p: json_value(v) for p, v in zip(players, result.values)},
             "best_actions": [names(a) for a in result.best_actions],
             "pv": [names(a) for a in result.pv],
-            "algorithm": result.algorithm, "proven": result.proven,
-            "stats": {**result.stats.as_dict(), "seconds": round(elapsed, 6)},
+            "algorithm": result.algorithm, "proven": result.proven, "depth": result.depth,
+            "stats": stats_document(result, elapsed),
         })
         return 0
     values = ", ".join(f"{p} {format_value(v)}" for p, v in zip(players, result.values))
-    stats = result.stats
     print(f"{args.file}: {game.info.name}")
-    print(f"  algorithm     {result.algorithm}{'' if result.proven else ' (not proven: depth-limited)'}")
+    print(f"  algorithm     {result.algorithm}{proof_note(result)}")
     print(f"  value         {values}")
     from ..protocol import CHANCE
 
     empty = "(chance moves first)" if game.current_player(root) == CHANCE else "(game over)"
     print(f"  best actions  {' '.join(names(a) for a in result.best_actions) or empty}")
     print(f"  pv            {' '.join(names(a) for a in result.pv) or empty}")
-    print(f"  nodes {stats.nodes:,}  leaves {stats.leaves:,}  cut-offs {stats.cutoffs:,}"
-          + (f"  tt hits {stats.tt_hits:,}/{stats.tt_probes:,}" if stats.tt_probes else "")
-          + f"  time {elapsed:.2f} s")
+    for line in stats_lines(result, elapsed):
+        print(line)
     return 0
 
 
@@ -155,6 +160,9 @@ def register(commands) -> None:
     solve.add_argument("--moves", nargs="+", metavar="MOVE",
                        help='play these actions first, e.g. --moves "place(1,1) place(0,0)"')
     solve.add_argument("--json", action="store_true", help="one JSON document on stdout")
+    from .engine import add_engine_arguments
+
+    add_engine_arguments(solve)   # --time, --nodes, --tt/--no-tt, ... (gdl/cli/engine.py)
     solve.add_argument("--strict", action="store_true",
                        help="refuse (exit 2) when the estimated search is over budget, not just warn")
     solve.set_defaults(run=cmd_solve)

@@ -1,0 +1,164 @@
+"""`gdl analyze`: the exact value of every legal action at a position, and optimal strategies.
+
+    gdl analyze games/tictactoe.game --moves "place(1,1) place(0,1)"
+    gdl analyze games/tictactoe.game --strategy tictactoe-strategy.json
+
+The work is gdl.solvers.analysis (``analyze_position``, ``strategy_document``, whose docstring
+gives the JSON schema of ``--strategy``); this module parses, prints and writes.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+
+from ..errors import GameRuntimeError
+from ..protocol import CHANCE, TERMINAL, format_value, json_value
+from . import UsageError, add_common, load_game, moves_arg, parse_sets, print_json, report_runtime
+
+DEFAULT_MAX_STATES = 200_000
+
+
+def cmd_analyze(args) -> int:
+    from ..moves import MoveError, play
+    from ..solvers.analysis import analyze_position
+    from ..solvers.result import SolverError
+
+    if args.depth is not None and args.depth < 1:
+        raise UsageError("--depth must be at least 1")
+    if args.strategy is not None and args.depth is not None:
+        raise UsageError("--strategy is exact; it cannot be combined with --depth")
+    if args.max_states < 1:
+        raise UsageError("--max-states must be at least 1")
+    game = load_game(args.file, parse_sets(args.set))
+    moves = moves_arg(args)
+    try:
+        root = play(game, moves)
+    except MoveError as error:
+        raise UsageError(str(error)) from None
+    players = game.info.players
+    player = 0
+    if args.player is not None:
+        if args.player not in players:
+            raise UsageError(f"--player {args.player}: not a player of this game "
+                             f"({', '.join(players)})")
+        player = players.index(args.player)
+    if args.strategy is not None:
+        from ..solvers.alphabeta import check_game
+
+        try:
+            check_game(game.info)
+        except SolverError as error:
+            raise UsageError(f"--strategy is for two-player zero-sum games without chance: "
+                             f"{error}") from None
+    started = time.perf_counter()
+    try:
+        analysis = analyze_position(game, root, depth=args.depth, algorithm=args.algorithm,
+                                    player=player)
+        written = None
+        if args.strategy is not None:
+            written = _write_strategy(game, root, moves, args)
+    except GameRuntimeError as error:
+        print(report_runtime(error, game), file=sys.stderr)
+        return 1
+    except SolverError as error:
+        if str(error).startswith("more than"):
+            raise UsageError(f"--strategy: {str(error).split(';')[0]} (the cap is --max-states "
+                             f"{args.max_states:,}); analyse a later position (--moves), a smaller "
+                             "variant (--set), or raise --max-states") from None
+        raise
+    elapsed = time.perf_counter() - started
+    names = game.action_name
+
+    def mover_name(m: int) -> str:
+        return "chance" if m == CHANCE else "nobody (game over)" if m == TERMINAL else players[m]
+
+    if args.json:
+        document = {
+            "game": game.info.name, "players": list(players), "moves": moves,
+            "mover": mover_name(analysis.mover), "algorithm": analysis.algorithm,
+            "depth": args.depth, "proven": analysis.proven,
+            "values": {p: json_value(v) for p, v in zip(players, analysis.values)},
+            "best_actions": [names(a) for a in analysis.best_actions],
+            "actions": [
+                {"action": names(e.action),
+                 "values": {p: json_value(v) for p, v in zip(players, e.values)},
+                 "optimal": e.optimal,
+                 **({"probability": json_value(e.probability)} if e.probability is not None
+                    else {})}
+                for e in analysis.entries],
+            "seconds": round(elapsed, 6),
+        }
+        if written is not None:
+            document["strategy"] = {"path": args.strategy, "states": written}
+        print_json(document)
+        return 0
+
+    after = f" after {' '.join(moves)}" if moves else ""
+    print(f"{args.file}: {game.info.name}, {mover_name(analysis.mover)} to move{after}")
+    kind = "exact" if analysis.proven else f"to depth {args.depth}, not proven"
+    values = ", ".join(f"{p} {format_value(v)}" for p, v in zip(players, analysis.values))
+    print(f"  value  {values}  ({analysis.algorithm}, {kind})")
+    if analysis.entries:
+        chance = analysis.mover == CHANCE
+        head = ["outcome" if chance else "action"] + (["probability"] if chance else []) \
+            + list(players)
+        rows = [[names(e.action)] + ([format_value(e.probability)] if chance else [])
+                + [format_value(v) for v in e.values] for e in analysis.entries]
+        widths = [max(len(r[i]) for r in [head] + rows) for i in range(len(head))]
+
+        def line(mark: str, cells: list[str]) -> str:
+            return (f"  {mark} " + "  ".join(c.ljust(widths[0]) if i == 0 else c.rjust(widths[i])
+                                             for i, c in enumerate(cells))).rstrip()
+
+        print(line(" ", head))
+        for entry, row in zip(analysis.entries, rows):
+            print(line("*" if entry.optimal else " ", row))
+        if not chance:
+            print(f"  optimal ({len(analysis.best_actions)} of {len(analysis.entries)}, marked *): "
+                  + " ".join(names(a) for a in analysis.best_actions))
+    if written is not None:
+        print(f"  strategy: {written:,} non-terminal states written to {args.strategy}")
+    print(f"  time {elapsed:.2f} s")
+    return 0
+
+
+def _write_strategy(game, root, moves, args) -> int:
+    from ..solvers.analysis import strategy_document
+
+    document = strategy_document(game, root, root_moves=moves, max_states=args.max_states)
+    path = Path(args.strategy)
+    try:
+        with path.open("w", encoding="utf-8") as out:
+            json.dump(document, out, separators=(",", ":"))
+            out.write("\n")
+    except OSError as error:
+        raise UsageError(f"--strategy {args.strategy}: {error.strerror or error}") from None
+    return document["states"]
+
+
+def register(commands) -> None:
+    from ..solvers import ALGORITHMS
+
+    sub = commands.add_parser(
+        "analyze", help="the value of every legal action at a position; optimal strategies",
+        epilog='Example: gdl analyze games/tictactoe.game --moves "place(1,1) place(0,1)"')
+    add_common(sub)
+    sub.add_argument("--moves", nargs="+", metavar="MOVE",
+                     help='analyse the position after these actions, e.g. --moves "place(1,1)"')
+    sub.add_argument("--depth", type=int, metavar="N",
+                     help="search N decision plies (the action analysed counts), then evaluate")
+    sub.add_argument("--algorithm", default="auto", choices=("auto",) + ALGORITHMS,
+                     help="default: chosen from the game, as gdl solve")
+    sub.add_argument("--player", metavar="PLAYER", help="paranoid's player (default: the first)")
+    sub.add_argument("--json", action="store_true", help="one JSON document on stdout")
+    sub.add_argument("--strategy", metavar="PATH",
+                     help="write an optimal strategy (every reachable non-terminal state and its "
+                          "optimal actions) as JSON to PATH; two-player zero-sum games without "
+                          "chance")
+    sub.add_argument("--max-states", type=int, default=DEFAULT_MAX_STATES, metavar="N",
+                     help=f"refuse --strategy above N non-terminal states "
+                          f"(default {DEFAULT_MAX_STATES:,})")
+    sub.set_defaults(run=cmd_analyze)

@@ -1,0 +1,140 @@
+"""The alpha-beta engine's switches on the command line (`gdl solve`), and how its results read.
+
+``add_engine_arguments(parser)`` adds ``--time``, ``--nodes``, ``--tt-size`` and one
+``--X/--no-X`` pair per technique (argparse.BooleanOptionalAction; a switch not given keeps the
+default of ``gdl.solvers.default_options``). ``engine_settings(args, algorithm)`` turns them into
+``(SearchOptions | None, Budget | None)``, refusing them (UsageError, exit 2) for any algorithm
+but alpha-beta. ``proof_note`` / ``stats_lines`` / ``stats_document`` render a result's
+statistics (the warning about a full transposition table is ``deep.solve_result_notes``).
+"""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import replace
+from typing import Any
+
+from . import UsageError
+
+# (flag, SearchOptions field, help)
+TECHNIQUES = (
+    ("tt", "tt", "transposition table"),
+    ("ordering", "ordering", "move ordering: the table's move, then children by the game's evaluate"),
+    ("killers", "killers", "killer moves (two per ply)"),
+    ("history", "history", "history heuristic"),
+    ("id", "iterative_deepening", "iterative deepening (needs the game's evaluate)"),
+    ("aspiration", "aspiration", "aspiration windows around the previous iteration's value"),
+    ("pvs", "pvs", "principal variation search (null-window tests after the first child)"),
+    ("quiescence", "quiescence", "search on past the horizon where the rules say `quiet when` is false"),
+)
+
+
+def add_engine_arguments(parser) -> None:
+    group = parser.add_argument_group(
+        "alpha-beta engine (switches not given keep the defaults: gdl.solvers.default_options)")
+    group.add_argument("--time", type=float, metavar="SECONDS",
+                       help="stop after SECONDS; answer with the deepest completed iteration")
+    group.add_argument("--nodes", type=int, metavar="N",
+                       help="stop after N nodes; answer with the deepest completed iteration")
+    for flag, field, text in TECHNIQUES:
+        group.add_argument(f"--{flag}", dest=f"engine_{field}", default=None,
+                           action=argparse.BooleanOptionalAction, help=text)
+    group.add_argument("--tt-size", type=int, metavar="N",
+                       help="transposition table entries (default 1,048,576)")
+
+
+def given_switches(args) -> list[str]:
+    """The engine flags on this command line, as typed (for error messages)."""
+    given = []
+    if getattr(args, "time", None) is not None:
+        given.append("--time")
+    if getattr(args, "nodes", None) is not None:
+        given.append("--nodes")
+    for flag, field, _ in TECHNIQUES:
+        value = getattr(args, f"engine_{field}", None)
+        if value is not None:
+            given.append(f"--{flag}" if value else f"--no-{flag}")
+    if getattr(args, "tt_size", None) is not None:
+        given.append("--tt-size")
+    return given
+
+
+def engine_settings(args, algorithm: str):
+    """``(options, budget)`` for ``gdl.solvers.solve``; ``(None, None)`` when no switch is given
+    (solve then picks its defaults). ``algorithm`` is the resolved one (not ``auto``)."""
+    from ..solvers import default_options
+    from ..solvers.alphabeta import Budget
+
+    given = given_switches(args)
+    if not given:
+        return None, None
+    if algorithm != "alphabeta":
+        raise UsageError(f"{' '.join(given)}: these switches apply to alpha-beta only (two-player "
+                         f"zero-sum games without chance), and this search uses {algorithm}")
+    if args.time is not None and not args.time > 0:
+        raise UsageError("--time must be a positive number of seconds")
+    if args.nodes is not None and args.nodes < 1:
+        raise UsageError("--nodes must be at least 1")
+    if args.tt_size is not None and args.tt_size < 2:
+        raise UsageError("--tt-size must be at least 2")
+    budget = None
+    if args.time is not None or args.nodes is not None:
+        budget = Budget(time=args.time, nodes=args.nodes)
+    options = default_options(args.depth, budget)
+    changes: dict[str, Any] = {field: getattr(args, f"engine_{field}")
+                               for _, field, _ in TECHNIQUES
+                               if getattr(args, f"engine_{field}") is not None}
+    if args.tt_size is not None:
+        changes["tt_size"] = args.tt_size
+    return replace(options, **changes), budget
+
+
+STOPPED = {"time": "stopped by --time", "nodes": "stopped by --nodes", "stop": "interrupted"}
+
+
+def proof_note(result) -> str:
+    """'' for a proven result, else why it is an estimate, e.g.
+    ' (not proven: stopped by --time; deepest completed iteration: depth 9)'."""
+    if result.proven:
+        return ""
+    stopped = (result.extra or {}).get("stopped")
+    if stopped in STOPPED:
+        return (f" (not proven: {STOPPED[stopped]}; deepest completed iteration: "
+                f"depth {result.depth})")
+    if result.depth is not None:
+        return f" (not proven: depth-limited to {result.depth})"
+    return " (not proven)"
+
+
+def stats_lines(result, elapsed: float) -> list[str]:
+    """The statistics, human-readable: counters on one line, the search's shape on the next."""
+    stats = result.stats
+    extra = result.extra or {}
+    lines = [f"  nodes {stats.nodes:,}  leaves {stats.leaves:,}  cut-offs {stats.cutoffs:,}"
+             + (f"  tt hits {stats.tt_hits:,}/{stats.tt_probes:,}" if stats.tt_probes else "")
+             + f"  time {elapsed:.2f} s"]
+    if result.algorithm == "alphabeta":
+        parts = [f"depth reached {stats.depth_reached}", f"re-searches {stats.researches:,}"]
+        if extra.get("ebf") is not None:
+            parts.append(f"ebf {extra['ebf']}")
+        iterations = extra.get("iteration_nodes") or []
+        if len(iterations) > 1:
+            parts.append(f"iterations {len(iterations)}")
+        if "tt_capacity" in extra:
+            parts.append(f"tt entries {extra['tt_entries']:,}/{extra['tt_capacity']:,}"
+                         + (f" ({extra['tt_replaced']:,} replaced)" if extra.get("tt_replaced")
+                            else ""))
+        lines.append("  " + "  ".join(parts))
+    return lines
+
+
+def stats_document(result, elapsed: float) -> dict:
+    """The statistics for --json: the Stats counters, seconds, and the engine's extras."""
+    document: dict[str, Any] = {**result.stats.as_dict(), "seconds": round(elapsed, 6)}
+    extra = result.extra or {}
+    for key in ("ebf", "iteration_nodes", "stopped", "tt_capacity", "tt_entries", "tt_replaced",
+                "tt_full"):
+        if key in extra:
+            document[key] = extra[key]
+    return document
+
