@@ -10,19 +10,9 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Union
 
-
-@dataclass(frozen=True)
-class Span:
-    line: int
-    column: int
-    end_line: int
-    end_column: int
-
-    def __str__(self) -> str:
-        return f"{self.line}:{self.column}"
+from .span import NOWHERE, Span
 
 
-NOWHERE = Span(0, 0, 0, 0)
 
 
 def _span() -> Span:

@@ -27,7 +27,7 @@ import sys
 from fractions import Fraction
 from pathlib import Path
 
-from .ast import NOWHERE, Span
+from .span import NOWHERE, Span
 from .errors import Diagnostic, GameRuntimeError, Source
 from .protocol import GameInfo, distribution_problem
 

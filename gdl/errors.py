@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .ast import NOWHERE, Span
+from .span import NOWHERE, Span
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ from fractions import Fraction
 from typing import Callable
 
 from . import ir
-from .ast import NOWHERE, Span
+from .span import NOWHERE, Span
 from .errors import Diagnostic, GameRuntimeError, Source
 from .protocol import CHANCE, TERMINAL, GameInfo, distribution_problem
 from .tree import TreeGame

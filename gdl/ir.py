@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Union
 
-from .ast import Span, NOWHERE
+from .span import NOWHERE, Span
 
 INT, BOOL, SYM = "int", "bool", "sym"
 
