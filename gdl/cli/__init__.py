@@ -4,8 +4,9 @@ Each subcommand lives in its own module of this package with a ``register(comman
 that adds its argparse subparser; ``COMMAND_MODULES`` lists them in the order of `gdl --help`.
 This module holds what they share: parameter parsing, loading, error reporting.
 
-Exit codes: 0 success, 1 a problem in the game (or a failed check), 2 a usage error (bad
-arguments, an algorithm that does not apply), 130 interrupted.
+Exit codes: 0 success, 1 a problem in the game (a failed check, a rule failing in play, a game
+that can go on forever), 2 a usage error (bad arguments, an algorithm that does not apply),
+130 interrupted.
 """
 
 from __future__ import annotations
@@ -125,12 +126,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "run", None):
         parser.print_help()
         return USAGE_ERROR
+    from ..solvers.repetition import RepetitionError
     from ..solvers.result import SolverError
 
     try:
         return args.run(args)
     except GdlError as error:
         print(error.render(), file=sys.stderr)
+        return 1
+    except RepetitionError as error:  # the game itself can go on forever: a problem in it
+        print(f"gdl {args.command}: error: {error}", file=sys.stderr)
         return 1
     except (UsageError, SolverError) as error:
         print(f"gdl {args.command}: error: {error}", file=sys.stderr)
