@@ -376,5 +376,5 @@ def test_a_full_transposition_table_is_reported():
     game = gdl.load(GAMES / "tictactoe.game")
     small = alphabeta(game, options=SearchOptions.engine(tt_size=8))
     assert small.values == (0, 0)                       # FACTS: a draw, table or no table
-    assert small.extra["tt_full"] and "filled up" in solve_result_notes(small)[0]
+    assert small.extra["tt_full"] and "overwrote" in solve_result_notes(small)[0]
     assert solve_result_notes(alphabeta(game, options=SearchOptions.engine())) == []

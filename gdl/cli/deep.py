@@ -208,10 +208,12 @@ def solve_size_check(game, args, root, algorithm: str) -> None:
 
 
 def solve_result_notes(result) -> list[str]:
-    """Notes to print after a solve: a transposition table that filled up."""
+    """Notes to print after a solve: a bounded transposition table that had to overwrite entries."""
     extra = getattr(result, "extra", {}) or {}
     if extra.get("tt_full"):
-        return [f"gdl solve: note: the transposition table filled up ({extra.get('tt_capacity', 0):,} "
-                f"entries; {extra.get('tt_replaced', 0):,} replaced): the answer is exact, but "
-                "replaced entries were searched again"]
+        return [f"gdl solve: note: the transposition table (room for {extra.get('tt_capacity', 0):,} "
+                f"entries, {extra.get('tt_entries', 0):,} in use) overwrote "
+                f"{extra.get('tt_replaced', 0):,} entries; an overwritten position met again is "
+                "searched again, which costs nodes but never changes the answer (--tt-size N "
+                "gives it more room)"]
     return []
