@@ -199,3 +199,8 @@ def test_a_tree_without_source_gets_blank_lines_between_kinds_of_declaration():
         ast.TerminalDecl(ast.Name("x")), ast.SumDecl("zero-sum", 0)))
     assert format_file(tree) == ('game "g"\nplayers A, B\n\nvar x in bool = false\n'
                                  'var y in bool = true\n\nterminal x\nzero-sum\n')
+
+
+def test_bundled_games_are_in_the_canonical_layout():
+    """`gdl fmt --check games/*.game` passes (run `gdl fmt --write` on a new game)."""
+    assert main(["fmt", "--check", *GAMES]) == 0
