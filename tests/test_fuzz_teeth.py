@@ -36,12 +36,14 @@ BUDGET = 300   # examples allowed; hypothesis plans its search by this budget, s
 #   expectiminimax divides by the outcomes again  3, 3, 7, 3, 5
 #   alpha-beta cut-off off by one                 11, 26, 25, 3, 36
 #   max^n ties broken differently by depth        7, 23, 5, 86, 10
+#   PVS re-search test off by one                 7, >300, 12, 32, 36
 CAUGHT_WITHIN = {
     "tt bounds stored as exact (trees)": 7,
     "tt bounds stored as exact (rule files)": 38,
     "expectiminimax divides by the outcomes again": 3,
     "alpha-beta cut-off off by one": 11,
     "max^n ties broken differently by depth": 7,
+    "PVS re-search test off by one": 7,
 }
 FOUND: dict[str, int] = {}   # filled by the tests; printed by the last one
 
@@ -107,6 +109,15 @@ def test_alpha_beta_with_the_cut_off_comparison_off_by_one(monkeypatch):
                  "                        if v >= beta - 1:\n")
     monkeypatch.setattr(alphabeta_module, "alphabeta", bad.alphabeta)
     caught("alpha-beta cut-off off by one", TWO_PLAYER_TREES, tree_check)
+
+
+def test_pvs_that_takes_a_null_window_result_on_its_edge_for_exact(monkeypatch):
+    # A scout search with window (alpha, alpha + 1) that returns exactly alpha + 1 has failed
+    # high (a lower bound); this engine would not search again and took it as the value.
+    bad = mutant(alphabeta_module, "                        if nb <= v < beta:\n",
+                 "                        if nb < v < beta:\n")
+    monkeypatch.setattr(alphabeta_module, "alphabeta", bad.alphabeta)
+    caught("PVS re-search test off by one", TWO_PLAYER_TREES, tree_check)
 
 
 def test_max_n_that_breaks_ties_differently_at_different_depths(monkeypatch):
