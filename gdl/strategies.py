@@ -588,8 +588,10 @@ def rule_games(draw, players: int | Sequence[int] = (2, 3), *, chance: bool | No
         by = requires = None
         if index > 0:
             if draw(st.booleans()):
-                by = tuple(_ast.Ident(p) for p in draw(st.lists(
-                    st.sampled_from(names), min_size=1, max_size=n, unique=True)))
+                # indices, not names: a unique list of strings would depend on string hashing,
+                # which differs from process to process, and the same seed must give the same game
+                by = tuple(_ast.Ident(names[i]) for i in draw(st.lists(
+                    st.integers(0, n - 1), min_size=1, max_size=n, unique=True)))
             if draw(st.booleans()):
                 requires = condition(extra)
         effect = [_ast.Assign(_ast.Ident("moves"), (),
