@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import random as _random
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any, Callable, Iterable, Sequence
@@ -704,7 +705,8 @@ class PropertyOutcome:
 def run_property(strategy: Any, check: Callable[[Any], list[Problem]], *, examples: int,
                  seed: int, shrink: bool = True) -> PropertyOutcome:
     """Run ``check`` on ``examples`` examples drawn from ``strategy`` by hypothesis with a fixed
-    seed and no database (so the same call finds the same thing). On the first failure hypothesis
+    seed, no database and no constants taken from the loaded modules (so the same call finds
+    the same thing, whatever else the process has imported). On the first failure hypothesis
     shrinks it; the outcome holds the minimal example and what was wrong with it."""
     from hypothesis import HealthCheck, Phase, Verbosity, given, settings
     from hypothesis import seed as fixed_seed
@@ -726,11 +728,35 @@ def run_property(strategy: Any, check: Callable[[Any], list[Problem]], *, exampl
                 outcome.first_failure = outcome.examples
             raise _Found(example, problems)
 
-    try:
-        prop()
-    except _Found as found:
-        outcome.example, outcome.problems = found.example, found.problems
+    with _no_local_constants():
+        try:
+            prop()
+        except _Found as found:
+            outcome.example, outcome.problems = found.example, found.problems
     return outcome
+
+
+@contextmanager
+def _no_local_constants():
+    """Hypothesis sometimes draws a constant found in the source of the modules imported so far
+    (its "local constants"), so what a seed generates would depend on what else the process has
+    imported, and on edits to the code. For a seed to mean one sequence of examples, that pool
+    is empty while ``run_property`` runs (private hypothesis API; skipped if it is not there)."""
+    try:
+        from hypothesis.internal.conjecture import providers
+        empty = providers.Constants()
+        original = providers._get_local_constants
+        cache = providers.CONSTANTS_CACHE.cache
+    except (ImportError, AttributeError):  # pragma: no cover -- another hypothesis version
+        yield
+        return
+    cache.clear()
+    providers._get_local_constants = lambda: empty
+    try:
+        yield
+    finally:
+        providers._get_local_constants = original
+        cache.clear()
 
 
 # ==== what `gdl fuzz` runs ======================================================================
