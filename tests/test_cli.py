@@ -8,7 +8,7 @@ import pytest
 
 from gdl.cli import main
 
-from helpers import GAMES, ROOT
+from helpers import GAMES
 
 TICTACTOE = str(GAMES / "tictactoe.game")
 
@@ -89,8 +89,9 @@ def test_check_exit_codes(capsys, tmp_path):
     assert f"{bad}:2:11: error[E100]" in err
 
 
-def test_python_dash_m_gdl_runs_as_a_process():
+def test_python_dash_m_gdl_runs_as_a_process(tmp_path):
+    # From an unrelated directory, so the installed package is what runs.
     done = subprocess.run([sys.executable, "-m", "gdl", "solve", str(GAMES / "splitting.game"), "--json"],
-                          capture_output=True, text=True, cwd=ROOT.parent, timeout=120)
+                          capture_output=True, text=True, cwd=tmp_path, timeout=120)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["values"] == {"V": 12, "H": -12}
