@@ -454,8 +454,9 @@ def rule_games(draw, players: int | Sequence[int] = (2, 3), *, chance: bool | No
     """Small games in the rule language, valid by construction.
 
     Every game has a counter ``moves`` that every action increases by one and the terminal
-    condition ``moves == K`` (perhaps ``or`` an early end), so it is finite; action ``a0`` has no
-    precondition, so a player always has a move. Int variables have small domains and every
+    condition ``moves == K`` (perhaps ``or`` an early end), so it is finite; action ``a0(k)`` has
+    no precondition, so a player always has a move, and it is the contest: the first player
+    pushes ``x0`` up by ``k``, the others push it down, and the utilities start from ``x0``. Int variables have small domains and every
     assignment is clamped (``min(max(...))``) or taken modulo the domain's size, so no value ever
     leaves its domain. Actions may take a parameter, be restricted to some players (``by``),
     require a condition, give an extra turn (``next mover``), toggle a flag, add to a per-player
@@ -470,10 +471,17 @@ def rule_games(draw, players: int | Sequence[int] = (2, 3), *, chance: bool | No
     Everything shrinks towards fewer players, variables, actions and statements, smaller
     constants, no chance, no evaluation.
     """
+    def pick(options):
+        # an index, not sampled_from: hypothesis labels sampled_from by hashing its elements,
+        # and strings and functions hash differently from process to process, which would make
+        # the same seed generate different games
+        options = tuple(options)
+        return options[draw(st.integers(0, len(options) - 1))]
+
     counts = (players,) if isinstance(players, int) else tuple(players)
-    n = draw(st.sampled_from(counts))
+    n = pick(counts)
     names = _PLAYER_NAMES[:n]
-    sum_kind = draw(st.sampled_from(tuple(sum_kinds)))
+    sum_kind = pick(tuple(sum_kinds))
     has_chance = draw(st.booleans()) if chance is None else chance
     has_evaluate = draw(st.booleans()) if evaluate is None else evaluate
     declare_bounds = draw(st.booleans()) if bounds is None else bounds
@@ -485,7 +493,7 @@ def rule_games(draw, players: int | Sequence[int] = (2, 3), *, chance: bool | No
         hi = lo + draw(st.integers(1, 4))
         variables.append((f"x{index}", lo, hi))
     inits = [draw(st.integers(lo, hi)) for _, lo, hi in variables]
-    score_max = draw(st.sampled_from([0, 3]))           # 0: no per-player score array
+    score_max = pick([0, 3])           # 0: no per-player score array
     has_flag = draw(st.booleans())
     table = None
     if variables[0][1] == 0 and draw(st.booleans()):
@@ -495,49 +503,49 @@ def rule_games(draw, players: int | Sequence[int] = (2, 3), *, chance: bool | No
         choices = [("var", i) for i in range(len(variables))] + [("lit", 0)]
         if score_max:
             choices.append(("score", 0))
-        kind, i = draw(st.sampled_from(choices))
+        kind, i = pick(choices)
         if kind == "var":
             return _name(*variables[i])
         if kind == "score":
-            who = draw(st.sampled_from(("mover",) + names))
+            who = pick(("mover",) + names)
             index = _ast.Mover() if who == "mover" else _ast.Name(who)
             return _IntExpr(_ast.Index(_ast.Name("s"), index), 0, score_max)
         return _lit(draw(st.integers(-2, 3)))
 
     def condition(extra: list[_IntExpr] = ()) -> _ast.Expr:
-        kind = draw(st.sampled_from(["compare", "flag", "mover", "and"] if has_flag else
-                                    ["compare", "mover", "and"]))
+        kind = pick(["compare", "flag", "mover", "and"] if has_flag else
+                                    ["compare", "mover", "and"])
         if kind == "flag":
             flag = _ast.Name("flag")
             return flag if draw(st.booleans()) else _ast.Unary("not", flag)
         if kind == "mover":
-            return _ast.Binary(draw(st.sampled_from(["==", "!="])), _ast.Mover(),
-                               _ast.Name(draw(st.sampled_from(names))))
+            return _ast.Binary(pick(["==", "!="]), _ast.Mover(),
+                               _ast.Name(pick(names)))
         if kind == "and":
-            return _ast.Binary(draw(st.sampled_from(["and", "or"])), condition(extra),
+            return _ast.Binary(pick(["and", "or"]), condition(extra),
                                condition(extra))
-        left = draw(st.sampled_from([int_atom, *[(lambda e=e: e) for e in extra]]))()
-        op = draw(st.sampled_from(["<", "<=", "==", "!=", ">=", ">"]))
+        left = pick([int_atom, *[(lambda e=e: e) for e in extra]])()
+        op = pick(["<", "<=", "==", "!=", ">=", ">"])
         return _ast.Binary(op, left.node, _lit(draw(st.integers(-1, 3))).node)
 
     def value(extra: list[_IntExpr] = ()) -> _IntExpr:
         """An int expression of the state (and the local names in ``extra``)."""
         pool = [int_atom, *[(lambda e=e: e) for e in extra]]
-        kind = draw(st.sampled_from(["atom", "add", "sub", "scale", "minmax", "if"]))
-        a = draw(st.sampled_from(pool))()
+        kind = pick(["atom", "add", "sub", "scale", "minmax", "if"])
+        a = pick(pool)()
         if kind == "atom":
             return a
         if kind in ("add", "sub"):
-            return _op("+" if kind == "add" else "-", a, draw(st.sampled_from(pool))())
+            return _op("+" if kind == "add" else "-", a, pick(pool)())
         if kind == "scale":
-            return _op("*", _lit(draw(st.sampled_from([2, -1, 3]))), a)
+            return _op("*", _lit(pick([2, -1, 3])), a)
         if kind == "minmax":
-            return _call(draw(st.sampled_from(["min", "max"])), a, draw(st.sampled_from(pool))())
-        return _if(condition(extra), a, draw(st.sampled_from(pool))())
+            return _call(pick(["min", "max"]), a, pick(pool)())
+        return _if(condition(extra), a, pick(pool)())
 
     def assignment(extra: list[_IntExpr] = ()) -> _ast.Stmt:
         kinds = ["var"] + (["score"] if score_max else []) + (["flag"] if has_flag else [])
-        kind = draw(st.sampled_from(kinds))
+        kind = pick(kinds)
         if kind == "flag":
             new = _ast.Unary("not", _ast.Name("flag")) if draw(st.booleans()) else condition(extra)
             return _ast.Assign(_ast.Ident("flag"), (), new)
@@ -556,7 +564,7 @@ def rule_games(draw, players: int | Sequence[int] = (2, 3), *, chance: bool | No
     def statements(extra: list[_IntExpr], depth: int = 0) -> list[_ast.Stmt]:
         out: list[_ast.Stmt] = []
         for _ in range(draw(st.integers(0, 2))):
-            kind = draw(st.sampled_from(["assign", "if", "turn"] if depth == 0 else ["assign"]))
+            kind = pick(["assign", "if", "turn"] if depth == 0 else ["assign"])
             if kind == "assign":
                 out.append(assignment(extra))
             elif kind == "if":
@@ -564,7 +572,7 @@ def rule_games(draw, players: int | Sequence[int] = (2, 3), *, chance: bool | No
                 otherwise = tuple(statements(extra, depth + 1)) if draw(st.booleans()) else None
                 out.append(_ast.If(condition(extra), then, otherwise or None))
             else:
-                who = draw(st.sampled_from(("mover",) + names))
+                who = pick(("mover",) + names)
                 player = _ast.Mover() if who == "mover" else _ast.Name(who)
                 out.append(_ast.If(condition(extra), (_ast.Next(player),), None))
         return out
@@ -578,7 +586,7 @@ def rule_games(draw, players: int | Sequence[int] = (2, 3), *, chance: bool | No
         params: tuple[_ast.Binder, ...] = ()
         extra: list[_IntExpr] = []
         width = 1
-        if draw(st.booleans()):
+        if index == 0 or draw(st.booleans()):
             k_hi = draw(st.integers(1, 2))
             params = (_ast.Binder(_ast.Ident("k"), _ast.RangeDomain(_ast.IntLit(0),
                                                                     _ast.IntLit(k_hi))),)
@@ -596,6 +604,14 @@ def rule_games(draw, players: int | Sequence[int] = (2, 3), *, chance: bool | No
                 requires = condition(extra)
         effect = [_ast.Assign(_ast.Ident("moves"), (),
                               _ast.Binary("+", _ast.Name("moves"), _ast.IntLit(1)))]
+        if index == 0:
+            # the contest: the first player pushes x0 up by k, the others push it down
+            name0, lo0, hi0 = variables[0]
+            k = extra[0]
+            step = _if(_ast.Binary("==", _ast.Mover(), _ast.Name(names[0])), k,
+                       _IntExpr(_ast.Unary("-", k.node), -k.hi, -k.lo))
+            effect.append(_ast.Assign(_ast.Ident(name0), (),
+                                      _clamp(_op("+", _name(name0, lo0, hi0), step), lo0, hi0).node))
         effect += statements(extra)
         if has_chance and draw(st.booleans()):
             if draw(st.booleans()):
@@ -637,8 +653,14 @@ def rule_games(draw, players: int | Sequence[int] = (2, 3), *, chance: bool | No
         body = value()
         define = (_ast.DefineDecl(_ast.Ident("d"), (), body.node), body)
 
-    def payoff() -> _IntExpr:
-        parts = [value()]
+    def payoff(player: int) -> _IntExpr:
+        # x0 is what the first action fights over: the first player wants it high, the others
+        # low (with general-sum, one more player wants it high too)
+        name0, lo0, hi0 = variables[0]
+        x0 = _name(name0, lo0, hi0)
+        if player > 0 and not (sum_kind == GENERAL_SUM and player == 2):
+            x0 = _op("*", _lit(-1), x0)
+        parts = [x0] + ([value()] if draw(st.booleans()) else [])
         if define is not None and draw(st.booleans()):
             parts.append(_IntExpr(_ast.Name("d"), define[1].lo, define[1].hi))
         if table is not None and draw(st.booleans()):
@@ -653,16 +675,16 @@ def rule_games(draw, players: int | Sequence[int] = (2, 3), *, chance: bool | No
     def payoffs() -> tuple[list[tuple[str, _ast.Expr]], int, int, int]:
         """(player, expression) pairs, their range, and the constant sum (0 if none)."""
         if sum_kind == GENERAL_SUM:
-            given = [(p, payoff()) for p in names]
+            given = [(p, payoff(i)) for i, p in enumerate(names)]
             return ([(p, e.node) for p, e in given], min(e.lo for _, e in given),
                     max(e.hi for _, e in given), 0)
         if sum_kind == ZERO_SUM:
-            given = [(p, payoff()) for p in names[:-1]]
+            given = [(p, payoff(i)) for i, p in enumerate(names[:-1])]
             lo = min(min(e.lo for _, e in given), -sum(e.hi for _, e in given))
             hi = max(max(e.hi for _, e in given), -sum(e.lo for _, e in given))
             return [(p, e.node) for p, e in given], lo, hi, 0
         cap = draw(st.integers(1, 4))      # constant-sum: non-negative shares
-        given = [(p, _clamp(payoff(), 0, cap)) for p in names[:-1]]
+        given = [(p, _clamp(payoff(i), 0, cap)) for i, p in enumerate(names[:-1])]
         total = cap * (n - 1)
         return [(p, e.node) for p, e in given], 0, total, total
 
