@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from ..protocol import CHANCE, TERMINAL, Action, State, Value
 from .common import (Frontier, PvLink, best_of, chance_outcomes, no_legal_actions, pv_tuple,
-                     require_depth, require_two_player_constant_sum)
+                     require_depth, require_two_player_constant_sum, unexpected_chance)
 from .deep import run_deep
 from .repetition import guard_path
 from .result import SolveResult, Stats
@@ -33,9 +33,16 @@ from .result import SolveResult, Stats
 
 def expectiminimax(game, *, depth: int | None = None) -> SolveResult:
     """Exact expectiminimax value, optimal root actions and principal variation."""
+    return search_game(game, depth, "expectiminimax")
+
+
+def search_game(game, depth: int | None, algorithm: str) -> SolveResult:
+    """The one recursion behind expectiminimax and minimax (which is this on chance-free games:
+    the chance branch is then never taken, so the two visit the same nodes)."""
     info = game.info
-    total = require_two_player_constant_sum(info, "expectiminimax")
-    require_depth(info, depth, "expectiminimax")
+    total = require_two_player_constant_sum(info, algorithm)
+    require_depth(info, depth, algorithm)
+    declared_chance = info.has_chance
     stats = Stats()
     frontier = Frontier(game, stats, total=total)
     root_children: list[tuple[Action, tuple[Value, ...]]] = []
@@ -51,6 +58,8 @@ def expectiminimax(game, *, depth: int | None = None) -> SolveResult:
         if player == TERMINAL or depth_left is not None and depth_left <= 0:
             return leaf_value(state, player, depth_left), None
         if player == CHANCE:
+            if not declared_chance:  # the game's info said no chance: a broken promise
+                raise unexpected_chance(game, algorithm)
             # Exact: values of consecutive outcomes with the same probability (the same
             # object) are added before multiplying, p*a + p*b = p*(a + b). Every vector sums to
             # `total` (the frontier checks it) and the probabilities sum to 1, so the second
@@ -89,6 +98,6 @@ def expectiminimax(game, *, depth: int | None = None) -> SolveResult:
         stats.nodes = nodes
     best_actions = best_of(root_children, game.current_player(root)) if root_children else ()
     return SolveResult(values=values, best_actions=best_actions, pv=pv_tuple(pv),
-                       algorithm="expectiminimax", stats=stats,
+                       algorithm=algorithm, stats=stats,
                        proven=frontier.evaluations == 0, depth=depth,
                        extra={"action_values": tuple(root_children)})
