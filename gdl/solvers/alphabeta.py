@@ -125,7 +125,6 @@ iterations, else nodes ** (1 / depth_reached); a rounded float, a statistic, not
 
 from __future__ import annotations
 
-import sys
 import threading
 import time
 from dataclasses import dataclass, field, replace
@@ -133,7 +132,7 @@ from fractions import Fraction
 from typing import Any, Callable, Sequence
 
 from ..protocol import TERMINAL, ZERO_SUM, Action, State, Value
-from .deep import MAX_FRAMES, STACK_BYTES, SearchTooDeep
+from .deep import run_deep
 from .repetition import guard_path
 from .result import SolveResult, SolverError, Stats
 
@@ -621,50 +620,21 @@ class Engine:
 # Running a search in a worker thread, stoppable from the caller's thread.
 
 def _run_stoppable(fn: Callable[[], Any], stop: threading.Event) -> Any:
-    """Run ``fn`` in a worker with a large stack (like ``deep.run_deep``). A KeyboardInterrupt
-    while waiting sets ``stop`` and keeps waiting for the worker's answer; a second one abandons
-    the worker and propagates."""
-    outcome: dict[str, Any] = {}
-    finished = threading.Event()    # not Thread.join: an interrupted join can corrupt is_alive()
+    """Run ``fn`` with ``deep.run_deep``. A KeyboardInterrupt while waiting sets ``stop``, so the
+    search returns its deepest completed iteration; a second one abandons the worker. If nothing
+    had completed, the interrupt goes on to the caller."""
+    interrupted: list[bool] = []
 
-    def target() -> None:
-        try:
-            outcome["value"] = fn()
-        except RecursionError:
-            outcome["error"] = SearchTooDeep(
-                f"search went deeper than {MAX_FRAMES} plies; give a depth limit")
-        except BaseException as error:  # handed to the caller unchanged
-            outcome["error"] = error
-        finally:
-            finished.set()
+    def interrupt() -> None:
+        interrupted.append(True)
+        stop.set()
 
-    old_limit = sys.getrecursionlimit()
-    old_stack = threading.stack_size()
-    threading.stack_size(STACK_BYTES)
     try:
-        sys.setrecursionlimit(max(old_limit, MAX_FRAMES))
-        worker = threading.Thread(target=target, name="gdl-alphabeta", daemon=True)
-        worker.start()
-    finally:
-        threading.stack_size(old_stack)
-    interrupted = False
-    try:
-        while not finished.is_set():
-            try:
-                finished.wait(0.05)
-            except KeyboardInterrupt:
-                if interrupted:
-                    raise
-                interrupted = True
-                stop.set()
-    finally:
-        if finished.is_set():
-            sys.setrecursionlimit(old_limit)
-    if "error" in outcome:
-        if interrupted and isinstance(outcome["error"], SearchStopped):
-            raise KeyboardInterrupt
-        raise outcome["error"]
-    return outcome["value"]
+        return run_deep(fn, on_interrupt=interrupt)
+    except SearchStopped:
+        if interrupted:
+            raise KeyboardInterrupt from None
+        raise
 
 
 def _initial(game: Any, root_state: State | None) -> State:

@@ -23,13 +23,17 @@ class SearchTooDeep(Exception):
     """The search went deeper than MAX_FRAMES plies."""
 
 
-def run_deep(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+def run_deep(fn: Callable[..., T], *args: Any, on_interrupt: Callable[[], None] | None = None,
+             **kwargs: Any) -> T:
     """Call ``fn(*args, **kwargs)`` with room for very deep recursion; return or raise as it did.
 
-    KeyboardInterrupt arrives in the main thread, so the main thread waits with a timeout loop
-    and the interrupt is delivered to the caller while the worker is abandoned (it is a daemon).
+    KeyboardInterrupt arrives in the main thread, which waits for the worker. Without
+    ``on_interrupt`` it propagates at once and the worker is abandoned (it is a daemon). With it,
+    the first interrupt calls ``on_interrupt`` (a search sets its stop flag there) and the wait
+    goes on for the worker's answer; a second interrupt propagates.
     """
     outcome: dict[str, Any] = {}
+    finished = threading.Event()  # not Thread.join: an interrupted join can corrupt is_alive()
 
     def target() -> None:
         try:
@@ -39,6 +43,8 @@ def run_deep(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
                 f"search went deeper than {MAX_FRAMES} plies; give a depth limit")
         except BaseException as error:  # handed to the caller unchanged
             outcome["error"] = error
+        finally:
+            finished.set()
 
     old_limit = sys.getrecursionlimit()
     old_stack = threading.stack_size()
@@ -49,11 +55,18 @@ def run_deep(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         worker.start()
     finally:
         threading.stack_size(old_stack)
+    interrupted = False
     try:
-        while worker.is_alive():
-            worker.join(0.05)
+        while not finished.is_set():
+            try:
+                finished.wait(0.05)
+            except KeyboardInterrupt:
+                if on_interrupt is None or interrupted:
+                    raise
+                interrupted = True
+                on_interrupt()
     finally:
-        if not worker.is_alive():
+        if finished.is_set():
             sys.setrecursionlimit(old_limit)
     if "error" in outcome:
         raise outcome["error"]
