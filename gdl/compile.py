@@ -529,14 +529,8 @@ class _Compiler:
     def offset(self, indices, shape, what: str, span: Span, ctx: _Ctx):
         """(constant part, [dynamic parts]) of a row-major offset, with the interpreter's checks
         in its order; a part may be a call that raises (a constant index out of range)."""
-        strides = []
-        stride = 1
-        for extent in reversed(shape):
-            strides.append(stride)
-            stride *= extent
-        strides.reverse()
         constant, parts = 0, []
-        for index, extent, step in zip(indices, shape, strides):
+        for index, extent, step in zip(indices, shape, ir.strides(shape)):
             x = self.expr(index, ctx)
             if x.is_const:
                 if 0 <= x.const < extent:

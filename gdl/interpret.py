@@ -76,13 +76,7 @@ Fn = Callable[[object, dict], object]  # (cells, env) -> value
 
 def _flat_index(indices: list[Fn], shape: tuple[int, ...], name: str, span: Span):
     """A function computing the offset of an element from its index expressions, with bounds checks."""
-    strides = []
-    stride = 1
-    for extent in reversed(shape):
-        strides.append(stride)
-        stride *= extent
-    strides.reverse()
-    parts = list(zip(indices, shape, strides))
+    parts = list(zip(indices, shape, ir.strides(shape)))
 
     def offset(s, env) -> int:
         total = 0

@@ -20,6 +20,15 @@ from .span import NOWHERE, Span
 INT, BOOL, SYM = "int", "bool", "sym"
 
 
+def strides(shape: tuple[int, ...]) -> list[int]:
+    """Row-major strides of an array: element (i, j, ...) sits at sum(index * stride)."""
+    result, stride = [], 1
+    for extent in reversed(shape):
+        result.append(stride)
+        stride *= extent
+    return result[::-1]
+
+
 @dataclass(frozen=True)
 class Variable:
     name: str
