@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from ..ast import NOWHERE
+from ..span import NOWHERE
 from ..errors import Diagnostic, GdlError, Source
 from . import UsageError, parse_sets, print_json
 
