@@ -8,9 +8,11 @@ while the work is proportional to the number of distinct (ply, state) pairs.
 
 from __future__ import annotations
 
+from collections import deque
 from dataclasses import dataclass
 
-from .protocol import CHANCE, TERMINAL
+from .moves import choices
+from .protocol import TERMINAL
 
 
 @dataclass(frozen=True)
@@ -26,6 +28,27 @@ class CountResult:
         return {"per_ply": list(self.per_ply), "nodes": self.nodes, "games": self.games,
                 "states": self.states, "terminal_states": self.terminal_states,
                 "complete": self.complete}
+
+
+def reachable_states(game, root, limit: int) -> int | None:
+    """How many distinct states are reachable from ``root`` (itself included), or None if more
+    than ``limit``. A state whose rules fail is counted but not expanded: whoever asked reports
+    such failures in its own way."""
+    seen = {root}
+    queue = deque([root])
+    while queue:
+        state = queue.popleft()
+        try:
+            children = [game.apply(state, action) for action in choices(game, state)]
+        except Exception:  # noqa: BLE001 - see the docstring
+            continue
+        for child in children:
+            if child not in seen:
+                seen.add(child)
+                if len(seen) > limit:
+                    return None
+                queue.append(child)
+    return len(seen)
 
 
 def count(game, depth: int | None = None, progress=None) -> CountResult:
@@ -54,10 +77,7 @@ def count(game, depth: int | None = None, progress=None) -> CountResult:
             if depth is not None and ply >= depth:
                 truncated = True
                 continue
-            if player == CHANCE:
-                children = [game.apply(state, outcome) for outcome, _ in game.chance_outcomes(state)]
-            else:
-                children = [game.apply(state, action) for action in game.legal_actions(state)]
+            children = [game.apply(state, action) for action in choices(game, state, player)]
             for child in children:
                 following[child] = following.get(child, 0) + histories
         layer = following

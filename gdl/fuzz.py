@@ -33,6 +33,8 @@ from fractions import Fraction
 from typing import Any, Callable, Iterable, Sequence
 
 from . import ast
+from .count import reachable_states
+from .moves import choices
 from .protocol import (CHANCE, CONSTANT_SUM, GENERAL_SUM, TERMINAL, ZERO_SUM, GameInfo,
                        format_value)
 
@@ -240,8 +242,7 @@ def _check_pv(game, root, result, label: str, problems: list[Problem]) -> None:
         if player == TERMINAL:
             problems.append(Problem("pv", label, "principal variation goes past the end"))
             return
-        legal = ([a for a, _ in game.chance_outcomes(state)] if player == CHANCE
-                 else list(game.legal_actions(state)))
+        legal = choices(game, state, player)
         if action not in legal:
             problems.append(Problem("pv", label, f"principal variation plays "
                                     f"{game.action_name(action)!r}, not legal there"))
@@ -1026,27 +1027,6 @@ def count_nodes(game: Any, state: Any, limit: int, depth: int | None = None) -> 
     return count
 
 
-def count_states(game: Any, state: Any, limit: int) -> int | None:
-    """Distinct states reachable from ``state``, or None if more than ``limit``."""
-    seen = {state}
-    stack = [state]
-    while stack:
-        s = stack.pop()
-        p = game.current_player(s)
-        if p == TERMINAL:
-            continue
-        moves = ([o for o, _ in game.chance_outcomes(s)] if p == CHANCE
-                 else game.legal_actions(s))
-        for m in moves:
-            child = game.apply(s, m)
-            if child not in seen:
-                seen.add(child)
-                if len(seen) > limit:
-                    return None
-                stack.append(child)
-    return len(seen)
-
-
 def playout(game: Any, rng: _random.Random, max_plies: int = 400) -> list[str]:
     """A random game from the start, as action names: uniform among legal actions, chance by
     its probabilities."""
@@ -1075,9 +1055,7 @@ def playout(game: Any, rng: _random.Random, max_plies: int = 400) -> list[str]:
 def replay(game: Any, names: Sequence[str]) -> Any:
     state = game.initial_state()
     for name in names:
-        p = game.current_player(state)
-        moves = ([o for o, _ in game.chance_outcomes(state)] if p == CHANCE
-                 else game.legal_actions(state))
+        moves = choices(game, state)
         by_name = {game.action_name(m): m for m in moves}
         state = game.apply(state, by_name[name])
     return state
@@ -1116,7 +1094,7 @@ def _fuzz_file_part(path: str, params: dict | None, examples: int, seed: int, bu
 
     if include_root and not params:
         # metamorphic properties on the whole game, when it is small enough to solve quickly
-        if count_states(interpreted, interpreted.initial_state(), budget) is not None:
+        if reachable_states(interpreted, interpreted.initial_state(), budget) is not None:
             problems, count = metamorphic_problems(parse(text, path), interpreted, seed=seed)
             report.metamorphic += count
             if problems:

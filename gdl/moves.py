@@ -15,9 +15,11 @@ class MoveError(ValueError):
     """A named move that is not available in the position it was asked for."""
 
 
-def choices(game, state) -> list:
-    """The actions available at a state: legal actions, or chance outcomes, or none."""
-    player = game.current_player(state)
+def choices(game, state, player: int | None = None) -> list:
+    """The actions available at a state: legal actions, or chance outcomes, or none.
+    ``player`` is ``game.current_player(state)`` when the caller has it already."""
+    if player is None:
+        player = game.current_player(state)
     if player == TERMINAL:
         return []
     if player == CHANCE:

@@ -57,6 +57,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Callable, Sequence
 
+from .count import reachable_states
 from .errors import GameRuntimeError
 from .moves import path_to
 from .protocol import CHANCE, CONSTANT_SUM, TERMINAL, ZERO_SUM, distribution_problem, format_value
@@ -738,7 +739,7 @@ def validate(game, *, playouts: int = 100, seed: int = 0, max_length: int | None
     limit = max_states if exhaustive else 0
     if exhaustive is None:
         # A quick, unchecked count first: the checked visit costs about four times as much.
-        if _count_states(game, game.initial_state(), auto_limit) is not None:
+        if reachable_states(game, game.initial_state(), auto_limit) is not None:
             limit = max_states
         else:
             report.explored = auto_limit
@@ -853,7 +854,7 @@ def estimate(game, *, samples: int = 64, seed: int = 0, declared_states: int | N
     tree = cumulative[-1] if cumulative else 1.0
     exact = None
     if explore:
-        exact = _count_states(game, root, explore)
+        exact = reachable_states(game, root, explore)
     states = tree
     if declared_states is not None:
         states = min(states, declared_states)
@@ -864,29 +865,6 @@ def estimate(game, *, samples: int = 64, seed: int = 0, declared_states: int | N
                     states=states, declared_states=declared_states, exact_states=exact,
                     mean_branching=branching_sum / decisions if decisions else 0.0,
                     mean_length=moves_total / n, longest=longest, cycles=cycles)
-
-
-def _count_states(game, root, limit: int) -> int | None:
-    seen = {root}
-    queue = deque([root])
-    while queue:
-        state = queue.popleft()
-        try:
-            kind = game.current_player(state)
-            if kind == TERMINAL:
-                continue
-            actions = ([o for o, _ in game.chance_outcomes(state)] if kind == CHANCE
-                       else game.legal_actions(state))
-            children = [game.apply(state, a) for a in actions]
-        except Exception:  # noqa: BLE001
-            continue
-        for child in children:
-            if child not in seen:
-                seen.add(child)
-                if len(seen) > limit:
-                    return None
-                queue.append(child)
-    return len(seen)
 
 
 PRUNING = ("alphabeta", "star1", "star2", "paranoid")   # alpha-beta style cut-offs

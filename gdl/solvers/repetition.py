@@ -17,7 +17,8 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from ..protocol import CHANCE, TERMINAL
+from ..moves import choices
+from ..protocol import TERMINAL
 from .result import SolverError
 
 
@@ -60,9 +61,7 @@ def _step(game: Any, state, child) -> str | None:
         player = game.current_player(state)
         if player == TERMINAL:
             return None
-        choices = ([o for o, _ in game.chance_outcomes(state)] if player == CHANCE
-                   else game.legal_actions(state))
-        for action in choices:
+        for action in choices(game, state, player):
             if game.apply(state, action) == child:
                 return game.action_name(action)
     except Exception:  # noqa: BLE001 - a report must not fail on a second error
