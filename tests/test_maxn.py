@@ -8,12 +8,14 @@ from fractions import Fraction
 import pytest
 from hypothesis import given, settings
 
-from gdl.protocol import CONSTANT_SUM, GENERAL_SUM, ZERO_SUM
+from gdl.protocol import CONSTANT_SUM, GENERAL_SUM
 from gdl.solvers.maxn import maxn
 from gdl.solvers.minimax import minimax
 from gdl.solvers.result import SolverError
 from gdl.strategies import deep_chain, trees
 from gdl.tree import Chance, Decision, Leaf, TreeGame, tree_info
+
+from aima_trees import C_NODES, FIG_5_4, leaves, node
 
 F = Fraction
 ABC = ("A", "B", "C")
@@ -21,23 +23,6 @@ ABC = ("A", "B", "C")
 
 def game_of(root, players=ABC, sum_kind=GENERAL_SUM, utility_sum=None):
     return TreeGame(root, tree_info("test", players, root, sum_kind, utility_sum))
-
-
-def node(player, *children, prefix="a"):
-    return Decision(player, tuple((f"{prefix}{i}", child) for i, child in enumerate(children, 1)))
-
-
-def leaves(*vectors):
-    return [Leaf(v) for v in vectors]
-
-
-# Russell & Norvig, Figure 5.4: A moves, then B, then C.
-C_NODES = [node(2, *leaves((1, 2, 6), (4, 2, 3)), prefix="c"),
-           node(2, *leaves((6, 1, 2), (7, 4, 1)), prefix="c"),
-           node(2, *leaves((5, 1, 1), (1, 5, 2)), prefix="c"),
-           node(2, *leaves((7, 7, 1), (5, 4, 5)), prefix="c")]
-B_NODES = [node(1, C_NODES[0], C_NODES[1], prefix="b"), node(1, C_NODES[2], C_NODES[3], prefix="b")]
-FIG_5_4 = node(0, *B_NODES)
 
 
 # Independent evaluator on the tree: the mover takes the first child best for itself.

@@ -12,25 +12,11 @@ from gdl.solvers.minimax import minimax
 from gdl.solvers.paranoid import ParanoidView, paranoid
 from gdl.solvers.result import SolverError
 from gdl.strategies import deep_chain, trees
-from gdl.tree import Chance, Decision, Leaf, TreeGame, tree_info
+from gdl.tree import Chance, Leaf, TreeGame, tree_info
+
+from aima_trees import FIG_5_4
 
 ABC = ("A", "B", "C")
-
-
-def node(player, *children, prefix="a"):
-    return Decision(player, tuple((f"{prefix}{i}", child) for i, child in enumerate(children, 1)))
-
-
-def leaves(*vectors):
-    return [Leaf(v) for v in vectors]
-
-
-C_NODES = [node(2, *leaves((1, 2, 6), (4, 2, 3)), prefix="c"),
-           node(2, *leaves((6, 1, 2), (7, 4, 1)), prefix="c"),
-           node(2, *leaves((5, 1, 1), (1, 5, 2)), prefix="c"),
-           node(2, *leaves((7, 7, 1), (5, 4, 5)), prefix="c")]
-FIG_5_4 = node(0, node(1, C_NODES[0], C_NODES[1], prefix="b"),
-               node(1, C_NODES[2], C_NODES[3], prefix="b"))
 FIG_5_4_GAME = TreeGame(FIG_5_4, tree_info("fig 5.4", ABC, FIG_5_4, GENERAL_SUM))
 
 
