@@ -432,8 +432,9 @@ class InterpretedGame:
             return state
         for step in range(self.num_players):
             candidate = (player + step) % self.num_players
-            if self._legal(state[:0] + (candidate,) + state[1:], candidate):
-                return (candidate,) + state[1:]
+            moved = (candidate,) + state[1:]
+            if self._legal(moved, candidate):
+                return moved
         return state  # nobody can move: legal_actions reports the dead end
 
     def chance_outcomes(self, state):
