@@ -126,15 +126,15 @@ class Workload:
 
 def loader(state_cache: bool):
     """gdl.load, or (without the per-state caches of costly rules) the same game built with
-    gdl.compile.build(..., cache=False)."""
+    gdl.backends.compiler.build(..., cache=False)."""
     if state_cache:
         return gdl.load
 
     def load(path, params=None):
-        from gdl.check import check
-        from gdl.compile import build
+        from gdl.lang.check import check
+        from gdl.backends.compiler import build
         from gdl.errors import Source
-        from gdl.parse import parse
+        from gdl.lang.parse import parse
 
         text = Path(path).read_text()
         source = Source(str(path), text)

@@ -131,7 +131,7 @@ def run(w: Workload, kind: str, options) -> tuple[int | None, float | None, str]
     if kind == "minimax":
         if w.minimax_reason is not None:
             if "{nodes" in w.minimax_reason:
-                from gdl.count import count
+                from gdl.tools.count import count
 
                 nodes = count(game).nodes
                 if nodes <= MINIMAX_CAP:

@@ -17,7 +17,7 @@ Codes (stable; tests assert codes and positions, never wording):
   E3xx run time    E301 value leaves its domain, E302 division by zero, E303 index out of range,
                    E304 no legal action and no pass rule, E305 invalid probabilities at a chance
                    node
-  E4xx playing     (`gdl check --deep`, gdl.validate; each with the actions that reach it)
+  E4xx playing     (`gdl check --deep`, gdl.tools.validate; each with the actions that reach it)
                    E400 a non-terminal state without a legal action (a dead end; E304 in play),
                    E401 legal actions at a terminal state, E402 legal actions or chance outcomes
                    duplicated or in an unstable order, E403 apply not deterministic, E404 invalid
@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .span import NOWHERE, Span
+from gdl.span import NOWHERE, Span
 
 
 @dataclass(frozen=True)

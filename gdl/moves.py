@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections import deque
 
-from .protocol import CHANCE, TERMINAL
+from gdl.protocol import CHANCE, TERMINAL
 
 
 class MoveError(ValueError):

@@ -1,7 +1,7 @@
 """Russell & Norvig's Figure 5.4 (A moves, then B, then C; FACTS.md), built once for the tests
 of every solver that reads it, with the small tree-building helpers they share."""
 
-from gdl.tree import Decision, Leaf
+from gdl.lang.ir import Decision, Leaf
 
 
 def node(player, *children, prefix="a"):

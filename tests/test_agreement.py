@@ -1,4 +1,4 @@
-"""Every solver, and every engine option, agrees with the oracle (gdl.fuzz) on generated games.
+"""Every solver, and every engine option, agrees with the oracle (gdl.tools.fuzz) on generated games.
 
 A small budget by default; a large one on demand:
 
@@ -17,12 +17,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import gdl
-from gdl.fuzz import (TargetReport, _option_sets, _tree_targets, affine_utilities, backend_problems,
-                      check_rules_example, check_tree_example, compare_position, engine_options,
-                      fuzz_file, fuzz_generated, have_compiler, metamorphic_problems, oracle,
-                      rename_identifiers, reorder_declarations, run_property)
-from gdl.parse import parse
-from gdl.strategies import rule_games, trees
+from gdl.tools.fuzz import TargetReport, _option_sets, _tree_targets, affine_utilities, backend_problems, check_rules_example, check_tree_example, compare_position, engine_options, fuzz_file, fuzz_generated, have_compiler, metamorphic_problems, oracle, rename_identifiers, reorder_declarations, run_property
+from gdl.lang.parse import parse
+from gdl.tools.strategies import rule_games, trees
 
 LARGE = int(os.environ.get("GDL_FUZZ_EXAMPLES", "0") or 0)
 settings.register_profile("gdl-fuzz-small", deadline=None, database=None,
@@ -104,7 +101,7 @@ def test_rule_files_with_chance_and_more_players(rules, options, depth):
     assert_no_problems(check_rules_example((rules, options, depth), backends=False))
 
 
-@pytest.mark.skipif(not have_compiler(), reason="no compiler backend (gdl.compile)")
+@pytest.mark.skipif(not have_compiler(), reason="no compiler backend (gdl.backends.compiler)")
 @budget(15)
 @given(rule_games())
 def test_compiled_equals_interpreted(rules):
@@ -128,7 +125,7 @@ def test_renaming_and_reordering_a_bundled_game():
 
 
 def test_affine_change_of_utilities_changes_values_the_same_way():
-    from gdl.format import format_file
+    from gdl.lang.format import format_file
 
     tree = parse(open(os.path.join(GAMES, "splitting.game"), encoding="utf-8").read())
     shifted = gdl.loads(format_file(affine_utilities(tree, add=5, scale=3)))
@@ -140,7 +137,7 @@ def test_affine_change_of_utilities_changes_values_the_same_way():
 
 def test_run_property_is_deterministic_and_shrinks():
     def bigger_than_two_leaves(game):
-        from gdl.fuzz import Problem
+        from gdl.tools.fuzz import Problem
 
         return [Problem("values", "test", "many states")] if game.num_states > 4 else []
 
@@ -167,7 +164,7 @@ def test_fuzz_file_on_bundled_games():
 
 def test_all_engine_options_on_a_bundled_position():
     game = gdl.load(os.path.join(GAMES, "tictactoe.game"))
-    from gdl.fuzz import replay
+    from gdl.tools.fuzz import replay
 
     state = replay(game, ["place(1,1)", "place(0,0)", "place(2,2)", "place(0,2)"])
     comparison = compare_position(game, state, options=engine_options(full=True))
@@ -196,7 +193,7 @@ def every_option_combination():
     ("tictactoe.game", ["place(1,1)", "place(0,0)", "place(2,2)"], None),
 ])
 def test_every_engine_option_combination_on_bundled_positions(name, moves, depth):
-    from gdl.fuzz import replay
+    from gdl.tools.fuzz import replay
 
     game = gdl.load(os.path.join(GAMES, name))
     comparison = compare_position(game, replay(game, moves), depth=depth,

@@ -14,10 +14,10 @@ from hypothesis import strategies as st
 
 from ab_games import Accumulate, Chain, Counting, PathTree, TicTacToe, oracle_root
 from gdl.protocol import CONSTANT_SUM, GENERAL_SUM, ZERO_SUM, GameInfo
-from gdl.solvers.alphabeta import (Budget, Engine, SearchOptions, SearchStopped, alphabeta,
-                                   analyze, optimal_strategy)
+from gdl.solvers.alphabeta import Budget, Engine, SearchOptions, SearchStopped, alphabeta, analyze, optimal_strategy
 from gdl.solvers.result import SolverError
-from gdl.tree import Chance, Decision, Leaf, TreeGame, tree_info
+from gdl.lang.ir import Chance, Decision, Leaf
+from gdl.backends.tree import TreeGame, tree_info
 
 ALL_ON = SearchOptions.engine()
 

@@ -1,4 +1,4 @@
-"""The compiled backend (gdl.compile) against the reference interpreter (gdl.interpret).
+"""The compiled backend (gdl.backends.compiler) against the reference interpreter (gdl.backends.interpret).
 
 Both must give the same answers everywhere: legal actions (ids and order), successor states,
 terminal tests, returns, evaluations, quiet tests, chance outcomes, action names, and the same
@@ -18,15 +18,16 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import gdl
-from gdl.check import check
-from gdl.compile import CompiledGame, build, generate
-from gdl.count import count
+from gdl.lang.check import check
+from gdl.backends.compiler import build, generate
+from gdl.backends.runtime import CompiledGame
+from gdl.tools.count import count
 from gdl.errors import GameRuntimeError, Source
-from gdl.interpret import InterpretedGame
-from gdl.parse import parse
+from gdl.backends.interpret import InterpretedGame
+from gdl.lang.parse import parse
 from gdl.protocol import CHANCE, TERMINAL
 from gdl.solvers.minimax import minimax
-from gdl.tree import TreeGame
+from gdl.backends.tree import TreeGame
 
 ROOT = Path(__file__).resolve().parent.parent
 GAMES = sorted((ROOT / "games").glob("*.game"))

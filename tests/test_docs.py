@@ -76,7 +76,7 @@ def test_doc_example(kind, text):
     best = re.search(r"^#\s*best:\s*(.+)$", text, re.M)
     perft = re.search(r"^#\s*perft:\s*(.+)$", text, re.M)
     if perft is not None:
-        from gdl.count import count
+        from gdl.tools.count import count
 
         assert list(count(game).per_ply) == [int(n) for n in perft[1].split()]
     if stated is None and best is None:

@@ -1,4 +1,4 @@
-"""The formatter (gdl.format) and `gdl fmt`: round trip, idempotence, comments, precedence."""
+"""The formatter (gdl.lang.format) and `gdl fmt`: round trip, idempotence, comments, precedence."""
 
 from __future__ import annotations
 
@@ -9,11 +9,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gdl import ast
+from gdl.lang import ast
 from gdl.cli import main
-from gdl.format import collect_comments, format_expr, format_file, format_text
-from gdl.parse import parse
-from gdl.strategies import syntax_expressions, syntax_trees
+from gdl.lang.format import collect_comments, format_expr, format_file, format_text
+from gdl.lang.parse import parse
+from gdl.tools.strategies import syntax_expressions, syntax_trees
 
 GAMES = sorted(glob.glob(os.path.join(os.path.dirname(__file__), "..", "games", "*.game")))
 FAST = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow,

@@ -24,7 +24,7 @@ from lark.lexer import PatternStr
 
 import gdl
 from gdl.errors import GdlError
-from gdl.parse import grammar_text
+from gdl.lang.grammar import grammar_text
 from gdl.protocol import CHANCE, TERMINAL
 
 GAMES = {os.path.basename(p): open(p, encoding="utf-8").read()
@@ -127,7 +127,7 @@ def test_text_from_the_grammar(text):
 def test_text_from_the_grammar_parses(text):
     """The grammar's own sentences (tokens padded) are never syntax errors (E1xx); the parser
     may still object to a number like 1/0 (E221), with its location."""
-    from gdl.parse import parse
+    from gdl.lang.parse import parse
 
     with time_limit(SECONDS):
         try:

@@ -1,4 +1,4 @@
-"""The fuzzer has teeth: plant a known bug in a solver, and the agreement properties of gdl.fuzz
+"""The fuzzer has teeth: plant a known bug in a solver, and the agreement properties of gdl.tools.fuzz
 find it within a stated number of generated examples.
 
 Each bug is planted for the duration of one test only (pytest's monkeypatch), either by changing
@@ -21,9 +21,8 @@ import pytest
 import gdl.solvers.alphabeta as alphabeta_module
 import gdl.solvers.expectiminimax as expectiminimax_module
 import gdl.solvers.maxn as maxn_module
-from gdl.fuzz import (_option_sets, _tree_targets, check_rules_example, check_tree_example,
-                      run_property)
-from gdl.strategies import rule_games
+from gdl.tools.fuzz import _option_sets, _tree_targets, check_rules_example, check_tree_example, run_property
+from gdl.tools.strategies import rule_games
 from hypothesis import strategies as st
 
 SEED = 20260101

@@ -6,7 +6,7 @@ from functools import lru_cache
 import pytest
 
 import gdl
-from gdl.count import count
+from gdl.tools.count import count
 from gdl.moves import play
 from gdl.protocol import TERMINAL
 from gdl.solvers import solve

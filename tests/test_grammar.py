@@ -6,15 +6,16 @@ import stat
 import lark
 import pytest
 
-from gdl import parse
+from gdl import cache
+from gdl.lang import grammar, parse
 from gdl.errors import GdlError
 
 
 def test_grammar_builds_in_strict_mode():
     # strict=True makes Lark raise on any shift/reduce conflict and on colliding terminals
     # (interegular checks the regular expressions), so building proves there are none.
-    parse.build_parser.cache_clear()
-    parser = parse.build_parser(strict=True)
+    grammar.build_parser.cache_clear()
+    parser = grammar.build_parser(strict=True)
     assert isinstance(parser, lark.Lark)
     assert parser.options.parser == "lalr"
 
@@ -30,21 +31,21 @@ def test_grammar_is_read_from_the_installed_package():
 def test_parser_cache_lives_in_a_private_directory(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     monkeypatch.delenv("GDL_NO_CACHE", raising=False)
-    parse.build_parser.cache_clear()
+    grammar.build_parser.cache_clear()
     try:
         parse.parse('game "x"\nplayers A\n')
         directory = tmp_path / "gdl"
         assert stat.S_IMODE(directory.stat().st_mode) == 0o700
         assert [p.name for p in directory.iterdir() if p.name.startswith("grammar-")]
     finally:
-        parse.build_parser.cache_clear()
+        grammar.build_parser.cache_clear()
 
 
 def test_a_cache_directory_others_can_write_is_not_used(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     (tmp_path / "gdl").mkdir(mode=0o700)
     os.chmod(tmp_path / "gdl", 0o777)
-    assert parse._private_cache_dir() is None
+    assert cache.private_cache_dir() is None
 
 
 @pytest.mark.parametrize("text, expected", [

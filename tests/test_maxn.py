@@ -12,8 +12,9 @@ from gdl.protocol import CONSTANT_SUM, GENERAL_SUM
 from gdl.solvers.maxn import maxn
 from gdl.solvers.minimax import minimax
 from gdl.solvers.result import SolverError
-from gdl.strategies import deep_chain, trees
-from gdl.tree import Chance, Decision, Leaf, TreeGame, tree_info
+from gdl.tools.strategies import deep_chain, trees
+from gdl.lang.ir import Chance, Decision, Leaf
+from gdl.backends.tree import TreeGame, tree_info
 
 from aima_trees import C_NODES, FIG_5_4, leaves, node
 

@@ -10,8 +10,9 @@ from hypothesis import given, settings
 from gdl.protocol import CONSTANT_SUM, GENERAL_SUM, TERMINAL, ZERO_SUM, GameInfo
 from gdl.solvers.minimax import minimax
 from gdl.solvers.result import SolverError
-from gdl.strategies import deep_chain, trees
-from gdl.tree import Chance, Decision, Leaf, TreeGame, tree_info
+from gdl.tools.strategies import deep_chain, trees
+from gdl.lang.ir import Chance, Decision, Leaf
+from gdl.backends.tree import TreeGame, tree_info
 
 
 def zero_sum_leaf(v):

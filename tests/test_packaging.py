@@ -18,7 +18,7 @@ def test_wheel_contains_the_grammar_and_loads_it(tmp_path):
         archive.extractall(tmp_path / "site")
     # Run from an unrelated directory with only the unpacked wheel on the path: the grammar must
     # come from the package, not from the repository.
-    script = ("import gdl, gdl.parse; from pathlib import Path; "
+    script = ("import gdl, gdl.lang.parse; from pathlib import Path; "
               f"assert Path(gdl.__file__).parent == Path({str(tmp_path / 'site' / 'gdl')!r}); "
               f"g = gdl.load({str(GAMES / 'splitting.game')!r}); "
               "from gdl.solvers import solve; print(solve(g).values[0])")

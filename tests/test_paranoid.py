@@ -11,8 +11,9 @@ from gdl.protocol import CHANCE, GENERAL_SUM, TERMINAL, ZERO_SUM
 from gdl.solvers.minimax import minimax
 from gdl.solvers.paranoid import ParanoidView, paranoid
 from gdl.solvers.result import SolverError
-from gdl.strategies import deep_chain, trees
-from gdl.tree import Chance, Leaf, TreeGame, tree_info
+from gdl.tools.strategies import deep_chain, trees
+from gdl.lang.ir import Chance, Leaf
+from gdl.backends.tree import TreeGame, tree_info
 
 from aima_trees import FIG_5_4
 

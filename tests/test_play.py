@@ -1,4 +1,4 @@
-"""`gdl play` driven through a pipe, and the session underneath it (gdl.session).
+"""`gdl play` driven through a pipe, and the session underneath it (gdl.tools.session).
 
 Expected results come from ../shared/FACTS.md or from an argument written next to the test,
 never from a run of our own code."""
@@ -11,7 +11,7 @@ from fractions import Fraction
 import gdl
 from gdl.cli import main
 from gdl.moves import play as play_moves
-from gdl.session import Session, draw, normalise, render
+from gdl.tools.session import Session, draw, normalise, render
 
 from helpers import GAMES
 

@@ -1,4 +1,4 @@
-"""The progress line (gdl.progress): counters from a proxy, a stack-sampled depth, and silence
+"""The progress line (gdl.tools.progress): counters from a proxy, a stack-sampled depth, and silence
 when stderr is not a terminal. No assertion depends on timing."""
 
 import io
@@ -8,7 +8,7 @@ from types import SimpleNamespace
 import gdl
 from gdl.cli import main
 from gdl.moves import play
-from gdl.progress import Counting, Reporter, search_depth, status_line, watch, with_progress
+from gdl.tools.progress import Counting, Reporter, search_depth, status_line, watch, with_progress
 from gdl.solvers import solve
 
 from helpers import GAMES

@@ -5,11 +5,11 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from gdl.check import check
+from gdl.lang.check import check
 from gdl.cli import main
-from gdl.compile import generate
+from gdl.backends.compiler import generate
 from gdl.errors import Source
-from gdl.parse import parse
+from gdl.lang.parse import parse
 
 ROOT = Path(__file__).resolve().parent.parent
 TICTACTOE = ROOT / "games" / "tictactoe.game"

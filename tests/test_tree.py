@@ -1,4 +1,4 @@
-"""`gdl tree` and gdl.search_tree: the explored tree, its values, bounds and pruned branches.
+"""`gdl tree` and gdl.tools.search_tree: the explored tree, its values, bounds and pruned branches.
 
 Expected values come from ../shared/FACTS.md (AIMA figures 5.2 and 5.4, the expectation example,
 Knuth & Moore's minimal tree), or are checked against an independent minimax at every node."""
@@ -12,7 +12,7 @@ import gdl
 from gdl.cli import main
 from gdl.moves import play
 from gdl.protocol import TERMINAL
-from gdl.search_tree import record, to_dot, to_text
+from gdl.tools.search_tree import record, to_dot, to_text
 
 from helpers import GAMES
 

@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 
 import gdl
-import gdl.compile as compiler
-from gdl.compile import CompiledGame
+import gdl.backends.compiler as compiler
+from gdl.backends.compiler import CompiledGame
 
 from test_compile import both, explore
 
@@ -78,9 +78,9 @@ def test_hostile_names_and_strings_stay_data(tmp_path, breaker):
 def test_the_payload_would_run_without_the_cleaning(monkeypatch):
     """The tests above can fail: with comment cleaning switched off, a carriage return in the
     title ends the generated comment and the rest of the title runs as Python."""
-    from gdl.check import check
+    from gdl.lang.check import check
     from gdl.errors import Source
-    from gdl.parse import parse
+    from gdl.lang.parse import parse
 
     text = ('game "evil\rPWNED = 1" players A, B var n in 0..1 = 0 action go effect n = 1 '
             'terminal n == 1 utility A = 0 zero-sum')

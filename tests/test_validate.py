@@ -1,4 +1,4 @@
-"""gdl.validate and `gdl check --deep`: every kind of violation, found with a witness whose
+"""gdl.tools.validate and `gdl check --deep`: every kind of violation, found with a witness whose
 length is derived by hand from the rules (see the comment at the top of each tests/data/deep file);
 the census of tic-tac-toe (FACTS); size estimates; the budget warning of `gdl solve`."""
 
@@ -10,7 +10,7 @@ from fractions import Fraction
 import pytest
 
 import gdl
-from gdl import validate as v
+from gdl.tools import validate as v
 from gdl.cli import main
 from gdl.cli.deep import declared_state_bound
 from gdl.protocol import CHANCE, TERMINAL, ZERO_SUM, GameInfo

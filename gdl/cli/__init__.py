@@ -20,7 +20,7 @@ from typing import Sequence
 
 import importlib
 
-from ..errors import GameRuntimeError, GdlError
+from gdl.errors import GameRuntimeError, GdlError
 
 USAGE_ERROR = 2
 
@@ -54,7 +54,7 @@ _backend = "compile"
 
 def load_game(path: str, params: dict | None = None, backend: str | None = None):
     """Load a rule file with the command line's --backend (or ``backend``, when given)."""
-    from .. import load
+    from gdl.backends.load import load
 
     if not Path(path).is_file():
         raise UsageError(f"{path}: no such file")
@@ -67,7 +67,7 @@ def moves_arg(args) -> list[str]:
 
 def report_runtime(error: GameRuntimeError, game) -> str:
     """The error, with the sequence of actions that reaches the state where it happened."""
-    from ..moves import path_to
+    from gdl.moves import path_to
 
     text = error.render()
     state = getattr(error, "state", None)
@@ -126,8 +126,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "run", None):
         parser.print_help()
         return USAGE_ERROR
-    from ..solvers.repetition import RepetitionError
-    from ..solvers.result import SolverError
+    from gdl.solvers.repetition import RepetitionError
+    from gdl.solvers.result import SolverError
 
     try:
         return args.run(args)

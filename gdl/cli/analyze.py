@@ -14,17 +14,17 @@ import sys
 import time
 from pathlib import Path
 
-from ..errors import GameRuntimeError
-from ..protocol import CHANCE, TERMINAL, format_value, json_value
-from . import UsageError, add_common, load_game, moves_arg, parse_sets, print_json, report_runtime
+from gdl.errors import GameRuntimeError
+from gdl.protocol import CHANCE, TERMINAL, format_value, json_value
+from gdl.cli import UsageError, add_common, load_game, moves_arg, parse_sets, print_json, report_runtime
 
 DEFAULT_MAX_STATES = 200_000
 
 
 def cmd_analyze(args) -> int:
-    from ..moves import MoveError, play
-    from ..solvers.analysis import analyze_position
-    from ..solvers.result import SolverError
+    from gdl.moves import MoveError, play
+    from gdl.solvers.analysis import analyze_position
+    from gdl.solvers.result import SolverError
 
     if args.depth is not None and args.depth < 1:
         raise UsageError("--depth must be at least 1")
@@ -46,7 +46,7 @@ def cmd_analyze(args) -> int:
                              f"({', '.join(players)})")
         player = players.index(args.player)
     if args.strategy is not None:
-        from ..solvers.alphabeta import check_game
+        from gdl.solvers.alphabeta import check_game
 
         try:
             check_game(game.info)
@@ -126,7 +126,7 @@ def cmd_analyze(args) -> int:
 
 
 def _write_strategy(game, root, moves, args) -> int:
-    from ..solvers.analysis import strategy_document
+    from gdl.solvers.analysis import strategy_document
 
     document = strategy_document(game, root, root_moves=moves, max_states=args.max_states)
     path = Path(args.strategy)
@@ -140,7 +140,7 @@ def _write_strategy(game, root, moves, args) -> int:
 
 
 def register(commands) -> None:
-    from ..solvers import ALGORITHMS
+    from gdl.solvers import ALGORITHMS
 
     sub = commands.add_parser(
         "analyze", help="the value of every legal action at a position; optimal strategies",

@@ -7,16 +7,16 @@ import sys
 import time
 from pathlib import Path
 
-from ..errors import GameRuntimeError, GdlError
-from ..protocol import format_value, json_value
-from . import UsageError, add_common, load_game, moves_arg, parse_sets, print_json, report_runtime
+from gdl.errors import GameRuntimeError, GdlError
+from gdl.protocol import format_value, json_value
+from gdl.cli import UsageError, add_common, load_game, moves_arg, parse_sets, print_json, report_runtime
 
 
 def cmd_check(args) -> int:
-    from .. import load
+    from gdl.backends.load import load
 
-    if args.deep or args.json:  # playing the game (gdl.validate): see gdl/cli/deep.py
-        from .deep import check_files
+    if args.deep or args.json:  # playing the game (gdl.tools.validate): see gdl/cli/deep.py
+        from gdl.cli.deep import check_files
 
         return check_files(args)
     failed = 0
@@ -40,21 +40,21 @@ def cmd_check(args) -> int:
 
 
 def cmd_solve(args) -> int:
-    from ..moves import MoveError, play
-    from ..progress import with_progress
-    from ..solvers import solve
+    from gdl.moves import MoveError, play
+    from gdl.tools.progress import with_progress
+    from gdl.solvers import solve
 
-    solve = with_progress(solve)    # a status line on stderr when it is a terminal (gdl/progress.py)
+    solve = with_progress(solve)    # a status line on stderr when it is a terminal (gdl/tools/progress.py)
 
     game = load_game(args.file, parse_sets(args.set))
     try:
         root = play(game, moves_arg(args))
     except MoveError as error:
         raise UsageError(str(error)) from None
-    from .deep import solve_result_notes, solve_size_check
+    from gdl.cli.deep import solve_result_notes, solve_size_check
 
-    from ..solvers import choose
-    from .engine import engine_settings, proof_note, stats_document, stats_lines
+    from gdl.solvers import choose
+    from gdl.cli.engine import engine_settings, proof_note, stats_document, stats_lines
 
     algorithm = choose(game.info) if args.algorithm == "auto" else args.algorithm
     options, budget = engine_settings(args, algorithm)   # --time, --nodes, --tt/--no-tt, ...
@@ -87,7 +87,7 @@ def cmd_solve(args) -> int:
     print(f"{args.file}: {game.info.name}")
     print(f"  algorithm     {result.algorithm}{proof_note(result)}")
     print(f"  value         {values}")
-    from ..protocol import CHANCE
+    from gdl.protocol import CHANCE
 
     empty = "(chance moves first)" if game.current_player(root) == CHANCE else "(game over)"
     print(f"  best actions  {' '.join(names(a) for a in result.best_actions) or empty}")
@@ -107,7 +107,7 @@ def _player_index(game, name: str | None) -> int:
 
 
 def cmd_count(args) -> int:
-    from ..count import count
+    from gdl.tools.count import count
 
     game = load_game(args.file, parse_sets(args.set))
     try:
@@ -129,12 +129,12 @@ def cmd_count(args) -> int:
 
 
 def register(commands) -> None:
-    from ..solvers import ALGORITHMS
+    from gdl.solvers import ALGORITHMS
 
     check = commands.add_parser("check", help="check rule files; report every problem")
     add_common(check, many=True)
     check.add_argument("-q", "--quiet", action="store_true", help="print only problems")
-    deep = check.add_argument_group("deep check (play the game: gdl.validate)")
+    deep = check.add_argument_group("deep check (play the game: gdl.tools.validate)")
     deep.add_argument("--deep", action="store_true",
                       help="also play: random playouts, and every reachable state when few")
     deep.add_argument("--playouts", type=int, default=100, metavar="N", help="random playouts (100)")
@@ -160,7 +160,7 @@ def register(commands) -> None:
     solve.add_argument("--moves", nargs="+", metavar="MOVE",
                        help='play these actions first, e.g. --moves "place(1,1) place(0,0)"')
     solve.add_argument("--json", action="store_true", help="one JSON document on stdout")
-    from .engine import add_engine_arguments
+    from gdl.cli.engine import add_engine_arguments
 
     add_engine_arguments(solve)   # --time, --nodes, --tt/--no-tt, ... (gdl/cli/engine.py)
     solve.add_argument("--strict", action="store_true",

@@ -1,6 +1,6 @@
-"""`gdl check --deep` and the size warning of `gdl solve` (the command-line side of gdl.validate).
+"""`gdl check --deep` and the size warning of `gdl solve` (the command-line side of gdl.tools.validate).
 
-gdl.validate knows only the game protocol; this module adds what needs the rule file: the
+gdl.tools.validate knows only the game protocol; this module adds what needs the rule file: the
 declared state-space bound (from the checked game's variables), the positions of declarations
 (``ir.Game.spans``) to point at, and gcc-style rendering.
 """
@@ -10,9 +10,9 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from ..span import NOWHERE
-from ..errors import Diagnostic, GdlError, Source
-from . import UsageError, parse_sets, print_json
+from gdl.span import NOWHERE
+from gdl.errors import Diagnostic, GdlError, Source
+from gdl.cli import UsageError, parse_sets, print_json
 
 
 def declared_state_bound(game) -> int | None:
@@ -104,11 +104,11 @@ def summary(report) -> list[str]:
             lines.append(f"  {census.cyclic_states:,} state(s) on cycles, {census.stuck_states:,} "
                          "from which no terminal state can be reached")
         if census.best_utility is not None:
-            from ..protocol import format_value
+            from gdl.protocol import format_value
 
             lines.append(f"  best utility reachable: {format_value(census.best_utility)}")
     elif report.explored:
-        from ..validate import MAX_STATES
+        from gdl.tools.validate import MAX_STATES
 
         hint = ("" if report.explored >= MAX_STATES
                 else " (use --exhaustive to visit them all)")
@@ -126,8 +126,8 @@ def summary(report) -> list[str]:
 
 def check_files(args) -> int:
     """`gdl check` with --deep and/or --json: static checks, then (with --deep) play."""
-    from .. import load
-    from ..validate import validate
+    from gdl.backends.load import load
+    from gdl.tools.validate import validate
 
     deep = getattr(args, "deep", False)
     as_json = getattr(args, "json", False)
@@ -186,11 +186,11 @@ def check_files(args) -> int:
 
 def solve_size_check(game, args, root, algorithm: str) -> None:
     """Before `gdl solve`: warn on stderr (or, with --strict, refuse with exit 2) when the
-    estimated work exceeds the budget (gdl.validate.BUDGET nodes)."""
-    from ..validate import budget_problem, estimate
+    estimated work exceeds the budget (gdl.tools.validate.BUDGET nodes)."""
+    from gdl.tools.validate import budget_problem, estimate
 
     if algorithm == "auto":
-        from ..solvers import choose
+        from gdl.solvers import choose
 
         algorithm = choose(game.info)
     est = estimate(game, root=root, declared_states=declared_state_bound(game))

@@ -14,7 +14,7 @@ import argparse
 from dataclasses import replace
 from typing import Any
 
-from . import UsageError
+from gdl.cli import UsageError
 
 # (flag, SearchOptions field, help)
 TECHNIQUES = (
@@ -62,8 +62,8 @@ def given_switches(args) -> list[str]:
 def engine_settings(args, algorithm: str):
     """``(options, budget)`` for ``gdl.solvers.solve``; ``(None, None)`` when no switch is given
     (solve then picks its defaults). ``algorithm`` is the resolved one (not ``auto``)."""
-    from ..solvers import default_options
-    from ..solvers.alphabeta import Budget
+    from gdl.solvers import default_options
+    from gdl.solvers.alphabeta import Budget
 
     given = given_switches(args)
     if not given:

@@ -1,4 +1,4 @@
-"""`gdl fmt`: print rule files in the canonical layout (gdl.format), comments included."""
+"""`gdl fmt`: print rule files in the canonical layout (gdl.lang.format), comments included."""
 
 from __future__ import annotations
 
@@ -6,11 +6,11 @@ import difflib
 import sys
 from pathlib import Path
 
-from ..errors import GdlError
+from gdl.errors import GdlError
 
 
 def cmd_fmt(args) -> int:
-    from ..format import FormatError, format_text
+    from gdl.lang.format import FormatError, format_text
 
     failed = changed = 0
     for path in args.files:

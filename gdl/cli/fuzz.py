@@ -1,4 +1,4 @@
-"""`gdl fuzz`: do all the solvers agree? (The engine is gdl.fuzz; this module only prints.)"""
+"""`gdl fuzz`: do all the solvers agree? (The engine is gdl.tools.fuzz; this module only prints.)"""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import shlex
 import sys
 from pathlib import Path
 
-from . import UsageError, parse_sets, print_json
+from gdl.cli import UsageError, parse_sets, print_json
 
 TARGET_WORDS = {"trees2": "trees, two players", "chance": "trees with chance",
                 "trees3": "trees, three players", "rules": "rule files"}
@@ -38,7 +38,7 @@ def _write_counterexample(directory: Path, stem: str, failure, args, generated: 
 
 
 def cmd_fuzz(args) -> int:
-    from ..fuzz import fuzz_file, fuzz_generated
+    from gdl.tools.fuzz import fuzz_file, fuzz_generated
 
     if args.examples < 1:
         raise UsageError("--examples must be at least 1")

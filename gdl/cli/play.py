@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import sys
 
-from ..errors import GameRuntimeError
-from ..protocol import CHANCE, TERMINAL, format_value
-from . import UsageError, add_common, load_game, moves_arg, parse_sets, report_runtime
+from gdl.errors import GameRuntimeError
+from gdl.protocol import CHANCE, TERMINAL, format_value
+from gdl.cli import UsageError, add_common, load_game, moves_arg, parse_sets, report_runtime
 
 COMMANDS = {
     "hint": "the solver's best actions here, with their values",
@@ -63,9 +63,9 @@ class _Console:
 
 
 def cmd_play(args) -> int:
-    from ..moves import MoveError, play
-    from ..progress import watch
-    from ..session import Advisor, Session, choose, describe_values, outcome_sentence, render
+    from gdl.moves import MoveError, play
+    from gdl.tools.progress import watch
+    from gdl.tools.session import Advisor, Session, choose, describe_values, outcome_sentence, render
 
     game = load_game(args.file, parse_sets(args.set))
     players = game.info.players
@@ -152,9 +152,9 @@ def cmd_play(args) -> int:
 
 def _human_turn(session, console: _Console, advisor, seats, players, draw) -> bool:
     """One decision of a person: prompt until a legal action is played. False to stop."""
-    from ..moves import MoveError
-    from ..session import describe_values
-    from ..solvers import SolverError
+    from gdl.moves import MoveError
+    from gdl.tools.session import describe_values
+    from gdl.solvers import SolverError
 
     game = session.game
     player = session.to_move
@@ -224,7 +224,7 @@ def _show_hint(console: _Console, game, players, advice, describe_values) -> Non
 
 
 def register(commands) -> None:
-    from ..solvers import ALGORITHMS
+    from gdl.solvers import ALGORITHMS
 
     sub = commands.add_parser(
         "play", help="play a game against the solver (or watch it play itself)",

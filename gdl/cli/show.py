@@ -1,9 +1,9 @@
 """`gdl show FILE --emit ast|ir|python`: one stage of the pipeline, printed.
 
-* ``ast``: the syntax tree (gdl.ast), one node per line, with the line:column it came from;
-* ``ir``: the checked game (gdl.ir): state layout (slot of every variable), symbols, initial
+* ``ast``: the syntax tree (gdl.lang.ast), one node per line, with the line:column it came from;
+* ``ir``: the checked game (gdl.lang.ir): state layout (slot of every variable), symbols, initial
   state, actions with their ground count, rules written back as resolved expressions;
-* ``python``: the source the compiler generates (gdl.compile), exactly as it is run.
+* ``python``: the source the compiler generates (gdl.backends.compiler), exactly as it is run.
 """
 
 from __future__ import annotations
@@ -12,15 +12,15 @@ import dataclasses
 from fractions import Fraction
 from pathlib import Path
 
-from . import UsageError, add_common, parse_sets
+from gdl.cli import UsageError, add_common, parse_sets
 
 EMITS = ("ast", "ir", "python")
 
 
 def cmd_show(args) -> int:
-    from ..check import check
-    from ..errors import Source
-    from ..parse import parse
+    from gdl.lang.check import check
+    from gdl.errors import Source
+    from gdl.lang.parse import parse
 
     if not Path(args.file).is_file():
         raise UsageError(f"{args.file}: no such file")
@@ -35,10 +35,10 @@ def cmd_show(args) -> int:
         print("\n".join(format_ir(game)))
         return 0
     if game.tree is not None:
-        print(f"# {args.file} is an explicit tree: it is played as a gdl.tree.TreeGame, "
+        print(f"# {args.file} is an explicit tree: it is played as a gdl.backends.tree.TreeGame, "
               "no code is generated.")
         return 0
-    from ..compile import generate
+    from gdl.backends.compiler import generate
 
     print(generate(game, source), end="")
     return 0
@@ -138,7 +138,7 @@ class _IrText:
         return str(value)
 
     def expr(self, e) -> str:
-        from .. import ir
+        from gdl.lang import ir
 
         if isinstance(e, ir.Lit):
             return self.value(e.value, e.type)
@@ -166,7 +166,7 @@ class _IrText:
         return repr(e)
 
     def stmts(self, stmts, indent: str) -> list[str]:
-        from .. import ir
+        from gdl.lang import ir
 
         lines = []
         for st in stmts:
@@ -203,7 +203,7 @@ def format_ir(game) -> list[str]:
         lines.append("params: " + ", ".join(f"{k}={text.value(v, 'bool' if type(v) is bool else 'int')}"
                                             for k, v in game.params.items()))
     if game.tree is not None:
-        lines.append("explicit tree (played as gdl.tree.TreeGame)")
+        lines.append("explicit tree (played as gdl.backends.tree.TreeGame)")
         lines.append(f"sum: {game.sum_kind}" + (f" {game.sum_total}" if game.sum_kind != "general-sum" else ""))
         return lines
     lines.append(f"state: {len(game.initial)} slots; slot 0 is the player to move")

@@ -7,8 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from ..errors import GameRuntimeError
-from . import UsageError, add_common, load_game, moves_arg, parse_sets, report_runtime
+from gdl.errors import GameRuntimeError
+from gdl.cli import UsageError, add_common, load_game, moves_arg, parse_sets, report_runtime
 
 NO_GRAPHVIZ = ("gdl tree: SVG needs Graphviz's `dot` program, which is not installed.\n"
                "  Install it (Debian/Ubuntu: apt-get install graphviz; macOS: brew install graphviz)\n"
@@ -16,9 +16,9 @@ NO_GRAPHVIZ = ("gdl tree: SVG needs Graphviz's `dot` program, which is not insta
 
 
 def cmd_tree(args) -> int:
-    from ..moves import MoveError, play
-    from ..search_tree import TreeTooLarge, record, to_dot, to_text
-    from ..session import NeutralEvaluation, needs_neutral_evaluation
+    from gdl.moves import MoveError, play
+    from gdl.tools.search_tree import TreeTooLarge, record, to_dot, to_text
+    from gdl.tools.session import NeutralEvaluation, needs_neutral_evaluation
 
     if args.limit < 1:
         raise UsageError("--limit must be at least 1")
@@ -68,7 +68,7 @@ def cmd_tree(args) -> int:
 
 
 def register(commands) -> None:
-    from ..search_tree import ALGORITHMS, DEFAULT_LIMIT
+    from gdl.tools.search_tree import ALGORITHMS, DEFAULT_LIMIT
 
     sub = commands.add_parser(
         "tree", help="draw the search tree a solver explores (DOT, SVG or text)",

@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from ..protocol import GameInfo
-from .result import SolveResult, SolverError, Stats
+from gdl.protocol import GameInfo
+from gdl.solvers.result import SolveResult, SolverError, Stats
 
 ALGORITHMS = ("minimax", "alphabeta", "expectiminimax", "star1", "star2", "maxn", "paranoid")
 
@@ -67,7 +67,7 @@ def default_options(depth: int | None = None, budget: Any = None) -> Any:
     depth 10, 128,390 against 110,376 for depth 12), since the evaluation swings between odd and
     even depths and a one-unit window fails, so they stay off. Every switch can be set on the
     command line (`gdl solve --aspiration`, `--killers`, ...)."""
-    from .alphabeta import SearchOptions
+    from gdl.solvers.alphabeta import SearchOptions
 
     exact = SearchOptions(tt=True, ordering=True, pvs=True)
     if depth is None and budget is None:
@@ -90,19 +90,19 @@ def solve(game: Any, algorithm: str = "auto", *, depth: int | None = None, optio
     if root_state is not None:
         game = _Rooted(game, root_state)
     if algorithm == "alphabeta":
-        from .alphabeta import alphabeta
+        from gdl.solvers.alphabeta import alphabeta
 
         if options is None:
             options = default_options(depth, budget)
         return alphabeta(game, depth=depth, options=options, budget=budget)
     if algorithm == "maxn":
-        from .maxn import maxn
+        from gdl.solvers.maxn import maxn
 
         if shallow_pruning is None:
             shallow_pruning = shallow_pruning_applies(game.info)
         return maxn(game, depth=depth, shallow_pruning=shallow_pruning)
     if algorithm == "paranoid":
-        from .paranoid import paranoid
+        from gdl.solvers.paranoid import paranoid
 
         return paranoid(game, player, depth=depth)
     module = {"minimax": "minimax", "expectiminimax": "expectiminimax", "star1": "star",

@@ -131,10 +131,10 @@ from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any, Callable, Sequence
 
-from ..protocol import TERMINAL, ZERO_SUM, Action, State, Value
-from .deep import run_deep
-from .repetition import guard_path
-from .result import SolveResult, SolverError, Stats
+from gdl.protocol import TERMINAL, ZERO_SUM, Action, State, Value
+from gdl.solvers.deep import run_deep
+from gdl.solvers.repetition import guard_path
+from gdl.solvers.result import SolveResult, SolverError, Stats
 
 __all__ = ["Budget", "Engine", "SearchOptions", "SearchStopped", "alphabeta", "analyze",
            "optimal_strategy", "FULL"]

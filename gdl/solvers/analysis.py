@@ -29,8 +29,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from ..protocol import CHANCE, TERMINAL, Action, State, Value, json_value
-from .result import SolverError
+from gdl.protocol import CHANCE, TERMINAL, Action, State, Value, json_value
+from gdl.solvers.result import SolverError
 
 STRATEGY_FORMAT = "gdl-strategy"
 STRATEGY_VERSION = 1
@@ -66,7 +66,7 @@ def analyze_position(game: Any, state: State | None = None, *, depth: int | None
     """Every action (or chance outcome) at ``state`` with its value; see the module docstring.
     ``options`` go to alpha-beta (default: a transposition table and move ordering); ``player`` is
     paranoid's chosen player."""
-    from . import ALGORITHMS, choose
+    from gdl.solvers import ALGORITHMS, choose
 
     if depth is not None and depth < 1:
         raise SolverError("the depth limit must be at least 1")
@@ -82,7 +82,7 @@ def analyze_position(game: Any, state: State | None = None, *, depth: int | None
         return Analysis(TERMINAL, (), tuple(game.returns(state)), algorithm, True)
 
     if algorithm == "alphabeta" and mover != CHANCE:
-        from .alphabeta import SearchOptions, analyze
+        from gdl.solvers.alphabeta import SearchOptions, analyze
 
         if options is None:
             options = SearchOptions(tt=True, ordering=True)
@@ -116,7 +116,7 @@ def _exact(x: Fraction) -> Value:
 
 
 def _per_child(game, state, mover, depth, algorithm, options, player):
-    from . import solve
+    from gdl.solvers import solve
 
     if mover == CHANCE:
         moves = [(a, game.apply(state, a), p) for a, p in game.chance_outcomes(state)]
@@ -179,7 +179,7 @@ def strategy_document(game: Any, root: State | None = None, *, root_moves=(),
     shortest path and the root comes first. "Optimal" is exact (the game is solved by a
     retrograde pass over the whole reachable graph). Refuses (SolverError) games alpha-beta
     cannot solve and graphs above ``max_states`` non-terminal states."""
-    from .alphabeta import optimal_strategy
+    from gdl.solvers.alphabeta import optimal_strategy
 
     if root is None:
         root = game.initial_state()

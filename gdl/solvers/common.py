@@ -15,8 +15,8 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Sequence
 
-from ..protocol import CONSTANT_SUM, TERMINAL, ZERO_SUM, Action, GameInfo, State, Value
-from .result import SolverError, Stats
+from gdl.protocol import CONSTANT_SUM, TERMINAL, ZERO_SUM, Action, GameInfo, State, Value
+from gdl.solvers.result import SolverError, Stats
 
 # A principal variation under construction: None, or (action, rest of the variation).
 PvLink = tuple[Action, "PvLink"] | None

@@ -23,12 +23,11 @@ evaluation is worth 5/3, best action ``roll``. Any cut-off makes ``proven=False`
 
 from __future__ import annotations
 
-from ..protocol import CHANCE, TERMINAL, Action, State, Value
-from .common import (Frontier, PvLink, best_of, chance_outcomes, no_legal_actions, pv_tuple,
-                     require_depth, require_two_player_constant_sum, unexpected_chance)
-from .deep import run_deep
-from .repetition import guard_path
-from .result import SolveResult, Stats
+from gdl.protocol import CHANCE, TERMINAL, Action, State, Value
+from gdl.solvers.common import Frontier, PvLink, best_of, chance_outcomes, no_legal_actions, pv_tuple, require_depth, require_two_player_constant_sum, unexpected_chance
+from gdl.solvers.deep import run_deep
+from gdl.solvers.repetition import guard_path
+from gdl.solvers.result import SolveResult, Stats
 
 
 def expectiminimax(game, *, depth: int | None = None) -> SolveResult:

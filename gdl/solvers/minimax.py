@@ -20,8 +20,8 @@ scored by ``game.evaluate`` and the result has ``proven=False`` if any such cut-
 
 from __future__ import annotations
 
-from .expectiminimax import search_game
-from .result import SolveResult, SolverError
+from gdl.solvers.expectiminimax import search_game
+from gdl.solvers.result import SolveResult, SolverError
 
 
 def minimax(game, *, depth: int | None = None) -> SolveResult:

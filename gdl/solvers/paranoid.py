@@ -28,13 +28,12 @@ scored by ``game.evaluate`` and ``proven`` is then False.
 
 from __future__ import annotations
 
-from ..protocol import CHANCE, TERMINAL, ZERO_SUM, Action, GameInfo, State, Value
-from .common import (Frontier, PvLink, child_depth, decision_actions, pv_tuple, require_depth,
-                     unexpected_chance)
-from .deep import run_deep
-from .repetition import guard_path
-from .result import SolveResult, SolverError, Stats
-from .window import NEG_INFINITY, POS_INFINITY, just_below
+from gdl.protocol import CHANCE, TERMINAL, ZERO_SUM, Action, GameInfo, State, Value
+from gdl.solvers.common import Frontier, PvLink, child_depth, decision_actions, pv_tuple, require_depth, unexpected_chance
+from gdl.solvers.deep import run_deep
+from gdl.solvers.repetition import guard_path
+from gdl.solvers.result import SolveResult, SolverError, Stats
+from gdl.solvers.window import NEG_INFINITY, POS_INFINITY, just_below
 
 
 class ParanoidView:

@@ -17,9 +17,9 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from ..moves import choices
-from ..protocol import TERMINAL
-from .result import SolverError
+from gdl.moves import choices
+from gdl.protocol import TERMINAL
+from gdl.solvers.result import SolverError
 
 
 class RepetitionError(SolverError):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..protocol import Action, Value
+from gdl.protocol import Action, Value
 
 
 @dataclass

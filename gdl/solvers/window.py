@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from functools import total_ordering
 
-from ..protocol import Value
+from gdl.protocol import Value
 
 
 @total_ordering

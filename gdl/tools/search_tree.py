@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from .protocol import CHANCE, TERMINAL, format_value
+from gdl.protocol import CHANCE, TERMINAL, format_value
 
 DEFAULT_LIMIT = 2000
 ALGORITHMS = ("minimax", "alphabeta", "expectiminimax", "maxn")
@@ -205,7 +205,7 @@ def record(game: Any, algorithm: str = "auto", *, depth: int | None = None, root
     """Solve ``game`` from ``root`` with a textbook configuration of ``algorithm`` (alpha-beta
     without table or reordering, so its cut-offs are the classic ones; max^n with shallow
     pruning where it applies) and return the tree it explored. Raises TreeTooLarge."""
-    from .solvers import SolverError, choose, solve
+    from gdl.solvers import SolverError, choose, solve
 
     info = game.info
     if algorithm == "auto":
@@ -217,7 +217,7 @@ def record(game: Any, algorithm: str = "auto", *, depth: int | None = None, root
     recorder = Recorder(game, root, limit)
     options = {}
     if algorithm == "alphabeta":
-        from .solvers.alphabeta import SearchOptions
+        from gdl.solvers.alphabeta import SearchOptions
 
         options["options"] = SearchOptions()
     result = solve(recorder, algorithm, depth=depth, **options)

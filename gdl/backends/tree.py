@@ -1,35 +1,15 @@
 """Explicit game trees as games: textbook figures, generated test trees, `tree { ... }` blocks.
 
-A tree is built from three kinds of node; ``TreeGame`` numbers them depth-first and the state is
+A tree is built from three kinds of node (gdl.lang.ir: Leaf, Decision, Chance); ``TreeGame`` numbers them depth-first and the state is
 that number, so states are plain ints and the game protocol holds unchanged.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from fractions import Fraction
-from typing import Sequence, Union
+from typing import Sequence
 
-from .protocol import CHANCE, TERMINAL, GENERAL_SUM, GameInfo, Value
-
-
-@dataclass(frozen=True)
-class Leaf:
-    values: tuple[Value, ...]  # one per player
-
-
-@dataclass(frozen=True)
-class Decision:
-    player: int
-    children: tuple[tuple[str, "Node"], ...]  # (action label, child), labels unique here
-
-
-@dataclass(frozen=True)
-class Chance:
-    children: tuple[tuple[str, Fraction, "Node"], ...]  # (outcome label, probability, child)
-
-
-Node = Union[Leaf, Decision, Chance]
+from gdl.lang.ir import Chance, Decision, Leaf, Node
+from gdl.protocol import CHANCE, TERMINAL, GENERAL_SUM, GameInfo, Value
 
 
 class TreeGame:

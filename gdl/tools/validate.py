@@ -57,10 +57,10 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Callable, Sequence
 
-from .count import reachable_states
-from .errors import GameRuntimeError
-from .moves import path_to
-from .protocol import CHANCE, CONSTANT_SUM, TERMINAL, ZERO_SUM, distribution_problem, format_value
+from gdl.tools.count import reachable_states
+from gdl.errors import GameRuntimeError
+from gdl.moves import path_to
+from gdl.protocol import CHANCE, CONSTANT_SUM, TERMINAL, ZERO_SUM, distribution_problem, format_value
 
 # Codes (documented in gdl.errors too).
 DEAD_END = "E400"

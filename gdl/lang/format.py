@@ -1,8 +1,8 @@
 """Syntax tree → canonical text: the formatter behind `gdl fmt`.
 
-    from gdl.format import format_text, format_file
+    from gdl.lang.format import format_text, format_file
     format_text(open("games/nim.game").read())     # parse, keep comments, print canonically
-    format_file(tree)                              # a syntax tree (gdl.ast) without comments
+    format_file(tree)                              # a syntax tree (gdl.lang.ast) without comments
 
 Guarantees (tested):
 
@@ -48,7 +48,7 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Iterable, Sequence
 
-from . import ast
+from gdl.lang import ast
 
 WIDTH = 100
 INDENT = 4
@@ -701,23 +701,11 @@ _found_comments: list = []
 @lru_cache(maxsize=1)
 def _lexer():
     """Lark's basic lexer for the grammar, reporting COMMENT tokens (ignored by the parser) through
-    ``lexer_callbacks``. Cached on disk like the parser (gdl.parse)."""
-    import lark
+    ``lexer_callbacks``. Cached on disk like the parser (gdl.lang.parse)."""
+    from gdl.lang.grammar import build_lark
 
-    from .parse import _private_cache_dir, grammar_text
-
-    options = dict(parser="lalr", lexer="basic", lexer_callbacks={"COMMENT": _found_comments.append})
-    directory = _private_cache_dir()
-    if directory is not None:
-        import hashlib
-
-        text = grammar_text()
-        key = hashlib.sha256(f"{lark.__version__}\0basic\0{text}".encode()).hexdigest()[:32]
-        try:
-            return lark.Lark(text, cache=str(directory / f"lexer-{key}.lark.cache"), **options)
-        except OSError:
-            pass
-    return lark.Lark(grammar_text(), **options)
+    return build_lark("lexer", parser="lalr", lexer="basic",
+                      lexer_callbacks={"COMMENT": _found_comments.append})
 
 
 def collect_comments(text: str) -> list[Comment]:
@@ -743,7 +731,7 @@ def collect_comments(text: str) -> list[Comment]:
 def format_text(text: str, filename: str = "<input>", width: int = WIDTH) -> str:
     """Parse ``text`` and print it canonically, comments included. Raises GdlError (with its
     location) if it does not parse, FormatError if the result would not read back the same."""
-    from .parse import parse
+    from gdl.lang.parse import parse
 
     tree = parse(text, filename)
     comments = collect_comments(text)
@@ -754,8 +742,8 @@ def format_text(text: str, filename: str = "<input>", width: int = WIDTH) -> str
 
 def check_round_trip(tree: ast.GameFile, comments: Iterable[Comment], result: str,
                      filename: str = "<input>") -> None:
-    from .errors import GdlError
-    from .parse import parse
+    from gdl.errors import GdlError
+    from gdl.lang.parse import parse
 
     try:
         again = parse(result, filename)

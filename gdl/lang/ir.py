@@ -1,6 +1,6 @@
 """The checked game: every name resolved, every type known, every constant evaluated.
 
-The checker (gdl.check) produces it; the interpreter (gdl.interpret) and the compiler build
+The checker (gdl.lang.check) produces it; the interpreter (gdl.backends.interpret) and the compiler build
 games from it. Values at run time are Python ints and bools; symbols (players included) are
 ints: players are 0..n-1 in declaration order, other symbols follow.
 
@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Union
 
-from .span import NOWHERE, Span
+from gdl.protocol import Value
+from gdl.span import NOWHERE, Span
 
 INT, BOOL, SYM = "int", "bool", "sym"
 
@@ -229,10 +230,31 @@ class GroundAction:
     name: str  # e.g. "place(1,1)"
 
 
+# ---- explicit trees (`tree { ... }` blocks, textbook figures, generated test trees) ---------------
+
+@dataclass(frozen=True)
+class Leaf:
+    values: tuple[Value, ...]  # one per player
+
+
+@dataclass(frozen=True)
+class Decision:
+    player: int
+    children: tuple[tuple[str, "Node"], ...]  # (action label, child), labels unique here
+
+
+@dataclass(frozen=True)
+class Chance:
+    children: tuple[tuple[str, Fraction, "Node"], ...]  # (outcome label, probability, child)
+
+
+Node = Union[Leaf, Decision, Chance]
+
+
 @dataclass(frozen=True)
 class TreeSpec:
-    """An explicit tree, already validated: (gdl.tree node, sum kind, total)."""
-    root: object
+    """An explicit tree, already validated."""
+    root: Node
 
 
 @dataclass

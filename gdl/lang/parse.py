@@ -1,4 +1,4 @@
-"""Text → syntax tree (gdl.ast), with Lark's LALR parser and friendly syntax errors.
+"""Text → syntax tree (gdl.lang.ast), with Lark's LALR parser and friendly syntax errors.
 
 The grammar ships inside the package (``gdl.grammars``). Building the LALR tables costs tens of
 milliseconds, so the built parser is cached in a per-user directory (never a shared, predictable
@@ -19,42 +19,9 @@ import lark
 from lark import Token, Transformer, v_args
 from lark.exceptions import VisitError, UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
-from . import ast
-from .errors import Diagnostic, GdlError, Source
-
-
-def grammar_text() -> str:
-    return resources.files("gdl.grammars").joinpath("game.lark").read_text(encoding="utf-8")
-
-
-def _private_cache_dir() -> Path | None:
-    """``$XDG_CACHE_HOME/gdl`` (or ``~/.cache/gdl``), created 0700 and used only if it is ours."""
-    if os.environ.get("GDL_NO_CACHE"):
-        return None
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    directory = Path(base) / "gdl"
-    try:
-        directory.mkdir(mode=0o700, parents=True, exist_ok=True)
-        info = directory.stat()
-        if info.st_uid != os.getuid() or info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
-            return None
-    except (OSError, AttributeError):
-        return None
-    return directory
-
-
-@lru_cache(maxsize=None)
-def build_parser(strict: bool = False) -> lark.Lark:
-    text = grammar_text()
-    options = dict(parser="lalr", propagate_positions=True, maybe_placeholders=True, strict=strict)
-    directory = None if strict else _private_cache_dir()
-    if directory is not None:
-        key = hashlib.sha256(f"{lark.__version__}\0{text}".encode()).hexdigest()[:32]
-        try:
-            return lark.Lark(text, cache=str(directory / f"grammar-{key}.lark.cache"), **options)
-        except OSError:
-            pass  # an unwritable cache is no reason to fail
-    return lark.Lark(text, **options)
+from gdl.lang import ast
+from gdl.errors import Diagnostic, GdlError, Source
+from gdl.lang.grammar import build_parser, reserved_words
 
 
 # Readable names for the grammar's terminals, used in "expected ..." messages.
@@ -76,17 +43,6 @@ def _describe_terminal(parser: lark.Lark, name: str) -> str:
     if isinstance(pattern, lark.lexer.PatternStr):
         return f"'{pattern.value}'"
     return name.lower()
-
-
-@lru_cache(maxsize=None)
-def reserved_words() -> frozenset[str]:
-    """Keywords of the language: they look like names but can never be used as one."""
-    import re
-
-    parser = build_parser()
-    return frozenset(t.pattern.value for t in parser.terminals
-                     if isinstance(t.pattern, lark.lexer.PatternStr)
-                     and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", t.pattern.value))
 
 
 def _reserved_before(text: str, position: int) -> str | None:
@@ -182,7 +138,7 @@ def parse(text: str, filename: str = "<input>") -> ast.GameFile:
         raise _nesting_error(None, source) from None
 
 
-# ---- Lark tree → gdl.ast -----------------------------------------------------------------------
+# ---- Lark tree → gdl.lang.ast -----------------------------------------------------------------------
 
 def _span_of(meta) -> ast.Span:
     if getattr(meta, "empty", False) or not hasattr(meta, "line"):

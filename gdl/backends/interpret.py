@@ -1,8 +1,8 @@
-"""The reference interpreter: checked game (gdl.ir) → an object implementing the game protocol.
+"""The reference interpreter: checked game (gdl.lang.ir) → an object implementing the game protocol.
 
 It is the oracle every faster backend is compared with, so it stays plain: each IR node becomes a
 small Python closure once, at build time, and running the game calls the closures. No cleverness
-about state layout: the state is the flat tuple described in gdl.ir.
+about state layout: the state is the flat tuple described in gdl.lang.ir.
 
 Chance inside an effect: `random d in {...}` suspends the action. The state after the decision is
 the state *before* the action plus ``(action_id,)``; each chance outcome appends its value. To go
@@ -19,21 +19,14 @@ import weakref
 from fractions import Fraction
 from typing import Callable
 
-from . import ir
-from .span import NOWHERE, Span
-from .errors import Diagnostic, GameRuntimeError, Source
-from .protocol import CHANCE, TERMINAL, GameInfo, distribution_problem
-from .tree import TreeGame
+from gdl.lang import ir
+from gdl.lang.evaluate import EvalError, Fn, bindings, expr_fn, flat_index
+from gdl.span import NOWHERE, Span
+from gdl.errors import Diagnostic, GameRuntimeError, Source
+from gdl.protocol import CHANCE, TERMINAL, GameInfo, distribution_problem
+from gdl.backends.tree import TreeGame
 
 ROTATE = -1  # `pass`: the turn goes on in rotation
-
-
-class EvalError(Exception):
-    """A rule failed while it was evaluated; turned into a located GameRuntimeError."""
-
-    def __init__(self, code: str, message: str, span: Span | None = None):
-        super().__init__(message)
-        self.code, self.message, self.span = code, message, span
 
 
 class _NeedChance(Exception):
@@ -41,162 +34,6 @@ class _NeedChance(Exception):
 
     def __init__(self, distribution):
         self.distribution = distribution
-
-
-# ---- expressions -------------------------------------------------------------------------------
-
-def _floordiv(a: int, b: int, span: Span) -> int:
-    if b == 0:
-        raise EvalError("E302", "division by zero", span)
-    return a // b
-
-
-def _mod(a: int, b: int, span: Span) -> int:
-    if b == 0:
-        raise EvalError("E302", "modulo by zero", span)
-    return a % b
-
-
-def _exact(a: int, b: int, span: Span) -> Fraction:
-    if b == 0:
-        raise EvalError("E302", "division by zero", span)
-    return Fraction(a, b)
-
-
-_BINARY = {
-    "+": lambda a, b, s: a + b, "-": lambda a, b, s: a - b, "*": lambda a, b, s: a * b,
-    "/": _floordiv, "%": _mod, "÷": _exact,
-    "==": lambda a, b, s: a == b, "!=": lambda a, b, s: a != b,
-    "<": lambda a, b, s: a < b, "<=": lambda a, b, s: a <= b,
-    ">": lambda a, b, s: a > b, ">=": lambda a, b, s: a >= b,
-}
-
-Fn = Callable[[object, dict], object]  # (cells, env) -> value
-
-
-def _flat_index(indices: list[Fn], shape: tuple[int, ...], name: str, span: Span):
-    """A function computing the offset of an element from its index expressions, with bounds checks."""
-    parts = list(zip(indices, shape, ir.strides(shape)))
-
-    def offset(s, env) -> int:
-        total = 0
-        for index, extent, step in parts:
-            i = index(s, env)
-            if not 0 <= i < extent:
-                raise EvalError("E303", f"index {i} is out of range 0..{extent - 1} for '{name}'", span)
-            total += i * step
-        return total
-
-    return offset
-
-
-def expr_fn(e: ir.Expr) -> Fn:
-    """Turn an IR expression into a closure ``f(cells, env)``."""
-    if isinstance(e, ir.Lit):
-        value = e.value
-        return lambda s, env: value
-    if isinstance(e, ir.Local):
-        name = e.name
-        return lambda s, env: env[name]
-    if isinstance(e, ir.Mover):
-        return lambda s, env: s[0]
-    if isinstance(e, ir.VarRef):
-        slot = e.var.slot
-        if not e.indices:
-            return lambda s, env: s[slot]
-        offset = _flat_index([expr_fn(i) for i in e.indices], e.var.shape, e.var.name, e.span)
-        return lambda s, env: s[slot + offset(s, env)]
-    if isinstance(e, ir.ConstRef):
-        table, name = e.const.value, e.const.name
-        indices = [expr_fn(i) for i in e.indices]
-        shape, span = e.const.shape, e.span
-
-        def const_ref(s, env):
-            value = table
-            for index, extent in zip(indices, shape):
-                i = index(s, env)
-                if not 0 <= i < extent:
-                    raise EvalError("E303", f"index {i} is out of range 0..{extent - 1} for '{name}'", span)
-                value = value[i]
-            return value
-
-        return const_ref
-    if isinstance(e, ir.Unary):
-        operand = expr_fn(e.operand)
-        if e.op == "-":
-            return lambda s, env: -operand(s, env)
-        return lambda s, env: not operand(s, env)
-    if isinstance(e, ir.Binary):
-        left, right = expr_fn(e.left), expr_fn(e.right)
-        if e.op == "and":
-            return lambda s, env: left(s, env) and right(s, env)
-        if e.op == "or":
-            return lambda s, env: left(s, env) or right(s, env)
-        op, span = _BINARY[e.op], e.span
-        return lambda s, env: op(left(s, env), right(s, env), span)
-    if isinstance(e, ir.IfExpr):
-        cond, then, otherwise = expr_fn(e.cond), expr_fn(e.then), expr_fn(e.otherwise)
-        return lambda s, env: then(s, env) if cond(s, env) else otherwise(s, env)
-    if isinstance(e, ir.Builtin):
-        args = [expr_fn(a) for a in e.args]
-        if e.name == "abs":
-            return lambda s, env: abs(args[0](s, env))
-        pick = min if e.name == "min" else max
-        return lambda s, env: pick(a(s, env) for a in args)
-    if isinstance(e, ir.Call):
-        args = [expr_fn(a) for a in e.args]
-        params = e.define.params
-        body = _define_body(e.define)
-        return lambda s, env: body[0](s, {p: a(s, env) for p, a in zip(params, args)})
-    if isinstance(e, ir.Quantifier):
-        return _quantifier_fn(e)
-    raise AssertionError(f"unknown expression {e!r}")
-
-
-_DEFINE_BODIES: "weakref.WeakKeyDictionary[ir.Define, list]" = weakref.WeakKeyDictionary()
-
-
-def _define_body(define: ir.Define) -> list:
-    # One closure per define instance, shared by every call site (a list, filled once).
-    if define not in _DEFINE_BODIES:
-        holder: list = [None]
-        _DEFINE_BODIES[define] = holder
-        holder[0] = expr_fn(define.body)
-    return _DEFINE_BODIES[define]
-
-
-def _bindings(binders):
-    """Every combination of the binders' values, as a list of (name, value) tuples."""
-    combos: list[tuple] = [()]
-    for name, values in binders:
-        combos = [c + ((name, v),) for c in combos for v in values]
-    return combos
-
-
-def _quantifier_fn(e: ir.Quantifier) -> Fn:
-    body, combos, kind = expr_fn(e.body), _bindings(e.binders), e.kind
-
-    def values(s, env):
-        inner = dict(env)
-        for combo in combos:
-            inner.update(combo)
-            yield body(s, inner)
-
-    if kind == "any":
-        return lambda s, env: any(values(s, env))
-    if kind == "all":
-        return lambda s, env: all(values(s, env))
-    if kind == "count":
-        return lambda s, env: sum(1 for v in values(s, env) if v)
-    if kind == "sum":
-        return lambda s, env: sum(values(s, env))
-    pick = min if kind == "min" else max
-    return lambda s, env: pick(values(s, env))
-
-
-def eval_const(e: ir.Expr):
-    """Evaluate an expression that does not depend on the state."""
-    return expr_fn(e)(None, {})
 
 
 # ---- statements --------------------------------------------------------------------------------
@@ -217,7 +54,7 @@ def stmt_fn(st: ir.Stmt, show: Callable) -> Step:
     if isinstance(st, ir.Assign):
         var, value = st.var, expr_fn(st.value)
         slot, allowed, span = var.slot, frozenset(var.values), st.span
-        offset = (_flat_index([expr_fn(i) for i in st.indices], var.shape, var.name, span)
+        offset = (flat_index([expr_fn(i) for i in st.indices], var.shape, var.name, span)
                   if st.indices else (lambda s, env: 0))
 
         def assign(run: _Run, env: dict) -> None:
@@ -233,7 +70,7 @@ def stmt_fn(st: ir.Stmt, show: Callable) -> Step:
         cond, then, otherwise = expr_fn(st.cond), block_fn(st.then, show), block_fn(st.otherwise, show)
         return lambda run, env: then(run, env) if cond(run.cells, env) else otherwise(run, env)
     if isinstance(st, ir.For):
-        body, combos = block_fn(st.body, show), _bindings(st.binders)
+        body, combos = block_fn(st.body, show), bindings(st.binders)
 
         def loop(run: _Run, env: dict) -> None:
             inner = dict(env)
@@ -497,7 +334,7 @@ def _randoms(game: ir.Game):
 def build(game: ir.Game, source: Source | None = None):
     """The interpreted game for a checked IR; explicit trees become a TreeGame."""
     if game.tree is not None:
-        from .tree import tree_info
+        from gdl.backends.tree import tree_info
 
         root = game.tree.root
         info = tree_info(game.title, game.players, root, game.sum_kind,

@@ -1,12 +1,12 @@
 """Hypothesis strategies that generate small explicit game trees, for testing solvers.
 
     from hypothesis import given
-    from gdl.strategies import trees
+    from gdl.tools.strategies import trees
 
     @given(trees(chance=True))
     def test_my_solver(game): ...
 
-Every strategy yields a ``GeneratedTree``: a ``TreeGame`` (``gdl.tree``) whose ``info`` comes from
+Every strategy yields a ``GeneratedTree``: a ``TreeGame`` (``gdl.backends.tree``) whose ``info`` comes from
 ``tree_info`` with the requested sum kind, and whose ``root`` is kept for independent checks.
 Its repr is the tree in a compact form, so a failing example can be read at a glance:
 ``P0[a0: (3, -3), a1: ?[c0 1/2: (1, -1), c1 1/2: P1[a0: (0, 0)]]]``.
@@ -25,8 +25,9 @@ from typing import Iterable
 
 from hypothesis import strategies as st
 
-from .protocol import CONSTANT_SUM, GENERAL_SUM, ZERO_SUM, Value, format_value
-from .tree import Chance, Decision, Leaf, Node, TreeGame, tree_info
+from gdl.protocol import CONSTANT_SUM, GENERAL_SUM, ZERO_SUM, Value, format_value
+from gdl.lang.ir import Chance, Decision, Leaf, Node
+from gdl.backends.tree import TreeGame, tree_info
 
 
 class GeneratedTree(TreeGame):
@@ -188,7 +189,7 @@ def deep_chain(length: int) -> GeneratedTree:
 
 # ==== rule files ================================================================================
 #
-# Two strategies over the rule language, both built as syntax trees (gdl.ast):
+# Two strategies over the rule language, both built as syntax trees (gdl.lang.ast):
 #
 # * ``syntax_trees()``: any file the grammar can express (every kind of declaration, statement
 #   and expression, nested at random), meaningful or not. For the formatter and the front end:
@@ -201,7 +202,7 @@ from dataclasses import dataclass as _dataclass, field as _field
 from functools import lru_cache as _lru_cache
 from typing import Sequence
 
-from . import ast as _ast
+from gdl.lang import ast as _ast
 
 
 @_lru_cache(maxsize=1)
@@ -212,7 +213,7 @@ def keywords() -> frozenset[str]:
 
     from lark.lexer import PatternStr
 
-    from .parse import build_parser
+    from gdl.lang.grammar import build_parser
 
     word = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
     return frozenset(t.pattern.value for t in build_parser().terminals
@@ -428,11 +429,11 @@ class GeneratedRules:
     _games: dict = _field(default_factory=dict, repr=False, compare=False)
 
     def load(self, backend: str = "interpret"):
-        """The game, built by ``backend`` ("interpret" or, when gdl.compile exists, "compile")."""
+        """The game, built by ``backend`` ("interpret" or, when gdl.backends.compiler exists, "compile")."""
         if backend not in self._games:
-            import gdl
+            from gdl.backends.load import loads
 
-            self._games[backend] = gdl.loads(self.text, "<generated>", backend=backend)
+            self._games[backend] = loads(self.text, "<generated>", backend=backend)
         return self._games[backend]
 
     @property
@@ -734,8 +735,8 @@ def rule_games(draw, players: int | Sequence[int] = (2, 3), *, chance: bool | No
         decls.append(_ast.LengthDecl(_ast.IntLit(length * (2 if has_chance else 1))))
     tree = _ast.GameFile(tuple(decls))
 
-    from .format import format_file
-    from .parse import parse
+    from gdl.lang.format import format_file
+    from gdl.lang.parse import parse
 
     text = format_file(tree)
     parsed = parse(text, "<generated>")

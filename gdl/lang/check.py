@@ -1,4 +1,4 @@
-"""Syntax tree → checked game (gdl.ir). Collects every problem before anything runs.
+"""Syntax tree → checked game (gdl.lang.ir). Collects every problem before anything runs.
 
 Each problem is a Diagnostic with a stable code (listed in gdl.errors) and the span of the text
 at fault. After an error the checker goes on with a placeholder of type ERROR, which never
@@ -11,13 +11,13 @@ import itertools
 from fractions import Fraction
 from typing import Iterable, Mapping
 
-from . import ast, ir
-from .ast import NOWHERE, Span
-from .errors import Diagnostic, GdlError, Source, did_you_mean
-from .interpret import EvalError, eval_const
-from .parse import reserved_words
-from .protocol import CONSTANT_SUM, ZERO_SUM, distribution_problem
-from .tree import Chance, Decision, Leaf
+from gdl.lang import ast, ir
+from gdl.lang.ast import NOWHERE, Span
+from gdl.errors import Diagnostic, GdlError, Source, did_you_mean
+from gdl.lang.evaluate import EvalError, eval_const
+from gdl.lang.grammar import reserved_words
+from gdl.protocol import CONSTANT_SUM, ZERO_SUM, distribution_problem
+from gdl.lang.ir import Chance, Decision, Leaf
 
 INT, BOOL, SYM = ir.INT, ir.BOOL, ir.SYM
 ERROR = "error"  # the type of a placeholder for something already reported
@@ -174,7 +174,7 @@ class _Checker:
         game.initial = self.initial_state(decls, game.variables)
         game.has_chance = self.random_count > 0
         game.spans = {"terminal": terminal.span if terminal else NOWHERE}
-        # Declarations `gdl check --deep` points at (gdl.validate names them by these keys).
+        # Declarations `gdl check --deep` points at (gdl.tools.validate names them by these keys).
         for decl in decls:
             if isinstance(decl, ast.UtilityDecl):
                 game.spans.setdefault("utility", decl.span)

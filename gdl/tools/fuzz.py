@@ -16,7 +16,7 @@ principal variation that starts with one of them and follows legal moves. This m
 * checks **metamorphic** properties of rule files and trees: renaming every identifier, reordering
   declarations, adding a constant to every utility or scaling them by a positive integer change
   the values exactly as they should and the optimal actions not at all (``metamorphic_problems``);
-* compares the compiled backend (gdl.compile) with the reference interpreter, state by state
+* compares the compiled backend (gdl.backends.compiler) with the reference interpreter, state by state
   (``backend_problems``), when the compiler is there;
 * runs hypothesis programmatically, with a fixed seed and no example database, and returns the
   shrunk counterexample (``run_property``); ``fuzz_generated`` and ``fuzz_file`` are what
@@ -32,11 +32,10 @@ from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any, Callable, Iterable, Sequence
 
-from . import ast
-from .count import reachable_states
-from .moves import choices
-from .protocol import (CHANCE, CONSTANT_SUM, GENERAL_SUM, TERMINAL, ZERO_SUM, GameInfo,
-                       format_value)
+from gdl.lang import ast
+from gdl.tools.count import reachable_states
+from gdl.moves import choices
+from gdl.protocol import CHANCE, CONSTANT_SUM, GENERAL_SUM, TERMINAL, ZERO_SUM, GameInfo, format_value
 
 __all__ = ["Comparison", "Problem", "Summary", "compare_position", "oracle", "run_property",
            "fuzz_generated", "fuzz_file", "metamorphic_problems", "backend_problems",
@@ -154,7 +153,7 @@ def engine_options(full: bool = False) -> list:
     table of two entries (so replacement happens all the time); with ``full``, also each
     technique alone and a wider aspiration window. (Generated examples add one more set, drawn
     by hypothesis, so every combination comes up over a run.)"""
-    from .solvers.alphabeta import SearchOptions
+    from gdl.solvers.alphabeta import SearchOptions
 
     core = [SearchOptions(), SearchOptions.engine(), SearchOptions.engine(tt_size=2)]
     if not full:
@@ -173,7 +172,7 @@ def engine_options(full: bool = False) -> list:
 
 
 def options_label(options) -> str:
-    from .solvers.alphabeta import SearchOptions
+    from gdl.solvers.alphabeta import SearchOptions
 
     default = SearchOptions()
     changed = [f.name if getattr(options, f.name) is True else f"{f.name}={getattr(options, f.name)}"
@@ -190,8 +189,8 @@ def for_depth(options):
 
 def _solver_calls(info: GameInfo, depth: int | None, options: Sequence) -> list[tuple[str, Callable]]:
     """(label, function of a game) for every solver that applies to a game with this info."""
-    from . import solvers
-    from .solvers.alphabeta import alphabeta
+    import gdl.solvers as solvers
+    from gdl.solvers.alphabeta import alphabeta
 
     calls: list[tuple[str, Callable]] = []
     two = info.num_players == 2 and info.is_constant_sum
@@ -261,7 +260,7 @@ def compare_position(game: Any, state: Any = None, depth: int | None = None,
     (default: ``state``). With ``views``, paranoid search is compared with the oracle on
     each player's ``ParanoidView``, and for games alpha-beta cannot take directly (more players,
     general-sum) the two-player solvers run on those views too."""
-    from .solvers.paranoid import ParanoidView, paranoid
+    from gdl.solvers.paranoid import ParanoidView, paranoid
 
     options = engine_options() if options is None else options
     root = game.initial_state() if state is None else state
@@ -449,17 +448,17 @@ def affine_utilities(tree: ast.GameFile, add: int = 0, scale: int = 1) -> ast.Ga
 
 
 def _load_tree(tree: ast.GameFile, backend: str = "interpret"):
-    import gdl
-    from .format import format_file
+    from gdl.backends.load import loads
+    from gdl.lang.format import format_file
 
-    return gdl.loads(format_file(tree), "<transformed>", backend=backend)
+    return loads(format_file(tree), "<transformed>", backend=backend)
 
 
 def metamorphic_problems(tree: ast.GameFile, game: Any = None, seed: int = 0,
                          backend: str = "interpret") -> tuple[list[Problem], int]:
     """Check renaming, reordering and affine changes of utilities on a rule file (or a tree
     file). Returns the problems and the number of comparisons made."""
-    from .solvers import solve
+    from gdl.solvers import solve
 
     game = game if game is not None else _load_tree(tree, backend)
     info = game.info
@@ -518,12 +517,9 @@ def _positions(game: Any, actions: Sequence) -> tuple[int, ...]:
 # ==== compiled against interpreted ==============================================================
 
 def have_compiler() -> bool:
-    try:
-        import gdl
+    from gdl.backends.load import BACKENDS
 
-        return "compile" in getattr(gdl, "BACKENDS", ())
-    except ImportError:  # pragma: no cover
-        return False
+    return "compile" in BACKENDS
 
 
 def backend_problems(compiled: Any, interpreted: Any, limit: int = 5000
@@ -597,9 +593,9 @@ def backend_problems(compiled: Any, interpreted: Any, limit: int = 5000
 
 def tree_file(root: Any, players: Sequence[str], sum_kind: str = GENERAL_SUM,
               total: Any = None, title: str = "fuzz counterexample") -> ast.GameFile:
-    """A ``gdl.tree`` tree as a rule file with a ``tree`` declaration (so the formatter can
+    """A ``gdl.backends.tree`` tree as a rule file with a ``tree`` declaration (so the formatter can
     print it). With a zero-sum or constant-sum declaration, two-player leaves are one number."""
-    from .tree import Chance, Decision, Leaf
+    from gdl.lang.ir import Chance, Decision, Leaf
 
     one_number = len(players) == 2 and sum_kind in (ZERO_SUM, CONSTANT_SUM)
 
@@ -627,8 +623,9 @@ def tree_file(root: Any, players: Sequence[str], sum_kind: str = GENERAL_SUM,
 def tree_metamorphic_problems(game: Any, seed: int = 0) -> tuple[list[Problem], int]:
     """Relabel every edge, permute children (two-player constant-sum trees only: elsewhere the
     first-best tie rule makes the order matter), and apply an affine change to every leaf."""
-    from .strategies import GeneratedTree
-    from .tree import Chance, Decision, Leaf, tree_info
+    from gdl.tools.strategies import GeneratedTree
+    from gdl.lang.ir import Chance, Decision, Leaf
+    from gdl.backends.tree import tree_info
 
     rng = _random.Random(seed)
     info = game.info
@@ -816,7 +813,7 @@ class Summary:
 def _tree_targets() -> dict[str, Any]:
     from hypothesis import strategies as st
 
-    from .strategies import trees
+    from gdl.tools.strategies import trees
 
     return {
         "trees, two players": st.one_of(
@@ -842,7 +839,7 @@ TARGET_SHARES = {"trees, two players": 3, "trees with chance": 2, "trees, three 
 def _option_sets():
     from hypothesis import strategies as st
 
-    from .solvers.alphabeta import SearchOptions
+    from gdl.solvers.alphabeta import SearchOptions
 
     return st.builds(SearchOptions, tt=st.booleans(), tt_size=st.sampled_from([2, 4, 64, 1 << 12]),
                      ordering=st.booleans(), killers=st.booleans(), history=st.booleans(),
@@ -921,7 +918,7 @@ def _solver_family(label: str) -> str:
 def _failure_text(target: str, example: Any) -> str:
     if target == "rule files":
         return example[0].text
-    from .format import format_file
+    from gdl.lang.format import format_file
 
     game = example[0]
     info = game.info
@@ -931,7 +928,7 @@ def _failure_text(target: str, example: Any) -> str:
 def _run_targets(examples: int, seed: int, targets: Sequence[str]) -> Summary:
     from hypothesis import strategies as st
 
-    from .strategies import rule_games
+    from gdl.tools.strategies import rule_games
 
     summary = Summary(seed=seed, examples=examples)
     strategies = _tree_targets()
@@ -1063,15 +1060,15 @@ def replay(game: Any, names: Sequence[str]) -> Any:
 
 def _fuzz_file_part(path: str, params: dict | None, examples: int, seed: int, budget: int,
                     include_root: bool) -> Summary:
-    import gdl
-    from .format import format_text
-    from .parse import parse
+    from gdl.backends.load import loads
+    from gdl.lang.format import format_text
+    from gdl.lang.parse import parse
 
     summary = Summary(seed=seed, examples=examples)
     report = summary.targets.setdefault(path, TargetReport(path))
     started = time.perf_counter()
     text = open(path, encoding="utf-8").read()
-    interpreted = gdl.loads(text, path, params, backend="interpret")  # a GdlError is the user's
+    interpreted = loads(text, path, params, backend="interpret")  # a GdlError is the user's
 
     def fail(problems, moves=(), depth=None):
         summary.failures.append(Failure(path, seed, problems, format_text(text, path),
@@ -1080,7 +1077,7 @@ def _fuzz_file_part(path: str, params: dict | None, examples: int, seed: int, bu
     game = interpreted
     if have_compiler():
         try:
-            game = gdl.loads(text, path, params, backend="compile")
+            game = loads(text, path, params, backend="compile")
         except Exception as error:  # noqa: BLE001 -- the interpreter took it: a compiler bug
             fail([Problem("backend", "compile", f"building the compiled game failed: "
                           f"{type(error).__name__}: {error}")])

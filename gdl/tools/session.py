@@ -21,8 +21,8 @@ from fractions import Fraction
 from math import lcm
 from typing import Any, Sequence
 
-from .moves import MoveError, choices, find_action
-from .protocol import CHANCE, TERMINAL, format_value
+from gdl.moves import MoveError, choices, find_action
+from gdl.protocol import CHANCE, TERMINAL, format_value
 
 
 # ---- a neutral evaluation ----------------------------------------------------------------------
@@ -93,17 +93,17 @@ class Advisor:
     time: float | None = None
     stop: Any = None      # a threading.Event that stops alpha-beta (Ctrl-C does too)
     # A context manager factory ``watch(game) -> game to search`` around every search, e.g.
-    # gdl.progress.watch for a status line; None: search the game as it is.
+    # gdl.tools.progress.watch for a status line; None: search the game as it is.
     watch: Any = None
 
     def resolved(self, game: Any) -> str:
-        from .solvers import choose
+        from gdl.solvers import choose
 
         return choose(game.info) if self.algorithm == "auto" else self.algorithm
 
     def check(self, game: Any) -> None:
         """Refuse settings the chosen solver cannot honour (SolverError)."""
-        from .solvers import ALGORITHMS, SolverError
+        from gdl.solvers import ALGORITHMS, SolverError
 
         name = self.resolved(game)
         if name not in ALGORITHMS:
@@ -119,7 +119,7 @@ class Advisor:
     def advise(self, game: Any, state: Any, *, values_per_action: bool = False) -> Advice:
         """The solver's best actions at ``state`` (a decision state), with its result; with
         ``values_per_action`` also every legal action's value where the solver can tell."""
-        from .solvers import solve
+        from gdl.solvers import solve
 
         self.check(game)
         neutral = needs_neutral_evaluation(game, self.depth, self.time)
@@ -127,7 +127,7 @@ class Advisor:
         name = self.resolved(game)
         budget = None
         if name == "alphabeta" and (self.time is not None or self.stop is not None):
-            from .solvers.alphabeta import Budget
+            from gdl.solvers.alphabeta import Budget
 
             budget = Budget(time=self.time)
             if self.stop is not None:
@@ -139,7 +139,7 @@ class Advisor:
             result = solve(searched, name, depth=self.depth, budget=budget, root_state=state)
         action_values: tuple = tuple(result.extra.get("action_values", ()))
         if values_per_action and not action_values and name == "alphabeta" and self.time is None:
-            from .solvers.alphabeta import SearchOptions, analyze
+            from gdl.solvers.alphabeta import SearchOptions, analyze
 
             options = SearchOptions(tt=True, ordering=True, killers=True, history=True)
             action_values = tuple(analyze(searched, state, depth=self.depth, options=options))

@@ -1,39 +1,22 @@
-"""Compiled games at run time: the generated module, executed, behind the game protocol; and a
-per-user cache of generated modules so that loading a rule file again skips parsing, checking
-and generating (the compiler itself is gdl.compile).
+"""Compiled games at run time: the generated module, executed, behind the game protocol.
 
-This module is imported on every ``gdl`` command, so it stays light: no Lark, no checker, no IR.
-A compiled game is built from the generated source and a *descriptor*, a small JSON-able dict
-(game info, action names, symbols, where each run-time error is located); the checked IR is
-rebuilt from the rule text only when something asks for it (``game.ir``, or the interpreter
-the helpers for people come from).
-
-The cache lives in ``$XDG_CACHE_HOME/gdl/compiled`` (or ``~/.cache/gdl/compiled``), is used
-only if that directory is the user's own and writable by nobody else (its files are run as
-code), and is keyed by the rule text, the file name, the parameter overrides and the state of
-gdl's own source files, so any change to either gives a fresh entry. ``GDL_NO_CACHE=1`` turns
-it off.
+The compiler (gdl.backends.compiler) writes the module; gdl.backends.load caches it. This module
+is imported on every ``gdl`` command, so it stays light: no Lark, no checker, no IR. A compiled
+game is built from the generated source and a *descriptor*, a small JSON-able dict (game info,
+action names, symbols, where each run-time error is located); the checked IR is rebuilt from the
+rule text only when something asks for it (``game.ir``, or the interpreter the helpers for
+people come from).
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 import linecache
-import marshal
-import os
-import stat
-import sys
 from fractions import Fraction
-from pathlib import Path
 
-from .span import NOWHERE, Span
-from .errors import Diagnostic, GameRuntimeError, Source
-from .protocol import GameInfo, distribution_problem
-
-FORMAT = 1
-CACHE_ENTRIES = 256    # the cache keeps about this many generated modules (oldest go first)
-
+from gdl.span import NOWHERE, Span
+from gdl.errors import Diagnostic, GameRuntimeError, Source
+from gdl.protocol import GameInfo, distribution_problem
 
 class RuleError(Exception):
     """A rule failed while the compiled game ran; ``_fail`` turns it into a located
@@ -50,7 +33,7 @@ def _span(value) -> Span:
 
 class CompiledGame:
     """The game protocol (gdl.protocol) over generated Python; the same semantics as
-    gdl.interpret.InterpretedGame, state for state.
+    gdl.backends.interpret.InterpretedGame, state for state.
 
     The protocol methods are plain functions stored on the instance (no ``self``), so a solver's
     ``game.apply(s, a)`` is a single call. ``python_source`` holds the generated module.
@@ -173,7 +156,7 @@ class CompiledGame:
         builtins = {"len": len, "list": list, "tuple": tuple, "type": type, "bool": bool,
                     "min": min, "max": max, "abs": abs, "any": any, "all": all, "range": range,
                     "AssertionError": AssertionError}
-        return {"__builtins__": builtins, "__name__": "gdl.compiled.module", "_EvalError": RuleError,
+        return {"__builtins__": builtins, "__name__": "gdl.backends.generated", "_EvalError": RuleError,
                 "_fail": fail, "_e303": e303, "_e301": e301, "_enext": enext, "_div": div,
                 "_mod": mod,
                 "_exact": exact, "_dist": dist, "_stuck": stuck, "_Fraction": Fraction,
@@ -196,11 +179,11 @@ class CompiledGame:
 
     @property
     def ir(self):
-        """The checked game (gdl.ir), rebuilt from the rule text when the game came from the
+        """The checked game (gdl.lang.ir), rebuilt from the rule text when the game came from the
         cache."""
         if self._ir is None:
-            from .check import check
-            from .parse import parse
+            from gdl.lang.check import check
+            from gdl.lang.parse import parse
 
             self._ir = check(parse(self.source.text, self.source.filename), self.source,
                              self._params)
@@ -209,7 +192,7 @@ class CompiledGame:
     def _reference(self):
         """The reference interpreter for the same game, built on first use."""
         if self.__dict__.get("_reference_game") is None:
-            from .interpret import InterpretedGame
+            from gdl.backends.interpret import InterpretedGame
 
             self.__dict__["_reference_game"] = InterpretedGame(self.ir, self.source)
         return self.__dict__["_reference_game"]
@@ -223,151 +206,3 @@ class CompiledGame:
 
 def _printable(text: str) -> str:
     return "".join(ch if ch.isprintable() else "?" for ch in text)
-
-
-# ---- loading, through the cache ------------------------------------------------------------------
-
-def load_text(text: str, filename: str = "<input>", params=None):
-    """The compiled game for rule text (a TreeGame for an explicit tree), from the cache when
-    this text was compiled before with the same parameters and the same gdl."""
-    params = dict(params or {})
-    key = _cache_key(text, filename, params)
-    entry = _cache_read(key) if key else None
-    source = Source(filename, text)
-    if entry is not None:
-        try:
-            return CompiledGame(entry["descriptor"], entry["source"], source, params,
-                                code=entry.get("code"))
-        except Exception:  # noqa: BLE001 - a damaged entry is no reason to fail: rebuild it
-            pass
-    from .check import check
-    from .compile import build_compiled
-    from .parse import parse
-
-    game = build_compiled(check(parse(text, filename), source, params), source, params)
-    if key and isinstance(game, CompiledGame):
-        _cache_write(key, {"descriptor": game._descriptor, "source": game.python_source},
-                     game._code)
-    return game
-
-
-def _cache_dir() -> Path | None:
-    """``$XDG_CACHE_HOME/gdl/compiled``, created 0700, used only if it is ours and private."""
-    if os.environ.get("GDL_NO_CACHE"):
-        return None
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    directory = Path(base) / "gdl" / "compiled"
-    try:
-        directory.mkdir(mode=0o700, parents=True, exist_ok=True)
-        for path in (directory.parent, directory):
-            info = path.stat()
-            if info.st_uid != os.getuid() or info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
-                return None
-    except (OSError, AttributeError):
-        return None
-    return directory
-
-
-def _gdl_stamp() -> str:
-    """The state of gdl's own sources (names, sizes, modification times): a new compiler or
-    checker never reads an entry written by an old one."""
-    here = Path(__file__).resolve().parent
-    parts = [str(FORMAT)]
-    places = [here]
-    try:
-        import importlib.util
-
-        spec = importlib.util.find_spec("gdl.grammars")
-        places += [Path(p) for p in (spec.submodule_search_locations or [])] if spec else []
-    except (ImportError, ValueError):
-        pass
-    for place in places:
-        for name in sorted(os.listdir(place)):
-            if name.endswith((".py", ".lark")):
-                info = os.stat(place / name)
-                parts.append(f"{name}:{info.st_size}:{info.st_mtime_ns}")
-    return "|".join(parts)
-
-
-def _cache_key(text: str, filename: str, params: dict) -> str | None:
-    try:
-        if _cache_dir() is None:
-            return None
-        overrides = sorted((k, type(v).__name__, v) for k, v in params.items())
-        material = "\0".join([sys.version, _gdl_stamp(), filename, repr(overrides), text])
-        return hashlib.sha256(material.encode("utf-8", "surrogatepass")).hexdigest()[:40]
-    except (OSError, UnicodeError):
-        return None
-
-
-def _read_private(path: Path) -> bytes | None:
-    """A file's bytes, if it is ours and writable by nobody else (it is going to run)."""
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-    except OSError:
-        return None
-    try:
-        info = os.fstat(fd)
-        if info.st_uid != os.getuid() or info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
-            return None
-        with os.fdopen(fd, "rb") as handle:
-            fd = -1
-            return handle.read()
-    except OSError:
-        return None
-    finally:
-        if fd >= 0:
-            os.close(fd)
-
-
-def _cache_read(key: str) -> dict | None:
-    """The cached entry: descriptor, source and (when present and sound) the code object."""
-    directory = _cache_dir()
-    if directory is None:
-        return None
-    data = _read_private(directory / f"{key}.json")
-    if data is None:
-        return None
-    try:
-        entry = json.loads(data.decode("utf-8"))
-    except (ValueError, UnicodeError):
-        return None
-    if not isinstance(entry, dict) or entry.get("format") != FORMAT:
-        return None
-    code = _read_private(directory / f"{key}.code")
-    if code is not None:
-        try:
-            entry["code"] = marshal.loads(code)   # written by this Python (the key says so)
-        except (ValueError, EOFError, TypeError):
-            pass
-    return entry
-
-
-def _cache_write(key: str, entry: dict, code=None) -> None:
-    directory = _cache_dir()
-    if directory is None:
-        return
-    try:
-        existing = sorted(directory.glob("*.json"), key=lambda p: p.stat().st_mtime)
-        for old in existing[:max(0, len(existing) - CACHE_ENTRIES + 1)]:
-            old.unlink(missing_ok=True)
-            old.with_suffix(".code").unlink(missing_ok=True)
-        if code is not None:
-            _write_private(directory / f"{key}.code", marshal.dumps(code))
-        _write_private(directory / f"{key}.json",
-                       json.dumps({"format": FORMAT, **entry}).encode("utf-8"))
-    except (OSError, ValueError, TypeError):
-        pass
-
-
-def _write_private(path: Path, data: bytes) -> None:
-    """Write a file readable and writable by its owner only, atomically."""
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        os.replace(temporary, path)
-    finally:
-        if temporary.exists():
-            temporary.unlink()

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Union
 
-from .span import NOWHERE, Span
+from gdl.span import NOWHERE, Span
 
 
 

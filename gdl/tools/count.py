@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass
 
-from .moves import choices
-from .protocol import TERMINAL
+from gdl.moves import choices
+from gdl.protocol import TERMINAL
 
 
 @dataclass(frozen=True)

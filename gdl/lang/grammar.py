@@ -1,0 +1,54 @@
+"""The rule language's grammar (``grammars/game.lark``, shipped as ``gdl.grammars``) and the Lark
+objects built from it: the LALR parser, the comment-reporting lexer of the formatter, and the
+reserved words.
+
+Building LALR tables costs tens of milliseconds, so Lark's cache of them is kept in the user's
+private cache directory (gdl.cache): the cache is a pickle, and loading one that another user
+could write would run their code.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from functools import lru_cache
+from importlib import resources
+from typing import Any
+
+import lark
+
+from gdl.cache import private_cache_dir
+
+
+def grammar_text() -> str:
+    return resources.files("gdl.grammars").joinpath("game.lark").read_text(encoding="utf-8")
+
+
+def build_lark(kind: str, cached: bool = True, **options: Any) -> lark.Lark:
+    """A Lark object for the grammar, its tables cached per user under a name of ``kind``, the
+    Lark version and the grammar (a new grammar never reads old tables)."""
+    text = grammar_text()
+    directory = private_cache_dir() if cached else None
+    if directory is not None:
+        key = hashlib.sha256(f"{lark.__version__}\0{kind}\0{text}".encode()).hexdigest()[:32]
+        try:
+            return lark.Lark(text, cache=str(directory / f"{kind}-{key}.lark.cache"), **options)
+        except OSError:
+            pass  # an unwritable cache is no reason to fail
+    return lark.Lark(text, **options)
+
+
+@lru_cache(maxsize=None)
+def build_parser(strict: bool = False) -> lark.Lark:
+    """The LALR parser. ``strict`` (used by the grammar's tests) also proves that the grammar has
+    no shift/reduce conflicts and no colliding terminals; it is never cached."""
+    return build_lark("grammar", cached=not strict, parser="lalr", propagate_positions=True,
+                      maybe_placeholders=True, strict=strict)
+
+
+@lru_cache(maxsize=None)
+def reserved_words() -> frozenset[str]:
+    """Keywords of the language: they look like names but can never be used as one."""
+    return frozenset(t.pattern.value for t in build_parser().terminals
+                     if isinstance(t.pattern, lark.lexer.PatternStr)
+                     and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", t.pattern.value))
