@@ -29,15 +29,16 @@ ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(ROOT))
 
+from reference import connect4 as ref_connect4  # noqa: E402
+from reference import pig as ref_pig  # noqa: E402
+from reference import solvers as ref  # noqa: E402
+from reference import tictactoe as ref_tictactoe  # noqa: E402
+
 import gdl  # noqa: E402
 from gdl.protocol import CHANCE, TERMINAL  # noqa: E402
 from gdl.solvers.alphabeta import SearchOptions, alphabeta  # noqa: E402
 from gdl.solvers.expectiminimax import expectiminimax  # noqa: E402
 from gdl.solvers.minimax import minimax  # noqa: E402
-from reference import connect4 as ref_connect4  # noqa: E402
-from reference import pig as ref_pig  # noqa: E402
-from reference import solvers as ref  # noqa: E402
-from reference import tictactoe as ref_tictactoe  # noqa: E402
 
 GAMES = ROOT / "games"
 # The transposition table size of both sides (gdl's default): the same buckets, the same rule.
@@ -131,9 +132,9 @@ def loader(state_cache: bool):
         return gdl.load
 
     def load(path, params=None):
-        from gdl.lang.check import check
         from gdl.backends.compiler import build
         from gdl.errors import Source
+        from gdl.lang.check import check
         from gdl.lang.parse import parse
 
         text = Path(path).read_text()

@@ -190,7 +190,7 @@ def table(title, rows, loads, results, markdown: bool) -> list[str]:
         out += ["| " + " | ".join(line) + " |" for line in body]
     else:
         widths = [max(len(r[i]) for r in [head] + body) for i in range(len(head))]
-        fmt = lambda r: "  ".join(c.ljust(widths[0]) if i == 0 else c.rjust(widths[i])  # noqa: E731
+        fmt = lambda r: "  ".join(c.ljust(widths[0]) if i == 0 else c.rjust(widths[i])
                                   for i, c in enumerate(r))
         out = [title, fmt(head), fmt(["-" * x for x in widths])] + [fmt(r) for r in body]
     notes = [f"{label.strip()} on {w}: {results[label, w][2]}"

@@ -30,7 +30,7 @@ def search(board, player, alpha, beta, table):
                 best, beta = min(best, v), min(beta, v)
             if alpha >= beta:
                 break
-    if alpha < best < beta or best in (-1, 1) and (best == 1) == (player == 1):
+    if alpha < best < beta or (best in (-1, 1) and (best == 1) == (player == 1)):
         table[key] = best   # only exact values (or wins for the mover) go in the table
     return best
 

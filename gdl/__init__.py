@@ -10,7 +10,7 @@ from __future__ import annotations
 from gdl.backends.load import BACKENDS, load, loads
 from gdl.errors import GameRuntimeError, GdlError
 
-__all__ = ["load", "loads", "solve", "GdlError", "GameRuntimeError"]
+__all__ = ["GameRuntimeError", "GdlError", "load", "loads", "solve"]
 
 
 def solve(game, algorithm: str = "auto", **options):

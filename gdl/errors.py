@@ -99,7 +99,7 @@ class GdlError(Exception):
     def span(self) -> Span:
         return self.diagnostics[0].span
 
-    def with_source(self, source: Source) -> "GdlError":
+    def with_source(self, source: Source) -> GdlError:
         return type(self)(self.diagnostics, source) if self.source is None else self
 
     def render(self) -> str:

@@ -22,9 +22,10 @@ Values are ``int`` or ``fractions.Fraction``: solvers never see a float.
 
 from __future__ import annotations
 
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Hashable, Protocol, Sequence
+from typing import Any, Protocol
 
 CHANCE = -1
 TERMINAL = -2

@@ -17,8 +17,26 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import gdl
-from gdl.tools.fuzz import TargetReport, _option_sets, _tree_targets, affine_utilities, backend_problems, check_rules_example, check_tree_example, compare_position, engine_options, fuzz_file, fuzz_generated, have_compiler, metamorphic_problems, oracle, rename_identifiers, reorder_declarations, run_property
 from gdl.lang.parse import parse
+from gdl.tools.fuzz import (
+    TargetReport,
+    _option_sets,
+    _tree_targets,
+    affine_utilities,
+    backend_problems,
+    check_rules_example,
+    check_tree_example,
+    compare_position,
+    engine_options,
+    fuzz_file,
+    fuzz_generated,
+    have_compiler,
+    metamorphic_problems,
+    oracle,
+    rename_identifiers,
+    reorder_declarations,
+    run_property,
+)
 from gdl.tools.strategies import rule_games, trees
 
 LARGE = int(os.environ.get("GDL_FUZZ_EXAMPLES", "0") or 0)

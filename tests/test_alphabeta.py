@@ -9,15 +9,23 @@ import time
 from fractions import Fraction
 
 import pytest
+from ab_games import Accumulate, Chain, Counting, PathTree, TicTacToe, oracle_root
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ab_games import Accumulate, Chain, Counting, PathTree, TicTacToe, oracle_root
-from gdl.protocol import CONSTANT_SUM, GENERAL_SUM, ZERO_SUM, GameInfo
-from gdl.solvers.alphabeta import Budget, Engine, SearchOptions, SearchStopped, alphabeta, analyze, optimal_strategy
-from gdl.solvers.result import SolverError
-from gdl.lang.ir import Chance, Decision, Leaf
 from gdl.backends.tree import TreeGame, tree_info
+from gdl.lang.ir import Chance, Decision, Leaf
+from gdl.protocol import CONSTANT_SUM, GENERAL_SUM, ZERO_SUM, GameInfo
+from gdl.solvers.alphabeta import (
+    Budget,
+    Engine,
+    SearchOptions,
+    SearchStopped,
+    alphabeta,
+    analyze,
+    optimal_strategy,
+)
+from gdl.solvers.result import SolverError
 
 ALL_ON = SearchOptions.engine()
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from fractions import Fraction
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -93,7 +93,7 @@ def pig_brute_force(sides: int, winscore: int, horizon: int, depth: int | None):
     def outcome(a, b):
         return 1 if a >= winscore else -1 if b >= winscore else 0
 
-    @lru_cache(maxsize=None)
+    @cache
     def decision(a, b, total, player, moves, left):
         if over(a, b, moves):
             return outcome(a, b)
@@ -111,7 +111,7 @@ def pig_brute_force(sides: int, winscore: int, horizon: int, depth: int | None):
         values.append(decision(*banked, 0, 1 - player, moves + 1, after))
         return values
 
-    @lru_cache(maxsize=None)
+    @cache
     def throw(a, b, total, player, moves, left):
         if over(a, b, moves):  # the roll used the last move: the die can change nothing
             return outcome(a, b)
@@ -179,7 +179,7 @@ def dice_race_brute_force(track: int, sides: int, turns: int, state, depth: int)
                 theirs[i] = 0
         return (tuple(mine), tuple(theirs)) if player == 0 else (tuple(theirs), tuple(mine))
 
-    @lru_cache(maxsize=None)
+    @cache
     def value(pos, player, dice, played, left):
         done = [all(p == home for p in pos[q]) for q in (0, 1)]
         if done[0] or done[1] or played == turns:

@@ -5,10 +5,9 @@ import subprocess
 import sys
 
 import pytest
+from helpers import GAMES
 
 from gdl.cli import main
-
-from helpers import GAMES
 
 TICTACTOE = str(GAMES / "tictactoe.game")
 

@@ -15,19 +15,20 @@ from collections import deque
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import gdl
-from gdl.lang.check import check
 from gdl.backends.compiler import build, generate
-from gdl.backends.runtime import CompiledGame
-from gdl.tools.count import count
-from gdl.errors import GameRuntimeError, Source
 from gdl.backends.interpret import InterpretedGame
+from gdl.backends.runtime import CompiledGame
+from gdl.backends.tree import TreeGame
+from gdl.errors import GameRuntimeError, Source
+from gdl.lang.check import check
 from gdl.lang.parse import parse
 from gdl.protocol import CHANCE, TERMINAL
 from gdl.solvers.minimax import minimax
-from gdl.backends.tree import TreeGame
+from gdl.tools.count import count
 
 ROOT = Path(__file__).resolve().parent.parent
 GAMES = sorted((ROOT / "games").glob("*.game"))
@@ -56,7 +57,7 @@ def outcome(fn, *args):
     except GameRuntimeError as error:
         return ("error", error.code, error.span, getattr(error, "state", None),
                 getattr(error, "action", None))
-    except Exception as error:  # noqa: BLE001 - the same kind of failure on both sides
+    except Exception as error:
         return ("exception", type(error).__name__)
 
 

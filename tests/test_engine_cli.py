@@ -9,11 +9,11 @@ import json
 import re
 import threading
 import time
-from functools import lru_cache
+from functools import cache
 
 import pytest
-
 from helpers import GAMES
+
 from gdl.cli import main
 from gdl.cli.engine import TECHNIQUES
 from gdl.solvers import default_options
@@ -43,7 +43,7 @@ def winner(board: str) -> str | None:
     return None
 
 
-@lru_cache(maxsize=None)
+@cache
 def value_for_x(board: str) -> int:
     """Plain minimax: +1 X wins, 0 draw, -1 O wins."""
     w = winner(board)

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+from ab_games import Accumulate, PathTree, oracle_root, oracle_value
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from ab_games import Accumulate, PathTree, oracle_root, oracle_value
 from gdl.solvers.alphabeta import Engine, SearchOptions, alphabeta, analyze
 
 VALUES = st.one_of(st.integers(-4, 4),

@@ -3,12 +3,11 @@
 The expectations were written by hand from each file's text (see the `# expect:` header)."""
 
 import pytest
+from helpers import DATA, expectation, first_location
 
 import gdl
 from gdl.cli import main
 from gdl.errors import GdlError
-
-from helpers import DATA, expectation, first_location
 
 INVALID = sorted((DATA / "invalid").glob("*.game"))
 RUNTIME = sorted((DATA / "runtime").glob("*.game"))

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gdl.lang import ast
 from gdl.cli import main
+from gdl.lang import ast
 from gdl.lang.format import collect_comments, format_expr, format_file, format_text
 from gdl.lang.parse import parse
 from gdl.tools.strategies import syntax_expressions, syntax_trees

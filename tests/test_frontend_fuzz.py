@@ -87,7 +87,7 @@ def _grammar_strategy():
     parser = lark.Lark(grammar_text(), parser="lalr")
     terminals, _, _ = parser.grammar.compile(parser.options.start, ())
     names = {t.name: t for t in terminals}
-    padded = lambda s: st.just(f" {s} ")  # noqa: E731
+    padded = lambda s: st.just(f" {s} ")
     explicit = {}
     for name, terminal in names.items():
         if isinstance(terminal.pattern, PatternStr):

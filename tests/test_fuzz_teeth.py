@@ -11,19 +11,17 @@ few other seeds beside it. Shrinking is off here to keep the suite fast; `gdl fu
 
 from __future__ import annotations
 
-import importlib
 import inspect
 import sys
 import types
 
-import pytest
+from hypothesis import strategies as st
 
 import gdl.solvers.alphabeta as alphabeta_module
 import gdl.solvers.expectiminimax as expectiminimax_module
 import gdl.solvers.maxn as maxn_module
 from gdl.tools.fuzz import _option_sets, _tree_targets, check_rules_example, check_tree_example, run_property
 from gdl.tools.strategies import rule_games
-from hypothesis import strategies as st
 
 SEED = 20260101
 BUDGET = 300   # examples allowed; hypothesis plans its search by this budget, so it is fixed

@@ -1,21 +1,20 @@
 """The bundled games against published facts (../shared/FACTS.md), never our own output."""
 
 import random
-from functools import lru_cache
+from functools import cache
 
 import pytest
+from helpers import GAMES
 
 import gdl
-from gdl.tools.count import count
 from gdl.moves import play
 from gdl.protocol import TERMINAL
 from gdl.solvers import solve
 from gdl.solvers.alphabeta import SearchOptions
+from gdl.tools.count import count
 
-from helpers import GAMES
 
-
-@lru_cache(maxsize=None)
+@cache
 def load(name, **params):
     return gdl.load(GAMES / name, params)
 

@@ -7,8 +7,8 @@ import lark
 import pytest
 
 from gdl import cache
-from gdl.lang import grammar, parse
 from gdl.errors import GdlError
+from gdl.lang import grammar, parse
 
 
 def test_grammar_builds_in_strict_mode():

@@ -7,7 +7,7 @@ independent brute-force searches written in this file; never from our own solver
 from __future__ import annotations
 
 import json
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -84,7 +84,7 @@ HAND = {1: 0, 2: 0, 3: 1, 0: 2}
 def takeaway_brute_force(n: int):
     """max^n written directly: the winner's index (0 = A) and the set of optimal first moves."""
 
-    @lru_cache(maxsize=None)
+    @cache
     def winner(pile: int, mover: int) -> int:
         best = None
         for k in (1, 2):
@@ -124,7 +124,7 @@ def test_takeaway_default_is_solved_by_maxn_automatically(capsys):
 def paranoid_brute_force(n: int, me: int) -> int:
     """Player ``me``'s value when both others play to make ``me`` lose (plain minimax)."""
 
-    @lru_cache(maxsize=None)
+    @cache
     def value(pile: int, mover: int) -> int:
         results = [(1 if mover == me else 0) if k == pile else value(pile - k, (mover + 1) % 3)
                    for k in (1, 2) if k <= pile]

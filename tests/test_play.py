@@ -8,12 +8,12 @@ import re
 import sys
 from fractions import Fraction
 
+from helpers import GAMES
+
 import gdl
 from gdl.cli import main
 from gdl.moves import play as play_moves
 from gdl.tools.session import Session, draw, normalise, render
-
-from helpers import GAMES
 
 TICTACTOE = str(GAMES / "tictactoe.game")
 

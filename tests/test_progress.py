@@ -5,13 +5,13 @@ import io
 import json
 from types import SimpleNamespace
 
+from helpers import GAMES
+
 import gdl
 from gdl.cli import main
 from gdl.moves import play
-from gdl.tools.progress import Counting, Reporter, search_depth, status_line, watch, with_progress
 from gdl.solvers import solve
-
-from helpers import GAMES
+from gdl.tools.progress import Counting, Reporter, search_depth, status_line, watch, with_progress
 
 
 class Terminal(io.StringIO):

@@ -5,10 +5,10 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from gdl.lang.check import check
-from gdl.cli import main
 from gdl.backends.compiler import generate
+from gdl.cli import main
 from gdl.errors import Source
+from gdl.lang.check import check
 from gdl.lang.parse import parse
 
 ROOT = Path(__file__).resolve().parent.parent

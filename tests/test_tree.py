@@ -7,14 +7,13 @@ import re
 import shutil
 
 import pytest
+from helpers import GAMES
 
 import gdl
 from gdl.cli import main
 from gdl.moves import play
 from gdl.protocol import TERMINAL
 from gdl.tools.search_tree import record, to_dot, to_text
-
-from helpers import GAMES
 
 FIG52 = str(GAMES / "aima-fig5-2.game")
 

@@ -16,12 +16,11 @@ import builtins
 from pathlib import Path
 
 import pytest
+from test_compile import both, explore
 
 import gdl
 import gdl.backends.compiler as compiler
 from gdl.backends.compiler import CompiledGame
-
-from test_compile import both, explore
 
 # A payload that, if it ever ran as Python, would set a global and try to leave a file.
 PAYLOAD = "PWNED = 1; __import__('os').system('touch {marker}'); open('{marker}', 'w')"
@@ -78,8 +77,8 @@ def test_hostile_names_and_strings_stay_data(tmp_path, breaker):
 def test_the_payload_would_run_without_the_cleaning(monkeypatch):
     """The tests above can fail: with comment cleaning switched off, a carriage return in the
     title ends the generated comment and the rest of the title runs as Python."""
-    from gdl.lang.check import check
     from gdl.errors import Source
+    from gdl.lang.check import check
     from gdl.lang.parse import parse
 
     text = ('game "evil\rPWNED = 1" players A, B var n in 0..1 = 0 action go effect n = 1 '

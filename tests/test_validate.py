@@ -8,14 +8,13 @@ import json
 from fractions import Fraction
 
 import pytest
+from helpers import DATA, GAMES
 
 import gdl
-from gdl.tools import validate as v
 from gdl.cli import main
 from gdl.cli.deep import declared_state_bound
 from gdl.protocol import CHANCE, TERMINAL, ZERO_SUM, GameInfo
-
-from helpers import DATA, GAMES
+from gdl.tools import validate as v
 
 DEEP = DATA / "deep"
 

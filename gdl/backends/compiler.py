@@ -54,10 +54,10 @@ from __future__ import annotations
 import itertools
 from fractions import Fraction
 
-from gdl.lang import ir
-from gdl.lang.ast import NOWHERE, Span
 from gdl.backends.runtime import CompiledGame
 from gdl.errors import Source
+from gdl.lang import ir
+from gdl.lang.ast import Span
 from gdl.protocol import distribution_problem
 
 __all__ = ["CompiledGame", "build", "generate"]
@@ -83,7 +83,7 @@ class _NeedList(Exception):
         self.slot = slot
 
 
-def _slot_read(p: "P") -> int | None:
+def _slot_read(p: P) -> int | None:
     """A state slot an expression reads at a constant position (``s[5]``, or the local ``c5``
     holding slot 5), if any: splitting on its value may make the expression constant."""
     if p.kind == "read" and p.parts[0] == "s" and p.parts[1].is_const:
@@ -122,7 +122,7 @@ class P:
     (text -> (low, high) bounds, and the texts of sub-conditions); ``cost``: rough size.
     ``kind``/``parts`` keep the structure for common-subexpression elimination."""
 
-    __slots__ = ("kind", "parts", "text", "safe", "const", "vals", "facts", "cost")
+    __slots__ = ("const", "cost", "facts", "kind", "parts", "safe", "text", "vals")
 
     def __init__(self, kind, parts, text, *, safe=True, const=_NOCONST, vals=None, facts=None,
                  cost=1):
@@ -292,7 +292,7 @@ def _compare_facts(op: str, x: P, k):
 
 # ---- common subexpressions -------------------------------------------------------------------
 
-def _cse(root: P, fn: "_Function") -> P:
+def _cse(root: P, fn: _Function) -> P:
     """Compute each repeated subexpression once: the first occurrence that is evaluated on every
     path reaching a later one binds a temporary (``(_c1 := ...)``), the later ones read it.
 
@@ -357,7 +357,7 @@ def _cse(root: P, fn: "_Function") -> P:
 class _Ctx:
     """Where an expression is compiled: local names, the mover, how state slots are read."""
 
-    __slots__ = ("env", "mover", "slots", "container", "dirty", "facts", "fn")
+    __slots__ = ("container", "dirty", "env", "facts", "fn", "mover", "slots")
 
     def __init__(self, env, mover: P, slots, container: str, dirty, facts, fn):
         self.env = env                # local name -> P
@@ -368,11 +368,11 @@ class _Ctx:
         self.facts = facts
         self.fn = fn
 
-    def bind(self, more: dict) -> "_Ctx":
+    def bind(self, more: dict) -> _Ctx:
         return _Ctx({**self.env, **more}, self.mover, self.slots, self.container, self.dirty,
                     self.facts, self.fn)
 
-    def knowing(self, facts: dict) -> "_Ctx":
+    def knowing(self, facts: dict) -> _Ctx:
         if not facts:
             return self
         return _Ctx(self.env, self.mover, self.slots, self.container, self.dirty,
@@ -656,8 +656,8 @@ class _Compiler:
             return left
         if op == "*" and left.is_const and left.const == 1:
             return right
-        if op == "*" and (right.is_const and right.const == 0 and left.safe
-                          or left.is_const and left.const == 0 and right.safe):
+        if op == "*" and ((right.is_const and right.const == 0 and left.safe)
+                          or (left.is_const and left.const == 0 and right.safe)):
             return const(0)
         vals = _combine(left.vals, right.vals, _ARITH[op])
         cost = left.cost + right.cost + 1
@@ -923,7 +923,7 @@ class _Compiler:
             body.append(f"c[{k}] = {changed[k]}")
         return body, "tuple(c)"
 
-    def block(self, stmts, ctx: _Ctx, state: "_EffectState", out: list, indent: str,
+    def block(self, stmts, ctx: _Ctx, state: _EffectState, out: list, indent: str,
               has_next: bool) -> None:
         last_line = None
         for st in stmts:
@@ -937,11 +937,11 @@ class _Compiler:
                 last_line = span.line
             self.statement(st, ctx, state, out, indent, has_next)
 
-    def _ctx_for(self, ctx: _Ctx, state: "_EffectState") -> _Ctx:
+    def _ctx_for(self, ctx: _Ctx, state: _EffectState) -> _Ctx:
         return _Ctx(ctx.env, ctx.mover, dict(state.slots) if state.mode == "tuple" else {},
                     ctx.container, bool(state.slots), {}, ctx.fn)
 
-    def statement(self, st, ctx: _Ctx, state: "_EffectState", out: list, indent: str,
+    def statement(self, st, ctx: _Ctx, state: _EffectState, out: list, indent: str,
                   has_next: bool) -> None:
         here = self._ctx_for(ctx, state)
         if isinstance(st, ir.Assign):
@@ -972,7 +972,7 @@ class _Compiler:
         else:
             raise AssertionError(f"unknown statement {st!r}")
 
-    def assign(self, st: ir.Assign, ctx: _Ctx, state: "_EffectState", out: list, indent: str) -> None:
+    def assign(self, st: ir.Assign, ctx: _Ctx, state: _EffectState, out: list, indent: str) -> None:
         var = st.var
         value = self.final_expr(st.value, ctx)
         allowed = frozenset(var.values)
@@ -995,8 +995,8 @@ class _Compiler:
                 raise _NeedList(_slot_read(self.sum_of(const(0), parts)))
             slot = var.slot + constant
             if not state.force and not needs_check and (
-                    value.is_const or value.kind == "read" and value.parts[0] == "s"
-                    and value.parts[1].is_const):
+                    value.is_const or (value.kind == "read" and value.parts[0] == "s"
+                    and value.parts[1].is_const)):
                 # a constant or an unchanged cell of the old state: nothing to compute now
                 state.slots[slot] = value
                 return
@@ -1372,7 +1372,7 @@ class _EffectState:
     slots changed so far (slot -> a constant, ``s[k]``, or the local ``c<slot>``). ``force``:
     inside a loop every assignment goes to its local."""
 
-    __slots__ = ("mode", "chance", "slots", "force", "dead", "suspend")
+    __slots__ = ("chance", "dead", "force", "mode", "slots", "suspend")
 
     def __init__(self, mode: str, chance: bool, slots=None, force: bool = False,
                  suspend: str | None = None):
@@ -1383,7 +1383,7 @@ class _EffectState:
         # `random` reached checks its distribution and runs this line instead of reading `o`.
         self.suspend = suspend
 
-    def copy(self) -> "_EffectState":
+    def copy(self) -> _EffectState:
         return _EffectState(self.mode, self.chance, dict(self.slots), self.force, self.suspend)
 
 

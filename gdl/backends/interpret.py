@@ -15,16 +15,15 @@ Arithmetic: ``/`` is floor division and ``%`` its remainder (Python's ``//`` and
 
 from __future__ import annotations
 
-import weakref
+from collections.abc import Callable
 from fractions import Fraction
-from typing import Callable
 
-from gdl.lang import ir
-from gdl.lang.evaluate import EvalError, Fn, bindings, expr_fn, flat_index
-from gdl.span import NOWHERE, Span
-from gdl.errors import Diagnostic, GameRuntimeError, Source
-from gdl.protocol import CHANCE, TERMINAL, GameInfo, distribution_problem
 from gdl.backends.tree import TreeGame
+from gdl.errors import Diagnostic, GameRuntimeError, Source
+from gdl.lang import ir
+from gdl.lang.evaluate import EvalError, bindings, expr_fn, flat_index
+from gdl.protocol import CHANCE, TERMINAL, GameInfo, distribution_problem
+from gdl.span import NOWHERE
 
 ROTATE = -1  # `pass`: the turn goes on in rotation
 
@@ -41,7 +40,7 @@ class _NeedChance(Exception):
 class _Run:
     """One execution of an effect: the cells being changed, the turn, the chance outcomes."""
 
-    __slots__ = ("cells", "turn", "outcomes", "cursor")
+    __slots__ = ("cells", "cursor", "outcomes", "turn")
 
     def __init__(self, cells: list, outcomes: tuple):
         self.cells, self.turn, self.outcomes, self.cursor = cells, ROTATE, outcomes, 0

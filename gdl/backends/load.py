@@ -16,12 +16,12 @@ import marshal
 import os
 import stat
 import sys
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Mapping
 
+from gdl.backends.runtime import CompiledGame
 from gdl.cache import private_cache_dir
 from gdl.errors import Source
-from gdl.backends.runtime import CompiledGame
 
 FORMAT = 1
 CACHE_ENTRIES = 256    # the cache keeps about this many generated modules (oldest go first)
@@ -42,9 +42,9 @@ def loads(text: str, filename: str = "<input>", params: Mapping[str, int | bool]
         raise ValueError(f"unknown backend {backend!r}; choose from {', '.join(BACKENDS)}")
     if backend == "compile":
         return load_text(text, filename, params)
+    from gdl.backends.interpret import build
     from gdl.lang.check import check
     from gdl.lang.parse import parse
-    from gdl.backends.interpret import build
 
     source = Source(filename, text)
     return build(check(parse(text, filename), source, params), source)
@@ -67,11 +67,11 @@ def load_text(text: str, filename: str = "<input>", params=None):
         try:
             return CompiledGame(entry["descriptor"], entry["source"], source, params,
                                 code=entry.get("code"))
-        except Exception:  # noqa: BLE001 - a damaged entry is no reason to fail: rebuild it
+        except Exception:
             pass
+    from gdl.backends.compiler import build_compiled
     from gdl.lang.check import check
     from gdl.lang.parse import parse
-    from gdl.backends.compiler import build_compiled
 
     game = build_compiled(check(parse(text, filename), source, params), source, params)
     if key and isinstance(game, CompiledGame):

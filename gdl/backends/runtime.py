@@ -14,9 +14,10 @@ import hashlib
 import linecache
 from fractions import Fraction
 
-from gdl.span import NOWHERE, Span
 from gdl.errors import Diagnostic, GameRuntimeError, Source
 from gdl.protocol import GameInfo, distribution_problem
+from gdl.span import NOWHERE, Span
+
 
 class RuleError(Exception):
     """A rule failed while the compiled game ran; ``_fail`` turns it into a located

@@ -6,10 +6,10 @@ that number, so states are plain ints and the game protocol holds unchanged.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
-from gdl.lang.ir import Chance, Decision, Leaf, Node
-from gdl.protocol import CHANCE, TERMINAL, GENERAL_SUM, GameInfo, Value
+from gdl.lang.ir import Decision, Leaf, Node
+from gdl.protocol import CHANCE, GENERAL_SUM, TERMINAL, GameInfo, Value
 
 
 class TreeGame:

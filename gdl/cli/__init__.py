@@ -12,13 +12,12 @@ that can go on forever), 2 a usage error (bad arguments, an algorithm that does 
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
-
-import importlib
 
 from gdl.errors import GameRuntimeError, GdlError
 

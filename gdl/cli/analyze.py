@@ -14,9 +14,9 @@ import sys
 import time
 from pathlib import Path
 
+from gdl.cli import UsageError, add_common, load_game, moves_arg, parse_sets, print_json, report_runtime
 from gdl.errors import GameRuntimeError
 from gdl.protocol import CHANCE, TERMINAL, format_value, json_value
-from gdl.cli import UsageError, add_common, load_game, moves_arg, parse_sets, print_json, report_runtime
 
 DEFAULT_MAX_STATES = 200_000
 

@@ -7,9 +7,9 @@ import sys
 import time
 from pathlib import Path
 
+from gdl.cli import UsageError, add_common, load_game, moves_arg, parse_sets, print_json, report_runtime
 from gdl.errors import GameRuntimeError, GdlError
 from gdl.protocol import format_value, json_value
-from gdl.cli import UsageError, add_common, load_game, moves_arg, parse_sets, print_json, report_runtime
 
 
 def cmd_check(args) -> int:
@@ -41,8 +41,8 @@ def cmd_check(args) -> int:
 
 def cmd_solve(args) -> int:
     from gdl.moves import MoveError, play
-    from gdl.tools.progress import with_progress
     from gdl.solvers import solve
+    from gdl.tools.progress import with_progress
 
     solve = with_progress(solve)    # a status line on stderr when it is a terminal (gdl/tools/progress.py)
 
@@ -52,9 +52,8 @@ def cmd_solve(args) -> int:
     except MoveError as error:
         raise UsageError(str(error)) from None
     from gdl.cli.deep import solve_result_notes, solve_size_check
-
-    from gdl.solvers import choose
     from gdl.cli.engine import engine_settings, proof_note, stats_document, stats_lines
+    from gdl.solvers import choose
 
     algorithm = choose(game.info) if args.algorithm == "auto" else args.algorithm
     options, budget = engine_settings(args, algorithm)   # --time, --nodes, --tt/--no-tt, ...

@@ -10,9 +10,9 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from gdl.span import NOWHERE
-from gdl.errors import Diagnostic, GdlError, Source
 from gdl.cli import UsageError, parse_sets, print_json
+from gdl.errors import Diagnostic, GdlError, Source
+from gdl.span import NOWHERE
 
 
 def declared_state_bound(game) -> int | None:

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import sys
 
+from gdl.cli import UsageError, add_common, load_game, moves_arg, parse_sets, report_runtime
 from gdl.errors import GameRuntimeError
 from gdl.protocol import CHANCE, TERMINAL, format_value
-from gdl.cli import UsageError, add_common, load_game, moves_arg, parse_sets, report_runtime
 
 COMMANDS = {
     "hint": "the solver's best actions here, with their values",
@@ -153,8 +153,8 @@ def cmd_play(args) -> int:
 def _human_turn(session, console: _Console, advisor, seats, players, draw) -> bool:
     """One decision of a person: prompt until a legal action is played. False to stop."""
     from gdl.moves import MoveError
-    from gdl.tools.session import describe_values
     from gdl.solvers import SolverError
+    from gdl.tools.session import describe_values
 
     game = session.game
     player = session.to_move

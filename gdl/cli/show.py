@@ -18,8 +18,8 @@ EMITS = ("ast", "ir", "python")
 
 
 def cmd_show(args) -> int:
-    from gdl.lang.check import check
     from gdl.errors import Source
+    from gdl.lang.check import check
     from gdl.lang.parse import parse
 
     if not Path(args.file).is_file():

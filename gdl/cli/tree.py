@@ -7,8 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from gdl.errors import GameRuntimeError
 from gdl.cli import UsageError, add_common, load_game, moves_arg, parse_sets, report_runtime
+from gdl.errors import GameRuntimeError
 
 NO_GRAPHVIZ = ("gdl tree: SVG needs Graphviz's `dot` program, which is not installed.\n"
                "  Install it (Debian/Ubuntu: apt-get install graphviz; macOS: brew install graphviz)\n"

@@ -13,8 +13,6 @@ from typing import Union
 from gdl.span import NOWHERE, Span
 
 
-
-
 def _span() -> Span:
     return field(default=NOWHERE, compare=False, repr=False)
 
@@ -53,51 +51,51 @@ class Mover:
 @dataclass(frozen=True)
 class Call:
     func: Ident
-    args: tuple["Expr", ...]
+    args: tuple[Expr, ...]
     span: Span = _span()
 
 
 @dataclass(frozen=True)
 class Index:
-    base: "Expr"
-    index: "Expr"
+    base: Expr
+    index: Expr
     span: Span = _span()
 
 
 @dataclass(frozen=True)
 class ListLit:
-    items: tuple["Expr", ...]
+    items: tuple[Expr, ...]
     span: Span = _span()
 
 
 @dataclass(frozen=True)
 class Unary:
     op: str  # "-" or "not"
-    operand: "Expr"
+    operand: Expr
     span: Span = _span()
 
 
 @dataclass(frozen=True)
 class Binary:
     op: str  # + - * / % == != < <= > >= and or
-    left: "Expr"
-    right: "Expr"
+    left: Expr
+    right: Expr
     span: Span = _span()
 
 
 @dataclass(frozen=True)
 class IfExpr:
-    cond: "Expr"
-    then: "Expr"
-    otherwise: "Expr"
+    cond: Expr
+    then: Expr
+    otherwise: Expr
     span: Span = _span()
 
 
 @dataclass(frozen=True)
 class Quantifier:
     kind: str  # any all count sum min max
-    binders: tuple["Binder", ...]
-    body: "Expr"
+    binders: tuple[Binder, ...]
+    body: Expr
     span: Span = _span()
 
 
@@ -174,15 +172,15 @@ class Random:
 @dataclass(frozen=True)
 class If:
     cond: Expr
-    then: tuple["Stmt", ...]
-    otherwise: tuple["Stmt", ...] | None
+    then: tuple[Stmt, ...]
+    otherwise: tuple[Stmt, ...] | None
     span: Span = _span()
 
 
 @dataclass(frozen=True)
 class For:
     binders: tuple[Binder, ...]
-    body: tuple["Stmt", ...]
+    body: tuple[Stmt, ...]
     span: Span = _span()
 
 
@@ -200,7 +198,7 @@ class TreeLeaf:
 @dataclass(frozen=True)
 class TreeDecision:
     player: Ident
-    edges: tuple[tuple[Ident, "TreeNode"], ...]
+    edges: tuple[tuple[Ident, TreeNode], ...]
     span: Span = _span()
 
 
@@ -208,7 +206,7 @@ class TreeDecision:
 class ChanceEdge:
     label: Ident | None
     probability: Fraction
-    child: "TreeNode"
+    child: TreeNode
     span: Span = _span()
 
 

@@ -8,16 +8,16 @@ causes a second message, so one mistake gives one diagnostic.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Iterable, Mapping
 from fractions import Fraction
-from typing import Iterable, Mapping
 
+from gdl.errors import Diagnostic, GdlError, Source, did_you_mean
 from gdl.lang import ast, ir
 from gdl.lang.ast import NOWHERE, Span
-from gdl.errors import Diagnostic, GdlError, Source, did_you_mean
 from gdl.lang.evaluate import EvalError, eval_const
 from gdl.lang.grammar import reserved_words
-from gdl.protocol import CONSTANT_SUM, ZERO_SUM, distribution_problem
 from gdl.lang.ir import Chance, Decision, Leaf
+from gdl.protocol import CONSTANT_SUM, ZERO_SUM, distribution_problem
 
 INT, BOOL, SYM = ir.INT, ir.BOOL, ir.SYM
 ERROR = "error"  # the type of a placeholder for something already reported
@@ -59,7 +59,7 @@ class _Scope:
         self.rational = rational
         self.state = state  # False where only constants may appear
 
-    def bind(self, more: dict[str, str]) -> "_Scope":
+    def bind(self, more: dict[str, str]) -> _Scope:
         return _Scope({**self.names, **more}, self.rational, self.state)
 
 
@@ -784,7 +784,7 @@ class _Checker:
         name = node.func.name
         args = [self.expr(a, scope) for a in node.args]
         if name in ("abs", "min", "max"):
-            if name in ("min", "max") and len(args) < 2 or name == "abs" and len(args) != 1:
+            if (name in ("min", "max") and len(args) < 2) or (name == "abs" and len(args) != 1):
                 self.error("E202", f"{name}() takes {'one argument' if name == 'abs' else 'two or more arguments'}, "
                            f"given {len(args)}", node.span)
                 return self.placeholder(node.span)

@@ -11,11 +11,11 @@ Arithmetic: ``/`` is floor division and ``%`` its remainder (Python's ``//`` and
 from __future__ import annotations
 
 import weakref
+from collections.abc import Callable
 from fractions import Fraction
-from typing import Callable
 
-from gdl.span import Span
 from gdl.lang import ir
+from gdl.span import Span
 
 
 class EvalError(Exception):
@@ -136,7 +136,7 @@ def expr_fn(e: ir.Expr) -> Fn:
     raise AssertionError(f"unknown expression {e!r}")
 
 
-_DEFINE_BODIES: "weakref.WeakKeyDictionary[ir.Define, list]" = weakref.WeakKeyDictionary()
+_DEFINE_BODIES: weakref.WeakKeyDictionary[ir.Define, list] = weakref.WeakKeyDictionary()
 
 
 def _define_body(define: ir.Define) -> list:

@@ -43,18 +43,25 @@ Canonical style (close to how the bundled games are written):
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
-from typing import Iterable, Sequence
 
 from gdl.lang import ast
 
 WIDTH = 100
 INDENT = 4
 
-__all__ = ["Comment", "FormatError", "WIDTH", "collect_comments", "format_expr", "format_file",
-           "format_text"]
+__all__ = [
+    "WIDTH",
+    "Comment",
+    "FormatError",
+    "collect_comments",
+    "format_expr",
+    "format_file",
+    "format_text",
+]
 
 
 class FormatError(Exception):

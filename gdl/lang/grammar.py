@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from functools import lru_cache
+from functools import cache
 from importlib import resources
 from typing import Any
 
@@ -38,7 +38,7 @@ def build_lark(kind: str, cached: bool = True, **options: Any) -> lark.Lark:
     return lark.Lark(text, **options)
 
 
-@lru_cache(maxsize=None)
+@cache
 def build_parser(strict: bool = False) -> lark.Lark:
     """The LALR parser. ``strict`` (used by the grammar's tests) also proves that the grammar has
     no shift/reduce conflicts and no colliding terminals; it is never cached."""
@@ -46,7 +46,7 @@ def build_parser(strict: bool = False) -> lark.Lark:
                       maybe_placeholders=True, strict=strict)
 
 
-@lru_cache(maxsize=None)
+@cache
 def reserved_words() -> frozenset[str]:
     """Keywords of the language: they look like names but can never be used as one."""
     return frozenset(t.pattern.value for t in build_parser().terminals

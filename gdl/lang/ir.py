@@ -82,7 +82,7 @@ class Mover:
 @dataclass(frozen=True)
 class VarRef:
     var: Variable
-    indices: tuple["Expr", ...]
+    indices: tuple[Expr, ...]
     type: str
     span: Span = NOWHERE
 
@@ -90,7 +90,7 @@ class VarRef:
 @dataclass(frozen=True)
 class ConstRef:
     const: Constant
-    indices: tuple["Expr", ...]
+    indices: tuple[Expr, ...]
     type: str
     span: Span = NOWHERE
 
@@ -98,7 +98,7 @@ class ConstRef:
 @dataclass(frozen=True)
 class Unary:
     op: str  # "-" or "not"
-    operand: "Expr"
+    operand: Expr
     type: str
     span: Span = NOWHERE
 
@@ -108,17 +108,17 @@ class Binary:
     """op: + - * / % (floor division and its modulo), exact "÷" (probabilities only),
     == != < <= > >=, and / or (short-circuit)."""
     op: str
-    left: "Expr"
-    right: "Expr"
+    left: Expr
+    right: Expr
     type: str
     span: Span = NOWHERE
 
 
 @dataclass(frozen=True)
 class IfExpr:
-    cond: "Expr"
-    then: "Expr"
-    otherwise: "Expr"
+    cond: Expr
+    then: Expr
+    otherwise: Expr
     type: str
     span: Span = NOWHERE
 
@@ -127,7 +127,7 @@ class IfExpr:
 class Quantifier:
     kind: str  # any all count sum min max
     binders: tuple[tuple[str, tuple[int, ...]], ...]  # (local name, values in order)
-    body: "Expr"
+    body: Expr
     type: str
     span: Span = NOWHERE
 
@@ -135,15 +135,15 @@ class Quantifier:
 @dataclass(frozen=True)
 class Builtin:
     name: str  # abs min max
-    args: tuple["Expr", ...]
+    args: tuple[Expr, ...]
     type: str = INT
     span: Span = NOWHERE
 
 
 @dataclass(frozen=True)
 class Call:
-    define: "Define"
-    args: tuple["Expr", ...]
+    define: Define
+    args: tuple[Expr, ...]
     type: str
     span: Span = NOWHERE
 
@@ -174,15 +174,15 @@ class Assign:
 @dataclass(frozen=True)
 class If:
     cond: Expr
-    then: tuple["Stmt", ...]
-    otherwise: tuple["Stmt", ...]
+    then: tuple[Stmt, ...]
+    otherwise: tuple[Stmt, ...]
     span: Span = NOWHERE
 
 
 @dataclass(frozen=True)
 class For:
     binders: tuple[tuple[str, tuple[int, ...]], ...]
-    body: tuple["Stmt", ...]
+    body: tuple[Stmt, ...]
     span: Span = NOWHERE
 
 
@@ -204,7 +204,7 @@ class Random:
     name: str
     type: str
     outcomes: tuple[tuple[Expr, Expr], ...]
-    body: tuple["Stmt", ...]
+    body: tuple[Stmt, ...]
     index: int  # numbers the random statements of the game, for outcome names
     span: Span = NOWHERE
 
@@ -240,12 +240,12 @@ class Leaf:
 @dataclass(frozen=True)
 class Decision:
     player: int
-    children: tuple[tuple[str, "Node"], ...]  # (action label, child), labels unique here
+    children: tuple[tuple[str, Node], ...]  # (action label, child), labels unique here
 
 
 @dataclass(frozen=True)
 class Chance:
-    children: tuple[tuple[str, Fraction, "Node"], ...]  # (outcome label, probability, child)
+    children: tuple[tuple[str, Fraction, Node], ...]  # (outcome label, probability, child)
 
 
 Node = Union[Leaf, Decision, Chance]

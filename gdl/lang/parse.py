@@ -7,22 +7,15 @@ path: the cache is a pickle, and loading one another user could write would run 
 
 from __future__ import annotations
 
-import hashlib
-import os
-import stat
 from fractions import Fraction
-from functools import lru_cache
-from importlib import resources
-from pathlib import Path
 
 import lark
 from lark import Token, Transformer, v_args
-from lark.exceptions import VisitError, UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
 
-from gdl.lang import ast
 from gdl.errors import Diagnostic, GdlError, Source
+from gdl.lang import ast
 from gdl.lang.grammar import build_parser, reserved_words
-
 
 # Readable names for the grammar's terminals, used in "expected ..." messages.
 _TERMINAL_WORDS = {

@@ -13,7 +13,7 @@ from dataclasses import replace
 from typing import Any
 
 from gdl.protocol import GameInfo
-from gdl.solvers.result import SolveResult, SolverError, Stats
+from gdl.solvers.result import SolverError, SolveResult, Stats
 
 ALGORITHMS = ("minimax", "alphabeta", "expectiminimax", "star1", "star2", "maxn", "paranoid")
 

@@ -127,17 +127,26 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from gdl.protocol import TERMINAL, ZERO_SUM, Action, State, Value
 from gdl.solvers.deep import run_deep
 from gdl.solvers.repetition import guard_path
-from gdl.solvers.result import SolveResult, SolverError, Stats
+from gdl.solvers.result import SolverError, SolveResult, Stats
 
-__all__ = ["Budget", "Engine", "SearchOptions", "SearchStopped", "alphabeta", "analyze",
-           "optimal_strategy", "FULL"]
+__all__ = [
+    "FULL",
+    "Budget",
+    "Engine",
+    "SearchOptions",
+    "SearchStopped",
+    "alphabeta",
+    "analyze",
+    "optimal_strategy",
+]
 
 FULL = 1 << 30          # "search to the end": more plies than any search can reach
 CHECK_EVERY = 512       # nodes between clock / stop checks
@@ -164,7 +173,7 @@ class SearchOptions:
     quiescence_depth: int = 8
 
     @classmethod
-    def engine(cls, **changes: Any) -> "SearchOptions":
+    def engine(cls, **changes: Any) -> SearchOptions:
         """Every sound technique on."""
         return replace(cls(tt=True, ordering=True, killers=True, history=True,
                            iterative_deepening=True, aspiration=True, pvs=True, quiescence=True),

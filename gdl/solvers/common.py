@@ -12,8 +12,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from fractions import Fraction
-from typing import Sequence
 
 from gdl.protocol import CONSTANT_SUM, TERMINAL, ZERO_SUM, Action, GameInfo, State, Value
 from gdl.solvers.result import SolverError, Stats

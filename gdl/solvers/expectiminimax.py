@@ -24,7 +24,17 @@ evaluation is worth 5/3, best action ``roll``. Any cut-off makes ``proven=False`
 from __future__ import annotations
 
 from gdl.protocol import CHANCE, TERMINAL, Action, State, Value
-from gdl.solvers.common import Frontier, PvLink, best_of, chance_outcomes, no_legal_actions, pv_tuple, require_depth, require_two_player_constant_sum, unexpected_chance
+from gdl.solvers.common import (
+    Frontier,
+    PvLink,
+    best_of,
+    chance_outcomes,
+    no_legal_actions,
+    pv_tuple,
+    require_depth,
+    require_two_player_constant_sum,
+    unexpected_chance,
+)
 from gdl.solvers.deep import run_deep
 from gdl.solvers.repetition import guard_path
 from gdl.solvers.result import SolveResult, Stats
@@ -54,7 +64,7 @@ def search_game(game, depth: int | None, algorithm: str) -> SolveResult:
         nonlocal nodes
         nodes += 1
         player = current_player(state)
-        if player == TERMINAL or depth_left is not None and depth_left <= 0:
+        if player == TERMINAL or (depth_left is not None and depth_left <= 0):
             return leaf_value(state, player, depth_left), None
         if player == CHANCE:
             if not declared_chance:  # the game's info said no chance: a broken promise

@@ -36,10 +36,20 @@ bound says nothing about the whole; chance nodes pass no bound to their children
 from __future__ import annotations
 
 from gdl.protocol import CHANCE, Action, State, Value
-from gdl.solvers.common import Frontier, PvLink, best_of, chance_outcomes, child_depth, constant_sum_total, decision_actions, pv_tuple, require_depth
+from gdl.solvers.common import (
+    Frontier,
+    PvLink,
+    best_of,
+    chance_outcomes,
+    child_depth,
+    constant_sum_total,
+    decision_actions,
+    pv_tuple,
+    require_depth,
+)
 from gdl.solvers.deep import run_deep
 from gdl.solvers.repetition import guard_path
-from gdl.solvers.result import SolveResult, SolverError, Stats
+from gdl.solvers.result import SolverError, SolveResult, Stats
 
 # What a parent tells a child under shallow pruning: (parent player, limit, strict). The child
 # may stop once its own best component m reaches the limit (m >= limit, or m > limit if strict).

@@ -21,7 +21,7 @@ scored by ``game.evaluate`` and the result has ``proven=False`` if any such cut-
 from __future__ import annotations
 
 from gdl.solvers.expectiminimax import search_game
-from gdl.solvers.result import SolveResult, SolverError
+from gdl.solvers.result import SolverError, SolveResult
 
 
 def minimax(game, *, depth: int | None = None) -> SolveResult:

@@ -29,10 +29,18 @@ scored by ``game.evaluate`` and ``proven`` is then False.
 from __future__ import annotations
 
 from gdl.protocol import CHANCE, TERMINAL, ZERO_SUM, Action, GameInfo, State, Value
-from gdl.solvers.common import Frontier, PvLink, child_depth, decision_actions, pv_tuple, require_depth, unexpected_chance
+from gdl.solvers.common import (
+    Frontier,
+    PvLink,
+    child_depth,
+    decision_actions,
+    pv_tuple,
+    require_depth,
+    unexpected_chance,
+)
 from gdl.solvers.deep import run_deep
 from gdl.solvers.repetition import guard_path
-from gdl.solvers.result import SolveResult, SolverError, Stats
+from gdl.solvers.result import SolverError, SolveResult, Stats
 from gdl.solvers.window import NEG_INFINITY, POS_INFINITY, just_below
 
 

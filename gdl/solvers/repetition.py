@@ -15,7 +15,8 @@ they run, so they go through the wrapper too)::
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from gdl.moves import choices
 from gdl.protocol import TERMINAL
@@ -64,7 +65,7 @@ def _step(game: Any, state, child) -> str | None:
         for action in choices(game, state, player):
             if game.apply(state, action) == child:
                 return game.action_name(action)
-    except Exception:  # noqa: BLE001 - a report must not fail on a second error
+    except Exception:
         return None
     return None
 

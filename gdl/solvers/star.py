@@ -60,10 +60,19 @@ from __future__ import annotations
 from fractions import Fraction
 
 from gdl.protocol import CHANCE, Action, State, Value
-from gdl.solvers.common import Frontier, PvLink, chance_outcomes, child_depth, decision_actions, pv_tuple, require_depth, require_two_player_constant_sum
+from gdl.solvers.common import (
+    Frontier,
+    PvLink,
+    chance_outcomes,
+    child_depth,
+    decision_actions,
+    pv_tuple,
+    require_depth,
+    require_two_player_constant_sum,
+)
 from gdl.solvers.deep import run_deep
 from gdl.solvers.repetition import guard_path
-from gdl.solvers.result import SolveResult, SolverError, Stats
+from gdl.solvers.result import SolverError, SolveResult, Stats
 from gdl.solvers.window import just_above, just_below
 
 Vector = tuple[Value, ...]

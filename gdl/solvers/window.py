@@ -23,7 +23,7 @@ from gdl.protocol import Value
 class Bound:
     """``infinite·∞ + real + eps·ε`` with infinite in {-1, 0, 1}, ordered lexicographically."""
 
-    __slots__ = ("infinite", "real", "eps")
+    __slots__ = ("eps", "infinite", "real")
 
     def __init__(self, real: Value = 0, eps: Value = 0, infinite: int = 0):
         self.infinite = infinite

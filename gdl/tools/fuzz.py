@@ -27,20 +27,34 @@ from __future__ import annotations
 
 import random as _random
 import time
+from collections.abc import Callable, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any
 
 from gdl.lang import ast
-from gdl.tools.count import reachable_states
 from gdl.moves import choices
 from gdl.protocol import CHANCE, CONSTANT_SUM, GENERAL_SUM, TERMINAL, ZERO_SUM, GameInfo, format_value
+from gdl.tools.count import reachable_states
 
-__all__ = ["Comparison", "Problem", "Summary", "compare_position", "oracle", "run_property",
-           "fuzz_generated", "fuzz_file", "metamorphic_problems", "backend_problems",
-           "rename_identifiers", "reorder_declarations", "affine_utilities", "tree_file",
-           "engine_options"]
+__all__ = [
+    "Comparison",
+    "Problem",
+    "Summary",
+    "affine_utilities",
+    "backend_problems",
+    "compare_position",
+    "engine_options",
+    "fuzz_file",
+    "fuzz_generated",
+    "metamorphic_problems",
+    "oracle",
+    "rename_identifiers",
+    "reorder_declarations",
+    "run_property",
+    "tree_file",
+]
 
 
 # ==== results ===================================================================================
@@ -278,7 +292,7 @@ def compare_position(game: Any, state: Any = None, depth: int | None = None,
         comparison.solvers.append(label)
         try:
             result = call(target)
-        except Exception as error:  # noqa: BLE001 -- a crash is a finding, whatever it is
+        except Exception as error:
             problems.append(Problem("error", label, f"{type(error).__name__}: {error}"))
             return None
         nodes[label] = result.stats.nodes
@@ -318,7 +332,7 @@ def compare_position(game: Any, state: Any = None, depth: int | None = None,
                 comparison.solvers.append(label)
                 try:
                     result = paranoid(rooted, player, depth=depth)
-                except Exception as error:  # noqa: BLE001
+                except Exception as error:
                     problems.append(Problem("error", label, f"{type(error).__name__}: {error}"))
                 else:
                     guaranteed = result.extra.get("paranoid_value")
@@ -474,7 +488,7 @@ def metamorphic_problems(tree: ast.GameFile, game: Any = None, seed: int = 0,
             count += 1
             try:
                 result = answer()
-            except Exception as error:  # noqa: BLE001
+            except Exception as error:
                 problems.append(Problem("metamorphic", f"{name} after {label}",
                                         f"{type(error).__name__}: {error}"))
                 continue
@@ -576,13 +590,13 @@ def backend_problems(compiled: Any, interpreted: Any, limit: int = 5000
             for a, b in reversed(moves):
                 stack.append((compiled.apply(sc, a), interpreted.apply(si, b),
                               path + (interpreted.action_name(b),)))
-        except Exception as error:  # noqa: BLE001 -- both must fail alike; one failing is a finding
+        except Exception as error:
             kinds = []
             for game, state in ((compiled, sc), (interpreted, si)):
                 try:
                     game.current_player(state)
                     kinds.append(None)
-                except Exception as other:  # noqa: BLE001
+                except Exception as other:
                     kinds.append(type(other).__name__)
             problems.append(Problem("backend", "compile", f"{type(error).__name__}: {error} "
                                     f"after {' '.join(path) or 'the root'}"))
@@ -623,9 +637,9 @@ def tree_file(root: Any, players: Sequence[str], sum_kind: str = GENERAL_SUM,
 def tree_metamorphic_problems(game: Any, seed: int = 0) -> tuple[list[Problem], int]:
     """Relabel every edge, permute children (two-player constant-sum trees only: elsewhere the
     first-best tie rule makes the order matter), and apply an affine change to every leaf."""
-    from gdl.tools.strategies import GeneratedTree
-    from gdl.lang.ir import Chance, Decision, Leaf
     from gdl.backends.tree import tree_info
+    from gdl.lang.ir import Chance, Decision, Leaf
+    from gdl.tools.strategies import GeneratedTree
 
     rng = _random.Random(seed)
     info = game.info
@@ -784,7 +798,7 @@ class TargetReport:
     solvers: set = field(default_factory=set)
     seconds: float = 0.0
 
-    def merge(self, other: "TargetReport") -> None:
+    def merge(self, other: TargetReport) -> None:
         for name in ("examples", "games", "positions", "comparisons", "metamorphic",
                      "backend_states", "depth_limited", "skipped", "seconds"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
@@ -800,7 +814,7 @@ class Summary:
     failures: list[Failure] = field(default_factory=list)
     seconds: float = 0.0
 
-    def merge(self, other: "Summary") -> None:
+    def merge(self, other: Summary) -> None:
         for name, report in other.targets.items():
             self.targets.setdefault(name, TargetReport(name)).merge(report)
         self.failures.extend(other.failures)
@@ -877,14 +891,14 @@ def check_rules_example(example: tuple, report: TargetReport | None = None,
     problems: list[Problem] = []
     try:
         interpreted = rules.load("interpret")
-    except Exception as error:  # noqa: BLE001 -- generated games are valid by construction
+    except Exception as error:
         return [Problem("error", "interpret", f"building the game failed: "
                         f"{type(error).__name__}: {error}")]
     game = interpreted
     if backends and have_compiler():
         try:
             game = rules.load("compile")
-        except Exception as error:  # noqa: BLE001
+        except Exception as error:
             return [Problem("backend", "compile", f"building the compiled game failed: "
                             f"{type(error).__name__}: {error}")]
     report.games += 1
@@ -1078,7 +1092,7 @@ def _fuzz_file_part(path: str, params: dict | None, examples: int, seed: int, bu
     if have_compiler():
         try:
             game = loads(text, path, params, backend="compile")
-        except Exception as error:  # noqa: BLE001 -- the interpreter took it: a compiler bug
+        except Exception as error:
             fail([Problem("backend", "compile", f"building the compiled game failed: "
                           f"{type(error).__name__}: {error}")])
     report.games += include_root   # one game, however many workers share its positions
@@ -1101,7 +1115,7 @@ def _fuzz_file_part(path: str, params: dict | None, examples: int, seed: int, bu
         try:
             state_i = replay(interpreted, moves)
             state = replay(game, moves) if game is not interpreted else state_i
-        except Exception as error:  # noqa: BLE001
+        except Exception as error:
             fail([Problem("error", "replay", f"{type(error).__name__}: {error}")], moves)
             continue
         if game is not interpreted:

@@ -30,8 +30,9 @@ from __future__ import annotations
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any, Iterator, TextIO
+from typing import Any, TextIO
 
 DELAY = 1.0          # seconds before the first status line (short searches show nothing)
 INTERVAL = 0.1       # seconds between updates: at most ten a second

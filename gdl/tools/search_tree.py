@@ -58,8 +58,8 @@ class Node:
     action: Any = None                # the edge from the parent
     name: str = ""                    # its readable name
     probability: Fraction | None = None
-    parent: "Node | None" = None
-    children: list["Node"] = field(default_factory=list)
+    parent: Node | None = None
+    children: list[Node] = field(default_factory=list)
     available: tuple = ()             # legal actions / chance outcomes the solver was given
     leaf: tuple | None = None         # returned or evaluated vector
     evaluated: bool = False           # True: a depth cut-off scored by `evaluate`
@@ -69,7 +69,7 @@ class Node:
     value: tuple | None = None
     low: Any = None                   # interval for player 0's value (two-player constant-sum)
     high: Any = None
-    chosen: "Node | None" = None
+    chosen: Node | None = None
     pruned: list[tuple[Any, str, Fraction | None]] = field(default_factory=list)
     principal: bool = False           # on the principal path from the root
     optimal: bool = False             # a root action in the solver's set of optimal actions

@@ -16,14 +16,14 @@ from __future__ import annotations
 
 import random
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from math import lcm
-from typing import Any, Sequence
+from typing import Any
 
 from gdl.moves import MoveError, choices, find_action
 from gdl.protocol import CHANCE, TERMINAL, format_value
-
 
 # ---- a neutral evaluation ----------------------------------------------------------------------
 
@@ -349,6 +349,18 @@ def outcome_sentence(players: Sequence[str], values: Sequence) -> str:
     return " and ".join(winners) + " share the best result"
 
 
-__all__ = ["Advice", "Advisor", "Move", "choose", "MoveError", "NeutralEvaluation", "Session", "draw",
-           "needs_neutral_evaluation", "normalise", "render", "describe_values",
-           "outcome_sentence"]
+__all__ = [
+    "Advice",
+    "Advisor",
+    "Move",
+    "MoveError",
+    "NeutralEvaluation",
+    "Session",
+    "choose",
+    "describe_values",
+    "draw",
+    "needs_neutral_evaluation",
+    "normalise",
+    "outcome_sentence",
+    "render",
+]

@@ -20,14 +20,14 @@ are common: ties are where solvers most often go wrong. Decision edges are label
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from fractions import Fraction
-from typing import Iterable
 
 from hypothesis import strategies as st
 
-from gdl.protocol import CONSTANT_SUM, GENERAL_SUM, ZERO_SUM, Value, format_value
-from gdl.lang.ir import Chance, Decision, Leaf, Node
 from gdl.backends.tree import TreeGame, tree_info
+from gdl.lang.ir import Chance, Decision, Leaf, Node
+from gdl.protocol import CONSTANT_SUM, GENERAL_SUM, ZERO_SUM, Value, format_value
 
 
 class GeneratedTree(TreeGame):
@@ -198,9 +198,10 @@ def deep_chain(length: int) -> GeneratedTree:
 #   fail at run time) and solvable in milliseconds, printed by the formatter and parsed back. For
 #   solver agreement (tests/test_agreement.py, `gdl fuzz`).
 
-from dataclasses import dataclass as _dataclass, field as _field
+from collections.abc import Sequence
+from dataclasses import dataclass as _dataclass
+from dataclasses import field as _field
 from functools import lru_cache as _lru_cache
-from typing import Sequence
 
 from gdl.lang import ast as _ast
 
@@ -556,7 +557,7 @@ def rule_games(draw, players: int | Sequence[int] = (2, 3), *, chance: bool | No
             return _ast.Assign(_ast.Ident("s"), (_ast.Mover(),), _clamp(added, 0, score_max).node)
         name, lo, hi = variables[draw(st.integers(0, len(variables) - 1))]
         new = value(extra)
-        if lo == 0 and not (0 <= new.lo and new.hi <= hi) and draw(st.booleans()):
+        if lo == 0 and not (new.lo >= 0 and new.hi <= hi) and draw(st.booleans()):
             node = _ast.Binary("%", new.node, _ast.IntLit(hi + 1))
         else:
             node = _clamp(new, lo, hi).node

@@ -53,14 +53,15 @@ from __future__ import annotations
 
 import random
 from collections import deque
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Callable, Sequence
+from typing import Any
 
-from gdl.tools.count import reachable_states
 from gdl.errors import GameRuntimeError
 from gdl.moves import path_to
 from gdl.protocol import CHANCE, CONSTANT_SUM, TERMINAL, ZERO_SUM, distribution_problem, format_value
+from gdl.tools.count import reachable_states
 
 # Codes (documented in gdl.errors too).
 DEAD_END = "E400"
@@ -258,7 +259,7 @@ class _Checker:
         self.at = (state,)
         try:
             kind = game.current_player(state)
-        except Exception as error:  # noqa: BLE001 - any failure of the game is a finding
+        except Exception as error:
             self.failed(error, where, "current_player")
             return None, None
         if kind == TERMINAL:
@@ -273,7 +274,7 @@ class _Checker:
         try:
             first = list(game.legal_actions(state))
             second = list(game.legal_actions(state))
-        except Exception as error:  # noqa: BLE001
+        except Exception as error:
             self.failed(error, where, "legal_actions")
             return kind, None
         if first != second:
@@ -292,7 +293,7 @@ class _Checker:
     def names(self, actions) -> str:
         try:
             return " ".join(self.name(a) for a in actions) or "(none)"
-        except Exception:  # noqa: BLE001
+        except Exception:
             return repr(list(actions))
 
     def chance(self, state, where):
@@ -300,7 +301,7 @@ class _Checker:
         try:
             first = list(game.chance_outcomes(state))
             second = list(game.chance_outcomes(state))
-        except Exception as error:  # noqa: BLE001
+        except Exception as error:
             self.failed(error, where, "chance_outcomes")
             return CHANCE, None
         if first != second:
@@ -319,14 +320,14 @@ class _Checker:
         game, info = self.game, self.info
         try:
             offered = list(game.legal_actions(state))
-        except Exception:  # noqa: BLE001 - a terminal state may refuse the question
+        except Exception:
             offered = []
         if offered:
             self.add(ACTIONS_AT_TERMINAL, f"legal_actions offers {self.names(offered)} at a "
                      "terminal state", where, rules=("terminal",))
         try:
             values = tuple(game.returns(state))
-        except Exception as error:  # noqa: BLE001
+        except Exception as error:
             self.failed(error, where, "returns")
             return
         shown = "(" + ", ".join(format_value(v) if _exact(v) else repr(v) for v in values) + ")"
@@ -357,7 +358,7 @@ class _Checker:
         try:
             child = game.apply(state, action)
             again = game.apply(state, action)
-        except Exception as error:  # noqa: BLE001
+        except Exception as error:
             self.failed(error, after, "apply")
             return False, None
         try:
@@ -543,7 +544,7 @@ class _Graph:
     def note_best(self, state, i: int) -> None:
         try:
             value = self.checker.game.returns(state)[0]
-        except Exception:  # noqa: BLE001 - already reported by the terminal check
+        except Exception:
             return
         if _exact(value) and (self.best is None or value > self.best[0]):
             self.best = (value, i)
@@ -825,7 +826,7 @@ def estimate(game, *, samples: int = 64, seed: int = 0, declared_states: int | N
                     break
                 i = _pick(rng, kind, options)
                 state = game.apply(state, options[i][0])
-            except Exception:  # noqa: BLE001 - the solver reports broken rules itself
+            except Exception:
                 break
             if kind == CHANCE:
                 weight /= options[i][1] or 1.0
