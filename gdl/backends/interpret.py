@@ -192,10 +192,7 @@ class InterpretedGame:
         values = {}
         for var in self.ir.variables:
             cells = state[var.slot:var.slot + var.size]
-            if var.type == ir.SYM:
-                cells = [self.ir.symbols[c] for c in cells]
-            else:
-                cells = list(cells)
+            cells = [self.ir.symbols[c] for c in cells] if var.type == ir.SYM else list(cells)
             for extent in reversed(var.shape[1:]):
                 cells = [cells[i:i + extent] for i in range(0, len(cells), extent)]
             values[var.name] = cells if var.shape else cells[0]

@@ -15,7 +15,6 @@ import argparse
 import importlib
 import json
 import sys
-import time
 from collections.abc import Sequence
 from pathlib import Path
 

@@ -785,7 +785,8 @@ class _Checker:
         args = [self.expr(a, scope) for a in node.args]
         if name in ("abs", "min", "max"):
             if (name in ("min", "max") and len(args) < 2) or (name == "abs" and len(args) != 1):
-                self.error("E202", f"{name}() takes {'one argument' if name == 'abs' else 'two or more arguments'}, "
+                arity = "one argument" if name == "abs" else "two or more arguments"
+                self.error("E202", f"{name}() takes {arity}, "
                            f"given {len(args)}", node.span)
                 return self.placeholder(node.span)
             for arg, source in zip(args, node.args):

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Union
 
 from gdl.protocol import Value
 from gdl.span import NOWHERE, Span
@@ -148,7 +147,7 @@ class Call:
     span: Span = NOWHERE
 
 
-Expr = Union[Lit, Local, Mover, VarRef, ConstRef, Unary, Binary, IfExpr, Quantifier, Builtin, Call]
+Expr = Lit | Local | Mover | VarRef | ConstRef | Unary | Binary | IfExpr | Quantifier | Builtin | Call
 
 
 @dataclass(frozen=True, eq=False)
@@ -209,7 +208,7 @@ class Random:
     span: Span = NOWHERE
 
 
-Stmt = Union[Assign, If, For, Pass, Next, Random]
+Stmt = Assign | If | For | Pass | Next | Random
 
 
 @dataclass(frozen=True)
@@ -248,7 +247,7 @@ class Chance:
     children: tuple[tuple[str, Fraction, Node], ...]  # (outcome label, probability, child)
 
 
-Node = Union[Leaf, Decision, Chance]
+Node = Leaf | Decision | Chance
 
 
 @dataclass(frozen=True)
