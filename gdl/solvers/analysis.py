@@ -38,6 +38,8 @@ STRATEGY_VERSION = 1
 
 @dataclass(frozen=True)
 class ActionValue:
+    """One legal action (or chance outcome) at a position, with the value vector it leads to."""
+
     action: Action
     values: tuple[Value, ...]
     optimal: bool = False
