@@ -19,8 +19,8 @@ from gdl.errors import Diagnostic, GameRuntimeError, GdlError
 from gdl.protocol import CHANCE, TERMINAL, Action, Game, GameInfo, State, Value
 from gdl.solvers import ALGORITHMS
 from gdl.solvers.alphabeta import Budget, SearchOptions
-from gdl.solvers.analysis import Analysis, ActionValue
-from gdl.solvers.result import SolveResult, SolverError, Stats
+from gdl.solvers.analysis import ActionValue, Analysis
+from gdl.solvers.result import SolverError, SolveResult, Stats
 from gdl.version import __version__
 
 __all__ = [

@@ -453,20 +453,20 @@ def rule_games(draw, players: int | Sequence[int] = (2, 3), *, chance: bool | No
                max_nodes: int = 300) -> GeneratedRules:
     """Small games in the rule language, valid by construction.
 
-    Every game has a counter ``moves`` that every action increases by one and the terminal
-    condition ``moves == K`` (perhaps ``or`` an early end), so it is finite; action ``a0(k)`` has
-    no precondition, so a player always has a move, and it is the contest: the first player
-    pushes ``x0`` up by ``k``, the others push it down, and the utilities start from ``x0``. Int
-    variables have small domains and every assignment is clamped (``min(max(...))``) or taken
-    modulo the domain's size, so no value ever leaves its domain. Actions may take a parameter, be restricted to some players (``by``),
-    require a condition, give an extra turn (``next mover``), toggle a flag, add to a per-player
-    score, and end with a chance event (``random r in {1: 1/3, 2: 2/3}`` or ``random r in 0..2``,
-    exact probabilities; perhaps a second one, ``random q in 0..1``, right after) whose outcomes
-    feed the effect. Utilities (and, optionally, evaluations)
-    are arithmetic of the variables, perhaps through a ``define`` or a ``const`` table; the game
-    is zero-sum, constant-sum (with non-negative utilities, as max^n shallow pruning needs) or
-    general-sum, and may declare utility bounds (computed by interval arithmetic, so they hold).
-    ``K`` is chosen so that the game tree has at most about ``max_nodes`` nodes.
+    Every game has a counter ``moves`` that every action increases by one and the terminal condition
+    ``moves == K`` (perhaps ``or`` an early end), so it is finite; action ``a0(k)`` has no
+    precondition, so a player always has a move, and it is the contest: the first player pushes
+    ``x0`` up by ``k``, the others push it down, and the utilities start from ``x0``. Int variables
+    have small domains and every assignment is clamped (``min(max(...))``) or taken modulo the
+    domain's size, so no value ever leaves its domain. Actions may take a parameter, be restricted
+    to some players (``by``), require a condition, give an extra turn (``next mover``), toggle a
+    flag, add to a per-player score, and end with a chance event (``random r in {1: 1/3, 2: 2/3}``
+    or ``random r in 0..2``, exact probabilities; perhaps a second one, ``random q in 0..1``, right
+    after) whose outcomes feed the effect. Utilities (and, optionally, evaluations) are arithmetic
+    of the variables, perhaps through a ``define`` or a ``const`` table; the game is zero-sum,
+    constant-sum (with non-negative utilities, as max^n shallow pruning needs) or general-sum, and
+    may declare utility bounds (computed by interval arithmetic, so they hold). ``K`` is chosen so
+    that the game tree has at most about ``max_nodes`` nodes.
 
     Everything shrinks towards fewer players, variables, actions and statements, smaller
     constants, no chance, no evaluation.
