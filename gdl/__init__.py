@@ -14,14 +14,46 @@ ARCHITECTURE.md; modules outside this list may change between versions.
 
 from __future__ import annotations
 
-from gdl.backends.load import BACKENDS, load, loads
-from gdl.errors import Diagnostic, GameRuntimeError, GdlError
-from gdl.protocol import CHANCE, TERMINAL, Action, Game, GameInfo, State, Value
-from gdl.solvers import ALGORITHMS
-from gdl.solvers.alphabeta import Budget, SearchOptions
-from gdl.solvers.analysis import ActionValue, Analysis
-from gdl.solvers.result import SolverError, SolveResult, Stats
+from typing import TYPE_CHECKING, Any
+
 from gdl.version import __version__
+
+if TYPE_CHECKING:
+    from gdl.backends.load import BACKENDS, load, loads
+    from gdl.errors import Diagnostic, GameRuntimeError, GdlError
+    from gdl.protocol import CHANCE, TERMINAL, Action, Game, GameInfo, State, Value
+    from gdl.solvers import ALGORITHMS
+    from gdl.solvers.alphabeta import Budget, SearchOptions
+    from gdl.solvers.analysis import ActionValue, Analysis
+    from gdl.solvers.result import SolverError, SolveResult, Stats
+
+# Where each exported name lives. They are imported on first use (PEP 562), so that
+# `import gdl.anything` (every `gdl` command does) does not pay for the solvers and the loader.
+_EXPORTS = {
+    "BACKENDS": "gdl.backends.load", "load": "gdl.backends.load", "loads": "gdl.backends.load",
+    "Diagnostic": "gdl.errors", "GameRuntimeError": "gdl.errors", "GdlError": "gdl.errors",
+    "CHANCE": "gdl.protocol", "TERMINAL": "gdl.protocol", "Action": "gdl.protocol",
+    "Game": "gdl.protocol", "GameInfo": "gdl.protocol", "State": "gdl.protocol",
+    "Value": "gdl.protocol", "ALGORITHMS": "gdl.solvers", "Budget": "gdl.solvers.alphabeta",
+    "SearchOptions": "gdl.solvers.alphabeta", "ActionValue": "gdl.solvers.analysis",
+    "Analysis": "gdl.solvers.analysis", "SolverError": "gdl.solvers.result",
+    "SolveResult": "gdl.solvers.result", "Stats": "gdl.solvers.result",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _EXPORTS:
+        import importlib
+
+        value = getattr(importlib.import_module(_EXPORTS[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'gdl' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_EXPORTS))
+
 
 __all__ = [
     "ALGORITHMS", "BACKENDS", "CHANCE", "TERMINAL",

@@ -17,6 +17,7 @@ from gdl.lang.ast import NOWHERE, Span
 from gdl.lang.evaluate import EvalError, eval_const
 from gdl.lang.grammar import reserved_words
 from gdl.lang.ir import Chance, Decision, Leaf
+from gdl.lang.values import show_value
 from gdl.protocol import CONSTANT_SUM, ZERO_SUM, distribution_problem
 
 INT, BOOL, SYM = ir.INT, ir.BOOL, ir.SYM
@@ -384,9 +385,7 @@ class _Checker:
         return tuple(state)
 
     def show(self, value, type_: str) -> str:
-        if type_ == SYM and type(value) is int and 0 <= value < len(self.symbols):
-            return self.symbols[value]
-        return str(value).lower() if type(value) is bool else str(value)
+        return show_value(value, type_, self.symbols)
 
     def domain_hint(self, var: ir.Variable) -> str:
         if var.type == INT:

@@ -14,10 +14,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from fractions import Fraction
 
+from gdl.lang.values import SYM
 from gdl.protocol import Value
 from gdl.span import NOWHERE, Span
 
-INT, BOOL, SYM = "int", "bool", "sym"
+INT, BOOL = "int", "bool"
 
 
 def strides(shape: tuple[int, ...]) -> list[int]:
