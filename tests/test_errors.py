@@ -33,6 +33,8 @@ def test_invalid_file_raises_located_error_from_the_api(path):
     first = caught.value.diagnostics[0]
     assert (first.code, first.span.line, first.span.column) == (
         expected["code"], expected["line"], expected["column"])
+    if expected["hint"] is not None:
+        assert expected["hint"] in (first.hint or ""), first.hint
 
 
 def test_every_checker_code_has_a_file():

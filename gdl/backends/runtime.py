@@ -15,7 +15,7 @@ import linecache
 from fractions import Fraction
 
 from gdl.errors import Diagnostic, GameRuntimeError, Source
-from gdl.lang.values import live_outcomes, show_value
+from gdl.lang.values import exact_quotient, live_outcomes, show_value
 from gdl.protocol import GameInfo
 from gdl.span import NOWHERE, Span
 
@@ -131,7 +131,7 @@ class CompiledGame:
         def exact(a, b, site):
             if b == 0:
                 raise RuleError("E302", sites[site][1], sites[site][2])
-            return Fraction(a, b)
+            return exact_quotient(a, b)
 
         def dist(site, pairs):
             _, index, type_, span = sites[site]

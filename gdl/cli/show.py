@@ -153,8 +153,7 @@ class _IrText:
         if isinstance(e, ir.Unary):
             return f"(-{self.expr(e.operand)})" if e.op == "-" else f"(not {self.expr(e.operand)})"
         if isinstance(e, ir.Binary):
-            op = "/" if e.op == "÷" else e.op
-            return f"({self.expr(e.left)} {op} {self.expr(e.right)})"
+            return f"({self.expr(e.left)} {e.op} {self.expr(e.right)})"
         if isinstance(e, ir.IfExpr):
             return f"({self.expr(e.then)} if {self.expr(e.cond)} else {self.expr(e.otherwise)})"
         if isinstance(e, ir.Quantifier):

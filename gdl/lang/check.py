@@ -20,16 +20,20 @@ from gdl.lang.ir import Chance, Decision, Leaf
 from gdl.lang.values import show_value
 from gdl.protocol import CONSTANT_SUM, ZERO_SUM, distribution_problem
 
-INT, BOOL, SYM = ir.INT, ir.BOOL, ir.SYM
+INT, BOOL, SYM, NUM = ir.INT, ir.BOOL, ir.SYM, ir.NUM
 ERROR = "error"  # the type of a placeholder for something already reported
 # Ranges, arrays and the combinations of a binder list are enumerated when a game is built; a
 # larger one is refused (E210) rather than exhausting memory or time.
 MAX_VALUES = 1_000_000
 START = Span(1, 1, 1, 2)
 
-_TYPE_WORDS = {INT: "an integer", BOOL: "a boolean", SYM: "a symbol", ERROR: "an error"}
-_ARITHMETIC = {"+", "-", "*", "/", "%"}
+_TYPE_WORDS = {INT: "an integer", BOOL: "a boolean", SYM: "a symbol", NUM: "a rational number",
+               ERROR: "an error"}
+_NUMBERS = (INT, NUM)
+_EXACT = {"+", "-", "*", "/"}   # numbers in, a number out (an integer from integers, but for `/`)
+_INTEGRAL = {"//", "%"}         # integers in, an integer out
 _ORDERING = {"<", "<=", ">", ">="}
+DIVISION_HINT = "`/` divides exactly and gives a rational number; write `//` for floor division"
 _SINGLETONS = (ast.GameDecl, ast.PlayersDecl, ast.TerminalDecl, ast.SumDecl, ast.LengthDecl,
                ast.StuckDecl, ast.QuietDecl, ast.TreeDecl, ast.UtilityBoundsDecl)
 _RULE_DECLS = (ast.VarDecl, ast.ActionDecl, ast.DefineDecl, ast.TerminalDecl, ast.UtilityDecl,
@@ -52,16 +56,19 @@ def check(game_file: ast.GameFile, source: Source | None = None,
 
 
 class _Scope:
-    """Local names (parameters, bound variables) and whether probabilities divide exactly."""
+    """Local names (parameters, bound variables) and their types."""
 
-    def __init__(self, names: dict[str, str] | None = None, rational: bool = False,
-                 state: bool = True):
+    def __init__(self, names: dict[str, str] | None = None, state: bool = True):
         self.names = names or {}
-        self.rational = rational
         self.state = state  # False where only constants may appear
 
     def bind(self, more: dict[str, str]) -> _Scope:
-        return _Scope({**self.names, **more}, self.rational, self.state)
+        return _Scope({**self.names, **more}, self.state)
+
+
+def _number_type(*types: str) -> str:
+    """The type of arithmetic on these number types: rational if any is."""
+    return NUM if NUM in types else INT
 
 
 class _Checker:
@@ -221,6 +228,10 @@ class _Checker:
         for decl in decls:
             if isinstance(decl, ast.ParamDecl):
                 value = self.constant(decl.value, "a parameter")
+                if value is not None and type(value) not in (int, bool):
+                    self.error("E203", f"a parameter must be an integer or a boolean, not "
+                               f"{_kind_of(value)}", decl.value.span, hint=DIVISION_HINT)
+                    value = None
                 if decl.name.name in self.overrides:
                     override = self.overrides[decl.name.name]
                     if type(override) is not type(value) and value is not None:
@@ -250,6 +261,8 @@ class _Checker:
             if any(item is None for item in items):
                 return None
             types = {t for _, t in items}
+            if types == {INT, NUM}:
+                types = {NUM}  # a table of numbers, some of them fractions
             value = tuple(v for v, _ in items)
             if len(types) != 1 or _table_shape(value)[1] is None:
                 self.error("E203", "a table must be rectangular, with one type of element", node.span)
@@ -259,17 +272,20 @@ class _Checker:
         if expr.type == ERROR:
             return None
         try:
-            return eval_const(expr), expr.type
+            value = eval_const(expr)
         except EvalError as error:
             # The run-time codes have load-time twins: E302 -> E221, E303 -> E220.
             code = {"E302": "E221", "E303": "E220"}.get(error.code, error.code)
             self.error(code, error.message, error.span or node.span)
             return None
+        # A constant is typed by its value: `n / 2` is an integer when n is even.
+        return value, INT if expr.type == NUM and type(value) is int else expr.type
 
     def constant_int(self, node: ast.Expr, what: str) -> int | None:
         value = self.constant(node, what)
         if value is not None and type(value) is not int:
-            self.error("E203", f"{what} must be an integer, not {_kind_of(value)}", node.span)
+            self.error("E203", f"{what} must be an integer, not {_kind_of(value)}", node.span,
+                       hint=DIVISION_HINT if type(value) is Fraction else None)
             return None
         return value
 
@@ -367,7 +383,8 @@ class _Checker:
             value, type_ = found
             if type_ != var.type:
                 self.error("E203", f"'{var.name}' holds {_TYPE_WORDS[var.type]}, but its initial "
-                           f"value is {_TYPE_WORDS[type_]}", decl.init.span)
+                           f"value is {_TYPE_WORDS[type_]}", decl.init.span,
+                           hint=DIVISION_HINT if type_ == NUM else None)
                 state.extend([var.values[0]] * var.size)
                 continue
             cells = _broadcast(value, var.shape)
@@ -521,7 +538,8 @@ class _Checker:
             return ir.Pass(stmt.span)
         if value.type not in (ERROR, var.type):
             self.error("E203", f"'{var.name}' holds {_TYPE_WORDS[var.type]}, "
-                       f"but this is {_TYPE_WORDS[value.type]}", stmt.value.span)
+                       f"but this is {_TYPE_WORDS[value.type]}", stmt.value.span,
+                       hint=DIVISION_HINT if value.type == NUM else None)
         elif isinstance(value, ir.Lit) and value.type != ERROR and value.value not in var.values:
             self.error("E204", f"{self.show(value.value, value.type)} is outside the domain of "
                        f"'{var.name}'", stmt.value.span, hint=self.domain_hint(var))
@@ -534,13 +552,12 @@ class _Checker:
             found = self.domain_values(stmt.uniform)
             values = found[1] if found else (0,)
             type_ = found[0] if found else ERROR
-            share = ir.Binary("÷", ir.Lit(1, INT), ir.Lit(len(values), INT), INT)
+            share = ir.Binary("/", ir.Lit(1, INT), ir.Lit(len(values), INT), NUM)
             outcomes = [(ir.Lit(v, type_), share) for v in values]
         else:
-            rational = _Scope(scope.names, rational=True, state=scope.state)
             for value_node, probability_node in stmt.outcomes:
                 value = self.expr(value_node, scope)
-                probability = self.typed(probability_node, rational, INT, "a probability")
+                probability = self.typed(probability_node, scope, NUM, "a probability")
                 outcomes.append((value, probability))
             types = {v.type for v, _ in outcomes} - {ERROR}
             if len(types) > 1:
@@ -597,7 +614,7 @@ class _Checker:
                            hint=f"the first is on line {given[name].span.line}")
                 continue
             given[name] = decl
-            exprs[self.players.index(name)] = self.typed(decl.value, _Scope(), INT, f"a {word}")
+            exprs[self.players.index(name)] = self.typed(decl.value, _Scope(), NUM, f"a {word}")
         if not given and not required:
             return ()
         missing = [p for p, e in zip(self.players, exprs) if e is None]
@@ -684,10 +701,12 @@ class _Checker:
     # ---- expressions -----------------------------------------------------------------------
 
     def typed(self, node: ast.Expr, scope: _Scope, want: str, what: str) -> ir.Expr:
+        """``node`` checked to have type ``want``; an integer is also a rational number (NUM)."""
         expr = self.expr(node, scope)
-        if expr.type not in (want, ERROR):
-            self.error("E203", f"{what} must be {_TYPE_WORDS[want]}, not {_TYPE_WORDS[expr.type]}",
-                       node.span)
+        if expr.type not in (want, ERROR) and not (want == NUM and expr.type == INT):
+            wanted = "a number" if want == NUM else _TYPE_WORDS[want]
+            self.error("E203", f"{what} must be {wanted}, not {_TYPE_WORDS[expr.type]}",
+                       node.span, hint=DIVISION_HINT if expr.type == NUM else None)
             return self.placeholder(node.span)
         return expr
 
@@ -712,10 +731,11 @@ class _Checker:
             return self.call(node, scope)
         if isinstance(node, ast.Unary):
             operand = self.expr(node.operand, scope)
-            want = INT if node.op == "-" else BOOL
-            if operand.type not in (want, ERROR):
-                self.error("E203", f"'{node.op}' needs {_TYPE_WORDS[want]}, not "
-                           f"{_TYPE_WORDS[operand.type]}", node.operand.span)
+            wants = _NUMBERS if node.op == "-" else (BOOL,)
+            if operand.type not in (*wants, ERROR):
+                wanted = "a number" if node.op == "-" else "a boolean"
+                self.error("E203", f"'{node.op}' needs {wanted}, not {_TYPE_WORDS[operand.type]}",
+                           node.operand.span)
                 return self.placeholder(span)
             return ir.Unary(node.op, operand, operand.type, span)
         if isinstance(node, ast.Binary):
@@ -725,6 +745,8 @@ class _Checker:
             then, otherwise = self.expr(node.then, scope), self.expr(node.otherwise, scope)
             if ERROR in (then.type, otherwise.type):
                 return self.placeholder(span)
+            if {then.type, otherwise.type} == {INT, NUM}:
+                return ir.IfExpr(cond, then, otherwise, NUM, span)
             if then.type != otherwise.type:
                 self.error("E203", f"the two branches differ: {_TYPE_WORDS[then.type]} and "
                            f"{_TYPE_WORDS[otherwise.type]}", node.otherwise.span)
@@ -748,15 +770,23 @@ class _Checker:
         if ERROR in (left.type, right.type):
             return self.placeholder(node.span)
         op = node.op
-        if op in _ARITHMETIC or op in _ORDERING:
+        if op in _EXACT or op in _ORDERING:
+            for side, operand in ((node.left, left), (node.right, right)):
+                if operand.type not in _NUMBERS:
+                    self.error("E203", f"'{op}' needs numbers, not {_TYPE_WORDS[operand.type]}",
+                               side.span)
+                    return self.placeholder(node.span)
+            if op in _ORDERING:
+                return ir.Binary(op, left, right, BOOL, node.span)
+            type_ = NUM if op == "/" else _number_type(left.type, right.type)
+            return ir.Binary(op, left, right, type_, node.span)
+        if op in _INTEGRAL:
             for side, operand in ((node.left, left), (node.right, right)):
                 if operand.type != INT:
                     self.error("E203", f"'{op}' needs integers, not {_TYPE_WORDS[operand.type]}",
-                               side.span)
+                               side.span, hint=DIVISION_HINT if operand.type == NUM else None)
                     return self.placeholder(node.span)
-            if op == "/" and scope.rational:
-                op = "÷"  # probabilities divide exactly
-            return ir.Binary(op, left, right, INT if op in _ARITHMETIC or op == "÷" else BOOL, node.span)
+            return ir.Binary(op, left, right, INT, node.span)
         if op in ("and", "or"):
             for side, operand in ((node.left, left), (node.right, right)):
                 if operand.type != BOOL:
@@ -764,7 +794,7 @@ class _Checker:
                                side.span)
                     return self.placeholder(node.span)
             return ir.Binary(op, left, right, BOOL, node.span)
-        if left.type != right.type:
+        if left.type != right.type and {left.type, right.type} != {INT, NUM}:
             self.error("E203", f"cannot compare {_TYPE_WORDS[left.type]} with "
                        f"{_TYPE_WORDS[right.type]}", node.span)
             return self.placeholder(node.span)
@@ -774,9 +804,11 @@ class _Checker:
         names, binders = self.binders(node.binders, scope)
         if len(binders) != len(node.binders):
             return self.placeholder(node.span)
-        want = BOOL if node.kind in ("any", "all", "count") else INT
+        want = BOOL if node.kind in ("any", "all", "count") else NUM
         body = self.typed(node.body, scope.bind(names), want, f"the body of `{node.kind}`")
-        type_ = BOOL if node.kind in ("any", "all") else INT
+        type_ = BOOL if node.kind in ("any", "all") else INT if node.kind == "count" else body.type
+        if type_ == ERROR:
+            return self.placeholder(node.span)
         return ir.Quantifier(node.kind, tuple((n, v) for n, _, v in binders), body, type_, node.span)
 
     def call(self, node: ast.Call, scope: _Scope) -> ir.Expr:
@@ -789,10 +821,12 @@ class _Checker:
                            f"given {len(args)}", node.span)
                 return self.placeholder(node.span)
             for arg, source in zip(args, node.args):
-                if arg.type not in (INT, ERROR):
-                    self.error("E203", f"{name}() needs integers, not {_TYPE_WORDS[arg.type]}", source.span)
+                if arg.type not in (*_NUMBERS, ERROR):
+                    self.error("E203", f"{name}() needs numbers, not {_TYPE_WORDS[arg.type]}", source.span)
                     return self.placeholder(node.span)
-            return ir.Builtin(name, tuple(args), INT, node.span)
+            if any(arg.type == ERROR for arg in args):
+                return self.placeholder(node.span)
+            return ir.Builtin(name, tuple(args), _number_type(*(a.type for a in args)), node.span)
         return self.call_define(name, node.func.span, args, node.span, scope)
 
     def call_define(self, name: str, name_span: Span, args, span: Span, scope: _Scope) -> ir.Expr:
@@ -898,7 +932,8 @@ class _Checker:
                 return None
             if index.type not in (INT, SYM):
                 self.error("E203", f"an index must be an integer or a player, not "
-                           f"{_TYPE_WORDS[index.type]}", node.span)
+                           f"{_TYPE_WORDS[index.type]}", node.span,
+                           hint=DIVISION_HINT if index.type == NUM else None)
                 return None
             if isinstance(index, ir.Lit) and not 0 <= index.value < extent:
                 self.error("E220", f"index {self.show(index.value, index.type)} is out of range "
@@ -928,6 +963,8 @@ def _uses_state(expr) -> bool:
 
 
 def _kind_of(value) -> str:
+    if type(value) is Fraction:
+        return f"the fraction {value}"
     return "a boolean" if type(value) is bool else "an integer"
 
 

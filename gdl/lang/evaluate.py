@@ -4,8 +4,9 @@ This is the semantics of the rule language's expressions, written once. The chec
 evaluate constants (``eval_const``), and the reference interpreter (gdl.backends.interpret) runs
 games with it; every faster back end is compared with it.
 
-Arithmetic: ``/`` is floor division and ``%`` its remainder (Python's ``//`` and ``%``), so
-``a == (a / b) * b + a % b`` always holds and ``-7 / 2 == -4``, ``-7 % 2 == 1``.
+Arithmetic is exact: ``/`` gives a rational (an int when it divides evenly, else a Fraction);
+``//`` is floor division and ``%`` its remainder (Python's ``//`` and ``%``), so
+``a == (a // b) * b + a % b`` always holds and ``-7 // 2 == -4``, ``-7 % 2 == 1``.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from collections.abc import Callable
 from fractions import Fraction
 
 from gdl.lang import ir
+from gdl.lang.values import exact_quotient
 from gdl.span import Span
 
 
@@ -40,15 +42,15 @@ def _mod(a: int, b: int, span: Span) -> int:
     return a % b
 
 
-def _exact(a: int, b: int, span: Span) -> Fraction:
+def _exact(a, b, span: Span) -> int | Fraction:
     if b == 0:
         raise EvalError("E302", "division by zero", span)
-    return Fraction(a, b)
+    return exact_quotient(a, b)
 
 
 _BINARY = {
     "+": lambda a, b, s: a + b, "-": lambda a, b, s: a - b, "*": lambda a, b, s: a * b,
-    "/": _floordiv, "%": _mod, "÷": _exact,
+    "/": _exact, "//": _floordiv, "%": _mod,
     "==": lambda a, b, s: a == b, "!=": lambda a, b, s: a != b,
     "<": lambda a, b, s: a < b, "<=": lambda a, b, s: a <= b,
     ">": lambda a, b, s: a > b, ">=": lambda a, b, s: a >= b,

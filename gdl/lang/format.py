@@ -251,7 +251,7 @@ def render(doc, width: int = WIDTH) -> list[tuple[str, int]]:
 # Precedence levels, loosest first (grammars/game.lark, "expressions").
 COND, OR, AND, NOT, CMP, SUM, PROD, UNARY, ATOM = range(9)
 _COMPARISONS = {"==", "!=", "<", "<=", ">", ">="}
-_LEVEL = {"or": OR, "and": AND, "+": SUM, "-": SUM, "*": PROD, "/": PROD, "%": PROD}
+_LEVEL = {"or": OR, "and": AND, "+": SUM, "-": SUM, "*": PROD, "/": PROD, "//": PROD, "%": PROD}
 _RIGHT_LEVEL = {OR: AND, AND: NOT, CMP: SUM, SUM: PROD, PROD: UNARY}
 
 

@@ -19,6 +19,7 @@ from gdl.protocol import Value
 from gdl.span import NOWHERE, Span
 
 INT, BOOL = "int", "bool"
+NUM = "num"  # a rational number: what `/` gives; an INT is a NUM, never the other way round
 
 
 def strides(shape: tuple[int, ...]) -> list[int]:
@@ -105,8 +106,8 @@ class Unary:
 
 @dataclass(frozen=True)
 class Binary:
-    """op: + - * / % (floor division and its modulo), exact "÷" (probabilities only),
-    == != < <= > >=, and / or (short-circuit)."""
+    """op: + - * (exact), / (exact division, a rational), // % (floor division and its modulo,
+    integers only), == != < <= > >=, and / or (short-circuit)."""
     op: str
     left: Expr
     right: Expr

@@ -20,7 +20,7 @@ from gdl.lang.grammar import build_parser, reserved_words
 # Readable names for the grammar's terminals, used in "expected ..." messages.
 _TERMINAL_WORDS = {
     "NAME": "a name", "INT": "a number", "STRING": 'a quoted string like "Nim"',
-    "COMPARE": "a comparison", "MUL_OP": "'*', '/' or '%'", "$END": "the end of the file",
+    "COMPARE": "a comparison", "MUL_OP": "'*', '/', '//' or '%'", "$END": "the end of the file",
     "MINUS": "'-'", "PLUS": "'+'", "ZERO_SUM": "'zero-sum'", "CONSTANT_SUM": "'constant-sum'",
     "MAX_LENGTH": "'max-length'",
 }

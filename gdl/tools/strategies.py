@@ -237,7 +237,7 @@ def _negate(e: _ast.Expr) -> _ast.Expr:
     return _ast.Unary("-", e)
 
 
-_OPERATORS = ("+", "-", "*", "/", "%", "==", "!=", "<", "<=", ">", ">=", "and", "or")
+_OPERATORS = ("+", "-", "*", "/", "//", "%", "==", "!=", "<", "<=", ">", ">=", "and", "or")
 _QUANTIFIERS = ("any", "all", "count", "sum", "min", "max")
 
 
@@ -375,7 +375,8 @@ def syntax_trees(max_declarations: int = 6) -> st.SearchStrategy[_ast.GameFile]:
 
 @_dataclass(frozen=True)
 class _IntExpr:
-    """An integer expression with bounds on its value in every state (interval arithmetic)."""
+    """A number expression with integer bounds on its value in every state (interval arithmetic);
+    the value itself is an integer unless the expression divides exactly (``/``)."""
     node: _ast.Expr
     lo: int
     hi: int
@@ -396,6 +397,11 @@ def _op(op: str, a: _IntExpr, b: _IntExpr) -> _IntExpr:
         return _IntExpr(_ast.Binary("-", a.node, b.node), a.lo - b.hi, a.hi - b.lo)
     corners = [x * y for x in (a.lo, a.hi) for y in (b.lo, b.hi)]
     return _IntExpr(_ast.Binary("*", a.node, b.node), min(corners), max(corners))
+
+
+def _divide(a: _IntExpr, k: int) -> _IntExpr:
+    """``a / k``, exact (k > 0): a rational value whose integer bounds are rounded outwards."""
+    return _IntExpr(_ast.Binary("/", a.node, _ast.IntLit(k)), a.lo // k, -(-a.hi // k))
 
 
 def _call(func: str, *args: _IntExpr) -> _IntExpr:
@@ -450,7 +456,7 @@ _PLAYER_NAMES = ("P0", "P1", "P2", "P3")
 def rule_games(draw, players: int | Sequence[int] = (2, 3), *, chance: bool | None = None,
                sum_kinds: Sequence[str] = (ZERO_SUM, CONSTANT_SUM, GENERAL_SUM),
                evaluate: bool | None = None, bounds: bool | None = None,
-               max_nodes: int = 300) -> GeneratedRules:
+               max_nodes: int = 300, division: bool = False) -> GeneratedRules:
     """Small games in the rule language, valid by construction.
 
     Every game has a counter ``moves`` that every action increases by one and the terminal condition
@@ -463,7 +469,9 @@ def rule_games(draw, players: int | Sequence[int] = (2, 3), *, chance: bool | No
     flag, add to a per-player score, and end with a chance event (``random r in {1: 1/3, 2: 2/3}``
     or ``random r in 0..2``, exact probabilities; perhaps a second one, ``random q in 0..1``, right
     after) whose outcomes feed the effect. Utilities (and, optionally, evaluations) are arithmetic
-    of the variables, perhaps through a ``define`` or a ``const`` table; the game is zero-sum,
+    of the variables, perhaps through a ``define`` or a ``const`` table, perhaps divided exactly
+    (``/ 2``, a rational value, with ``division=True``: off by default, so that a seed keeps
+    drawing the games it drew before); the game is zero-sum,
     constant-sum (with non-negative utilities, as max^n shallow pruning needs) or general-sum, and
     may declare utility bounds (computed by interval arithmetic, so they hold). ``K`` is chosen so
     that the game tree has at most about ``max_nodes`` nodes.
@@ -670,6 +678,8 @@ def rule_games(draw, players: int | Sequence[int] = (2, 3), *, chance: bool | No
         result = parts[0]
         for part in parts[1:]:
             result = _op("+", result, part)
+        if division and draw(st.integers(0, 3)) == 0:   # exact division: a rational utility
+            result = _divide(result, draw(st.integers(2, 3)))
         return result
 
     def payoffs() -> tuple[list[tuple[str, _ast.Expr]], int, int, int]:

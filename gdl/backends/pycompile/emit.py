@@ -262,7 +262,7 @@ class Emitter:
         left, right = self.expr(e.left, ctx), self.expr(e.right, ctx)
         if op in optimize.COMPARE:
             return optimize.compare(op, left, right, ctx.facts)
-        if op == "÷":
+        if op == "/":
             return optimize.exact_division(left, right, self.zero_site(e.span))
         return optimize.arith(op, left, right, self.zero_site(e.span))
 
