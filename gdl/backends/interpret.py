@@ -198,8 +198,15 @@ class InterpretedGame:
     def is_terminal(self, state) -> bool:
         if len(state) != self._base:
             return False
+        if self._rules_end(state):
+            return True
+        # `when stuck lose | win`: a player with no legal action ends the game
+        return self.ir.stuck_end is not None and not self._legal(state, state[0])
+
+    def _rules_end(self, state) -> bool:
+        """The declared terminal condition."""
         try:
-            return self._terminal(state, {})
+            return bool(self._terminal(state, {}))
         except EvalError as error:
             raise self._fail(error, state) from None
 
@@ -223,7 +230,8 @@ class InterpretedGame:
             span = self.ir.spans.get("terminal", NOWHERE)
             raise self._fail(EvalError(
                 "E304", f"{self.ir.players[state[0]]} is to move and has no legal action, but the "
-                "terminal condition is false (add `when stuck pass`, or make `terminal` cover this)",
+                "terminal condition is false (add `when stuck lose` or `when stuck pass`, or make "
+                "`terminal` cover this)",
                 span), state)
         return actions
 
@@ -285,6 +293,8 @@ class InterpretedGame:
         return tuple(values)
 
     def returns(self, state) -> tuple:
+        if self.ir.stuck_end is not None and not self._rules_end(state):
+            return self.ir.stuck_values[state[0]]   # terminal because the mover is stuck
         return self._per_player(self._utilities, state)
 
     def evaluate(self, state) -> tuple:

@@ -143,7 +143,8 @@ class CompiledGame:
         def stuck(state) -> RuleError:
             return RuleError(
                 "E304", f"{players[state[0]]} is to move and has no legal action, but the "
-                "terminal condition is false (add `when stuck pass`, or make `terminal` cover this)",
+                "terminal condition is false (add `when stuck lose` or `when stuck pass`, or make "
+                "`terminal` cover this)",
                 terminal_span)
 
         def slow(method: str, *args):

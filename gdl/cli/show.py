@@ -242,5 +242,7 @@ def format_ir(game) -> list[str]:
         lines.append(f"max-length {game.max_length}")
     if game.stuck_pass:
         lines.append("when stuck pass")
+    if game.stuck_end:
+        lines.append(f"when stuck {game.stuck_end}")
     lines.append(f"chance: {'yes' if game.has_chance else 'no'}")
     return lines

@@ -320,6 +320,8 @@ class LengthDecl:
 
 @dataclass(frozen=True)
 class StuckDecl:
+    """`when stuck pass | lose | win`; ``outcome`` as written (the checker refuses other words)."""
+    outcome: Ident
     span: Span = _span()
 
 

@@ -40,7 +40,7 @@ _RULE_DECLS = (ast.VarDecl, ast.ActionDecl, ast.DefineDecl, ast.TerminalDecl, as
                ast.EvaluateDecl, ast.QuietDecl, ast.StuckDecl, ast.DisplayDecl)
 _KEYWORD_OF = {ast.GameDecl: "game", ast.PlayersDecl: "players", ast.TerminalDecl: "terminal",
                ast.SumDecl: "zero-sum / constant-sum", ast.LengthDecl: "max-length",
-               ast.StuckDecl: "when stuck pass", ast.QuietDecl: "quiet when",
+               ast.StuckDecl: "when stuck", ast.QuietDecl: "quiet when",
                ast.TreeDecl: "tree", ast.UtilityBoundsDecl: "utility in"}
 
 
@@ -165,17 +165,27 @@ class _Checker:
         if not game.actions and self.players:
             self.error("E219", "the game has no actions", START, hint="declare at least one `action`")
 
+        self.stuck_rule(seen.get(ast.StuckDecl), game)
         terminal = seen.get(ast.TerminalDecl)
-        if terminal is None:
+        if terminal is None and ast.StuckDecl not in seen:   # (a bad stuck rule is reported once)
             self.error("E206", "the game has no terminal condition", START,
-                       hint="add `terminal <condition>`, e.g. `terminal moves == 9`")
+                       hint="add `terminal <condition>`, e.g. `terminal moves == 9`, or "
+                       "`when stuck lose` if a player who cannot move loses")
+        elif terminal is None:
+            game.terminal = ir.Lit(False, BOOL)   # the game ends only when a player is stuck
+            if ast.StuckDecl in seen and seen[ast.StuckDecl].outcome.name == "pass":
+                self.error("E206", "the game has no terminal condition", START,
+                           hint="`when stuck pass` skips a player; add `terminal <condition>`, or "
+                           "write `when stuck lose` if a player who cannot move loses")
         else:
             game.terminal = self.typed(terminal.cond, _Scope(), BOOL, "the terminal condition")
-        game.utilities = self.per_player(decls, ast.UtilityDecl, "utility", game, required=True)
+        # Without `terminal` (normal play), the game ends only when someone is stuck, and the
+        # stuck rule gives the utilities.
+        game.utilities = self.per_player(decls, ast.UtilityDecl, "utility", game,
+                                         required=terminal is not None)
         game.evaluations = self.per_player(decls, ast.EvaluateDecl, "evaluate", game, required=False)
         if ast.QuietDecl in seen:
             game.quiet = self.typed(seen[ast.QuietDecl].cond, _Scope(), BOOL, "the quiet condition")
-        game.stuck_pass = ast.StuckDecl in seen
         self.check_unused_defines()
         game.display = self.display(decls)
         game.symbols = tuple(self.symbols)
@@ -192,6 +202,31 @@ class _Checker:
             if kind in seen:
                 game.spans[key] = seen[kind].span
         return game
+
+    def stuck_rule(self, decl: ast.StuckDecl | None, game: ir.Game) -> None:
+        """`when stuck pass | lose | win`. With lose/win the stuck player gets the loss (the
+        win) and the other player the opposite: -1 and 1, or 0 and N in a `constant-sum N`."""
+        if decl is None:
+            return
+        word = decl.outcome.name
+        if word not in ("pass", "lose", "win"):
+            self.error("E201", f"unknown stuck rule '{word}'", decl.outcome.span,
+                       hint=did_you_mean(word, ["pass", "lose", "win"])
+                       or "write `when stuck pass`, `when stuck lose` or `when stuck win`")
+            return
+        if word == "pass":
+            game.stuck_pass = True
+            return
+        if len(self.players) != 2:
+            self.error("E225", f"`when stuck {word}` needs two players; the game has "
+                       f"{len(self.players)}", decl.span,
+                       hint="with more players, declare `terminal` and `utility` for a player "
+                       "who cannot move")
+            return
+        low, high = (0, game.sum_total) if game.sum_kind == CONSTANT_SUM else (-1, 1)
+        stuck, other = (low, high) if word == "lose" else (high, low)
+        game.stuck_end = word
+        game.stuck_values = ((stuck, other), (other, stuck))
 
     # ---- players, symbols, params, constants -------------------------------------------------
 

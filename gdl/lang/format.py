@@ -541,7 +541,7 @@ class _Printer:
         if isinstance(d, ast.LengthDecl):
             return ["max-length ", align(self.expr(d.bound))]
         if isinstance(d, ast.StuckDecl):
-            return "when stuck pass"
+            return f"when stuck {d.outcome.name}"
         if isinstance(d, ast.DisplayDecl):
             if not d.glyphs:
                 return f"display {d.name.name}"

@@ -279,6 +279,10 @@ class Game:
     quiet: Expr | None = None
     max_length: int | None = None
     stuck_pass: bool = False
+    # `when stuck lose | win`: a player to move without a legal action ends the game, and
+    # stuck_values[p] is the utility vector when player p is the one stuck.
+    stuck_end: str | None = None
+    stuck_values: tuple[tuple[Value, ...], ...] = ()
     display: dict[str, object] = field(default_factory=dict)  # variable name -> {value: glyph}
     tree: TreeSpec | None = None
     has_chance: bool = False

@@ -249,7 +249,7 @@ class _ToAst(Transformer):
         return ast.LengthDecl(c[1], _span_of(meta))
 
     def stuck_decl(self, meta, c):
-        return ast.StuckDecl(_span_of(meta))
+        return ast.StuckDecl(_ident(c[0]), _span_of(meta))
 
     def display_decl(self, meta, c):
         glyphs = tuple(g for g in c[1:] if g is not None)

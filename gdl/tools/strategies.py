@@ -359,7 +359,7 @@ def syntax_declarations(expr: st.SearchStrategy[_ast.Expr] | None = None
         st.builds(_ast.EvaluateDecl, names, expr),
         st.builds(_ast.QuietDecl, expr),
         st.builds(_ast.LengthDecl, expr),
-        st.just(_ast.StuckDecl()),
+        st.sampled_from(("pass", "lose", "win")).map(lambda w: _ast.StuckDecl(_ast.Ident(w))),
         st.builds(_ast.DisplayDecl, names, glyphs),
         st.builds(_ast.TreeDecl, _syntax_tree_nodes()),
     )

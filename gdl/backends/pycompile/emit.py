@@ -666,6 +666,8 @@ class Emitter:
             lines = [indent + term_comment] if term_comment else []
             body = [f"{indent}try:", f"{indent}    t = {term.text}", f"{indent}except _EvalError as e:",
                     f"{indent}    raise _fail(e, s) from None"]
+            if game.stuck_end:   # `when stuck lose | win`: no legal action ends the game
+                body += [f"{indent}if not t:", f"{indent}    t = not _LEGAL[s[0]](s)"]
             if not cache_terminal:
                 return lines + body
             return lines + [f"{indent}t = _TC.get(s)", f"{indent}if t is None:"] + \
@@ -697,7 +699,8 @@ class Emitter:
         lines += ["    else:", "        return _slow('legal_actions', s)", "    if not r:",
                   "        raise _fail(_stuck(s), s) from None", "    return r"]
         fns.append(lines)
-        if game.stuck_pass:     # _settle asks each player in turn
+        asks_legal = game.stuck_pass or game.stuck_end is not None
+        if asks_legal:     # _settle (or the terminal test) asks each player in turn
             for p, body in enumerate(per_player):
                 fns.append([f"def _legal{p}(s):"] + body + ["    return r"])
 
@@ -764,7 +767,17 @@ class Emitter:
                         f"        u = ((p + step) % {n},) + t[1:]",
                         "        if _LEGAL[u[0]](u):", "            return u", "    return t"])
 
-        fns.append(self.per_player_fn("returns", game.utilities))
+        if game.stuck_end is None:
+            fns.append(self.per_player_fn("returns", game.utilities))
+        else:
+            # terminal by the rules: the utilities; otherwise the mover is stuck: _STUCK
+            if game.utilities:
+                fns.append(self.per_player_fn("_returns_rules", game.utilities))
+            t_term = self.terminal_expr("s", Temporaries())
+            fns.append(["def returns(s):", "    try:", f"        t = {t_term.text}",
+                        "    except _EvalError as e:", "        raise _fail(e, s) from None",
+                        "    if not t:", "        return _STUCK[s[0]]",
+                        "    return _returns_rules(s)" if game.utilities else "    return _STUCK[s[0]]"])
         if game.evaluations:
             fns.append(self.per_player_fn("evaluate", game.evaluations))
         else:
@@ -787,7 +800,11 @@ class Emitter:
         for lines in fns:
             body.extend(lines)
             body.append("")
-        tables = [f"_LEGAL = ({''.join(f'_legal{p}, ' for p in range(n))})"] if game.stuck_pass else []
+        tables = [f"_LEGAL = ({''.join(f'_legal{p}, ' for p in range(n))})"] if asks_legal else []
+        if game.stuck_end is not None:
+            rows = "".join("(" + "".join(f"{literal(v)}, " for v in values) + "), "
+                           for values in game.stuck_values)
+            tables.append(f"_STUCK = ({rows})")
         if runs:
             tables.append(runs)
         return "\n".join(caches + self.preamble + [""] + self.out + body + tables) + "\n"
