@@ -20,7 +20,7 @@ from collections.abc import Callable
 from gdl.backends.tree import TreeGame
 from gdl.errors import Diagnostic, GameRuntimeError, Source
 from gdl.lang import ir
-from gdl.lang.evaluate import EvalError, bindings, expr_fn, flat_index
+from gdl.lang.evaluate import EvalError, bindings_fn, expr_fn, flat_index
 from gdl.lang.values import live_outcomes, show_value
 from gdl.protocol import CHANCE, TERMINAL, GameInfo
 from gdl.span import NOWHERE
@@ -69,11 +69,11 @@ def stmt_fn(st: ir.Stmt, show: Callable) -> Step:
         cond, then, otherwise = expr_fn(st.cond), block_fn(st.then, show), block_fn(st.otherwise, show)
         return lambda run, env: then(run, env) if cond(run.cells, env) else otherwise(run, env)
     if isinstance(st, ir.For):
-        body, combos = block_fn(st.body, show), bindings(st.binders)
+        body, combos_in = block_fn(st.body, show), bindings_fn(st.binders)
 
         def loop(run: _Run, env: dict) -> None:
             inner = dict(env)
-            for combo in combos:
+            for combo in combos_in(run.cells, env):
                 inner.update(combo)
                 body(run, inner)
 

@@ -114,7 +114,9 @@ def format_ast(node, indent: str = "") -> list[str]:
 
 # ---- the checked game --------------------------------------------------------------------------
 
-def _values(values, type_: str, symbols) -> str:
+def _values(values, type_: str, symbols, text: _IrText | None = None) -> str:
+    if not isinstance(values, tuple) and text is not None:   # an ir.Range: bounds use local names
+        return f"{text.expr(values.low)}..{text.expr(values.high)}"
     values = tuple(values)
     if type_ == "sym":
         return "{" + ", ".join(symbols[v] if 0 <= v < len(symbols) else str(v) for v in values) + "}"
@@ -157,7 +159,7 @@ class _IrText:
         if isinstance(e, ir.IfExpr):
             return f"({self.expr(e.then)} if {self.expr(e.cond)} else {self.expr(e.otherwise)})"
         if isinstance(e, ir.Quantifier):
-            binders = ", ".join(f"{n} in {_values(v, 'int', ())}" for n, v in e.binders)
+            binders = ", ".join(f"{n} in {_values(v, 'int', (), self)}" for n, v in e.binders)
             return f"({e.kind} {binders}: {self.expr(e.body)})"
         if isinstance(e, (ir.Builtin, ir.Call)):
             name = e.name if isinstance(e, ir.Builtin) else e.define.name
@@ -179,7 +181,7 @@ class _IrText:
                     lines.append(f"{indent}else:")
                     lines.extend(self.stmts(st.otherwise, indent + "    "))
             elif isinstance(st, ir.For):
-                binders = ", ".join(f"{n} in {_values(v, 'int', ())}" for n, v in st.binders)
+                binders = ", ".join(f"{n} in {_values(v, 'int', (), self)}" for n, v in st.binders)
                 lines.append(f"{indent}for {binders}:")
                 lines.extend(self.stmts(st.body, indent + "    "))
             elif isinstance(st, ir.Pass):
@@ -218,7 +220,7 @@ def format_ir(game) -> list[str]:
     lines.append(f"actions: {len(game.actions)} ({len(game.ground_actions)} ground actions, "
                  "ids in this order)")
     for action in game.actions:
-        params = ", ".join(f"{n} in {_values(v, t, game.symbols)}" for n, t, v in action.params)
+        params = ", ".join(f"{n} in {_values(v, t, game.symbols, text)}" for n, t, v in action.params)
         by = "" if action.by is None else " by " + ", ".join(game.players[p] for p in sorted(action.by))
         lines.append(f"  action {action.name}{'(' + params + ')' if params else ''}{by}"
                      f"  @{action.span.line}")

@@ -14,7 +14,7 @@ from fractions import Fraction
 from gdl.errors import Diagnostic, GdlError, Source, did_you_mean
 from gdl.lang import ast, ir
 from gdl.lang.ast import NOWHERE, Span
-from gdl.lang.evaluate import EvalError, eval_const
+from gdl.lang.evaluate import EvalError, bindings_fn, eval_const
 from gdl.lang.grammar import reserved_words
 from gdl.lang.ir import Chance, Decision, Leaf
 from gdl.lang.values import show_value
@@ -461,6 +461,12 @@ class _Checker:
         resolved = []
         for binder in binders:
             self.check_local_name(binder.name, scope.names.keys() | names.keys())
+            local = self.local_range(binder.domain, scope.bind(names))
+            if local is not None:
+                names[binder.name.name] = INT if local.low.type == local.high.type == INT else ERROR
+                if names[binder.name.name] == INT:
+                    resolved.append((binder.name.name, INT, local))
+                continue
             found = self.domain_values(binder.domain)
             if found is None:
                 names[binder.name.name] = ERROR
@@ -469,13 +475,27 @@ class _Checker:
             resolved.append((binder.name.name, found[0], found[1]))
         combinations = 1
         for _, _, values in resolved:
-            combinations *= len(values)
+            combinations *= len(values) if isinstance(values, tuple) else 1
         if combinations > MAX_VALUES:
             self.error("E210", f"these ranges give {combinations:,} combinations, more than "
                        f"{MAX_VALUES:,}", binders[0].span,
                        hint="parameters and bound names are enumerated; keep their ranges small")
             return {name: ERROR for name in names}, []
         return names, resolved
+
+    def local_range(self, domain, scope: _Scope) -> ir.Range | None:
+        """A range whose bounds use local names (an action parameter, an outer binder, a define
+        parameter): constant for each ground action or binding, so computed there; None for a
+        range of constants. Bounds that read the state are still refused (E211)."""
+        if not isinstance(domain, ast.RangeDomain) or not scope.names:
+            return None
+        used = {n.name for n in _walk((domain.low, domain.high), ast.Name)}
+        if not used & scope.names.keys():
+            return None
+        local = _Scope(scope.names, state=False)
+        low = self.typed(domain.low, local, INT, "a range bound")
+        high = self.typed(domain.high, local, INT, "a range bound")
+        return ir.Range(low, high, domain.span)
 
     def reserved(self, ident: ast.Ident) -> bool:
         if ident.name in reserved_words():
@@ -515,7 +535,14 @@ class _Checker:
 
     def ground(self, action: ir.Action) -> list[ir.GroundAction]:
         grounds = []
-        for args in itertools.product(*(values for _, _, values in action.params)):
+        try:
+            combos = bindings_fn([(name, values) for name, _, values in action.params])(None, {})
+        except EvalError as error:
+            code = {"E302": "E221", "E303": "E220"}.get(error.code, error.code)
+            self.error(code, error.message, error.span or action.span)
+            return []
+        for combo in combos:
+            args = tuple(value for _, value in combo)
             shown = ",".join(self.show(a, t) for a, (_, t, _) in zip(args, action.params))
             name = f"{action.name}({shown})" if action.params else action.name
             grounds.append(ir.GroundAction(action, tuple(args), name))
@@ -542,7 +569,11 @@ class _Checker:
         if isinstance(stmt, ast.For):
             names, binders = self.binders(stmt.binders, scope)
             body = self.statements(stmt.body, scope.bind(names))
-            return ir.For(tuple((n, v) for n, _, v in binders), body, stmt.span)
+            pairs = tuple((n, v) for n, _, v in binders)
+            split = _first_range(pairs)
+            if split:   # `for i in 0..3, j in i..3 {...}` is `for i in 0..3 { for j in i..3 {...} }`
+                return ir.For(pairs[:split], (ir.For(pairs[split:], body, stmt.span),), stmt.span)
+            return ir.For(pairs, body, stmt.span)
         if isinstance(stmt, ast.Pass):
             return ir.Pass(stmt.span)
         if isinstance(stmt, ast.Next):
@@ -839,12 +870,19 @@ class _Checker:
         names, binders = self.binders(node.binders, scope)
         if len(binders) != len(node.binders):
             return self.placeholder(node.span)
+        if node.kind in ("min", "max") and any(isinstance(v, ir.Range) for _, _, v in binders):
+            self.error("E210", f"`{node.kind}` needs a constant range: this one depends on a local "
+                       "name and may be empty", node.span,
+                       hint=f"use a constant range and a condition, e.g. `{node.kind} i in 0..9: "
+                       "(x if i <= k else ...)`")
+            return self.placeholder(node.span)
         want = BOOL if node.kind in ("any", "all", "count") else NUM
         body = self.typed(node.body, scope.bind(names), want, f"the body of `{node.kind}`")
         type_ = BOOL if node.kind in ("any", "all") else INT if node.kind == "count" else body.type
         if type_ == ERROR:
             return self.placeholder(node.span)
-        return ir.Quantifier(node.kind, tuple((n, v) for n, _, v in binders), body, type_, node.span)
+        return _nest_quantifier(node.kind, tuple((n, v) for n, _, v in binders), body, type_,
+                                node.span)
 
     def call(self, node: ast.Call, scope: _Scope) -> ir.Expr:
         name = node.func.name
@@ -979,6 +1017,21 @@ class _Checker:
 
 
 # ---- helpers ---------------------------------------------------------------------------------
+
+def _first_range(binders) -> int:
+    """The position of the first binder after the first whose range is computed (ir.Range), or 0."""
+    return next((k for k, (_, values) in enumerate(binders) if k and isinstance(values, ir.Range)), 0)
+
+
+def _nest_quantifier(kind: str, binders, body: ir.Expr, type_: str, span: Span) -> ir.Expr:
+    """A quantifier whose later binder's range depends on an earlier one, as nested quantifiers
+    (`count i in 0..3, j in i..3: c` is `sum i in 0..3: count j in i..3: c`), so that every
+    binder list a back end meets has its ranges computable before the list is entered."""
+    split = _first_range(binders)
+    if not split:
+        return ir.Quantifier(kind, binders, body, type_, span)
+    inner = _nest_quantifier(kind, binders[split:], body, type_, span)
+    return ir.Quantifier("sum" if kind == "count" else kind, binders[:split], inner, type_, span)
 
 def _walk(node, kind):
     """Every node of type ``kind`` inside a syntax tree (dataclasses, tuples)."""

@@ -158,12 +158,37 @@ def bindings(binders):
     return combos
 
 
+def bindings_fn(binders) -> Callable[[object, dict], list]:
+    """``(cells, env) -> combinations``: like ``bindings``, for binders some of whose ranges
+    (ir.Range) depend on local names; each range is computed with the binders before it bound."""
+    if not any(isinstance(values, ir.Range) for _, values in binders):
+        combos = bindings(binders)
+        return lambda s, env: combos
+    steps = [(name, None, expr_fn(values.low), expr_fn(values.high)) if isinstance(values, ir.Range)
+             else (name, values, None, None) for name, values in binders]
+
+    def combos_in(s, env) -> list:
+        combos: list[tuple] = [()]
+        for name, values, low, high in steps:
+            grown = []
+            for combo in combos:
+                if values is None:
+                    inner = {**env, **dict(combo)}
+                    grown.extend(combo + ((name, v),) for v in range(low(s, inner), high(s, inner) + 1))
+                else:
+                    grown.extend(combo + ((name, v),) for v in values)
+            combos = grown
+        return combos
+
+    return combos_in
+
+
 def _quantifier_fn(e: ir.Quantifier) -> Fn:
-    body, combos, kind = expr_fn(e.body), bindings(e.binders), e.kind
+    body, combos_in, kind = expr_fn(e.body), bindings_fn(e.binders), e.kind
 
     def values(s, env):
         inner = dict(env)
-        for combo in combos:
+        for combo in combos_in(s, env):
             inner.update(combo)
             yield body(s, inner)
 

@@ -67,6 +67,16 @@ class Lit:
 
 
 @dataclass(frozen=True)
+class Range:
+    """The values low..high of a binder whose bounds depend on local names (an action parameter,
+    an outer binder, a define parameter), never on the state: computed where the binder is, so
+    it may be empty. A binder's values are either a tuple (constant bounds) or a Range."""
+    low: Expr
+    high: Expr
+    span: Span = NOWHERE
+
+
+@dataclass(frozen=True)
 class Local:
     """An action parameter, quantifier or loop variable, define parameter, or random outcome."""
     name: str
@@ -127,7 +137,7 @@ class IfExpr:
 @dataclass(frozen=True)
 class Quantifier:
     kind: str  # any all count sum min max
-    binders: tuple[tuple[str, tuple[int, ...]], ...]  # (local name, values in order)
+    binders: tuple[tuple[str, tuple[int, ...] | Range], ...]  # (local name, values in order)
     body: Expr
     type: str
     span: Span = NOWHERE
@@ -182,7 +192,7 @@ class If:
 
 @dataclass(frozen=True)
 class For:
-    binders: tuple[tuple[str, tuple[int, ...]], ...]
+    binders: tuple[tuple[str, tuple[int, ...] | Range], ...]
     body: tuple[Stmt, ...]
     span: Span = NOWHERE
 
@@ -216,7 +226,7 @@ Stmt = Assign | If | For | Pass | Next | Random
 @dataclass(frozen=True)
 class Action:
     name: str
-    params: tuple[tuple[str, str, tuple[int, ...]], ...]  # (name, type, values)
+    params: tuple[tuple[str, str, tuple[int, ...] | Range], ...]  # (name, type, values)
     by: frozenset[int] | None
     requires: Expr | None
     effect: tuple[Stmt, ...]

@@ -322,18 +322,39 @@ class Emitter:
         return node("read", (container, const(0)), vals=self.mover_vals, cost=1)
 
     # -- quantifiers
+    def resolve(self, binders, ctx: _Ctx):
+        """The binders with each ir.Range whose bounds are known here (an action parameter, an
+        unrolled outer binder) turned into its values; a range that uses a binder of the same
+        list (the checker nests those) or a loop variable, stays an ir.Range."""
+        out = []
+        for binder_name, values in binders:
+            if isinstance(values, ir.Range):   # (the checker nests a range that uses its own list)
+                low, high = self.expr(values.low, ctx), self.expr(values.high, ctx)
+                if low.is_const and high.is_const:
+                    values = tuple(range(low.const, high.const + 1))
+            out.append((binder_name, values))
+        return tuple(out)
+
+    def range_loop(self, var: str, values, ctx: _Ctx) -> str:
+        """``for var in ...`` over a binder's values: a tuple, or a range computed here."""
+        if isinstance(values, tuple):
+            return f"for {var} in {tuple_literal(values)}"
+        low, high = self.expr(values.low, ctx), self.expr(values.high, ctx)
+        return f"for {var} in range({low.text}, {optimize.arith('+', high, const(1)).text})"
+
     def quantifier(self, e: ir.Quantifier, ctx: _Ctx) -> P:
-        combos = combos_count(e.binders)
-        if combos <= UNROLL_COMBOS and combos * self.sizes.expr(e.body) <= UNROLL_SIZE:
+        binders = self.resolve(e.binders, ctx)
+        combos = combos_count(binders)
+        if _known(binders) and combos <= UNROLL_COMBOS and combos * self.sizes.expr(e.body) <= UNROLL_SIZE:
             terms = []
-            for combo in bindings(e.binders):
+            for combo in bindings(binders):
                 terms.append(self.expr(e.body, ctx.bind({n: const(v) for n, v in combo})))
             return optimize.fold_terms(e.kind, terms)
         loops, env = [], {}
-        for binder_name, values in e.binders:
+        for binder_name, values in binders:
             var = ctx.temps.temp(f"q{name_part(binder_name)}_")
-            env[binder_name] = name(var, frozenset(values))
-            loops.append(f"for {var} in {tuple_literal(values)}")
+            loops.append(self.range_loop(var, values, ctx.bind(env)))
+            env[binder_name] = name(var, frozenset(values) if isinstance(values, tuple) else None)
         body = self.expr(e.body, ctx.bind(env))
         loop_text = " ".join(loops)
         if e.kind == "count":
@@ -472,9 +493,10 @@ class Emitter:
                 return
             self.branches(cond, st.then, st.otherwise, ctx, state, out, indent, has_next)
         elif isinstance(st, ir.For):
+            st = ir.For(self.resolve(st.binders, here), st.body, st.span)
             combos = combos_count(st.binders)
             body_size = sum(self.sizes.statement(s) for s in st.body)
-            if combos <= UNROLL_COMBOS and combos * body_size <= UNROLL_SIZE:
+            if _known(st.binders) and combos <= UNROLL_COMBOS and combos * body_size <= UNROLL_SIZE:
                 for combo in bindings(st.binders):
                     self.block(st.body, ctx.bind({n: const(v) for n, v in combo}), state, out,
                                indent, has_next)
@@ -583,8 +605,8 @@ class Emitter:
         loops, env = [], {}
         for binder_name, values in st.binders:
             var = ctx.temps.temp(f"q{name_part(binder_name)}_")
-            env[binder_name] = name(var, frozenset(values))
-            loops.append((var, values))
+            loops.append(self.range_loop(var, values, ctx.bind(env)))
+            env[binder_name] = name(var, frozenset(values) if isinstance(values, tuple) else None)
         inner = ctx.bind(env)
         if state.mode == "tuple":
             # a first pass finds the slots the body writes: they live in locals from here on
@@ -598,8 +620,8 @@ class Emitter:
                     out.append(f"{indent}c{k} = {text}")
                 state.slots[k] = name(f"c{k}", frozenset(self.slot_values(k)))
         depth = indent
-        for var, values in loops:
-            out.append(f"{depth}for {var} in {tuple_literal(values)}:")
+        for loop in loops:
+            out.append(f"{depth}{loop}:")
             depth += "    "
         lines: list[str] = []
         saved = state.force
@@ -929,3 +951,8 @@ def _flatten(value):
             yield from _flatten(item)
     else:
         yield value
+
+
+def _known(binders) -> bool:
+    """Whether every binder's values are known when the code is generated (none is an ir.Range)."""
+    return all(isinstance(values, tuple) for _, values in binders)

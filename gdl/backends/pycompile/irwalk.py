@@ -56,10 +56,13 @@ def has_random(stmts) -> bool:
     return any(isinstance(st, ir.Random) for st in walk_statements(stmts))
 
 
+RANGE_GUESS = 8   # how many values a range computed at run time (ir.Range) is taken to have
+
+
 def combos_count(binders) -> int:
     total = 1
     for _, values in binders:
-        total *= len(values)
+        total *= len(values) if isinstance(values, tuple) else RANGE_GUESS
     return total
 
 
