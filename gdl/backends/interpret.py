@@ -90,6 +90,9 @@ def stmt_fn(st: ir.Stmt, show: Callable) -> Step:
         return next_turn
     if isinstance(st, ir.Random):
         return _random_fn(st, show)
+    if isinstance(st, ir.LetStmt):
+        value, rest, name = expr_fn(st.value), block_fn(st.body, show), st.name
+        return lambda run, env: rest(run, {**env, name: value(run.cells, env)})
     raise AssertionError(f"unknown statement {st!r}")
 
 
@@ -326,7 +329,7 @@ def _randoms(game: ir.Game):
             stack.extend(st.body)
         elif isinstance(st, ir.If):
             stack.extend(st.then + st.otherwise)
-        elif isinstance(st, ir.For):
+        elif isinstance(st, (ir.For, ir.LetStmt)):
             stack.extend(st.body)
 
 

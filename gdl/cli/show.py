@@ -161,6 +161,8 @@ class _IrText:
         if isinstance(e, ir.Quantifier):
             binders = ", ".join(f"{n} in {_values(v, 'int', (), self)}" for n, v in e.binders)
             return f"({e.kind} {binders}: {self.expr(e.body)})"
+        if isinstance(e, ir.Let):
+            return f"(let {e.name} = {self.expr(e.value)}: {self.expr(e.body)})"
         if isinstance(e, (ir.Builtin, ir.Call)):
             name = e.name if isinstance(e, ir.Builtin) else e.define.name
             return f"{name}({', '.join(self.expr(a) for a in e.args)})"
@@ -188,6 +190,9 @@ class _IrText:
                 lines.append(f"{indent}pass")
             elif isinstance(st, ir.Next):
                 lines.append(f"{indent}next {self.expr(st.player)}")
+            elif isinstance(st, ir.LetStmt):
+                lines.append(f"{indent}let {st.name} = {self.expr(st.value)}, then:")
+                lines.extend(self.stmts(st.body, indent + "    "))
             elif isinstance(st, ir.Random):
                 outcomes = ", ".join(f"{self.expr(v)}: {self.expr(p)}" for v, p in st.outcomes)
                 lines.append(f"{indent}random #{st.index} {st.name} in {{{outcomes}}}, then:")

@@ -98,7 +98,17 @@ class Quantifier:
     span: Span = _span()
 
 
-Expr = IntLit | BoolLit | Name | Mover | Call | Index | ListLit | Unary | Binary | IfExpr | Quantifier
+@dataclass(frozen=True)
+class Let:
+    """`let a = e1, b = e2: body`: each name bound to its value (which may use the names before
+    it) in the body."""
+    bindings: tuple[tuple[Ident, Expr], ...]
+    body: Expr
+    span: Span = _span()
+
+
+Expr = (IntLit | BoolLit | Name | Mover | Call | Index | ListLit | Unary | Binary | IfExpr | Quantifier
+        | Let)
 
 
 # ---- domains -----------------------------------------------------------------------------------
@@ -183,7 +193,15 @@ class For:
     span: Span = _span()
 
 
-Stmt = Assign | Pass | Next | Random | If | For
+@dataclass(frozen=True)
+class LetStmt:
+    """`let name = value`: ``name`` holds the value, computed here, for the rest of the block."""
+    name: Ident
+    value: Expr
+    span: Span = _span()
+
+
+Stmt = Assign | Pass | Next | Random | If | For | LetStmt
 
 
 # ---- explicit trees ----------------------------------------------------------------------------

@@ -556,6 +556,12 @@ class _Checker:
             if isinstance(stmt, ast.Random):
                 out.append(self.random(stmt, stmts[position + 1:], scope))
                 break
+            if isinstance(stmt, ast.LetStmt):   # the name holds for the rest of the block
+                self.check_local_name(stmt.name, scope.names.keys())
+                value = self.expr(stmt.value, scope)
+                rest = self.statements(stmts[position + 1:], scope.bind({stmt.name.name: value.type}))
+                out.append(ir.LetStmt(stmt.name.name, value, rest, stmt.span))
+                break
             out.append(self.statement(stmt, scope))
         return tuple(out)
 
@@ -820,6 +826,8 @@ class _Checker:
             return ir.IfExpr(cond, then, otherwise, then.type, span)
         if isinstance(node, ast.Quantifier):
             return self.quantifier(node, scope)
+        if isinstance(node, ast.Let):
+            return self.let(node, scope)
         if isinstance(node, ast.ListLit):
             self.error("E203", "a list can only be the value of a `const` or a `var`'s initial value",
                        span)
@@ -883,6 +891,21 @@ class _Checker:
             return self.placeholder(node.span)
         return _nest_quantifier(node.kind, tuple((n, v) for n, _, v in binders), body, type_,
                                 node.span)
+
+    def let(self, node: ast.Let, scope: _Scope) -> ir.Expr:
+        bound: dict[str, str] = {}
+        values = []
+        for ident, value_node in node.bindings:
+            self.check_local_name(ident, scope.names.keys() | bound.keys())
+            value = self.expr(value_node, scope.bind(bound))   # may use the names before it
+            bound[ident.name] = value.type
+            values.append((ident.name, value))
+        body = self.expr(node.body, scope.bind(bound))
+        if body.type == ERROR or any(v.type == ERROR for _, v in values):
+            return self.placeholder(node.span)
+        for name, value in reversed(values):
+            body = ir.Let(name, value, body, body.type, node.span)
+        return body
 
     def call(self, node: ast.Call, scope: _Scope) -> ir.Expr:
         name = node.func.name

@@ -135,6 +135,9 @@ def expr_fn(e: ir.Expr) -> Fn:
         return lambda s, env: body[0](s, {p: a(s, env) for p, a in zip(params, args)})
     if isinstance(e, ir.Quantifier):
         return _quantifier_fn(e)
+    if isinstance(e, ir.Let):
+        value, body, name = expr_fn(e.value), expr_fn(e.body), e.name
+        return lambda s, env: body(s, {**env, name: value(s, env)})
     raise AssertionError(f"unknown expression {e!r}")
 
 

@@ -261,7 +261,7 @@ def level(e: ast.Expr) -> int:
         return COND
     if isinstance(e, ast.Binary):
         return CMP if e.op in _COMPARISONS else _LEVEL[e.op]
-    if isinstance(e, ast.Quantifier):
+    if isinstance(e, (ast.Quantifier, ast.Let)):
         return NOT
     if isinstance(e, ast.Unary):
         return NOT if e.op == "not" else UNARY
@@ -329,6 +329,9 @@ class _Printer:
         if isinstance(e, ast.Quantifier):
             return [e.kind, " ", join(", ", [self.binder(b) for b in e.binders]), ": ",
                     self.expr(e.body, NOT)]
+        if isinstance(e, ast.Let):
+            bindings = [[name.name, " = ", self.expr(value)] for name, value in e.bindings]
+            return ["let ", join(", ", bindings), ": ", self.expr(e.body, NOT)]
         raise TypeError(f"not an expression: {e!r}")
 
     def chain(self, e: ast.Binary, pad: bool):
@@ -427,6 +430,8 @@ class _Printer:
             return [anchor(stmt.span), "pass"]
         if isinstance(stmt, ast.Next):
             return [anchor(stmt.span), "next ", self.expr(stmt.player)]
+        if isinstance(stmt, ast.LetStmt):
+            return [anchor(stmt.span), "let ", stmt.name.name, " = ", self.expr(stmt.value)]
         if isinstance(stmt, ast.Random):
             head = [anchor(stmt.span), "random ", stmt.name.name, " in "]
             if stmt.uniform is not None:

@@ -67,6 +67,16 @@ class Lit:
 
 
 @dataclass(frozen=True)
+class Let:
+    """`let name = value: body` (a `let` of several names is nested Lets, the first outermost)."""
+    name: str
+    value: Expr
+    body: Expr
+    type: str
+    span: Span = NOWHERE
+
+
+@dataclass(frozen=True)
 class Range:
     """The values low..high of a binder whose bounds depend on local names (an action parameter,
     an outer binder, a define parameter), never on the state: computed where the binder is, so
@@ -159,7 +169,7 @@ class Call:
     span: Span = NOWHERE
 
 
-Expr = Lit | Local | Mover | VarRef | ConstRef | Unary | Binary | IfExpr | Quantifier | Builtin | Call
+Expr = Lit | Local | Mover | VarRef | ConstRef | Unary | Binary | IfExpr | Quantifier | Builtin | Call | Let
 
 
 @dataclass(frozen=True, eq=False)
@@ -198,6 +208,16 @@ class For:
 
 
 @dataclass(frozen=True)
+class LetStmt:
+    """`let name = value`: the value is computed here, and ``body`` (the rest of the block) runs
+    with ``name`` bound to it."""
+    name: str
+    value: Expr
+    body: tuple[Stmt, ...]
+    span: Span = NOWHERE
+
+
+@dataclass(frozen=True)
 class Pass:
     span: Span = NOWHERE
 
@@ -220,7 +240,7 @@ class Random:
     span: Span = NOWHERE
 
 
-Stmt = Assign | If | For | Pass | Next | Random
+Stmt = Assign | If | For | Pass | Next | Random | LetStmt
 
 
 @dataclass(frozen=True)

@@ -310,6 +310,15 @@ class _ToAst(Transformer):
     def next_stmt(self, meta, c):
         return ast.Next(c[0], _span_of(meta))
 
+    def let_stmt(self, meta, c):
+        return ast.LetStmt(_ident(c[0]), c[1], _span_of(meta))
+
+    def let_binding(self, meta, c):
+        return (_ident(c[0]), c[1])
+
+    def let_expr(self, meta, c):
+        return ast.Let(tuple(c[:-1]), c[-1], _span_of(meta))
+
     def random_stmt(self, meta, c):
         name, choice = c
         if isinstance(choice, ast.RangeDomain):

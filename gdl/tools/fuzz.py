@@ -959,7 +959,7 @@ def _run_targets(examples: int, seed: int, targets: Sequence[str]) -> Summary:
             continue
         started = time.perf_counter()
         if name == "rule files":
-            strategy = st.tuples(rule_games(division=True), _option_sets(), st.integers(0, 3))
+            strategy = st.tuples(rule_games(second_edition=True), _option_sets(), st.integers(0, 3))
             check = check_rules_example
         else:
             strategy = st.tuples(strategies[name], _option_sets())

@@ -242,8 +242,8 @@ _QUANTIFIERS = ("any", "all", "count", "sum", "min", "max")
 
 
 def syntax_expressions(max_leaves: int = 10) -> st.SearchStrategy[_ast.Expr]:
-    """Any expression the grammar can write: every operator, quantifier, call, index, list and
-    conditional, nested at random (types are not respected)."""
+    """Any expression the grammar can write: every operator, quantifier, `let`, call, index, list
+    and conditional, nested at random (types are not respected)."""
     leaves = st.one_of(
         st.integers(-5, 30).map(_ast.IntLit), st.booleans().map(_ast.BoolLit),
         identifiers().map(_ast.Name), st.just(_ast.Mover()))
@@ -262,6 +262,8 @@ def syntax_expressions(max_leaves: int = 10) -> st.SearchStrategy[_ast.Expr]:
             st.builds(_ast.ListLit, some_args),
             st.builds(_ast.Quantifier, st.sampled_from(_QUANTIFIERS),
                       st.lists(_binders(inner), min_size=1, max_size=2).map(tuple), inner),
+            st.builds(_ast.Let, st.lists(st.tuples(_idents(), inner), min_size=1,
+                                         max_size=2).map(tuple), inner),
         )
 
     return st.recursive(leaves, extend, max_leaves=max_leaves)
@@ -291,6 +293,7 @@ def syntax_statements(expr: st.SearchStrategy[_ast.Expr], max_leaves: int = 6
         st.builds(_ast.Next, expr),
         st.builds(lambda n, o: _ast.Random(n, o, None), _idents(), outcomes),
         st.builds(lambda n, r: _ast.Random(n, None, r), _idents(), _ranges(expr)),
+        st.builds(_ast.LetStmt, _idents(), expr),
     )
 
     def extend(block: st.SearchStrategy[tuple]) -> st.SearchStrategy[tuple]:
@@ -456,7 +459,7 @@ _PLAYER_NAMES = ("P0", "P1", "P2", "P3")
 def rule_games(draw, players: int | Sequence[int] = (2, 3), *, chance: bool | None = None,
                sum_kinds: Sequence[str] = (ZERO_SUM, CONSTANT_SUM, GENERAL_SUM),
                evaluate: bool | None = None, bounds: bool | None = None,
-               max_nodes: int = 300, division: bool = False) -> GeneratedRules:
+               max_nodes: int = 300, second_edition: bool = False) -> GeneratedRules:
     """Small games in the rule language, valid by construction.
 
     Every game has a counter ``moves`` that every action increases by one and the terminal condition
@@ -470,11 +473,14 @@ def rule_games(draw, players: int | Sequence[int] = (2, 3), *, chance: bool | No
     or ``random r in 0..2``, exact probabilities; perhaps a second one, ``random q in 0..1``, right
     after) whose outcomes feed the effect. Utilities (and, optionally, evaluations) are arithmetic
     of the variables, perhaps through a ``define`` or a ``const`` table, perhaps divided exactly
-    (``/ 2``, a rational value, with ``division=True``: off by default, so that a seed keeps
-    drawing the games it drew before); the game is zero-sum,
+    (``/ 2``, a rational value); the game is zero-sum,
     constant-sum (with non-negative utilities, as max^n shallow pruning needs) or general-sum, and
     may declare utility bounds (computed by interval arithmetic, so they hold). ``K`` is chosen so
     that the game tree has at most about ``max_nodes`` nodes.
+
+    With ``second_edition=True`` the games also use the rule language's second-edition constructs:
+    utilities divided exactly (``/``, rational values) and ``let`` in effects. It is off by
+    default so that a seed keeps drawing the games it drew before (tests pin some of them).
 
     Everything shrinks towards fewer players, variables, actions and statements, smaller
     constants, no chance, no evaluation.
@@ -620,6 +626,11 @@ def rule_games(draw, players: int | Sequence[int] = (2, 3), *, chance: bool | No
                        _IntExpr(_ast.Unary("-", k.node), -k.hi, -k.lo))
             effect.append(_ast.Assign(_ast.Ident(name0), (),
                                       _clamp(_op("+", _name(name0, lo0, hi0), step), lo0, hi0).node))
+        if second_edition and draw(st.booleans()):
+            # a local name for the rest of the effect, taken before the statements change the state
+            held = value(extra)
+            effect.append(_ast.LetStmt(_ast.Ident("h"), held.node))
+            extra = extra + [_IntExpr(_ast.Name("h"), held.lo, held.hi)]
         effect += statements(extra)
         if has_chance and draw(st.booleans()):
             if draw(st.booleans()):
@@ -678,7 +689,7 @@ def rule_games(draw, players: int | Sequence[int] = (2, 3), *, chance: bool | No
         result = parts[0]
         for part in parts[1:]:
             result = _op("+", result, part)
-        if division and draw(st.integers(0, 3)) == 0:   # exact division: a rational utility
+        if second_edition and draw(st.integers(0, 3)) == 0:   # exact division: a rational utility
             result = _divide(result, draw(st.integers(2, 3)))
         return result
 

@@ -177,6 +177,8 @@ class Emitter:
             return self.call(e, ctx)
         if isinstance(e, ir.Quantifier):
             return self.quantifier(e, ctx)
+        if isinstance(e, ir.Let):
+            return self.let(e, ctx)
         raise AssertionError(f"unknown expression {e!r}")
 
     # -- indexing
@@ -295,6 +297,18 @@ class Emitter:
             return body
         return node("bind", (tuple(pairs), body), safe=body.safe and all(a.safe for _, a in pairs),
                     vals=body.vals, cost=body.cost + sum(a.cost + 1 for _, a in pairs))
+
+    def let(self, e: ir.Let, ctx: _Ctx) -> P:
+        """`let name = value: body`, like a call's argument: a constant, a name or a cheap safe
+        value is substituted; anything else is computed once, first (as the interpreter does)."""
+        value = self.expr(e.value, ctx)
+        if value.is_const or value.kind == "name" or (
+                value.safe and (value.cost <= 3 or local_uses(e.body).get(e.name, 0) <= 1)):
+            return self.expr(e.body, ctx.bind({e.name: value}))
+        temp = ctx.temps.temp_for("_a", value.text)
+        body = self.expr(e.body, ctx.bind({e.name: name(temp, value.vals)}))
+        return node("bind", (((temp, value),), body), safe=body.safe and value.safe,
+                    vals=body.vals, cost=body.cost + value.cost + 1)
 
     def call_function(self, define: ir.Define, args, ctx: _Ctx) -> P:
         if ctx.dirty:
@@ -510,6 +524,15 @@ class Emitter:
             out.append(f"{indent}t = {player.text}")
         elif isinstance(st, ir.Random):
             self.random(st, ctx, state, out, indent, has_next)
+        elif isinstance(st, ir.LetStmt):
+            # computed here, into a Python local: later assignments must not change it
+            value = self.final_expr(st.value, here)
+            bound = value
+            if not value.is_const:
+                local = ctx.temps.temp(f"l{name_part(st.name)}_")
+                out.append(f"{indent}{local} = {value.text}")
+                bound = name(local, value.vals)
+            self.block(st.body, ctx.bind({st.name: bound}), state, out, indent, has_next)
         else:
             raise AssertionError(f"unknown statement {st!r}")
 

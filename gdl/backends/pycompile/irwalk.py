@@ -21,6 +21,8 @@ def ir_children(e) -> tuple:
         return e.args
     if isinstance(e, ir.Quantifier):
         return (e.body,)
+    if isinstance(e, ir.Let):
+        return (e.value, e.body)
     return ()
 
 
@@ -48,7 +50,7 @@ def walk_statements(stmts) -> Iterator:
         if isinstance(st, ir.If):
             yield from walk_statements(st.then)
             yield from walk_statements(st.otherwise)
-        elif isinstance(st, (ir.For, ir.Random)):
+        elif isinstance(st, (ir.For, ir.Random, ir.LetStmt)):
             yield from walk_statements(st.body)
 
 
@@ -106,4 +108,6 @@ class Sizes:
         if isinstance(st, ir.Random):
             return 1 + sum(self.expr(v) + self.expr(p) for v, p in st.outcomes) + \
                 sum(self.statement(s) for s in st.body)
+        if isinstance(st, ir.LetStmt):
+            return 1 + self.expr(st.value) + sum(self.statement(s) for s in st.body)
         return 1
