@@ -6,7 +6,7 @@ import pytest
 from helpers import DATA, expectation, first_location
 
 import gdl
-from gdl.cli import main
+from gdl.cli import main, parse_sets
 from gdl.errors import GdlError
 
 INVALID = sorted((DATA / "invalid").glob("*.game"))
@@ -27,7 +27,7 @@ def test_invalid_file_reports_its_code_and_position(path, capsys):
 @pytest.mark.parametrize("path", INVALID, ids=lambda p: p.stem)
 def test_invalid_file_raises_located_error_from_the_api(path):
     expected = expectation(path)
-    params = {k: int(v) for k, v in (s.split("=") for s in expected["sets"])}
+    params = parse_sets(expected["sets"])
     with pytest.raises(GdlError) as caught:
         gdl.load(path, params)
     first = caught.value.diagnostics[0]

@@ -159,7 +159,10 @@ class InterpretedGame:
                 if ground.action.by is None or player in ground.action.by:
                     self._candidates[player].append((action_id, requires[id(ground.action)], env))
         initial = tuple(game.initial)
-        self._initial = self._settle(initial, initial[0]) if n else initial
+        if game.setup is not None:   # `init`: the set-up effect (perhaps a chance node at the root)
+            self._initial = self.apply(initial, game.setup)
+        else:
+            self._initial = self._settle(initial, initial[0]) if n else initial
         # `display` hints, keyed like the values variables() returns (symbols by name).
         self.display = {name: {self._shown_key(name, key): glyph for key, glyph in glyphs.items()}
                         for name, glyphs in game.display.items()}

@@ -90,7 +90,10 @@ class CompiledGame:
         self.evaluate = namespace["evaluate"]
         self.is_quiet = namespace["is_quiet"]
         initial = tuple(d["initial"])
-        self._initial = namespace["_settle"](initial) if d["stuck_pass"] and initial else initial
+        if d.get("setup") is not None:   # `init`: the set-up effect (perhaps a chance node)
+            self._initial = self.apply(initial, d["setup"])
+        else:
+            self._initial = namespace["_settle"](initial) if d["stuck_pass"] and initial else initial
 
     def _namespace(self, d: dict) -> dict:
         """What the generated module may see: its helpers, and a few builtins."""

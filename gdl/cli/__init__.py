@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -30,20 +31,25 @@ class UsageError(Exception):
 
 # ---- shared helpers ----------------------------------------------------------------------------
 
-def parse_sets(pairs: Sequence[str]) -> dict[str, int | bool]:
-    params: dict[str, int | bool] = {}
+def parse_sets(pairs: Sequence[str]) -> dict[str, int | bool | str]:
+    """``NAME=VALUE`` pairs: an integer, true/false, or a symbol's name (kept as written)."""
+    params: dict[str, int | bool | str] = {}
     for pair in pairs:
         name, sep, text = pair.partition("=")
         if not sep or not name.strip():
             raise UsageError(f"--set expects NAME=VALUE, not {pair!r}")
-        text = text.strip().lower()
-        if text in ("true", "false"):
-            params[name.strip()] = text == "true"
+        text = text.strip()
+        if text.lower() in ("true", "false"):
+            params[name.strip()] = text.lower() == "true"
+            continue
+        if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", text):
+            params[name.strip()] = text          # a symbol: the checker looks it up
             continue
         try:
             params[name.strip()] = int(text)
         except ValueError:
-            raise UsageError(f"--set {name}: {text!r} is not an integer or true/false") from None
+            raise UsageError(f"--set {name}: {text!r} is not an integer, true/false or a "
+                             "symbol") from None
     return params
 
 

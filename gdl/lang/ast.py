@@ -274,6 +274,13 @@ class VarDecl:
 
 
 @dataclass(frozen=True)
+class InitDecl:
+    """`init { statements }`: run once, on the declared initial values, to set up the start."""
+    body: tuple
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
 class ActionDecl:
     name: Ident
     params: tuple[Binder, ...]
@@ -358,7 +365,7 @@ class TreeDecl:
 
 Decl = (GameDecl | PlayersDecl | ParamDecl | ConstDecl | VarDecl | ActionDecl | DefineDecl | TerminalDecl |
         UtilityDecl | UtilityBoundsDecl | SumDecl | EvaluateDecl | QuietDecl | LengthDecl | StuckDecl |
-        DisplayDecl | TreeDecl)
+        DisplayDecl | TreeDecl | InitDecl)
 
 
 @dataclass(frozen=True)

@@ -35,13 +35,13 @@ _INTEGRAL = {"//", "%"}         # integers in, an integer out
 _ORDERING = {"<", "<=", ">", ">="}
 DIVISION_HINT = "`/` divides exactly and gives a rational number; write `//` for floor division"
 _SINGLETONS = (ast.GameDecl, ast.PlayersDecl, ast.TerminalDecl, ast.SumDecl, ast.LengthDecl,
-               ast.StuckDecl, ast.QuietDecl, ast.TreeDecl, ast.UtilityBoundsDecl)
+               ast.StuckDecl, ast.QuietDecl, ast.TreeDecl, ast.UtilityBoundsDecl, ast.InitDecl)
 _RULE_DECLS = (ast.VarDecl, ast.ActionDecl, ast.DefineDecl, ast.TerminalDecl, ast.UtilityDecl,
-               ast.EvaluateDecl, ast.QuietDecl, ast.StuckDecl, ast.DisplayDecl)
+               ast.EvaluateDecl, ast.QuietDecl, ast.StuckDecl, ast.DisplayDecl, ast.InitDecl)
 _KEYWORD_OF = {ast.GameDecl: "game", ast.PlayersDecl: "players", ast.TerminalDecl: "terminal",
                ast.SumDecl: "zero-sum / constant-sum", ast.LengthDecl: "max-length",
                ast.StuckDecl: "when stuck", ast.QuietDecl: "quiet when",
-               ast.TreeDecl: "tree", ast.UtilityBoundsDecl: "utility in"}
+               ast.TreeDecl: "tree", ast.UtilityBoundsDecl: "utility in", ast.InitDecl: "init"}
 
 
 def check(game_file: ast.GameFile, source: Source | None = None,
@@ -58,12 +58,14 @@ def check(game_file: ast.GameFile, source: Source | None = None,
 class _Scope:
     """Local names (parameters, bound variables) and their types."""
 
-    def __init__(self, names: dict[str, str] | None = None, state: bool = True):
+    def __init__(self, names: dict[str, str] | None = None, state: bool = True,
+                 mover: bool = True):
         self.names = names or {}
         self.state = state  # False where only constants may appear
+        self.mover = mover  # False in `init`, before anybody moves
 
     def bind(self, more: dict[str, str]) -> _Scope:
-        return _Scope({**self.names, **more}, self.state)
+        return _Scope({**self.names, **more}, self.state, self.mover)
 
 
 def _number_type(*types: str) -> str:
@@ -82,6 +84,7 @@ class _Checker:
         # Every global name: name -> (kind, payload, span); kinds: player symbol param const var define
         self.globals: dict[str, tuple[str, object, Span]] = {}
         self.params: dict[str, int | bool] = {}
+        self.param_types: dict[str, str] = {}
         self.define_decls: dict[str, ast.DefineDecl] = {}
         self.define_instances: dict[tuple[str, tuple[str, ...]], ir.Define] = {}
         self.defines_in_progress: list[str] = []
@@ -159,10 +162,19 @@ class _Checker:
                     continue
                 self.define_decls[decl.name.name] = decl
         game.actions = tuple(self.action(d) for d in decls if isinstance(d, ast.ActionDecl))
+        user_actions = game.actions
+        init = seen.get(ast.InitDecl)
+        if init is not None:
+            # `init` is an action nobody may take (by no player), applied once to the declared
+            # initial values: so both back ends run it, chance included, as any effect.
+            effect = self.statements(init.body, _Scope(mover=False))
+            game.actions += (ir.Action("init", (), frozenset(), None, effect, init.span),)
         self.check_action_names(decls)
         game.ground_actions = tuple(self.ground(a) for a in game.actions if a is not None)
         game.ground_actions = tuple(itertools.chain.from_iterable(game.ground_actions))
-        if not game.actions and self.players:
+        if init is not None:
+            game.setup = len(game.ground_actions) - 1
+        if not user_actions and self.players:
             self.error("E219", "the game has no actions", START, hint="declare at least one `action`")
 
         self.stuck_rule(seen.get(ast.StuckDecl), game)
@@ -190,6 +202,9 @@ class _Checker:
         game.display = self.display(decls)
         game.symbols = tuple(self.symbols)
         game.initial = self.initial_state(decls, game.variables)
+        if game.setup is not None and self.players:
+            # `init` runs as if the last player had moved, so the turn then passes to the first
+            game.initial = (len(self.players) - 1,) + game.initial[1:]
         game.has_chance = self.random_count > 0
         game.spans = {"terminal": terminal.span if terminal else NOWHERE}
         # Declarations `gdl check --deep` points at (gdl.tools.validate names them by these keys).
@@ -262,19 +277,16 @@ class _Checker:
                            START, hint=did_you_mean(name, declared_params))
         for decl in decls:
             if isinstance(decl, ast.ParamDecl):
-                value = self.constant(decl.value, "a parameter")
-                if value is not None and type(value) not in (int, bool):
-                    self.error("E203", f"a parameter must be an integer or a boolean, not "
+                value, type_ = self.constant_typed(decl.value) or (None, ERROR)
+                if value is not None and type_ not in (INT, BOOL, SYM):
+                    self.error("E203", f"a parameter must be an integer, a boolean or a symbol, not "
                                f"{_kind_of(value)}", decl.value.span, hint=DIVISION_HINT)
                     value = None
                 if decl.name.name in self.overrides:
-                    override = self.overrides[decl.name.name]
-                    if type(override) is not type(value) and value is not None:
-                        self.error("E215", f"parameter '{decl.name.name}' is {_kind_of(value)}, "
-                                   f"not {_kind_of(override)}", decl.name.span)
-                    value = override
+                    value, type_ = self.override(decl, value, type_)
                 if value is not None and self.declare(decl.name, "param", value):
                     self.params[decl.name.name] = value
+                    self.param_types[decl.name.name] = type_
             elif isinstance(decl, ast.ConstDecl):
                 found = self.constant_typed(decl.value)
                 if found is not None:
@@ -282,6 +294,28 @@ class _Checker:
                     shape = _table_shape(value)[0]
                     self.declare(decl.name, "const", ir.Constant(decl.name.name, value, shape, type_,
                                                                  decl.name.span))
+
+    def override(self, decl: ast.ParamDecl, value, type_: str):
+        """A parameter's value given by ``--set`` (or the API): an int, a bool, or a symbol's name
+        (a str), of the type of the declared value. Symbols are not integers."""
+        name, given = decl.name.name, self.overrides[decl.name.name]
+        if isinstance(given, str):
+            if given not in self.symbol_ids:
+                same = [s for s in self.symbols if s.lower() == given.lower()]
+                hint = (f"did you mean '{same[0]}'? (names are case-sensitive)" if same else
+                        did_you_mean(given, self.symbol_ids) or f"its symbols: {', '.join(self.symbols)}")
+                self.error("E215", f"--set {name}={given}: '{given}' is not a symbol of this game",
+                           decl.name.span, hint=hint)
+                return value, type_    # (the declared value, so that its uses are still checked)
+            found, found_type = self.symbol_ids[given], SYM
+        else:
+            found, found_type = given, BOOL if type(given) is bool else INT
+        if value is not None and found_type != type_:
+            self.error("E215", f"--set {name}={given}: parameter '{name}' is "
+                       f"{_TYPE_WORDS[type_]}, not {_TYPE_WORDS[found_type]}", decl.name.span,
+                       hint=f"declared as `param {name} = ...` on line {decl.span.line}")
+            return value, type_
+        return found, found_type
 
     def constant(self, node: ast.Expr, what: str):
         """Evaluate an expression that must not depend on the state."""
@@ -796,6 +830,10 @@ class _Checker:
         if isinstance(node, ast.Mover):
             if not scope.state:
                 return self.not_constant(node)
+            if not scope.mover:
+                self.error("E226", "`mover` has no value in `init`: nobody has moved yet", span,
+                           hint="name the player (`next A` chooses who moves first)")
+                return self.placeholder(span)
             return ir.Mover(SYM, span)
         if isinstance(node, (ast.Name, ast.Index)):
             return self.reference(node, scope)
@@ -979,6 +1017,8 @@ class _Checker:
             type_ = scope.names[name]
             return ir.Local(name, type_, node.span) if type_ != ERROR else self.placeholder(node.span)
         entry = self.globals.get(name)
+        if entry is None and name == "opponent" and not index_nodes:
+            return self.opponent(node, scope)
         if entry is None:
             return self.unknown(name, base.span, scope)
         kind, payload, _ = entry
@@ -988,7 +1028,7 @@ class _Checker:
         if kind in ("player", "symbol"):
             return ir.Lit(payload, SYM, node.span)
         if kind == "param":
-            return ir.Lit(payload, BOOL if type(payload) is bool else INT, node.span)
+            return ir.Lit(payload, self.param_types[name], node.span)
         if kind == "define":
             if index_nodes:
                 self.error("E214", f"'{name}' is a definition and takes no index", node.span)
@@ -1014,6 +1054,19 @@ class _Checker:
         if indices is None:
             return self.placeholder(node.span)
         return ir.VarRef(var, indices, var.type, node.span)
+
+    def opponent(self, node, scope: _Scope) -> ir.Expr:
+        """The built-in `opponent` of a two-player game: the player who is not to move (a file
+        that declares its own `opponent` uses that instead)."""
+        if len(self.players) != 2:
+            self.error("E201", "unknown name 'opponent'", node.span,
+                       hint="`opponent` is built in for two-player games only")
+            return self.placeholder(node.span)
+        mover = self.expr(ast.Mover(node.span), scope)
+        if mover.type == ERROR:
+            return mover
+        first = ir.Binary("==", mover, ir.Lit(0, SYM), BOOL, node.span)
+        return ir.IfExpr(first, ir.Lit(1, SYM, node.span), ir.Lit(0, SYM, node.span), SYM, node.span)
 
     def indices(self, name, shape, index_nodes, scope: _Scope, span: Span):
         if len(index_nodes) != len(shape):

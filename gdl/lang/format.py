@@ -543,6 +543,8 @@ class _Printer:
             return self.valued(f"evaluate {d.player.name}", d.value)
         if isinstance(d, ast.QuietDecl):
             return ["quiet when ", align(self.expr(d.cond))]
+        if isinstance(d, ast.InitDecl):
+            return ["init ", self.block(d.body, d.span)]
         if isinstance(d, ast.LengthDecl):
             return ["max-length ", align(self.expr(d.bound))]
         if isinstance(d, ast.StuckDecl):
@@ -583,7 +585,7 @@ def _glyph_key(key) -> str:
 # ==== files and comments ========================================================================
 
 _GROUPS = {ast.GameDecl: 0, ast.PlayersDecl: 0, ast.ParamDecl: 1, ast.ConstDecl: 1,
-           ast.VarDecl: 2, ast.DefineDecl: 3, ast.ActionDecl: 4, ast.TerminalDecl: 5,
+           ast.VarDecl: 2, ast.InitDecl: 2, ast.DefineDecl: 3, ast.ActionDecl: 4, ast.TerminalDecl: 5,
            ast.UtilityDecl: 5, ast.SumDecl: 5, ast.UtilityBoundsDecl: 5, ast.LengthDecl: 5,
            ast.StuckDecl: 5, ast.EvaluateDecl: 6, ast.QuietDecl: 6, ast.DisplayDecl: 7,
            ast.TreeDecl: 8}

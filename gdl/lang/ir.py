@@ -309,6 +309,9 @@ class Game:
     quiet: Expr | None = None
     max_length: int | None = None
     stuck_pass: bool = False
+    # `init { ... }`: the id of the ground action (by no player) that sets up the start, applied
+    # to ``initial`` (whose mover is then the last player, so the turn passes to the first).
+    setup: int | None = None
     # `when stuck lose | win`: a player to move without a legal action ends the game, and
     # stuck_values[p] is the utility vector when player p is the one stuck.
     stuck_end: str | None = None

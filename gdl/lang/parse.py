@@ -310,6 +310,9 @@ class _ToAst(Transformer):
     def next_stmt(self, meta, c):
         return ast.Next(c[0], _span_of(meta))
 
+    def init_decl(self, meta, c):
+        return ast.InitDecl(c[0], _span_of(meta))
+
     def let_stmt(self, meta, c):
         return ast.LetStmt(_ident(c[0]), c[1], _span_of(meta))
 
