@@ -645,9 +645,11 @@ class Emitter:
 
     # ---- the module ------------------------------------------------------------------------
 
-    def terminal_expr(self, container: str, temps: Temporaries) -> P:
+    def rule_expr(self, e, container: str, temps: Temporaries) -> P:
+        """A whole-state rule (terminal, utility, evaluation, quiet) over the state tuple named
+        ``container``, its temporaries from ``temps``."""
         ctx = _Ctx({}, self.mover_read(container), {}, container, False, {}, temps)
-        return self.final_expr(self.game.terminal, ctx)
+        return self.final_expr(e, ctx)
 
     def module_code(self) -> str:
         """The generated module after its comment header (gdl.backends.compiler writes that)."""
@@ -657,7 +659,7 @@ class Emitter:
         chance_ids = {i for i, g in enumerate(game.ground_actions) if has_random(g.action.effect)}
         fns: list[list[str]] = []
         term_comment = self.comment(game.spans.get("terminal"))
-        term = self.terminal_expr("s", Temporaries())
+        term = self.rule_expr(game.terminal, "s", Temporaries())
         cache_terminal = self.cache and term.cost >= CACHE_COST
         guard = [f"    if len(s) != {base}:", "        return {}"] if game.has_chance else []
 
@@ -756,8 +758,7 @@ class Emitter:
 
         # `when stuck pass`: a player without a legal action is skipped, in rotation
         if game.stuck_pass:
-            temps = Temporaries()
-            t_term = self.terminal_expr("t", temps)
+            t_term = self.rule_expr(game.terminal, "t", Temporaries())
             fns.append(["def _settle(t):", "    try:", f"        if {t_term.text}:", "            return t",
                         "    except _EvalError as e:", "        raise _fail(e, t) from None",
                         "    p = t[0]", f"    for step in range({n}):",
@@ -771,8 +772,7 @@ class Emitter:
             fns.append(["def evaluate(s):",
                         "    raise _ValueError('the game declares no evaluation')"])
         if game.quiet is not None:
-            temps = Temporaries()
-            q = self.final_expr(game.quiet, _Ctx({}, self.mover_read("s"), {}, "s", False, {}, temps))
+            q = self.rule_expr(game.quiet, "s", Temporaries())
             fns.append(["def is_quiet(s):", "    try:", f"        return bool({q.text})",
                         "    except _EvalError as e:", "        raise _fail(e, s) from None"])
         else:
@@ -832,7 +832,6 @@ class Emitter:
 
     def per_player_fn(self, label: str, exprs) -> list[str]:
         temps = Temporaries()
-        ctx = _Ctx({}, self.mover_read("s"), {}, "s", False, {}, temps)
         body = ["try:"]
         names = []
         cost = 0
@@ -843,7 +842,7 @@ class Emitter:
             c = self.comment(e.span)
             if c:
                 body.append("    " + c)
-            value = self.final_expr(e, ctx)
+            value = self.rule_expr(e, "s", temps)
             cost += value.cost
             body.append(f"    v{i} = {value.text}")
             names.append(f"v{i}")
