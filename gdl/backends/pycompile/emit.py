@@ -240,11 +240,13 @@ class Emitter:
                     vals=small_set(flat), cost=index.cost + 1)
 
     def sum_of(self, constant: P, parts) -> P:
+        """constant + the parts (a constant 0 left out); there is at least one part."""
         total = constant if constant.const != 0 else None
         for part in parts:
             total = part if total is None else node(
                 "op", ("+", total, part), safe=total.safe and part.safe,
                 cost=total.cost + part.cost + 1)
+        assert total is not None, "an offset with no dynamic part is a constant"
         return total
 
     # -- operators
@@ -368,7 +370,7 @@ class Emitter:
             return lines + ([ret.format(result)] if result is not None else [])
         except _NeedList as need:
             slot = need.slot
-        lines: list[str] = []
+        lines = []
         values = self.slot_values(slot) if slot is not None else ()
         if slot is not None and slot not in preset and len(preset) < SPLIT_DEPTH \
                 and 1 < len(values) <= SPLIT_VALUES:
@@ -716,24 +718,24 @@ class Emitter:
                       "            raise _fail(e, s, a) from None", "        if type(r) is list:",
                       f"            return s[:{base}] + (k,) + o", f"        return {settle}(r)"]
         lines += ["    p = s[0]", "    try:"]
-        for p in players:
+        for player in players:
             indent = "        "
-            if p is not None:
-                lines.append(f"        if p == {p}:   # " + comment_text(game.players[p]))
+            if player is not None:
+                lines.append(f"        if p == {player}:   # " + comment_text(game.players[player]))
                 indent += "    "
             leaves = {}
             for k, ground in enumerate(game.ground_actions):
                 if k in chance_ids:
-                    label = f"_r{k}{'' if p is None else '_' + str(p)}"
-                    code = self.effect_code(k, ground, p, True, "return {}")
+                    label = f"_r{k}{'' if player is None else '_' + str(player)}"
+                    code = self.effect_code(k, ground, player, True, "return {}")
                     fns.append([f"def {label}(s, o):"] + ["    " + x for x in code])
                     # the decision: run the effect up to its first `random`, then wait
-                    leaves[k] = self.effect_code(k, ground, p, False,
+                    leaves[k] = self.effect_code(k, ground, player, False,
                                                  f"return {settle}({{}})" if settle else "return {}",
                                                  ["return _slow('apply', s, a)"],
                                                  suspend=f"return s + ({k},)")
                 else:
-                    leaves[k] = self.effect_code(k, ground, p, False,
+                    leaves[k] = self.effect_code(k, ground, player, False,
                                                  f"return {settle}({{}})" if settle else "return {}",
                                                  ["return _slow('apply', s, a)"])
             lines += _decision_tree(leaves, 0, K - 1, K, indent)
@@ -783,14 +785,14 @@ class Emitter:
             "_TC = {}   # terminal condition per state (bounded), when it is costly to evaluate",
             "_RC = {}   # returns per state (bounded), likewise",
         ]
-        body: list[str] = []
+        functions: list[str] = []
         for lines in fns:
-            body.extend(lines)
-            body.append("")
+            functions.extend(lines)
+            functions.append("")
         tables = [f"_LEGAL = ({''.join(f'_legal{p}, ' for p in range(n))})"] if game.stuck_pass else []
         if runs:
             tables.append(runs)
-        return "\n".join(caches + self.preamble + [""] + self.out + body + tables) + "\n"
+        return "\n".join(caches + self.preamble + [""] + self.out + functions + tables) + "\n"
 
     def legal_body(self, p: int) -> list[str]:
         """Lines (indented one level) that set ``r`` to player p's legal action ids, in
@@ -831,13 +833,17 @@ class Emitter:
         return lines
 
     def per_player_fn(self, label: str, exprs) -> list[str]:
+        """``returns`` or ``evaluate``: one value per player; the checker leaves at most one
+        utility out (zero-sum or constant-sum), and it is the total minus the others."""
         temps = Temporaries()
         body = ["try:"]
-        names = []
+        names: list[str] = []
+        missing = None
         cost = 0
         for i, e in enumerate(exprs):
             if e is None:
-                names.append(None)
+                missing = i
+                names.append("")
                 continue
             c = self.comment(e.span)
             if c:
@@ -847,9 +853,8 @@ class Emitter:
             body.append(f"    v{i} = {value.text}")
             names.append(f"v{i}")
         body += ["except _EvalError as e:", "    raise _fail(e, s) from None"]
-        if None in names:
-            missing = names.index(None)
-            given = [x for x in names if x is not None]
+        if missing is not None:
+            given = [x for i, x in enumerate(names) if i != missing]
             total = literal(self.game.sum_total)
             names[missing] = f"{total} - ({' + '.join(given)})" if given else total
         result = f"({', '.join(names)},)"
