@@ -78,3 +78,17 @@ def test_runtime_error_names_the_rule_and_the_moves(path, capsys):
     assert "Traceback" not in err
     assert first_location(err) == (expected["code"], expected["line"], expected["column"])
     assert f"reached by: {' '.join(expected['path'])}" in err
+
+
+def test_one_mistake_one_diagnostic():
+    # A utility for a player that does not exist is E208, and only that: the players it leaves
+    # without a utility are not reported again (E207) as if they had been forgotten.
+    with pytest.raises(GdlError) as caught:
+        gdl.load(DATA / "invalid" / "E208-no-cascade.game")
+    assert [d.code for d in caught.value.diagnostics] == ["E208"]
+    # A misspelled stuck rule is one E201, not also "no terminal condition" (E206).
+    text = 'game "g"\nplayers A, B\nvar x in 0..1 = 0\naction go effect x = 1\nwhen stuck loose\n'
+    with pytest.raises(GdlError) as caught:
+        gdl.loads(text)
+    assert [d.code for d in caught.value.diagnostics] == ["E201"]
+    assert "did you mean 'lose'" in caught.value.diagnostics[0].hint

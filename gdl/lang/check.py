@@ -89,6 +89,9 @@ class _Checker:
         self.define_instances: dict[tuple[str, tuple[str, ...]], ir.Define] = {}
         self.defines_in_progress: list[str] = []
         self.random_count = 0
+        # names bound by quantifiers and lets already checked, with where they were bound: an
+        # unknown name among them is most likely used after its binder's body ended
+        self.ended_binders: dict[str, Span] = {}
 
     # ---- reporting -------------------------------------------------------------------------
 
@@ -725,7 +728,8 @@ class _Checker:
             return ()
         missing = [p for p, e in zip(self.players, exprs) if e is None]
         derivable = game.sum_kind in (ZERO_SUM, CONSTANT_SUM) and len(missing) == 1
-        if missing and not derivable:
+        misnamed = any(d.player.name not in self.players for d in decls if isinstance(d, kind))
+        if missing and not derivable and not misnamed:   # (a misnamed player is reported once: E208)
             for name in missing:
                 span = next(i.span for i in self.players_decl.players if i.name == name)
                 hint = ("declare `zero-sum` (or `constant-sum N`) to derive one player's utility"
@@ -817,8 +821,19 @@ class _Checker:
         return expr
 
     def unknown(self, name: str, span: Span, scope: _Scope, candidates=None) -> ir.Lit:
-        pool = list(candidates) if candidates is not None else [*self.globals, *scope.names]
-        self.error("E201", f"unknown name '{name}'", span, hint=did_you_mean(name, pool))
+        pool = list(candidates) if candidates is not None else [
+            *self.globals, *scope.names, "mover", "true", "false", "players", "abs", "min", "max",
+            *(["opponent"] if len(self.players) == 2 else [])]
+        hint = did_you_mean(name, pool)
+        if name.lower() in ("true", "false") and name not in pool:
+            hint = f"write `{name.lower()}`: the language's words are lower case"
+        ended = self.ended_binders.get(name)
+        if ended is not None and candidates is None and (ended.end_line, ended.end_column) <= (
+                span.line, span.column) and span.line - ended.line <= 3:
+            hint = (f"'{name}' is bound by the quantifier or `let` at line {ended.line}, column "
+                    f"{ended.column}, whose body ends at the first comparison: put the body in "
+                    "parentheses, e.g. `any i in 0..2: (a[i] == 0 or b[i] == 0)`")
+        self.error("E201", f"unknown name '{name}'", span, hint=hint)
         return self.placeholder(span)
 
     def expr(self, node: ast.Expr, scope: _Scope) -> ir.Expr:
@@ -924,6 +939,7 @@ class _Checker:
             return self.placeholder(node.span)
         want = BOOL if node.kind in ("any", "all", "count") else NUM
         body = self.typed(node.body, scope.bind(names), want, f"the body of `{node.kind}`")
+        self.ended_binders.update((n, node.span) for n in names)
         type_ = BOOL if node.kind in ("any", "all") else INT if node.kind == "count" else body.type
         if type_ == ERROR:
             return self.placeholder(node.span)
@@ -939,6 +955,7 @@ class _Checker:
             bound[ident.name] = value.type
             values.append((ident.name, value))
         body = self.expr(node.body, scope.bind(bound))
+        self.ended_binders.update((n, node.span) for n in bound)
         if body.type == ERROR or any(v.type == ERROR for _, v in values):
             return self.placeholder(node.span)
         for name, value in reversed(values):

@@ -53,13 +53,43 @@ def _expected(parser: lark.Lark, names) -> str:
     return ", ".join(words)
 
 
+# Characters from other languages, and what gdl writes instead.
+_FOREIGN_CHARACTERS = {"|": "write `or` (not `||`)", "&": "write `and` (not `&&`)",
+                       "!": "write `not` (`!=` is 'not equal')"}
+_QUANTIFIER_WORDS = ("any", "all", "count", "sum", "min", "max")
+
+
+def _newcomer_hint(token: Token, expected: set[str], described: list[str], source: Source) -> str | None:
+    """The fix for a syntax error newcomers make first, when the unexpected token shows it."""
+    value, before = str(token.value), source.text[:token.start_pos or 0].rstrip()
+    if value == "=" and "COMPARE" in expected:
+        return "`=` assigns (in an effect); write `==` to compare"
+    if token.type == "COMPARE" and value == ">" and before.endswith("<"):
+        return "write `!=` for 'not equal' (not `<>`)"
+    if token.type == "COMPARE":
+        return "comparisons do not chain: write `a < b and b < c`"
+    if value == "elif" or before.endswith((" elif", "}elif")):
+        return "write `else if`"
+    if value == ":" and "'{'" in described:
+        return "a block is written in braces, with no ':' before it: `if c { ... }`"
+    if value == "effect":
+        return "an action has one `effect`: separate its statements with ';'"
+    if value == "random" or before.endswith("random"):
+        return "`random` is a statement: it belongs in an `effect` or in `init`, not in an expression"
+    if value == "let" and "';'" in described:
+        return "end the statement before `let` with ';'"
+    return None
+
+
 def _syntax_error(parser: lark.Lark, error: UnexpectedInput, source: Source) -> GdlError:
     line, column = getattr(error, "line", 0) or 0, getattr(error, "column", 0) or 0
     if isinstance(error, UnexpectedCharacters):
         char = source.text[error.pos_in_stream] if error.pos_in_stream < len(source.text) else "?"
         span = ast.Span(line, column, line, column + 1)
-        return GdlError(Diagnostic("E101", f"unexpected character {char!r}", span,
-                                   hint=f"expected {_expected(parser, error.allowed or [])}"), source)
+        hint = f"expected {_expected(parser, error.allowed or [])}"
+        if char in _FOREIGN_CHARACTERS:
+            hint = f"{_FOREIGN_CHARACTERS[char]}; {hint}"
+        return GdlError(Diagnostic("E101", f"unexpected character {char!r}", span, hint=hint), source)
     if isinstance(error, UnexpectedEOF) or (
             isinstance(error, UnexpectedToken) and error.token.type == "$END"):
         lines = source.lines()
@@ -71,12 +101,20 @@ def _syntax_error(parser: lark.Lark, error: UnexpectedInput, source: Source) -> 
     span = ast.Span(token.line, token.column, token.end_line or token.line,
                     token.end_column or token.column + len(token))
     expected = set(error.accepts or error.expected)
+    described = [_describe_terminal(parser, n) for n in expected]
     hint = f"expected {_expected(parser, expected)}"
-    if ";" in [_describe_terminal(parser, n).strip("'") for n in expected]:
+    if "';'" in described:
         hint += "; statements in an effect are separated by ';'"
+    if "'else'" in described:
+        hint += ("; if an `if` on this line or the one before starts a new statement, end the "
+                 "statement before it with ';'")
     keyword = _reserved_before(source.text, token.start_pos or 0)
-    if keyword in ("any", "all", "count", "sum", "min", "max"):
-        hint = f"'{keyword}' is a reserved word (a quantifier) and cannot be a name; " + hint
+    newcomer = _newcomer_hint(token, expected, described, source)
+    if newcomer:
+        hint = f"{newcomer}; {hint}"
+    elif keyword in _QUANTIFIER_WORDS:
+        hint = (f"'{keyword}' starts a quantifier: to use one as an operand, put it in parentheses, "
+                f"`({keyword} i in 0..3: ...) + 1`; it cannot be a name; " + hint)
     return GdlError(Diagnostic("E100", f"unexpected {token.value!r}", span, hint=hint), source)
 
 
