@@ -320,7 +320,7 @@ class UtilityBoundsDecl:
 @dataclass(frozen=True)
 class SumDecl:
     kind: str  # "zero-sum" or "constant-sum"
-    total: int
+    total: int | Expr   # a number, or a constant expression (`constant-sum players_count * 2`)
     span: Span = _span()
 
 

@@ -138,11 +138,18 @@ class _Checker:
             game.sum_kind, game.sum_total = sum_decl.kind, sum_decl.total
             if sum_decl.kind == ZERO_SUM:
                 game.sum_total = 0
+            elif not isinstance(sum_decl.total, int):   # a constant expression: a number
+                total = self.constant(sum_decl.total, "the constant sum")
+                if total is not None and type(total) not in (int, Fraction):
+                    self.error("E203", f"the constant sum must be a number, not {_kind_of(total)}",
+                               sum_decl.total.span)
+                    total = None
+                game.sum_total = total if total is not None else 0
         if ast.LengthDecl in seen:
             bound = seen[ast.LengthDecl].bound
             game.max_length = self.constant_int(bound, "a length bound")
-            if game.max_length is not None and game.max_length < 1:
-                self.error("E210", "the length bound must be at least 1", bound.span)
+            if game.max_length is not None and game.max_length < 0:
+                self.error("E210", "the length bound must be at least 0", bound.span)
         if ast.UtilityBoundsDecl in seen:
             game.utility_bounds = self.bounds(seen[ast.UtilityBoundsDecl])
 

@@ -538,7 +538,11 @@ class _Printer:
         if isinstance(d, ast.UtilityBoundsDecl):
             return ["utility in ", self.domain(d.bounds)]
         if isinstance(d, ast.SumDecl):
-            return "zero-sum" if d.kind == "zero-sum" else f"constant-sum {d.total}"
+            if d.kind == "zero-sum":
+                return "zero-sum"
+            if isinstance(d.total, int):
+                return f"constant-sum {d.total}"
+            return ["constant-sum ", self.expr(d.total, SUM)]
         if isinstance(d, ast.EvaluateDecl):
             return self.valued(f"evaluate {d.player.name}", d.value)
         if isinstance(d, ast.QuietDecl):

@@ -275,7 +275,10 @@ class _ToAst(Transformer):
 
     def sum_decl(self, meta, c):
         kind = str(c[0])
-        return ast.SumDecl(kind, c[1] if len(c) > 1 else 0, _span_of(meta))
+        total = c[1] if len(c) > 1 else 0
+        if isinstance(total, ast.IntLit):
+            total = total.value     # a number stays a number: most totals are
+        return ast.SumDecl(kind, total, _span_of(meta))
 
     def evaluate_decl(self, meta, c):
         return ast.EvaluateDecl(_ident(c[0]), c[1], _span_of(meta))
