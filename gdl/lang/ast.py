@@ -99,6 +99,15 @@ class Quantifier:
 
 
 @dataclass(frozen=True)
+class Member:
+    """`value in {a, b}` (symbols, which must exist elsewhere) or `value in lo..hi`."""
+    value: Expr
+    symbols: tuple[Ident, ...] | None
+    range: RangeDomain | None
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
 class Let:
     """`let a = e1, b = e2: body`: each name bound to its value (which may use the names before
     it) in the body."""
@@ -108,7 +117,7 @@ class Let:
 
 
 Expr = (IntLit | BoolLit | Name | Mover | Call | Index | ListLit | Unary | Binary | IfExpr | Quantifier
-        | Let)
+        | Let | Member)
 
 
 # ---- domains -----------------------------------------------------------------------------------

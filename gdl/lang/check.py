@@ -888,6 +888,8 @@ class _Checker:
             return self.quantifier(node, scope)
         if isinstance(node, ast.Let):
             return self.let(node, scope)
+        if isinstance(node, ast.Member):
+            return self.member(node, scope)
         if isinstance(node, ast.ListLit):
             self.error("E203", "a list can only be the value of a `const` or a `var`'s initial value",
                        span)
@@ -952,6 +954,35 @@ class _Checker:
             return self.placeholder(node.span)
         return _nest_quantifier(node.kind, tuple((n, v) for n, _, v in binders), body, type_,
                                 node.span)
+
+    def member(self, node: ast.Member, scope: _Scope) -> ir.Expr:
+        """`v in {a, b}` is `v == a or v == b`; `v in lo..hi` is `lo <= v and v <= hi`."""
+        value = self.expr(node.value, scope)
+        if value.type == ERROR:
+            return self.placeholder(node.span)
+        if node.range is not None:
+            low = self.typed(node.range.low, scope, NUM, "a range bound")
+            high = self.typed(node.range.high, scope, NUM, "a range bound")
+            if value.type not in _NUMBERS:
+                self.error("E203", f"`in lo..hi` needs a number, not {_TYPE_WORDS[value.type]}",
+                           node.value.span)
+                return self.placeholder(node.span)
+            if ERROR in (low.type, high.type):
+                return self.placeholder(node.span)
+            return ir.Binary("and", ir.Binary("<=", low, value, BOOL, node.span),
+                             ir.Binary("<=", value, high, BOOL, node.span), BOOL, node.span)
+        if value.type != SYM:
+            self.error("E203", f"`in {{...}}` needs a symbol, not {_TYPE_WORDS[value.type]}",
+                       node.value.span, hint="for numbers, write a range: `x in 1..3`")
+            return self.placeholder(node.span)
+        test: ir.Expr | None = None
+        for ident in node.symbols:
+            if ident.name not in self.symbol_ids:
+                self.unknown(ident.name, ident.span, scope, candidates=self.symbols)
+                return self.placeholder(node.span)
+            same = ir.Binary("==", value, ir.Lit(self.symbol_ids[ident.name], SYM), BOOL, node.span)
+            test = same if test is None else ir.Binary("or", test, same, BOOL, node.span)
+        return test
 
     def let(self, node: ast.Let, scope: _Scope) -> ir.Expr:
         bound: dict[str, str] = {}

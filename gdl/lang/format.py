@@ -261,6 +261,8 @@ def level(e: ast.Expr) -> int:
         return COND
     if isinstance(e, ast.Binary):
         return CMP if e.op in _COMPARISONS else _LEVEL[e.op]
+    if isinstance(e, ast.Member):
+        return CMP
     if isinstance(e, (ast.Quantifier, ast.Let)):
         return NOT
     if isinstance(e, ast.Unary):
@@ -329,6 +331,10 @@ class _Printer:
         if isinstance(e, ast.Quantifier):
             return [e.kind, " ", join(", ", [self.binder(b) for b in e.binders]), ": ",
                     self.expr(e.body, NOT)]
+        if isinstance(e, ast.Member):
+            domain = ("{" + ", ".join(s.name for s in e.symbols) + "}" if e.symbols is not None
+                      else self.domain(e.range))
+            return [self.expr(e.value, SUM), " in ", domain]
         if isinstance(e, ast.Let):
             bindings = [[name.name, " = ", self.expr(value)] for name, value in e.bindings]
             return ["let ", join(", ", bindings), ": ", self.expr(e.body, NOT)]

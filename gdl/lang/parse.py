@@ -354,6 +354,12 @@ class _ToAst(Transformer):
     def init_decl(self, meta, c):
         return ast.InitDecl(c[0], _span_of(meta))
 
+    def member(self, meta, c):
+        value, domain = c
+        if isinstance(domain, ast.SymbolDomain):
+            return ast.Member(value, domain.symbols, None, _span_of(meta))
+        return ast.Member(value, None, domain, _span_of(meta))
+
     def let_stmt(self, meta, c):
         return ast.LetStmt(_ident(c[0]), c[1], _span_of(meta))
 

@@ -264,6 +264,8 @@ def syntax_expressions(max_leaves: int = 10) -> st.SearchStrategy[_ast.Expr]:
                       st.lists(_binders(inner), min_size=1, max_size=2).map(tuple), inner),
             st.builds(_ast.Let, st.lists(st.tuples(_idents(), inner), min_size=1,
                                          max_size=2).map(tuple), inner),
+            st.builds(lambda v, s: _ast.Member(v, s.symbols, None), inner, _symbol_sets()),
+            st.builds(lambda v, r: _ast.Member(v, None, r), inner, _ranges(inner)),
         )
 
     return st.recursive(leaves, extend, max_leaves=max_leaves)
