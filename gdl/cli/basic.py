@@ -47,8 +47,16 @@ def cmd_solve(args) -> int:
     solve = with_progress(solve)    # a status line on stderr when it is a terminal (gdl/tools/progress.py)
 
     game = load_game(args.file, parse_sets(args.set))
+    root = None
+    if args.position:
+        from gdl.backends.position import PositionError, parse_assignments, position
+
+        try:
+            root = position(game, parse_assignments("; ".join(args.position)))
+        except PositionError as error:
+            raise UsageError(f"--position: {error}") from None
     try:
-        root = play(game, moves_arg(args))
+        root = play(game, moves_arg(args), state=root)
     except MoveError as error:
         raise UsageError(str(error)) from None
     from gdl.cli.deep import solve_result_notes, solve_size_check
@@ -158,6 +166,9 @@ def register(commands) -> None:
                             "(default: the first player)")
     solve.add_argument("--moves", nargs="+", metavar="MOVE",
                        help='play these actions first, e.g. --moves "place(1,1) place(0,0)"')
+    solve.add_argument("--position", action="append", default=[], metavar="NAME=VALUE;...",
+                       help='start from this position: state variables by name, e.g. '
+                            '--position "heap=[1, 2, 3]; mover=Second" (then --moves, if given)')
     solve.add_argument("--json", action="store_true", help="one JSON document on stdout")
     from gdl.cli.engine import add_engine_arguments
 
