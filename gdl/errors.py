@@ -14,7 +14,7 @@ Codes (stable; tests assert codes and positions, never wording):
                    explicit tree, E217 invalid probabilities, E218 tree and rules mixed, E219 no
                    actions, E220 index out of range, E221 division by zero, E223 nothing to display,
                    E224 a reserved word used as a name, E225 `when stuck lose | win` without
-                   two players, E226 `mover` in `init`
+                   two players, E226 `mover` in `init`, E227 `random` inside `repeat`
   E3xx run time    E301 value leaves its domain, E302 division by zero, E303 index out of range,
                    E304 no legal action and no pass rule, E305 invalid probabilities at a chance
                    node

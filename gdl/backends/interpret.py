@@ -90,6 +90,17 @@ def stmt_fn(st: ir.Stmt, show: Callable) -> Step:
         return next_turn
     if isinstance(st, ir.Random):
         return _random_fn(st, show)
+    if isinstance(st, ir.Repeat):
+        body, bound = block_fn(st.body, show), st.bound
+
+        def repeat(run: _Run, env: dict) -> None:
+            for _ in range(bound):
+                before = list(run.cells)
+                body(run, env)
+                if run.cells == before:   # a pass that changed nothing: the fixpoint
+                    return
+
+        return repeat
     if isinstance(st, ir.LetStmt):
         value, rest, name = expr_fn(st.value), block_fn(st.body, show), st.name
         return lambda run, env: rest(run, {**env, name: value(run.cells, env)})
@@ -332,7 +343,7 @@ def _randoms(game: ir.Game):
             stack.extend(st.body)
         elif isinstance(st, ir.If):
             stack.extend(st.then + st.otherwise)
-        elif isinstance(st, (ir.For, ir.LetStmt)):
+        elif isinstance(st, (ir.For, ir.LetStmt, ir.Repeat)):
             stack.extend(st.body)
 
 

@@ -203,6 +203,15 @@ class For:
 
 
 @dataclass(frozen=True)
+class Repeat:
+    """`repeat bound { body }`: the body again and again until a pass changes nothing, at most
+    ``bound`` times."""
+    bound: Expr
+    body: tuple
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
 class LetStmt:
     """`let name = value`: ``name`` holds the value, computed here, for the rest of the block."""
     name: Ident
@@ -210,7 +219,7 @@ class LetStmt:
     span: Span = _span()
 
 
-Stmt = Assign | Pass | Next | Random | If | For | LetStmt
+Stmt = Assign | Pass | Next | Random | If | For | LetStmt | Repeat
 
 
 # ---- explicit trees ----------------------------------------------------------------------------

@@ -624,6 +624,15 @@ class _Checker:
             if split:   # `for i in 0..3, j in i..3 {...}` is `for i in 0..3 { for j in i..3 {...} }`
                 return ir.For(pairs[:split], (ir.For(pairs[split:], body, stmt.span),), stmt.span)
             return ir.For(pairs, body, stmt.span)
+        if isinstance(stmt, ast.Repeat):
+            bound = self.constant_int(stmt.bound, "a repeat bound")
+            if bound is not None and bound < 0:
+                self.error("E210", f"a repeat bound must be at least 0, not {bound}", stmt.bound.span)
+            body = self.statements(stmt.body, scope)
+            for inner in _walk(stmt.body, ast.Random):
+                self.error("E227", "`random` inside `repeat`", inner.span,
+                           hint="a repeated block is deterministic: draw the chance event before it")
+            return ir.Repeat(bound or 0, body, stmt.span)
         if isinstance(stmt, ast.Pass):
             return ir.Pass(stmt.span)
         if isinstance(stmt, ast.Next):

@@ -418,7 +418,7 @@ class _Printer:
                 run.clear()
 
         for stmt in stmts:
-            if isinstance(stmt, (ast.If, ast.For)):
+            if isinstance(stmt, (ast.If, ast.For, ast.Repeat)):
                 flush(True)
                 if out:
                     out.append(HARDLINE)
@@ -457,6 +457,9 @@ class _Printer:
         if isinstance(stmt, ast.For):
             binders = join(", ", [self.binder(b) for b in stmt.binders])
             return group(anchor(stmt.span), "for ", binders, " ", self.block(stmt.body, stmt.span))
+        if isinstance(stmt, ast.Repeat):
+            return group(anchor(stmt.span), "repeat ", self.expr(stmt.bound, SUM), " ",
+                         self.block(stmt.body, stmt.span))
         parts: list = [anchor(stmt.span)]
         while True:
             otherwise = stmt.otherwise

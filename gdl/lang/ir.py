@@ -208,6 +208,14 @@ class For:
 
 
 @dataclass(frozen=True)
+class Repeat:
+    """The body again and again until a pass changes no variable, at most ``bound`` times."""
+    bound: int
+    body: tuple[Stmt, ...]
+    span: Span = NOWHERE
+
+
+@dataclass(frozen=True)
 class LetStmt:
     """`let name = value`: the value is computed here, and ``body`` (the rest of the block) runs
     with ``name`` bound to it."""
@@ -240,7 +248,7 @@ class Random:
     span: Span = NOWHERE
 
 
-Stmt = Assign | If | For | Pass | Next | Random | LetStmt
+Stmt = Assign | If | For | Pass | Next | Random | LetStmt | Repeat
 
 
 @dataclass(frozen=True)

@@ -351,6 +351,9 @@ class _ToAst(Transformer):
     def next_stmt(self, meta, c):
         return ast.Next(c[0], _span_of(meta))
 
+    def repeat_stmt(self, meta, c):
+        return ast.Repeat(c[0], c[1], _span_of(meta))
+
     def init_decl(self, meta, c):
         return ast.InitDecl(c[0], _span_of(meta))
 

@@ -526,6 +526,18 @@ class Emitter:
             out.append(f"{indent}t = {player.text}")
         elif isinstance(st, ir.Random):
             self.random(st, ctx, state, out, indent, has_next)
+        elif isinstance(st, ir.Repeat):
+            if state.mode == "tuple":
+                raise _NeedList      # the loop compares and changes the cells in place
+            local = ctx.temps.temp("rep_")
+            out.append(f"{indent}for {local} in range({st.bound}):")
+            out.append(f"{indent}    {local} = {ctx.container}[:]")
+            saved = state.force
+            state.force = True
+            self.block(st.body, ctx, state, out, indent + "    ", has_next)
+            state.force = saved
+            out.append(f"{indent}    if {ctx.container} == {local}:")
+            out.append(f"{indent}        break")
         elif isinstance(st, ir.LetStmt):
             # computed here, into a Python local: later assignments must not change it
             value = self.final_expr(st.value, here)

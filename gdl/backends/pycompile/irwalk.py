@@ -50,7 +50,7 @@ def walk_statements(stmts) -> Iterator:
         if isinstance(st, ir.If):
             yield from walk_statements(st.then)
             yield from walk_statements(st.otherwise)
-        elif isinstance(st, (ir.For, ir.Random, ir.LetStmt)):
+        elif isinstance(st, (ir.For, ir.Random, ir.LetStmt, ir.Repeat)):
             yield from walk_statements(st.body)
 
 
@@ -110,4 +110,6 @@ class Sizes:
                 sum(self.statement(s) for s in st.body)
         if isinstance(st, ir.LetStmt):
             return 1 + self.expr(st.value) + sum(self.statement(s) for s in st.body)
+        if isinstance(st, ir.Repeat):
+            return 2 + sum(self.statement(s) for s in st.body)
         return 1
