@@ -92,3 +92,17 @@ def test_one_mistake_one_diagnostic():
         gdl.loads(text)
     assert [d.code for d in caught.value.diagnostics] == ["E201"]
     assert "did you mean 'lose'" in caught.value.diagnostics[0].hint
+
+
+def test_several_syntax_errors_are_reported():
+    # Parsing starts again at the next declaration after each error; positions counted by hand:
+    # '=' after "action go requires x " (21 characters), '|' after "action stop requires x == 0 "
+    # (28), the second '3' after "max-length 3 " (13).
+    text = ('game "g"\nplayers A, B\nvar x in 0..3 = 0\naction go requires x = 1 effect x = 1\n'
+            'action stop requires x == 0 || x == 1 effect x = 2\nterminal x == 1\n'
+            'utility A = 1\nzero-sum\nmax-length 3 3\n')
+    with pytest.raises(GdlError) as caught:
+        gdl.loads(text)
+    located = [(d.code, d.span.line, d.span.column) for d in caught.value.diagnostics]
+    assert located == [("E100", 4, 22), ("E101", 5, 29), ("E100", 9, 14)]
+    assert "write `or`" in caught.value.diagnostics[1].hint

@@ -7,6 +7,7 @@ path: the cache is a pickle, and loading one another user could write would run 
 
 from __future__ import annotations
 
+import re
 from fractions import Fraction
 
 import lark
@@ -40,7 +41,6 @@ def _describe_terminal(parser: lark.Lark, name: str) -> str:
 
 def _reserved_before(text: str, position: int) -> str | None:
     """The reserved word just before ``position``, if any (a likely cause of a syntax error)."""
-    import re
 
     words = re.findall(r"[A-Za-z_][A-Za-z0-9_]*", text[max(0, position - 40):position])
     return words[-1] if words and words[-1] in reserved_words() else None
@@ -146,14 +146,52 @@ def _nesting_error(node: lark.Tree | None, source: Source) -> GdlError:
                                hint="split it up, e.g. with `define`"), source)
 
 
+# Declarations start with a keyword; a line that starts with one at its first column is where
+# parsing can safely start again after a syntax error.
+_DECLARATION_START = re.compile(
+    r"^(game|players|param|const|var|init|action|define|terminal|utility|zero-sum|constant-sum"
+    r"|evaluate|quiet|max-length|when|display|tree)\b", re.M)
+MAX_SYNTAX_ERRORS = 5
+
+
+def _later_syntax_errors(parser: lark.Lark, error: UnexpectedInput, source: Source) -> list:
+    """The syntax errors after the first, each found by parsing again from the next line that
+    starts a declaration (the text before it blanked out, so every position stays the same):
+    reliable, since declarations cannot nest. At most MAX_SYNTAX_ERRORS in all; an E102 (end
+    of file) is not repeated."""
+    found: list[Diagnostic] = []
+    line = getattr(error, "line", 0) or 0
+    while line and len(found) < MAX_SYNTAX_ERRORS - 1:
+        restart = next((m for m in _DECLARATION_START.finditer(source.text)
+                        if source.text.count("\n", 0, m.start()) + 1 > line), None)
+        if restart is None:
+            break
+        rest = re.sub(r"[^\n]", " ", source.text[:restart.start()]) + source.text[restart.start():]
+        try:
+            parser.parse(rest)
+            break
+        except UnexpectedInput as later:
+            diagnostic = _syntax_error(parser, later, source).diagnostics[0]
+            if diagnostic.code == "E102":
+                break
+            found.append(diagnostic)
+            line = getattr(later, "line", 0) or 0
+    return found
+
+
 def parse(text: str, filename: str = "<input>") -> ast.GameFile:
-    """Parse a rule file. Raises GdlError (E1xx) with the position of the first syntax error."""
+    """Parse a rule file. Raises GdlError (E1xx) with the position of the first syntax error,
+    and of the next ones where parsing can start again (at a later declaration)."""
     source = Source(filename, text)
     parser = build_parser()
     try:
         tree = parser.parse(text)
     except UnexpectedInput as error:
-        raise _syntax_error(parser, error, source) from None
+        first = _syntax_error(parser, error, source)
+        more = _later_syntax_errors(parser, error, source)
+        if more:
+            raise GdlError(first.diagnostics + more, source) from None
+        raise first from None
     deep = _too_deep(tree)
     if deep is not None:
         raise _nesting_error(deep, source)
