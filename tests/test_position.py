@@ -51,3 +51,12 @@ def test_bad_positions_are_usage_errors(text, phrase, capsys):
     assert phrase in str(caught.value)
     assert main(["solve", str(GAMES / "nim.game"), "--position", text]) == 2
     assert "Traceback" not in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("moves", ["place(1,1) place(0,1)", "place 1 1; place 0 1",
+                                   "place(1, 1) place( 0 , 1 )", "place(1,1) 2"])
+def test_moves_take_the_syntax_of_play(moves, capsys):
+    # FACTS.md: after X 4 (centre) and O 1 (top middle), X wins. The legal actions after X's
+    # centre are the eight empty cells in order, so number 2 is place(0,1).
+    assert main(["solve", str(GAMES / "tictactoe.game"), "--moves", moves, "--json"]) == 0
+    assert '"X": 1' in capsys.readouterr().out

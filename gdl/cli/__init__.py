@@ -67,7 +67,10 @@ def load_game(path: str, params: dict | None = None, backend: str | None = None)
 
 
 def moves_arg(args) -> list[str]:
-    return " ".join(args.moves or []).split()
+    """--moves, in `gdl play`'s syntax: ``"place(1,1) place(0, 0)"`` or ``"place 1 1; 3"``."""
+    from gdl.moves import split_moves
+
+    return split_moves(" ".join(args.moves or []))
 
 
 def report_runtime(error: GameRuntimeError, game) -> str:

@@ -15,14 +15,13 @@ Nothing here prints; ``gdl play`` (gdl.cli.play) is the only user of it that tal
 from __future__ import annotations
 
 import random
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from math import lcm
 from typing import Any
 
-from gdl.moves import MoveError, choices, find_action
+from gdl.moves import MoveError, choices, find_action, normalise
 from gdl.protocol import CHANCE, TERMINAL, format_value
 
 # ---- a neutral evaluation ----------------------------------------------------------------------
@@ -206,16 +205,9 @@ class Session:
         """The legal action a person means by ``text``: its name, a unique prefix of it, its
         number in the list of legal actions (from 1), or ``name a b`` for ``name(a,b)``.
         Raises MoveError with a readable message otherwise."""
-        text = text.strip()
-        available = self.legal()
-        if not available:
+        if not self.legal():
             raise MoveError("the game is over")
-        if text.isdigit():
-            number = int(text)
-            if 1 <= number <= len(available):
-                return available[number - 1]
-            raise MoveError(f"there is no action number {number}; choose 1 to {len(available)}")
-        return find_action(self.game, self.state, normalise(text))
+        return find_action(self.game, self.state, text)   # (the same syntax as --moves)
 
     def play(self, action) -> Move:
         """Apply a legal action (or a chance outcome) and remember it."""
@@ -267,18 +259,6 @@ def draw(rng: random.Random, outcomes: Sequence[tuple[Any, Fraction]]):
             return outcome
         ticket -= share
     raise ValueError("chance outcomes do not sum to 1")
-
-
-_SPACED_CALL = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)\s+(.+)$")
-
-
-def normalise(text: str) -> str:
-    """``place(1, 1)`` and ``place 1 1`` both become ``place(1,1)``."""
-    text = " ".join(text.split())
-    found = _SPACED_CALL.match(text)
-    if found and "(" not in text:
-        return f"{found[1]}({','.join(found[2].replace(',', ' ').split())})"
-    return re.sub(r"\s*([(),])\s*", r"\1", text)
 
 
 # ---- drawing a state ---------------------------------------------------------------------------
