@@ -201,14 +201,25 @@ KIND_ORDER = ("player", "parameter", "constant", "variable", "action", "definiti
 def completions(index: Index | None) -> list[tuple[str, str]]:
     """(label, kind) for every keyword and every file-wide name (``kind`` "keyword" or the kind
     of declaration), names first, each once."""
-    from gdl.lang.grammar import reserved_words
-
     seen: dict[str, str] = {}
     if index is not None:
         for definition in sorted(index.definitions, key=lambda d: KIND_ORDER.index(d.kind)
                                  if d.kind in KIND_ORDER else len(KIND_ORDER)):
             if definition.scope is None:
                 seen.setdefault(definition.name, definition.kind)
-    for word in sorted(reserved_words() | {"mover"}):
+    for word in keywords():
         seen.setdefault(word, "keyword")
     return list(seen.items())
+
+
+def keywords() -> list[str]:
+    """Every word of the language, from the grammar: the reserved words and the hyphenated
+    declarations (`zero-sum`, `max-length`...)."""
+    import lark
+
+    from gdl.lang.grammar import build_parser
+
+    words = {t.pattern.value for t in build_parser().terminals
+             if isinstance(t.pattern, lark.lexer.PatternStr)
+             and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*(-[A-Za-z0-9_]+)*", t.pattern.value)}
+    return sorted(words)
