@@ -79,8 +79,17 @@ def test_the_tree_view_marks_the_branches_alpha_beta_prunes():
     tree = bench("aima-fig5-2.game").tree(None)
     assert tree["pruned"] == 2 and tree["nodes"] == 11
     assert "c2  (pruned)" in tree["text"] and "c3  (pruned)" in tree["text"]
+    assert tree["note"] == ""                 # searched to the end
     with pytest.raises(WorkbenchError):
         bench("aima-fig5-2.game").tree(0)
+
+
+def test_a_tree_too_big_to_draw_is_searched_as_deep_as_fits():
+    # tic-tac-toe's whole tree has 549,946 nodes (FACTS): far above the drawing limit
+    from gdl.tools.search_tree import DEFAULT_LIMIT
+
+    tree = bench("tictactoe.game").tree(None)
+    assert "depth" in tree["note"] and 9 < tree["nodes"] <= DEFAULT_LIMIT
 
 
 def test_edited_rules_are_checked_and_their_errors_located():

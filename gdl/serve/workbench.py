@@ -26,12 +26,16 @@ from typing import Any
 from gdl.errors import GameRuntimeError, GdlError
 from gdl.protocol import CHANCE, TERMINAL, format_value, json_value
 
-TREE_DEPTH = 2            # plies shown by default in the search-tree view
+TREE_DEPTH = 2            # the tree view tries depths up to TREE_DEPTH + 2 when the whole is too big
 ANALYSIS_CACHE = 4096     # positions whose move values are remembered
 
 
 class WorkbenchError(Exception):
     """A request the page should not have made (an unknown move, nothing to undo...)."""
+
+
+class _TooLarge(WorkbenchError):
+    """The tree asked for has more nodes than a drawing can show."""
 
 
 class Workbench:
@@ -217,30 +221,51 @@ class Workbench:
 
     # ---- the search tree -----------------------------------------------------------------------
 
-    def tree(self, depth: int | None = TREE_DEPTH) -> dict:
+    def tree(self, depth: int | None = None) -> dict:
         """The tree the solver explores from the current position (gdl tree's recorder): as SVG
-        when Graphviz is installed, and always as text; pruned branches are marked in both."""
-        from gdl.solvers import SolverError
-        from gdl.tools.search_tree import DEFAULT_LIMIT, TreeTooLarge, record, to_dot, to_text
-        from gdl.tools.session import NeutralEvaluation, needs_neutral_evaluation
+        when Graphviz is installed, and always as text; pruned branches are marked in both.
+        Without a depth the search goes to the end when that tree is small enough to draw, and
+        otherwise as deep as fits (a note says so)."""
+        from gdl.tools.search_tree import to_dot, to_text
 
         if depth is not None and (not isinstance(depth, int) or depth < 1):
             raise WorkbenchError("the depth must be a whole number of at least 1")
         with self._lock:
             game, state = self.game, self.session.state
         if game.current_player(state) == TERMINAL:
-            return {"text": "The game is over.", "svg": None, "nodes": 0, "pruned": 0}
+            return {"text": "The game is over.", "svg": None, "nodes": 0, "pruned": 0, "note": ""}
+        note = ""
+        if depth is not None:
+            tree = self._record(game, state, depth)
+        else:
+            for tried in (None, *range(TREE_DEPTH + 2, 0, -1)):
+                try:
+                    tree = self._record(game, state, tried)
+                    break
+                except _TooLarge:
+                    if tried == 1:
+                        raise
+            if tried is not None:
+                note = (f"The whole tree is too big to draw; this is the search to depth {tried}. "
+                        "Play on, or choose a depth.")
+        return {"text": to_text(tree), "svg": _svg(to_dot(tree)), "nodes": tree.nodes,
+                "pruned": tree.pruned, "note": note}
+
+    @staticmethod
+    def _record(game, state, depth: int | None):
+        from gdl.solvers import SolverError
+        from gdl.tools.search_tree import DEFAULT_LIMIT, TreeTooLarge, record
+        from gdl.tools.session import NeutralEvaluation, needs_neutral_evaluation
+
         searched = NeutralEvaluation(game) if needs_neutral_evaluation(game, depth, None) else game
         try:
-            tree = record(searched, "auto", depth=depth, root=state, limit=DEFAULT_LIMIT)
+            return record(searched, "auto", depth=depth, root=state, limit=DEFAULT_LIMIT)
         except TreeTooLarge as error:
-            raise WorkbenchError(f"{error}: choose a smaller depth, or play on first") from None
+            raise _TooLarge(f"{error}: choose a smaller depth, or play on first") from None
         except SolverError as error:
             raise WorkbenchError(str(error)) from None
         except GameRuntimeError as error:
             raise WorkbenchError(error.render()) from None
-        return {"text": to_text(tree), "svg": _svg(to_dot(tree)), "nodes": tree.nodes,
-                "pruned": tree.pruned}
 
 
 # ---- helpers -----------------------------------------------------------------------------------

@@ -170,7 +170,7 @@ async function showTree() {
   try {
     const tree = await call("/api/tree", { depth });
     $("tree-note").textContent = `${tree.nodes} node(s) visited, ${tree.pruned} pruned` +
-      (tree.svg ? "" : " (install Graphviz for a drawing)");
+      (tree.svg ? "" : " (install Graphviz for a drawing)") + (tree.note ? `. ${tree.note}` : "");
     const image = $("tree-svg");
     if (tree.svg) {
       // An <img> never runs script, whatever the SVG holds.
