@@ -203,3 +203,13 @@ def test_formatting_gives_the_canonical_layout(client):
     assert len(edits) == 1 and edits[0]["range"]["start"] == {"line": 0, "character": 0}
     # the bundled file is already in `gdl fmt`'s layout (tests/test_format.py holds it there)
     assert edits[0]["newText"] == format_text(TICTACTOE)
+
+
+def test_without_pygls_the_command_says_what_to_install(monkeypatch, capsys):
+    from gdl.cli import main
+
+    monkeypatch.delitem(sys.modules, "gdl.lsp.server", raising=False)
+    monkeypatch.setitem(sys.modules, "lsprotocol", None)     # as if it were not installed
+    monkeypatch.setitem(sys.modules, "pygls", None)
+    assert main(["lsp"]) == 2
+    assert "pip install 'gdl[lsp]'" in capsys.readouterr().err
