@@ -171,3 +171,21 @@ def test_serve_refuses_a_missing_file_and_reports_bad_rules(tmp_path, capsys):
     bad.write_text('game "bad"\nplayers A\nvar z in 0..3 = 5\n', encoding="utf-8")
     assert main(["serve", str(bad)]) == 1
     assert f"{bad}:3:17: error[E204]" in capsys.readouterr().err
+
+
+def test_ctrl_c_stops_the_server_cleanly():
+    import signal
+    import subprocess
+    import sys
+
+    process = subprocess.Popen([sys.executable, "-m", "gdl", "serve", "games/tictactoe.game",
+                                "--port", "0"], cwd=GAMES.parent, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+    try:
+        assert "http://127.0.0.1:" in process.stdout.readline()
+        process.send_signal(signal.SIGINT)
+        _, err = process.communicate(timeout=30)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert process.returncode == 0 and "stopped" in err and "Traceback" not in err

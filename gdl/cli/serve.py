@@ -25,7 +25,9 @@ def cmd_serve(args) -> int:
     bench = Workbench(path.read_text(encoding="utf-8"), args.file, params=parse_sets(args.set),
                       depth=args.depth, seed=args.seed, backend=args.backend)
     players = bench.game.info.players
-    bench.set_human(_seat_indices(args.seat, players) if args.seat else [0])
+    bench.choose_seats(_seat_indices(args.seat, players) if args.seat else [0])
+    if args.depth is None:
+        _warn_if_large(bench.game)
     try:
         server = GameServer(bench, args.host, args.port)
     except OSError as error:
@@ -46,6 +48,20 @@ def cmd_serve(args) -> int:
     finally:
         server.server_close()
     return 0
+
+
+def _warn_if_large(game) -> None:
+    """The page solves every move exactly unless --depth is given: say so before a game whose
+    estimated search is beyond the budget `gdl solve` warns about (gdl.tools.validate)."""
+    from gdl.cli.deep import declared_state_bound
+    from gdl.solvers import choose
+    from gdl.tools.validate import budget_problem, estimate
+
+    estimated = estimate(game, root=game.initial_state(), declared_states=declared_state_bound(game))
+    problem = budget_problem(estimated, choose(game.info), depth=None, info=game.info)
+    if problem is not None:
+        print(f"gdl serve: warning: {problem}; the page solves every move exactly, so give "
+              "--depth N for values from an N-ply search", file=sys.stderr)
 
 
 def register(commands) -> None:

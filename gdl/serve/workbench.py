@@ -211,13 +211,16 @@ class Workbench:
             return self.state()
 
     def set_human(self, seats: Sequence[int]) -> dict:
-        """Which players a person plays (the solver plays the others)."""
+        """Which players a person plays (the solver plays the others); the new state."""
+        self.choose_seats(seats)
+        return self.state()
+
+    def choose_seats(self, seats: Sequence[int]) -> None:
         with self._lock:
             players = self.game.info.players
             if not all(isinstance(i, int) and 0 <= i < len(players) for i in seats):
                 raise WorkbenchError("a seat is not a player of this game")
             self.human = sorted(set(seats))
-            return self.state()
 
     # ---- the search tree -----------------------------------------------------------------------
 
