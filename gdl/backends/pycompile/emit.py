@@ -77,7 +77,7 @@ class _Ctx:
         self.slots = slots            # slot -> P for slots held in locals (tuple-mode effects)
         self.container = container    # the name of the state tuple / cell list
         self.dirty = dirty            # True when slots hold changed values (tuple mode)
-        self.facts = facts
+        self.facts = facts            # what holds on this path (gdl.backends.pycompile.optimize)
         self.temps = temps
 
     def bind(self, more: dict) -> _Ctx:
@@ -91,13 +91,15 @@ class _Ctx:
                     merge_facts(self.facts, facts), self.temps)
 
 
-# ---- the compiler ------------------------------------------------------------------------------
+# ---- the emitter -------------------------------------------------------------------------------
 
 class Emitter:
+    """Writes the module for one checked game: ``module_code`` once, then ``sites`` lists the
+    run-time errors its code can raise (their numbers appear in the code)."""
+
     def __init__(self, game: ir.Game, source: Source | None, cache: bool = True):
         self.game = game
         self.cache = cache
-        self.source = source
         self.filename = source.filename if source is not None else "<input>"
         self.lines_of = source.text.split("\n") if source is not None else []   # as Lark counts lines
         self.n = len(game.players)
@@ -112,15 +114,17 @@ class Emitter:
         self.fractions: dict[Fraction, str] = {}
         self.domains: dict[int, frozenset | None] = {}
         self.commented: set = set()   # (action, player) whose rule lines are already shown
-        self.mover_vals = self._mover_values()
-        self.show_rules = True
+        # every value slot 0 can hold: a player (`next` naming anything else is an error)
+        self.mover_vals = frozenset(range(self.n))
+        self.show_rules = True   # off while an action's later ground instances are written
 
     # -- small helpers
     def site(self, *entry) -> int:
         self.sites.append(entry)
         return len(self.sites) - 1
 
-    def comment(self, span: Span | None, what: str = "") -> str | None:
+    def comment(self, span: Span | None) -> str | None:
+        """The rule file's line at ``span`` as a comment, cleaned (gdl.backends.pycompile.safe_text)."""
         if span is None or not span.line:
             return None
         text = self.lines_of[span.line - 1].strip() if span.line <= len(self.lines_of) else ""
@@ -142,10 +146,6 @@ class Emitter:
             self.tables[key] = label
             self.preamble.append(f"{label} = {tuple_literal(flat)}")
         return self.tables[key]
-
-    def _mover_values(self):
-        """Every value slot 0 can hold: a player (`next` naming anything else is an error)."""
-        return frozenset(range(self.n))
 
     # ---- expressions -----------------------------------------------------------------------
 
