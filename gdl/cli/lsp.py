@@ -9,7 +9,7 @@ def cmd_lsp(args) -> int:
     try:
         from gdl.lsp.server import main
     except ImportError as error:
-        if getattr(error, "name", "") and error.name.split(".")[0] in ("pygls", "lsprotocol"):
+        if (error.name or "").split(".")[0] in ("pygls", "lsprotocol"):
             raise UsageError("the language server needs pygls: pip install 'gdl[lsp]'") from None
         raise
     main()

@@ -174,7 +174,7 @@ class Index:
         local = [d for d in self.definitions if d.name == name and d.scope is not None
                  and _contains(d.scope, line, column)]
         if local:
-            return min(local, key=lambda d: _size(d.scope))
+            return min(local, key=lambda d: _size(d.scope or d.declaration))
         return next((d for d in self.definitions if d.name == name and d.scope is None), None)
 
     def describe(self, definition: Definition) -> str:

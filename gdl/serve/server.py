@@ -160,6 +160,7 @@ class GameServer(ThreadingHTTPServer):
     @property
     def url(self) -> str:
         host, port = self.server_address[:2]
+        host = host.decode() if isinstance(host, bytes) else str(host)
         shown = f"[{host}]" if ":" in host else host
         return f"http://{shown}:{port}/"
 
