@@ -189,3 +189,17 @@ def test_ctrl_c_stops_the_server_cleanly():
         if process.poll() is None:
             process.kill()
     assert process.returncode == 0 and "stopped" in err and "Traceback" not in err
+
+
+def test_a_rule_that_fails_in_play_is_reported_located_and_the_move_refused():
+    # tests/data/runtime/E301-leaves-domain.game: n in 0..2, and the third `inc` sets it to 3
+    path = GAMES.parent / "tests" / "data" / "runtime" / "E301-leaves-domain.game"
+    text = path.read_text(encoding="utf-8")
+    line = next(i for i, row in enumerate(text.split("\n"), 1) if row.startswith("action inc"))
+    wb = Workbench(text, "overflow.game")
+    assert wb.state()["error"].startswith(f"overflow.game:{line}:")     # the search met it
+    wb.move(0)
+    wb.move(0)
+    with pytest.raises(WorkbenchError, match=rf"overflow.game:{line}:\d+: error\[E301\]"):
+        wb.move(0)
+    assert len(wb.state()["history"]) == 2

@@ -159,4 +159,8 @@ def test_an_edited_rule_file_shows_its_located_error(server, browser):
     errors = text(browser, "rule-errors")
     assert f"{GAME}:{line}:{column}: error[E201]" in errors    # as `gdl check` prints it
     assert "movr" in errors                                    # with the line and a caret
+    # the caret in the editor is put on the mistake
+    start, end = browser.execute_script(
+        "return [arguments[0].selectionStart, arguments[0].selectionEnd];", area)
+    assert broken[start:end] == "movr"
     assert len(moves(browser)) == 9 and "X to move" in text(browser, "status")   # the game stays

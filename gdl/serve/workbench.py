@@ -21,6 +21,7 @@ import shutil
 import subprocess
 import threading
 from collections.abc import Mapping, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 from gdl.errors import GameRuntimeError, GdlError
@@ -169,7 +170,8 @@ class Workbench:
             legal = self.session.legal()
             if not isinstance(index, int) or not 0 <= index < len(legal):
                 raise WorkbenchError(f"there is no move number {index}")
-            self.session.play(legal[index])
+            with _rule_failures():
+                self.session.play(legal[index])
             return self.state()
 
     def solver_move(self) -> dict:
@@ -181,8 +183,9 @@ class Workbench:
             mover = self.session.to_move
             if mover in (TERMINAL, CHANCE):
                 raise WorkbenchError("no player is to move")
-            analysis = self._analysis(self.session.state)
-            self.session.play(choose(self.game, self.session.state, analysis.best_actions))
+            with _rule_failures():
+                analysis = self._analysis(self.session.state)
+                self.session.play(choose(self.game, self.session.state, analysis.best_actions))
             return self.state()
 
     def roll(self) -> dict:
@@ -190,7 +193,8 @@ class Workbench:
         with self._lock:
             if self.session.to_move != CHANCE:
                 raise WorkbenchError("this is not a chance node")
-            self.session.roll()
+            with _rule_failures():
+                self.session.roll()
             return self.state()
 
     def undo(self) -> dict:
@@ -272,6 +276,15 @@ class Workbench:
 
 
 # ---- helpers -----------------------------------------------------------------------------------
+
+@contextmanager
+def _rule_failures():
+    """A rule that fails in play (E3xx) refuses the move, located as `gdl play` reports it."""
+    try:
+        yield
+    except GameRuntimeError as error:
+        raise WorkbenchError(error.render()) from None
+
 
 def _mover(player: int, players: Sequence[str]) -> str | None:
     if player == TERMINAL:

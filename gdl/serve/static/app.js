@@ -188,6 +188,21 @@ async function showTree() {
   }
 }
 
+// Put the caret on a located problem: gdl counts lines and columns from 1, in characters.
+function selectProblem(area, problem) {
+  if (!problem || !problem.line) return;
+  const lines = area.value.split("\n");
+  let start = 0;
+  for (let i = 0; i < problem.line - 1 && i < lines.length; i += 1) start += lines[i].length + 1;
+  start += problem.column - 1;
+  let end = start + 1;
+  if (problem.end_line === problem.line && problem.end_column > problem.column) {
+    end = start + (problem.end_column - problem.column);
+  }
+  area.focus();
+  area.setSelectionRange(start, end);
+}
+
 async function loadRules() {
   $("rule-errors").textContent = "";
   try {
@@ -199,6 +214,7 @@ async function loadRules() {
       if (answer.state.solver_to_move) act("/api/solver");
     } else {
       $("rule-errors").textContent = answer.errors;
+      selectProblem($("rules"), answer.diagnostics[0]);
     }
   } catch (error) {
     $("rule-errors").textContent = String(error.message || error);
