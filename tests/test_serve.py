@@ -203,3 +203,20 @@ def test_a_rule_that_fails_in_play_is_reported_located_and_the_move_refused():
     with pytest.raises(WorkbenchError, match=rf"overflow.game:{line}:\d+: error\[E301\]"):
         wb.move(0)
     assert len(wb.state()["history"]) == 2
+
+
+@pytest.mark.parametrize("path", sorted(GAMES.glob("*.game")), ids=lambda p: p.name)
+def test_every_bundled_game_can_be_shown_played_and_drawn(path):
+    wb = Workbench(path.read_text(encoding="utf-8"), path.name, depth=2)
+    state = wb.state()
+    players = state["players"]
+    assert state["error"] is None and state["moves"]
+    for move in state["moves"]:
+        assert move["label"] in {"win", "draw", "loss", "best", "worse", "worst", "chance"}
+        assert [v["player"] for v in move["values"]] == players
+    assert {block["kind"] for block in state["board"]} <= {"grid", "scalar", "table"}
+    json.dumps(state)                                   # everything the page gets is JSON
+    after = wb.roll() if state["to_move"] == "chance" else wb.solver_move()
+    assert len(after["history"]) == 1
+    tree = wb.tree(1)
+    assert tree["nodes"] >= 1 or after["over"]
