@@ -213,3 +213,37 @@ def test_without_pygls_the_command_says_what_to_install(monkeypatch, capsys):
     monkeypatch.setitem(sys.modules, "pygls", None)
     assert main(["lsp"]) == 2
     assert "pip install 'gdl[lsp]'" in capsys.readouterr().err
+
+
+def test_a_half_typed_line_gets_a_syntax_error_and_hover_still_answers(client):
+    client, _ = client
+    uri = "file:///tmp/gdl-lsp-test/typing.game"
+    open_document(client, uri, TICTACTOE)
+    typing = TICTACTOE.replace("zero-sum\n", "zero-sum\nutility O =\n")
+    client.notify("textDocument/didChange", {
+        "textDocument": {"uri": uri, "version": 2}, "contentChanges": [{"text": typing}]})
+    found = client.diagnostics(uri)
+    assert [d["code"] for d in found] in (["E100"], ["E102"])     # unexpected token / end of file
+    assert found[0]["range"]["start"]["line"] >= typing.split("\n").index("utility O =")
+    line, character = position_of(typing, "requires cell", offset=len("requires c"))
+    hover = client.request("textDocument/hover", {"textDocument": {"uri": uri},
+                                                  "position": {"line": line, "character": character}})
+    assert "var cell[3][3]" in hover["contents"]["value"]       # from the last version that parsed
+
+
+def test_local_names_resolve_to_the_innermost_declaration():
+    from gdl.lsp.index import Index
+
+    index = Index.build(TICTACTOE)
+    lines = TICTACTOE.split("\n")
+    # `p` in the body of `define line(p)` is the definition's parameter
+    row = next(i for i, text in enumerate(lines) if "cell[r][c] == p" in text)
+    found = index.lookup(row + 1, lines[row].index("== p") + 4)
+    assert found.kind == "definition parameter" and found.span.line == row   # declared a line above
+    # the `r` of `cell[r][c]` in that line is the quantifier's, not the action's parameter
+    found = index.lookup(row + 1, lines[row].index("cell[r]") + 6)
+    assert found.kind == "bound variable" and found.span.line == row + 1 and found.domain == "0..2"
+    # a symbol of a domain
+    terminal = next(i for i, text in enumerate(lines) if text.startswith("terminal"))
+    found = index.lookup(terminal + 1, lines[terminal].index("empty") + 1)
+    assert found.kind == "symbol" and found.domain == "{empty, X, O}"
