@@ -164,3 +164,24 @@ def test_an_edited_rule_file_shows_its_located_error(server, browser):
         "return [arguments[0].selectionStart, arguments[0].selectionEnd];", area)
     assert broken[start:end] == "movr"
     assert len(moves(browser)) == 9 and "X to move" in text(browser, "status")   # the game stays
+
+
+def test_the_search_tree_from_the_current_position_shows_pruned_branches(server, browser):
+    open_page(browser, server)
+    browser.find_element(By.CSS_SELECTOR, '#seats input[data-player="O"]').click()
+    settle(browser)
+    for name in ("place(1,1)", "place(0,1)", "place(0,0)", "place(2,2)"):
+        click_move(browser, name)
+    browser.find_element(By.CSS_SELECTOR, '#seats input[data-player="O"]').click()
+    settle(browser)
+    browser.find_element(By.ID, "tree-depth").clear()          # to the end: five cells are left
+    browser.find_element(By.ID, "show-tree").click()
+    WebDriverWait(browser, 60).until(lambda d: "node(s) visited" in text(d, "tree-note"))
+    tree = text(browser, "tree-text")
+    # X has a won position here (it took the centre and a corner against an edge), so the root
+    # value is X 1; and once a reply of O is refuted, alpha-beta skips O's other replies there.
+    assert tree.splitlines()[0].startswith("Tic-tac-toe: alphabeta, value X 1, O -1")
+    assert "(pruned)" in tree
+    pruned = int(re.search(r"(\d+) pruned", text(browser, "tree-note"))[1])
+    drawn = sum(line.endswith(" (pruned)") for line in tree.splitlines()[2:])   # after the legend
+    assert pruned == drawn > 0
