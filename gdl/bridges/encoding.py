@@ -244,7 +244,8 @@ class _Walk:
             if child in on_path:
                 raise EncodingError(
                     f"{game.info.name}: a play can return to an earlier position, so no play length "
-                    "is bounded; declare `max-length` (or add a move counter) to use it here")
+                    "is bounded; end the game after a number of moves (a counter, as `horizon` in "
+                    "games/pig.game) to use it here")
             if child in longest:
                 frame[2] = max(frame[2], longest[child])
                 continue

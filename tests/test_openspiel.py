@@ -1,0 +1,193 @@
+"""gdl games inside OpenSpiel (gdl.bridges.openspiel): OpenSpiel's own consistency check on every
+bundled game, and OpenSpiel's algorithms agreeing with the published values and with gdl.
+
+Optional: runs where the `openspiel` extra is installed (``pip install -e '.[openspiel]'``)."""
+
+import re
+import sys
+import types
+from fractions import Fraction
+
+import pytest
+from helpers import GAMES, ROOT
+
+pyspiel = pytest.importorskip("pyspiel")
+
+from open_spiel.python.algorithms import minimax  # noqa: E402
+
+import gdl  # noqa: E402
+from gdl.bridges import openspiel  # noqa: E402
+
+BUNDLED = sorted(GAMES.glob("*.game"))
+
+
+@pytest.fixture(scope="module")
+def value_iteration():
+    """OpenSpiel's value_iteration imports its LP solver (and so cvxpy) for simultaneous-move
+    nodes only; gdl games have none, so an empty stand-in is enough (and is removed after)."""
+    name = "open_spiel.python.algorithms.lp_solver"
+    saved = sys.modules.get(name)
+    if saved is None:
+        sys.modules[name] = types.ModuleType(name)
+    try:
+        from open_spiel.python.algorithms import value_iteration as module
+        yield module.value_iteration
+    finally:
+        if saved is None:
+            sys.modules.pop(name, None)
+
+
+@pytest.mark.parametrize("path", BUNDLED, ids=lambda p: p.stem)
+def test_openspiel_random_simulation_check_passes(path):
+    # OpenSpiel's conformance test: clones, serialisation round trips, legal-action masks, sorted
+    # and uniquely named actions, rewards summing to returns within the declared bounds and sum,
+    # observation tensors of the declared size, game length within max_game_length.
+    game = openspiel.load_game(path)
+    pyspiel.random_sim_test(game, num_sims=3, serialize=True, verbose=False)
+
+
+def test_game_type_follows_the_rules_declarations():
+    types_ = pyspiel.GameType
+    pig = openspiel.load_game(GAMES / "pig.game")
+    assert pig.get_type().chance_mode == types_.ChanceMode.EXPLICIT_STOCHASTIC
+    assert pig.get_type().utility == types_.Utility.ZERO_SUM
+    assert pig.get_type().information == types_.Information.PERFECT_INFORMATION
+    assert pig.max_chance_outcomes() == 3
+    takeaway = openspiel.load_game(GAMES / "takeaway3.game")
+    assert takeaway.num_players() == 3
+    assert takeaway.get_type().utility == types_.Utility.CONSTANT_SUM
+    assert takeaway.utility_sum() == 1.0
+    centipede = openspiel.load_game(GAMES / "centipede.game")
+    assert centipede.get_type().utility == types_.Utility.GENERAL_SUM
+    tictactoe = openspiel.load_game(GAMES / "tictactoe.game")
+    assert tictactoe.get_type().chance_mode == types_.ChanceMode.DETERMINISTIC
+    assert (tictactoe.num_distinct_actions(), tictactoe.max_game_length()) == (9, 9)
+    assert tictactoe.observation_tensor_size() == 2 + 9 * 3
+
+
+def test_rule_parameters_are_game_parameters():
+    name = openspiel.register(GAMES / "connect4.game")
+    assert name == "gdl_connect4"
+    game = pyspiel.load_game("gdl_connect4(columns=5,rows=4)")
+    assert game.num_distinct_actions() == 5           # one drop per column
+    assert game.max_game_length() == 20               # `max-length columns * rows`
+
+
+def test_chance_probabilities_are_the_exact_fractions_as_floats():
+    game = openspiel.load_game(GAMES / "dice-race.game")
+    state = game.new_initial_state()
+    state.apply_action(state.legal_actions()[0])        # throw: the first die is rolled
+    assert state.is_chance_node()
+    outcomes = state.chance_outcomes()
+    assert [state.action_to_string(pyspiel.PlayerId.CHANCE, a) for a, _ in outcomes] == ["a=1", "a=2", "a=3"]
+    assert [p for _, p in outcomes] == [float(Fraction(1, 3))] * 3
+
+
+def test_a_registered_name_cannot_take_other_rules(tmp_path):
+    copy = tmp_path / "nim.game"
+    copy.write_text((GAMES / "nim.game").read_text().replace("param a = 3", "param a = 2"))
+    openspiel.register(GAMES / "nim.game")
+    with pytest.raises(ValueError, match="registered already"):
+        openspiel.register(copy)
+
+
+# ---- OpenSpiel's algorithms against the literature (FACTS.md) and against gdl ----------------------
+
+@pytest.mark.parametrize("name, value", [
+    ("aima-fig5-2", 3),     # Russell & Norvig, Figure 5.2
+    ("splitting", 12),      # the board-splitting game
+    ("tictactoe", 0),       # a draw
+    ("nim", 1),             # heaps 3, 4, 5: XOR 2 != 0, the player to move wins
+    ("hexapawn", -1),       # Gardner: the second player wins
+])
+def test_openspiel_alpha_beta_agrees(name, value):
+    game = openspiel.load_game(GAMES / f"{name}.game")
+    found, _ = minimax.alpha_beta_search(game)
+    assert found == value
+    assert gdl.solve(game.gdl_game).values[0] == value
+
+
+def test_openspiel_expectiminimax_on_pig_to_depth_two():
+    # OpenSpiel's own test: a three-sided die, two decision plies, score(A) - score(B) at the
+    # cut-off: 1/3 * 2 + 1/3 * 3 = 5/3 for A, best action roll.
+    game = openspiel.load_game(GAMES / "pig.game")
+    score = re.compile(r"score = \[(\d+), (\d+)\]")
+
+    def difference(state):
+        a, b = map(int, score.search(str(state)).groups())
+        return float(a - b)
+
+    value, action = minimax.expectiminimax(game.new_initial_state(), 2, difference, 0)
+    assert value == pytest.approx(5 / 3)
+    assert game.new_initial_state().action_to_string(0, action) == "roll"
+
+
+@pytest.mark.parametrize("name, value", [
+    ("chance-example", Fraction(10)),     # (1/2)·8 + (1/3)·24 + (1/6)·(−12)
+    ("pacman-random", Fraction(7, 2)),    # README: expectimax, Pacman 7/2
+])
+def test_openspiel_expectiminimax_agrees(name, value):
+    game = openspiel.load_game(GAMES / f"{name}.game")
+    found, _ = minimax.expectiminimax(game.new_initial_state(), game.max_game_length(), None, 0)
+    assert found == pytest.approx(float(value))
+    assert gdl.solve(game.gdl_game).values[0] == value
+
+
+def _value(game, values):
+    """Player 0's value of the initial state from value_iteration's table, which leaves chance
+    states out: their value is the expectation over their outcomes."""
+    def of(state):
+        if state.is_chance_node():
+            total = 0.0
+            for outcome, p in state.chance_outcomes():
+                total += p * of(state.child(outcome))
+            return total
+        return values[str(state)]
+    return of(game.new_initial_state())
+
+
+@pytest.mark.parametrize("name, params, value", [
+    ("hexapawn", {}, -1),                                # the second player wins
+    ("nim", {"a": 1, "b": 2, "c": 3}, -1),               # XOR 0: the player to move loses
+    ("splitting", {}, 12),
+    ("aima-fig5-2", {}, 3),
+    ("chance-example", {}, 10),
+    ("pacman-adversarial", {}, -3),                      # README: minimax, Pacman -3
+    ("pacman-random", {}, Fraction(7, 2)),
+])
+def test_openspiel_value_iteration_agrees(value_iteration, name, params, value):
+    game = openspiel.load_game(GAMES / f"{name}.game", params)
+    values = value_iteration(game, -1, 0.0, cyclic_game=True)   # cyclic: share transpositions
+    assert _value(game, values) == pytest.approx(float(value))
+    assert gdl.solve(game.gdl_game).values[0] == value
+
+
+def test_openspiel_value_iteration_agrees_with_gdl_on_pig(value_iteration):
+    # No published value for this small Pig: two independent solvers must agree.
+    game = openspiel.load_game(GAMES / "pig.game", {"winscore": 3, "horizon": 6})
+    values = value_iteration(game, -1, 0.0, cyclic_game=True)
+    exact = gdl.solve(game.gdl_game).values[0]
+    assert _value(game, values) == pytest.approx(float(exact), abs=1e-12)
+
+
+def test_from_game_wraps_an_unregistered_game():
+    tree = gdl.load(GAMES / "aima-fig5-4.game")
+    game = openspiel.from_game(tree, "gdl_figure_5_4")
+    state = game.new_initial_state()
+    for label in ("a1", "b1", "c1"):
+        state.apply_action(game.encoding.action_id(label))
+    assert state.returns() == [1.0, 2.0, 6.0]          # the leftmost leaf of Figure 5.4
+
+
+def test_mcts_example_in_the_docs_plays_a_game(monkeypatch, capsys):
+    text = (ROOT / "docs" / "openspiel.md").read_text(encoding="utf-8")
+    code = re.search(r"## MCTS on a gdl game.*?```python\n(.*?)```", text, re.S)[1]
+    lines = [line for line in code.splitlines() if line.strip()]
+    assert len(lines) <= 7                             # five lines, and the loop and print
+    monkeypatch.chdir(ROOT)
+    namespace = {}
+    exec(code.replace("max_simulations=200", "max_simulations=20"), namespace)
+    state = namespace["state"]
+    assert state.is_terminal()
+    assert sum(state.returns()) == 0 and state.returns()[0] in (-1.0, 0.0, 1.0)
+    assert "game over" in capsys.readouterr().out
