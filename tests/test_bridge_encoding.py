@@ -1,6 +1,7 @@
 """gdl.bridges.encoding: the numbers and sizes OpenSpiel and PettingZoo are given. No framework
 is needed for these; the frameworks' own checks are in test_openspiel.py and test_pettingzoo.py."""
 
+import sys
 from fractions import Fraction
 
 import pytest
@@ -99,3 +100,14 @@ def test_a_game_too_large_to_walk_is_refused_with_the_declarations_to_add():
     # Nim 5-8-13 declares neither max-length nor bounds on length: 6 * 9 * 14 positions to walk.
     with pytest.raises(EncodingError, match="max-length"):
         GameEncoding(gdl.load(GAMES / "nim.game", {"a": 5, "b": 8, "c": 13}), walk_limit=100)
+
+
+def test_fuzz_openspiel_without_the_extra_is_a_usage_error(monkeypatch, capsys):
+    # As on a machine without OpenSpiel: importing pyspiel fails.
+    from gdl.cli import main
+
+    monkeypatch.setitem(sys.modules, "pyspiel", None)
+    for module in ("gdl.bridges.crosscheck", "gdl.bridges.openspiel"):
+        monkeypatch.delitem(sys.modules, module, raising=False)
+    assert main(["fuzz", str(GAMES / "nim.game"), "--openspiel", "--examples", "1"]) == 2
+    assert "pip install 'gdl[openspiel]'" in capsys.readouterr().err

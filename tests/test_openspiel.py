@@ -3,6 +3,7 @@ bundled game, and OpenSpiel's algorithms agreeing with the published values and 
 
 Optional: runs where the `openspiel` extra is installed (``pip install -e '.[openspiel]'``)."""
 
+import json
 import re
 import sys
 import types
@@ -191,3 +192,44 @@ def test_mcts_example_in_the_docs_plays_a_game(monkeypatch, capsys):
     assert state.is_terminal()
     assert sum(state.returns()) == 0 and state.returns()[0] in (-1.0, 0.0, 1.0)
     assert "game over" in capsys.readouterr().out
+
+
+# ---- gdl fuzz FILE --openspiel: OpenSpiel as one more solver ---------------------------------------
+
+@pytest.mark.parametrize("name", ["tictactoe", "hexapawn", "pacman-random", "chance-example"])
+def test_openspiel_crosscheck_agrees_at_fuzzed_positions(name):
+    from gdl.bridges.crosscheck import crosscheck_file
+
+    summary = crosscheck_file(str(GAMES / f"{name}.game"), examples=8, seed=2)
+    (report,) = summary.targets.values()
+    assert summary.failures == []
+    assert report.positions >= 1 and report.solvers == {"openspiel"}
+
+
+def test_openspiel_crosscheck_catches_a_planted_bug(monkeypatch):
+    # Plant a bug in the bridge: returns handed to OpenSpiel in the wrong order of players.
+    from gdl.bridges.crosscheck import crosscheck_file
+
+    honest = openspiel.GdlState.returns
+    monkeypatch.setattr(openspiel.GdlState, "returns", lambda self: honest(self)[::-1])
+    summary = crosscheck_file(str(GAMES / "hexapawn.game"), examples=4, seed=0)
+    assert summary.failures
+    assert summary.failures[0].problems[0].kind == "values"
+
+
+def test_gdl_fuzz_with_openspiel(capsys):
+    from gdl.cli import main
+
+    code = main(["fuzz", str(GAMES / "splitting.game"), "--examples", "5", "--openspiel", "--json"])
+    document = json.loads(capsys.readouterr().out)
+    assert code == 0 and document["ok"]
+    (openspiel_run,) = [run for run in document["runs"] if run["kind"] == "openspiel"]
+    (target,) = openspiel_run["targets"].values()
+    assert target["solvers"] == ["openspiel"] and target["positions"] == 5
+
+
+def test_gdl_fuzz_openspiel_needs_files(capsys):
+    from gdl.cli import main
+
+    assert main(["fuzz", "--openspiel"]) == 2
+    assert "--openspiel needs FILE arguments" in capsys.readouterr().err

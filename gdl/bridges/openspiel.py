@@ -127,6 +127,13 @@ class GdlGame(pyspiel.Game):
     def new_initial_state(self, state=None):
         return GdlState(self)
 
+    def state_at(self, gdl_state):
+        """An OpenSpiel state standing at ``gdl_state`` (its OpenSpiel history is empty: only
+        algorithms that look forward from a state, as the searches do, should be given it)."""
+        state = GdlState(self)
+        state._state = gdl_state
+        return state
+
     def make_py_observer(self, iig_obs_type=None, params=None):
         # Perfect information: the state itself is every player's observation. A perfect-recall
         # information state is the history, which OpenSpiel's public-information observer gives.
