@@ -82,3 +82,18 @@ def test_random_agent_against_the_solver_example_in_the_docs(monkeypatch, capsys
     assert set(results) == {"X", "O"}
     assert results["O"] >= 0 and results["X"] + results["O"] == 0
     assert str(results) in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("name", ["tictactoe", "pig", "aima-fig5-4"])
+def test_the_shimmy_route_through_openspiel_passes_the_api_test(name, capsys):
+    # The other route docs/pettingzoo.md mentions: Shimmy's wrapper over the OpenSpiel bridge.
+    # Optional twice over: it needs the openspiel extra and Shimmy (pip install shimmy).
+    pytest.importorskip("pyspiel")
+    shimmy = pytest.importorskip("shimmy")
+    from gdl.bridges import openspiel
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        api_test(shimmy.OpenSpielCompatibilityV0(env=openspiel.load_game(GAMES / f"{name}.game")),
+                 num_cycles=50)
+    assert "Passed API test" in capsys.readouterr().out
