@@ -233,3 +233,24 @@ def test_gdl_fuzz_openspiel_needs_files(capsys):
 
     assert main(["fuzz", "--openspiel"]) == 2
     assert "--openspiel needs FILE arguments" in capsys.readouterr().err
+
+
+def test_openspiel_rl_environment_trains_a_q_learner_on_the_observations():
+    # The learning side: OpenSpiel's RL environment reads the observation tensor (29 entries for
+    # tic-tac-toe: the mover and nine cells of three values) and a tabular Q-learner plays through it.
+    from open_spiel.python import rl_environment
+    from open_spiel.python.algorithms import tabular_qlearner
+
+    env = rl_environment.Environment(openspiel.load_game(GAMES / "tictactoe.game"))
+    assert env.observation_spec()["info_state"] == (2 + 9 * 3,)
+    agents = [tabular_qlearner.QLearner(player_id=p, num_actions=9) for p in range(2)]
+    for _ in range(30):
+        step = env.reset()
+        while not step.last():
+            agent = agents[step.observations["current_player"]]
+            step = env.step([agent.step(step).action])
+        for agent in agents:
+            agent.step(step)
+        assert sorted(step.rewards) in ([-1.0, 1.0], [0.0, 0.0])
+    # the end-of-game rewards reached its action values: it learned from the games
+    assert any(q != 0 for values in agents[0]._q_values.values() for q in values.values())
