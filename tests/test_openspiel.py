@@ -254,3 +254,20 @@ def test_openspiel_rl_environment_trains_a_q_learner_on_the_observations():
         assert sorted(step.rewards) in ([-1.0, 1.0], [0.0, 0.0])
     # the end-of-game rewards reached its action values: it learned from the games
     assert any(q != 0 for values in agents[0]._q_values.values() for q in values.values())
+
+
+def test_a_registered_game_pickles_with_its_rules_even_into_a_fresh_process():
+    import pickle
+    import subprocess
+
+    game = openspiel.load_game(GAMES / "connect4.game", {"columns": 5})
+    state = game.new_initial_state()
+    state.apply_action(2)
+    assert str(pickle.loads(pickle.dumps(game))) == "gdl_connect4(columns=5,rows=4)"
+    assert pickle.loads(pickle.dumps(state)).history() == [2]
+    # A process that never registered the file: the pickle carries the rule text.
+    script = "import pickle, sys; game = pickle.loads(sys.stdin.buffer.read()); print(game.num_distinct_actions())"
+    done = subprocess.run([sys.executable, "-c", script], input=pickle.dumps(game), capture_output=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr.decode()
+    assert done.stdout.decode().strip() == "5"

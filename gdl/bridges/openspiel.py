@@ -156,6 +156,16 @@ class _RegisteredGame(GdlGame):
         super().__init__(loads(self._text, self._filename, overrides or None), self._game_type,
                          params)
 
+    def __reduce__(self):
+        # The class is made at registration, so pickle cannot find it by name; the rule text
+        # travels instead, and unpickling registers it again (in another process too).
+        return _unpickle_game, (self.get_type().short_name, self._text, self._filename,
+                                dict(self.get_parameters()))
+
+
+def _unpickle_game(name: str, text: str, filename: str, params: dict):
+    return pyspiel.load_game(register_text(text, filename, name), params)
+
 
 class GdlState(pyspiel.State):
     """An OpenSpiel state: the gdl state, and OpenSpiel's history of action numbers."""
