@@ -183,16 +183,18 @@ def test_from_game_wraps_an_unregistered_game():
 
 def test_mcts_example_in_the_docs_plays_a_game(monkeypatch, capsys):
     text = (ROOT / "docs" / "openspiel.md").read_text(encoding="utf-8")
-    code = re.search(r"## MCTS on a gdl game.*?```python\n(.*?)```", text, re.S)[1]
-    lines = [line for line in code.splitlines() if line.strip()]
-    assert len(lines) <= 7                             # five lines, and the loop and print
+    section = text[text.index("## MCTS on a gdl game"):text.index("## Loading and registering")]
+    five, rest = re.findall(r"```python\n(.*?)```", section, re.S)
+    assert len([line for line in five.splitlines() if line.strip()]) == 5
     monkeypatch.chdir(ROOT)
     namespace = {}
-    exec(code.replace("max_simulations=200", "max_simulations=20"), namespace)
+    exec((five + rest).replace("max_simulations=200", "max_simulations=20"), namespace)
     state = namespace["state"]
     assert state.is_terminal()
     assert sum(state.returns()) == 0 and state.returns()[0] in (-1.0, 0.0, 1.0)
-    assert "game over" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert re.fullmatch(r"place\(\d,\d\)", out.splitlines()[0])     # the first block's move
+    assert "game over" in out                                        # the whole game's end
 
 
 # ---- gdl fuzz FILE --openspiel: OpenSpiel as one more solver ---------------------------------------
