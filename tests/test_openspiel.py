@@ -12,6 +12,8 @@ from fractions import Fraction
 
 import pytest
 from helpers import GAMES, ROOT
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 pyspiel = pytest.importorskip("pyspiel")
 
@@ -19,6 +21,8 @@ from open_spiel.python.algorithms import minimax  # noqa: E402
 
 import gdl  # noqa: E402
 from gdl.bridges import openspiel  # noqa: E402
+from gdl.protocol import CONSTANT_SUM, GENERAL_SUM, ZERO_SUM  # noqa: E402
+from gdl.tools.strategies import rule_games, trees  # noqa: E402
 
 BUNDLED = sorted(GAMES.glob("*.game"))
 
@@ -304,3 +308,35 @@ def test_random_playouts_in_lockstep_with_openspiels_own_game(rule_file, params,
             a.apply_action(action)
             b.apply_action(action)
         assert a.is_terminal() and a.returns() == b.returns()
+
+
+# ---- generated games: the bridge on shapes no bundled game has ---------------------------------------
+
+def _crosscheck(game):
+    from gdl.bridges.crosscheck import position_problems
+
+    spiel_game = openspiel.from_game(game)
+    pyspiel.random_sim_test(spiel_game, num_sims=2, serialize=False, verbose=False)
+    return position_problems(spiel_game, game.initial_state())
+
+
+@settings(max_examples=25)
+@given(rules=rule_games(players=2, sum_kinds=(ZERO_SUM,)))
+def test_generated_two_player_rule_games_agree_with_openspiel(rules):
+    assert _crosscheck(rules.load("compile")) == []
+
+
+@settings(max_examples=25)
+@given(game=st.one_of(trees(players=2, chance=True, sum_kind=ZERO_SUM),
+                      trees(players=2, sum_kind=ZERO_SUM, alternating=True, values=range(-2, 3))))
+def test_generated_two_player_trees_agree_with_openspiel(game):
+    assert _crosscheck(game) == []
+
+
+@settings(max_examples=25)
+@given(rules=rule_games(players=(2, 3), sum_kinds=(CONSTANT_SUM, GENERAL_SUM)))
+def test_generated_n_player_rule_games_pass_the_random_simulation_check(rules):
+    # Sums, bounds, lengths and observations as declared, for constant- and general-sum games
+    # of two and three players (OpenSpiel has no max^n to compare values with).
+    pyspiel.random_sim_test(openspiel.from_game(rules.load("compile")), num_sims=2, serialize=False,
+                            verbose=False)
