@@ -481,7 +481,8 @@ def rule_games(draw, players: int | Sequence[int] = (2, 3), *, chance: bool | No
     that the game tree has at most about ``max_nodes`` nodes.
 
     With ``second_edition=True`` the games also use the rule language's second-edition constructs:
-    utilities divided exactly (``/``, rational values) and ``let`` in effects. It is off by
+    utilities divided exactly (``/``, rational values), ``let`` and ``repeat`` in effects, and
+    an ``init`` block (a value, perhaps who moves first). It is off by
     default so that a seed keeps drawing the games it drew before (tests pin some of them).
 
     Everything shrinks towards fewer players, variables, actions and statements, smaller
@@ -633,7 +634,12 @@ def rule_games(draw, players: int | Sequence[int] = (2, 3), *, chance: bool | No
             held = value(extra)
             effect.append(_ast.LetStmt(_ast.Ident("h"), held.node))
             extra = extra + [_IntExpr(_ast.Name("h"), held.lo, held.hi)]
-        effect += statements(extra)
+        more = statements(extra)
+        if second_edition and more and draw(st.integers(0, 3)) == 0:
+            # the statements again until they change nothing, at most twice (every assignment
+            # is clamped or taken modulo its domain, so repeating it stays valid)
+            more = [_ast.Repeat(_ast.IntLit(2), tuple(more))]
+        effect += more
         if has_chance and draw(st.booleans()):
             if draw(st.booleans()):
                 lo = draw(st.integers(0, 1))
@@ -740,6 +746,14 @@ def rule_games(draw, players: int | Sequence[int] = (2, 3), *, chance: bool | No
         decls.append(_ast.VarDecl(_ast.Ident("flag"), (), _ast.BoolDomain(), _ast.BoolLit(False)))
     if define is not None:
         decls.append(define[0])
+    if second_edition and draw(st.booleans()):
+        # set up the start with statements: a variable's value, and perhaps who moves first
+        name, v_lo, v_hi = variables[draw(st.integers(0, len(variables) - 1))]
+        start = _ast.IntLit(draw(st.integers(v_lo, v_hi)))
+        setup: list[_ast.Stmt] = [_ast.Assign(_ast.Ident(name), (), start)]
+        if draw(st.booleans()):
+            setup.append(_ast.Next(_ast.Name(pick(names))))
+        decls.append(_ast.InitDecl(tuple(setup)))
     decls += actions
     end: _ast.Expr = _ast.Binary("==", _ast.Name("moves"), _ast.IntLit(length))
     if draw(st.booleans()):
