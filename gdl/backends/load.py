@@ -21,6 +21,7 @@ from pathlib import Path
 from gdl.backends.runtime import CompiledGame
 from gdl.cache import cache_base, open_private_dir
 from gdl.errors import Source
+from gdl.lang.text import normalize, read_rule_file
 from gdl.protocol import Game
 
 FORMAT = 1
@@ -41,6 +42,7 @@ def loads(text: str, filename: str = "<input>", params: Mapping[str, int | bool]
     games are cached per user (gdl.backends.runtime), so loading the same rules again is quick."""
     if backend not in BACKENDS:
         raise ValueError(f"unknown backend {backend!r}; choose from {', '.join(BACKENDS)}")
+    text = normalize(text, filename)
     if backend == "compile":
         return load_text(text, filename, params)
     from gdl.backends.interpret import build
@@ -54,15 +56,16 @@ def loads(text: str, filename: str = "<input>", params: Mapping[str, int | bool]
 def load(path: str | Path, params: Mapping[str, int | bool] | None = None,
          backend: str = "compile") -> Game:
     """Load a game from a rule file: `loads` on its text, with the file's name in every error.
-    ``params`` overrides the file's ``param`` declarations, as ``--set`` does."""
-    path = Path(path)
-    return loads(path.read_text(encoding="utf-8"), str(path), params, backend)
+    ``params`` overrides the file's ``param`` declarations, as ``--set`` does. A file that cannot
+    be read raises OSError; one that is not UTF-8 or too large, GdlError (gdl.lang.text)."""
+    return loads(read_rule_file(path), str(path), params, backend)
 
 
 def load_text(text: str, filename: str = "<input>", params=None):
     """The compiled game for rule text (a TreeGame for an explicit tree), from the cache when
     this text was compiled before with the same parameters and the same gdl."""
     params = dict(params or {})
+    text = normalize(text, filename)
     key = _cache_key(text, filename, params)
     entry = _cache_read(key) if key else None
     source = Source(filename, text)

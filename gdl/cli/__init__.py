@@ -12,16 +12,19 @@ that can go on forever), 2 a usage error (bad arguments, an algorithm that does 
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib
 import json
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from gdl.errors import GameRuntimeError, GdlError
+from gdl.errors import GameRuntimeError, GdlError, terminal_safe
 from gdl.version import __version__
 
 USAGE_ERROR = 2
+_OUTPUT_ERRORS = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO, errno.EPIPE)
 
 
 class UsageError(Exception):
@@ -51,14 +54,67 @@ def parse_sets(pairs: Sequence[str]) -> dict[str, int | bool]:
 _backend = "compile"
 
 
+def read_rule_text(path: str) -> str:
+    """A rule file's text (gdl.lang.text); a file that cannot be read is a usage error, the
+    same in every command (exit 2)."""
+    from gdl.lang.text import read_rule_file
+
+    try:
+        return read_rule_file(path)
+    except OSError as error:
+        reason = "no such file" if isinstance(error, FileNotFoundError) else (
+            "a directory, not a rule file" if isinstance(error, IsADirectoryError)
+            else error.strerror or str(error))
+        raise UsageError(f"{terminal_safe(path)}: {reason}") from None
+
+
 def load_game(path: str, params: dict | None = None, backend: str | None = None):
     """Load a rule file with the command line's --backend (or ``backend``, when given)."""
-    from gdl.backends.load import load
+    from gdl.backends.load import loads
 
-    if not Path(path).is_file():
-        raise UsageError(f"{path}: no such file")
-    return load(path, params, backend=backend or _backend)
+    return loads(read_rule_text(path), path, params, backend=backend or _backend)
 
+
+def replace_file(path: Path, data: bytes) -> None:
+    """Write ``data`` over ``path`` without ever leaving it truncated: a temporary file in the
+    same directory, flushed to disk, then renamed over the original, whose mode it keeps. When
+    anything fails (a full disk, a quota, a file-size limit) the original is untouched."""
+    import stat
+    import tempfile
+
+    path = Path(os.path.realpath(path))     # a symlink stays a symlink; its target is rewritten
+    try:
+        mode = stat.S_IMODE(os.stat(path).st_mode)
+    except FileNotFoundError:
+        umask = os.umask(0)
+        os.umask(umask)
+        mode = 0o666 & ~umask
+    fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(temporary, mode)
+        os.replace(temporary, path)
+    except BaseException:
+        try:
+            os.unlink(temporary)
+        except OSError:
+            pass
+        raise
+
+
+
+def write_output(path: str, data: bytes, option: str = "--output") -> None:
+    """Write a file the user named on the command line; a path that cannot be written (a
+    missing folder, a directory, no permission, a full disk) is a usage error."""
+    try:
+        if Path(path).is_dir():
+            raise IsADirectoryError(21, "a directory, not a file")
+        replace_file(Path(path), data)
+    except OSError as error:
+        raise UsageError(f"{option} {terminal_safe(path)}: {error.strerror or error}") from None
 
 def moves_arg(args) -> list[str]:
     return " ".join(args.moves or []).split()
@@ -130,7 +186,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     from gdl.solvers.result import SolverError
 
     try:
-        return args.run(args)
+        code = args.run(args)
+        sys.stdout.flush()    # a full disk or a closed pipe is met here, not at interpreter exit
+        return code
     except GdlError as error:
         print(error.render(), file=sys.stderr)
         return 1
@@ -144,10 +202,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:  # `gdl ... | head`: the reader left; that is not an error
-        import os
-
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+    except OSError as error:
+        if error.errno not in _OUTPUT_ERRORS:
+            raise
+        # stdout is full or gone (`gdl ... > /dev/full`): say so once, and drop what is buffered
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        print(f"gdl {args.command}: error: cannot write the output: {error.strerror}", file=sys.stderr)
+        return USAGE_ERROR
 
 
 if __name__ == "__main__":

@@ -5,38 +5,47 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from pathlib import Path
 
-from gdl.cli import UsageError, add_common, load_game, moves_arg, parse_sets, print_json, report_runtime
-from gdl.errors import GameRuntimeError, GdlError
+from gdl.cli import (
+    USAGE_ERROR,
+    UsageError,
+    add_common,
+    load_game,
+    moves_arg,
+    parse_sets,
+    print_json,
+    read_rule_text,
+    report_runtime,
+)
+from gdl.errors import GameRuntimeError, GdlError, terminal_safe
 from gdl.protocol import format_value, json_value
 
 
 def cmd_check(args) -> int:
-    from gdl.backends.load import load
+    from gdl.backends.load import loads
 
     if args.deep or args.json:  # playing the game (gdl.tools.validate): see gdl/cli/deep.py
         from gdl.cli.deep import check_files
 
         return check_files(args)
-    failed = 0
+    failed = unreadable = 0
     params = parse_sets(args.set)
     for path in args.files:
-        if not Path(path).is_file():
-            print(f"{path}: no such file", file=sys.stderr)
-            failed += 1
-            continue
         try:
-            game = load(path, params, backend=args.backend)
+            game = loads(read_rule_text(path), path, params, backend=args.backend)
+        except UsageError as error:
+            print(f"gdl check: error: {error}", file=sys.stderr)
+            unreadable += 1
+            continue
         except GdlError as error:
             print(error.render(), file=sys.stderr)
             failed += 1
             continue
         if not args.quiet:
             info = game.info
-            print(f"{path}: ok ({info.name or 'untitled'}, {len(info.players)} player(s): "
-                  f"{', '.join(info.players)})")
-    return 1 if failed else 0
+            print(f"{terminal_safe(path)}: ok ({info.name or 'untitled'}, {len(info.players)} "
+                  f"player(s): {', '.join(info.players)})")
+    return USAGE_ERROR if unreadable else 1 if failed else 0
 
 
 def cmd_solve(args) -> int:

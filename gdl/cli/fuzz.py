@@ -6,7 +6,7 @@ import shlex
 import sys
 from pathlib import Path
 
-from gdl.cli import UsageError, parse_sets, print_json
+from gdl.cli import UsageError, parse_sets, print_json, read_rule_text
 
 TARGET_WORDS = {"trees2": "trees, two players", "chance": "trees with chance",
                 "trees3": "trees, three players", "rules": "rule files"}
@@ -49,8 +49,7 @@ def cmd_fuzz(args) -> int:
     summaries = []
     if args.files:
         for file in args.files:
-            if not Path(file).is_file():
-                raise UsageError(f"{file}: no such file")
+            read_rule_text(file)    # a file that cannot be read is a usage error, before any work
         for file in args.files:
             summaries.append(("file", fuzz_file(file, args.examples, args.seed, args.workers,
                                                 args.budget, params or None)))

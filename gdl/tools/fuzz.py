@@ -31,10 +31,10 @@ from collections.abc import Callable, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
-from pathlib import Path
 from typing import Any
 
 from gdl.lang import ast
+from gdl.lang.text import read_rule_file
 from gdl.moves import choices
 from gdl.protocol import CHANCE, CONSTANT_SUM, GENERAL_SUM, TERMINAL, ZERO_SUM, GameInfo, format_value
 from gdl.tools.count import reachable_states
@@ -1082,7 +1082,7 @@ def _fuzz_file_part(path: str, params: dict | None, examples: int, seed: int, bu
     summary = Summary(seed=seed, examples=examples)
     report = summary.targets.setdefault(path, TargetReport(path))
     started = time.perf_counter()
-    text = Path(path).read_text(encoding="utf-8")
+    text = read_rule_file(path)
     interpreted = loads(text, path, params, backend="interpret")  # a GdlError is the user's
 
     def fail(problems, moves=(), depth=None):

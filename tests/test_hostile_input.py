@@ -1,0 +1,192 @@
+"""What a careless or hostile user can hand gdl: files that are not text, not files, too large;
+strings that drive the terminal; line endings that differ between entry points; a write that
+fails half way. Each must end in a located error or a clean usage error, never a traceback,
+never a lost file."""
+
+import os
+import stat
+import subprocess
+import sys
+
+import pytest
+from helpers import GAMES, ROOT
+
+import gdl
+from gdl.cli import main
+from gdl.errors import GdlError
+
+TINY = ('game "tiny"\nplayers A\nvar n in 0..1 = 0\naction go effect n = 1\nterminal n == 1\n'
+        'utility A = n\n')
+COMMANDS_THAT_READ_ONE_FILE = [
+    ["solve"], ["count"], ["play", "--as", "A"], ["analyze"], ["tree", "--format", "txt"],
+    ["show"], ["fmt"], ["check"], ["check", "--deep"], ["fuzz", "--examples", "1"],
+]
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    captured = capsys.readouterr()
+    assert "Traceback" not in captured.err
+    return code, captured.out, captured.err
+
+
+# ---- files that are not rule text ----------------------------------------------------------
+
+@pytest.mark.parametrize("command", COMMANDS_THAT_READ_ONE_FILE, ids=" ".join)
+def test_a_missing_file_is_the_same_usage_error_in_every_command(capsys, tmp_path, command):
+    code, _, err = run(capsys, command[0], str(tmp_path / "absent.game"), *command[1:])
+    assert code == 2
+    assert "absent.game: no such file" in err
+
+
+@pytest.mark.parametrize("command", COMMANDS_THAT_READ_ONE_FILE, ids=" ".join)
+def test_a_directory_is_a_usage_error(capsys, tmp_path, command):
+    code, _, err = run(capsys, command[0], str(tmp_path), *command[1:])
+    assert code == 2
+    assert "a directory" in err
+
+
+def test_bytes_that_are_not_utf8_are_a_located_error(capsys, tmp_path):
+    path = tmp_path / "latin1.game"
+    path.write_bytes(b'game "tiny"\nplayers A\n# caf\xe9\n')
+    code, _, err = run(capsys, "check", str(path))
+    assert code == 1
+    assert "latin1.game:3:6: error[E104]" in err
+    with pytest.raises(GdlError) as caught:
+        gdl.load(path)
+    assert (caught.value.code, caught.value.span.line, caught.value.span.column) == ("E104", 3, 6)
+
+
+def test_a_byte_order_mark_is_ignored(tmp_path):
+    path = tmp_path / "bom.game"
+    path.write_bytes(b"\xef\xbb\xbf" + TINY.encode())
+    assert gdl.load(path).info.name == "tiny"
+    assert gdl.loads("\ufeff" + TINY).info.name == "tiny"
+
+
+def test_rule_text_past_the_size_limit_is_refused_at_once():
+    from gdl.lang.text import MAX_RULE_CHARS
+
+    with pytest.raises(GdlError) as caught:
+        gdl.loads(TINY + "#" * MAX_RULE_CHARS)
+    assert caught.value.code == "E105"
+
+
+def test_an_unwritable_output_is_a_usage_error(capsys, tmp_path):
+    code, _, err = run(capsys, "tree", str(GAMES / "aima-fig5-2.game"), "--format", "txt",
+                       "--output", str(tmp_path / "no" / "such" / "folder" / "t.txt"))
+    assert code == 2 and "--output" in err
+    code, _, err = run(capsys, "tree", str(GAMES / "aima-fig5-2.game"), "--format", "txt",
+                       "--output", str(tmp_path))
+    assert code == 2 and "--output" in err
+
+
+# ---- the same text means the same thing everywhere -----------------------------------------
+
+def test_a_lone_carriage_return_ends_a_comment_everywhere(capsys, tmp_path):
+    # Read from a file, a lone CR always was a line ending (universal newlines); through
+    # gdl.loads it used to be part of the comment, which then swallowed `players A`.
+    text = 'game "cr" # a comment\rplayers A\nvar n in 0..1 = 0\naction go effect n = 1\n' \
+           'terminal n == 1\nutility A = n\n'
+    assert gdl.loads(text).info.players == ("A",)
+    path = tmp_path / "cr.game"
+    path.write_bytes(text.encode())
+    assert gdl.load(path).info.players == ("A",)
+    code, out, _ = run(capsys, "check", str(path))
+    assert code == 0 and "1 player(s): A" in out
+
+
+def test_crlf_and_lf_give_the_same_locations():
+    broken = 'game "x"\nplayers A\nvar n in 0..1 = 9\n'
+    located = []
+    for text in (broken, broken.replace("\n", "\r\n"), broken.replace("\n", "\r")):
+        with pytest.raises(GdlError) as caught:
+            gdl.loads(text)
+        located.append([(d.code, d.span.line, d.span.column) for d in caught.value.diagnostics])
+    assert located[0] == located[1] == located[2]
+    assert ("E204", 3, 17) in located[0]
+
+
+# ---- the terminal ------------------------------------------------------------------------
+
+@pytest.mark.parametrize("string, column", [
+    ('game "x\x1b]0;owned\x07"', 8),            # sets the window title
+    ('game "\x1b[2J"', 7),                      # clears the screen
+    ('game "ok\u202eevil"', 9),                 # a bidirectional override
+])
+def test_a_control_character_in_a_title_is_a_located_error(string, column):
+    with pytest.raises(GdlError) as caught:
+        gdl.loads(string + TINY[TINY.index("\n"):])
+    assert (caught.value.code, caught.value.span.line, caught.value.span.column) == ("E230", 1, column)
+
+
+def test_a_control_character_in_a_display_glyph_is_a_located_error():
+    text = TINY + 'display n as {0: "\x1b]52;c;cGF5bG9hZA==\x07", 1: "x"}\n'
+    with pytest.raises(GdlError) as caught:
+        gdl.loads(text)
+    assert (caught.value.code, caught.value.span.line) == ("E230", 7)
+
+
+def test_echoed_source_lines_and_file_names_reach_the_terminal_inert(capsys, tmp_path):
+    # A comment may hold anything; an error on its line echoes the line.
+    path = tmp_path / "name\x1b]0;t\x07.game"
+    path.write_text('game "x"\nplayers A\nvar n in 0..1 = 7  # \x1b]0;owned\x07 \x1b[2J\n',
+                    encoding="utf-8")
+    code, _, err = run(capsys, "check", str(path))
+    assert code == 1
+    assert "error[E204]" in err
+    assert not any(ch in err for ch in "\x1b\x07"), repr(err)
+    # the caret still points at the value: the echoed line keeps its columns
+    lines = err.splitlines()
+    echoed = next(i for i, line in enumerate(lines) if line.startswith("   3 | "))
+    assert lines[echoed + 1].index("^") == lines[echoed].index("7")
+
+
+def test_a_long_line_is_echoed_as_a_window_around_the_error():
+    with pytest.raises(GdlError) as caught:
+        gdl.loads('game "x"\nplayers A\nconst K = ' + "1" * 3000 + "\n")
+    rendered = caught.value.render()
+    assert caught.value.code == "E232"
+    assert max(len(line) for line in rendered.splitlines()) < 300
+
+
+# ---- numbers -----------------------------------------------------------------------------
+
+def test_an_integer_literal_past_the_int_str_limit_is_a_located_error(capsys, tmp_path):
+    path = tmp_path / "huge.game"
+    path.write_text(TINY.replace("0..1 = 0", "0..1 = 0\nconst K = 1" + "0" * 5000), encoding="utf-8")
+    code, _, err = run(capsys, "check", str(path))
+    assert code == 1
+    assert "huge.game:4:11: error[E232]" in err
+
+
+# ---- fmt --write never loses the file ------------------------------------------------------
+
+def test_fmt_write_keeps_the_original_when_the_write_fails(tmp_path):
+    path = tmp_path / "messy.game"
+    messy = TINY.replace("\n", "   \n") * 1 + "#" + " padding" * 400 + "\n"
+    path.write_text(messy, encoding="utf-8")
+    os.chmod(path, 0o640)
+    limit = 512     # bytes a process may write to any file: far less than the formatted text
+    script = ("import resource, sys\n"
+              f"resource.setrlimit(resource.RLIMIT_FSIZE, ({limit}, {limit}))\n"
+              "from gdl.cli import main\n"
+              f"sys.exit(main(['fmt', '--write', {str(path)!r}]))\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          cwd=ROOT, env={**os.environ, "GDL_NO_CACHE": "1"}, timeout=120)
+    assert "Traceback" not in done.stderr
+    assert done.returncode == 1
+    assert path.read_text(encoding="utf-8") == messy
+    assert [p.name for p in tmp_path.iterdir()] == ["messy.game"]    # no temporary left
+
+
+def test_fmt_write_keeps_the_mode(capsys, tmp_path):
+    path = tmp_path / "messy.game"
+    path.write_text(TINY.replace("\n", "   \n"), encoding="utf-8")
+    os.chmod(path, 0o640)
+    code, _, _ = run(capsys, "fmt", "--write", str(path))
+    assert code == 0
+    from gdl.lang.format import format_text
+
+    assert path.read_text(encoding="utf-8") == format_text(TINY)
+    assert stat.S_IMODE(path.stat().st_mode) == 0o640
