@@ -15,8 +15,7 @@ Codes (stable; tests assert codes and positions, never wording):
                    actions, E220 index out of range, E221 division by zero, E223 nothing to display,
                    E224 a reserved word used as a name, E230 a control character in a string,
                    E231 floor division in a definition used as a probability, E232 a number
-                   too large (a literal, or a constant's value), E233 a variable over an empty
-                   domain
+                   too large (a literal, or a constant's value)
   E3xx run time    E301 value leaves its domain, E302 division by zero, E303 index out of range,
                    E304 no legal action and no pass rule, E305 invalid probabilities at a chance
                    node

@@ -190,3 +190,105 @@ def test_fmt_write_keeps_the_mode(capsys, tmp_path):
 
     assert path.read_text(encoding="utf-8") == format_text(TINY)
     assert stat.S_IMODE(path.stat().st_mode) == 0o640
+
+
+# ---- the checker: no crash, no hang, no silent wrong model ----------------------------------
+
+def test_a_variable_over_players_without_players_is_reported_not_a_crash():
+    text = ('game "nobody"\nvar owner in players = A\nvar n in 0..1 = 0\n'
+            'action go(p in players) effect n = 1\nterminal n == 1\nutility A = n\n')
+    with pytest.raises(GdlError) as caught:
+        gdl.loads(text)
+    assert "E205" in {d.code for d in caught.value.diagnostics}
+
+
+def test_a_chain_of_squarings_is_refused_at_once():
+    # 2^(2^39) would take longer than the universe to compute; the bound stops it at 2^4096.
+    text = 'game "sq"\nplayers A\nconst K0 = 2\n' + "".join(
+        f"const K{i} = K{i - 1} * K{i - 1}\n" for i in range(1, 40)) + TINY[TINY.index("var"):]
+    with pytest.raises(GdlError) as caught:
+        gdl.loads(text)
+    # K(i) = 2^(2^i) has 2^i + 1 bits: K12 (line 3 + 12) is the first past 4,096 bits. One
+    # error on its line, not a cascade of "unknown name" for K13 and on.
+    assert [(d.code, d.span.line) for d in caught.value.diagnostics] == [("E232", 3 + 12)]
+
+
+def test_a_long_chain_of_defines_is_a_located_error_not_a_recursion_error():
+    text = 'game "chain"\nplayers A\ndefine d0 = 1\n' + "".join(
+        f"define d{i} = d{i - 1} + 1\n" for i in range(1, 200)) + TINY[TINY.index("var"):].replace(
+        "utility A = n", "utility A = n + d199")
+    with pytest.raises(GdlError) as caught:
+        gdl.loads(text)
+    assert caught.value.code == "E103"
+
+
+def test_a_shorter_chain_of_defines_still_works_on_both_backends():
+    from gdl.lang.check import MAX_DEFINE_DEPTH
+
+    depth = MAX_DEFINE_DEPTH - 1
+    text = 'game "chain"\nplayers A\ndefine d0 = 1\n' + "".join(
+        f"define d{i} = d{i - 1} + 1\n" for i in range(1, depth)) + TINY[TINY.index("var"):].replace(
+        "utility A = n", f"utility A = n + d{depth - 1}")
+    for backend in ("interpret", "compile"):
+        game = gdl.loads(text, backend=backend)
+        state = game.apply(game.initial_state(), game.legal_actions(game.initial_state())[0])
+        assert game.returns(state) == (1 + depth,)     # d(k) = k + 1, plus n = 1
+
+
+def test_floor_division_in_a_define_used_as_a_probability_is_an_error():
+    # (n + 1) / 2 at n = 0 is 0 by floor division: the outcome would silently vanish.
+    text = ('game "halves"\nplayers A\nvar n in 0..3 = 0\ndefine half = (n + 1) / 2\n'
+            'define also(k) = half + k - k\n'
+            'action r requires n < 3 effect random d in {0: also(1), 1: 1 - also(1)}; n = n + 1 + d\n'
+            'terminal n >= 3\nutility A = n\n')
+    with pytest.raises(GdlError) as caught:
+        gdl.loads(text)
+    assert {(d.code, d.span.line) for d in caught.value.diagnostics} == {("E231", 6)}
+
+
+def test_exact_division_in_the_probability_itself_is_fine():
+    text = ('game "halves"\nplayers A\nvar n in 0..3 = 0\ndefine top = n + 1\n'
+            'action r requires n < 3 effect random d in {0: top / 4, 1: 1 - top / 4}; n = n + 1 + d\n'
+            'terminal n >= 3\nutility A = n\n')
+    game = gdl.loads(text)
+    state = game.apply(game.initial_state(), game.legal_actions(game.initial_state())[0])
+    from fractions import Fraction
+
+    assert sorted(p for _, p in game.chance_outcomes(state)) == [Fraction(1, 4), Fraction(3, 4)]
+
+
+# ---- command-line numbers ------------------------------------------------------------------
+
+@pytest.mark.parametrize("argv", [
+    ["solve", str(GAMES / "tictactoe.game"), "--tt-size", str(10 ** 12)],
+    ["solve", str(GAMES / "tictactoe.game"), "--time", "nan"],
+    ["solve", str(GAMES / "tictactoe.game"), "--time", "inf"],
+    ["play", str(GAMES / "tictactoe.game"), "--time", "nan"],
+    ["count", str(GAMES / "tictactoe.game"), "--depth", "-3"],
+    ["fuzz", str(GAMES / "tictactoe.game"), "--budget", "0"],
+    ["fuzz", "--examples", "0"],
+    ["solve", str(GAMES / "tictactoe.game"), "--nodes", "²"],
+])
+def test_a_number_out_of_range_is_a_usage_error(capsys, argv):
+    code, _, err = run(capsys, *argv)
+    assert code == 2
+    assert "error" in err
+
+
+@pytest.mark.parametrize("typed", ["²", "①", "٣", "9" * 5000, "0"])
+def test_the_play_prompt_refuses_odd_digits_with_a_message(typed):
+    from gdl.moves import MoveError
+    from gdl.tools.session import Session
+
+    session = Session(gdl.load(GAMES / "tictactoe.game"))
+    with pytest.raises(MoveError):
+        session.find(typed)
+
+
+def test_a_huge_utility_prints_in_full(capsys, tmp_path):
+    path = tmp_path / "big.game"
+    path.write_text('game "big"\nplayers A\n' + "const M = " + "9" * 1000 + "\n" + TINY[TINY.index("var"):].replace(
+                        "utility A = n", "utility A = M * M * M * M * M * n"), encoding="utf-8")
+    code, out, _ = run(capsys, "solve", str(path))
+    assert code == 0
+    assert str((10 ** 1000 - 1) ** 5) in out.replace(",", "")

@@ -15,6 +15,7 @@ import argparse
 import errno
 import importlib
 import json
+import math
 import os
 import sys
 from collections.abc import Sequence
@@ -48,6 +49,34 @@ def parse_sets(pairs: Sequence[str]) -> dict[str, int | bool]:
         except ValueError:
             raise UsageError(f"--set {name}: {text!r} is not an integer or true/false") from None
     return params
+
+
+def seconds(text: str) -> float:
+    """An argparse type: a finite, positive number of seconds (``nan`` and ``inf`` are not)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"{text!r}: give a positive, finite number of seconds")
+    return value
+
+
+def whole(low: int, high: int | None = None):
+    """An argparse type: an integer from ``low`` to ``high`` (ASCII digits only)."""
+    def parse(text: str) -> int:
+        stripped = text.strip()
+        if not stripped.lstrip("+-").isascii() or not stripped.lstrip("+-").isdigit() \
+                or len(stripped) > 30:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number")
+        value = int(stripped)
+        if value < low or (high is not None and value > high):
+            bound = f"from {low:,} to {high:,}" if high is not None else f"at least {low:,}"
+            raise argparse.ArgumentTypeError(f"{value:,} is out of range: give a number {bound}")
+        return value
+
+    parse.__name__ = "whole number"
+    return parse
 
 
 # The backend chosen with --backend for this run; main() sets it, load_game() uses it.
@@ -175,8 +204,15 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    if hasattr(sys, "set_int_max_str_digits"):
+        # Exact values are printed in full, however long: the rules bound how large they get
+        # (literals and constants, E232), and a traceback is no way to show a big utility.
+        sys.set_int_max_str_digits(0)
     parser = build_parser(argv[0] if argv and not argv[0].startswith("-") else None)
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exit:     # argparse's usage errors (and --help, --version): a code, not an exit
+        return exit.code if isinstance(exit.code, int) else USAGE_ERROR
     global _backend
     _backend = getattr(args, "backend", None) or "compile"
     if not getattr(args, "run", None):
@@ -201,6 +237,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except MemoryError:
+        print(f"gdl {args.command}: error: out of memory (the game or the table asked for is too "
+              "large for this machine)", file=sys.stderr)
+        return USAGE_ERROR
     except BrokenPipeError:  # `gdl ... | head`: the reader left; that is not an error
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0

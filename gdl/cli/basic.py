@@ -16,6 +16,7 @@ from gdl.cli import (
     print_json,
     read_rule_text,
     report_runtime,
+    whole,
 )
 from gdl.errors import GameRuntimeError, GdlError, terminal_safe
 from gdl.protocol import format_value, json_value
@@ -145,7 +146,7 @@ def register(commands) -> None:
     deep = check.add_argument_group("deep check (play the game: gdl.tools.validate)")
     deep.add_argument("--deep", action="store_true",
                       help="also play: random playouts, and every reachable state when few")
-    deep.add_argument("--playouts", type=int, default=100, metavar="N", help="random playouts (100)")
+    deep.add_argument("--playouts", type=whole(0), default=100, metavar="N", help="random playouts (100)")
     deep.add_argument("--seed", type=int, default=0, metavar="S", help="random seed (0)")
     deep.add_argument("--max-length", type=int, metavar="L",
                       help="report plays longer than L moves (besides the declared max-length)")
@@ -177,6 +178,6 @@ def register(commands) -> None:
 
     count = commands.add_parser("count", help="perft: nodes per ply, complete games, distinct states")
     add_common(count)
-    count.add_argument("--depth", type=int, metavar="N", help="stop after N plies")
+    count.add_argument("--depth", type=whole(0), metavar="N", help="stop after N plies")
     count.add_argument("--json", action="store_true", help="one JSON document on stdout")
     count.set_defaults(run=cmd_count)

@@ -6,7 +6,7 @@ import shlex
 import sys
 from pathlib import Path
 
-from gdl.cli import UsageError, parse_sets, print_json, read_rule_text
+from gdl.cli import UsageError, parse_sets, print_json, read_rule_text, whole
 
 TARGET_WORDS = {"trees2": "trees, two players", "chance": "trees with chance",
                 "trees3": "trees, three players", "rules": "rule files"}
@@ -135,12 +135,12 @@ def register(commands) -> None:
                     "game. A disagreement is shrunk and written as a .game file; exit status 1.",
         epilog="Example: gdl fuzz --examples 2000 --seed 1 --workers 2")
     fuzz.add_argument("files", nargs="*", metavar="FILE", help="rule files to fuzz (optional)")
-    fuzz.add_argument("--examples", type=int, default=200, metavar="N",
+    fuzz.add_argument("--examples", type=whole(1), default=200, metavar="N",
                       help="generated games in all, or positions per FILE (default 200)")
     fuzz.add_argument("--seed", type=int, default=0, metavar="S", help="random seed (default 0)")
-    fuzz.add_argument("--workers", type=int, default=1, metavar="N",
+    fuzz.add_argument("--workers", type=whole(1), default=1, metavar="N",
                       help="processes; worker w uses seed S + w (default 1)")
-    fuzz.add_argument("--budget", type=int, default=2000, metavar="NODES",
+    fuzz.add_argument("--budget", type=whole(1), default=2000, metavar="NODES",
                       help="FILE mode: largest game tree solved in full at a position "
                            "(default 2000 nodes)")
     fuzz.add_argument("--target", action="append", choices=sorted(TARGET_WORDS),

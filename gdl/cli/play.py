@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sys
 
-from gdl.cli import UsageError, add_common, load_game, moves_arg, parse_sets, report_runtime
+from gdl.cli import UsageError, add_common, load_game, moves_arg, parse_sets, report_runtime, seconds, whole
 from gdl.errors import GameRuntimeError
 from gdl.protocol import CHANCE, TERMINAL, format_value
 
@@ -236,9 +236,9 @@ def register(commands) -> None:
                      help="a seat you play (repeatable); with none the solver plays every seat")
     sub.add_argument("--ai", default="auto", choices=("auto",) + ALGORITHMS,
                      help="the solver's algorithm (default: chosen from the game)")
-    sub.add_argument("--depth", type=int, metavar="N",
+    sub.add_argument("--depth", type=whole(1), metavar="N",
                      help="the solver searches N decision plies, then uses the game's evaluate")
-    sub.add_argument("--time", type=float, metavar="S",
+    sub.add_argument("--time", type=seconds, metavar="S",
                      help="seconds per move for the solver (alphabeta; deepens iteratively)")
     sub.add_argument("--moves", nargs="+", metavar="MOVE", help="start after these actions")
     sub.add_argument("--seed", type=int, metavar="S", help="seed for chance rolls (reproducible)")

@@ -26,6 +26,12 @@ ERROR = "error"  # the type of a placeholder for something already reported
 # larger one is refused (E210) rather than exhausting memory or time.
 MAX_VALUES = 1_000_000
 START = Span(1, 1, 1, 2)
+# A constant is computed from literals and earlier constants, so bounding each one bounds them
+# all: `const K2 = K1 * K1` chained forty times would otherwise compute for ever.
+MAX_CONSTANT_BITS = 4096
+# Definitions calling definitions: each level is a few Python frames in the checker and in
+# both back ends, so the chain is bounded where it is written rather than by a RecursionError.
+MAX_DEFINE_DEPTH = 48
 
 _TYPE_WORDS = {INT: "an integer", BOOL: "a boolean", SYM: "a symbol", ERROR: "an error"}
 _ARITHMETIC = {"+", "-", "*", "/", "%"}
@@ -236,6 +242,8 @@ class _Checker:
                     shape = _table_shape(value)[0]
                     self.declare(decl.name, "const", ir.Constant(decl.name.name, value, shape, type_,
                                                                  decl.name.span))
+                else:   # reported; later uses of the name are placeholders, not "unknown name"
+                    self.declare(decl.name, "const", None)
 
     def constant(self, node: ast.Expr, what: str):
         """Evaluate an expression that must not depend on the state."""
@@ -259,12 +267,18 @@ class _Checker:
         if expr.type == ERROR:
             return None
         try:
-            return eval_const(expr), expr.type
+            value = eval_const(expr)
         except EvalError as error:
             # The run-time codes have load-time twins: E302 -> E221, E303 -> E220.
             code = {"E302": "E221", "E303": "E220"}.get(error.code, error.code)
             self.error(code, error.message, error.span or node.span)
             return None
+        if type(value) is int and value.bit_length() > MAX_CONSTANT_BITS:
+            self.error("E232", f"this constant is larger than 2^{MAX_CONSTANT_BITS} "
+                       f"(about 10^{MAX_CONSTANT_BITS * 30103 // 100000})", node.span,
+                       hint="numbers in rules are sizes, scores and probabilities")
+            return None
+        return value, expr.type
 
     def constant_int(self, node: ast.Expr, what: str) -> int | None:
         value = self.constant(node, what)
@@ -278,6 +292,8 @@ class _Checker:
         if isinstance(domain, ast.BoolDomain):
             return BOOL, (False, True)
         if isinstance(domain, ast.PlayersDomain):
+            if not self.players:   # no `players` declaration: E205 says so, and nothing ranges over it
+                return None
             return SYM, tuple(range(len(self.players)))
         if isinstance(domain, ast.SymbolDomain):
             ids = []
@@ -816,6 +832,11 @@ class _Checker:
         signature = tuple(a.type for a in args)
         key = (name, signature)
         if key not in self.define_instances:
+            if len(self.defines_in_progress) >= MAX_DEFINE_DEPTH:
+                self.error("E103", f"definitions call each other more than {MAX_DEFINE_DEPTH} deep "
+                           f"('{self.defines_in_progress[0]}' down to '{name}')", span,
+                           hint="write the chain as a quantifier or a table")
+                return self.placeholder(span)
             if name in self.defines_in_progress:
                 self.error("E212", f"'{name}' is defined in terms of itself", decl.name.span,
                            hint="definitions cannot be recursive; use a quantifier instead")
@@ -830,6 +851,15 @@ class _Checker:
         define = self.define_instances[key]
         if define.type == ERROR:
             return self.placeholder(span)
+        if scope.rational:
+            division = _floor_division_in(define)
+            if division is not None:
+                self.error("E231", f"'{name}' divides with '/', which is floor division inside a "
+                           "definition, and it is used here as a probability", span,
+                           notes=[f"the division is on line {division.span.line}, column "
+                                  f"{division.span.column}: 1/2 there is 0, not one half"],
+                           hint="write the fraction in the probability itself (`p: (n + 1) / 2`), "
+                                "where '/' is exact")
         return ir.Call(define, tuple(args), define.type, span)
 
     def reference(self, node, scope: _Scope) -> ir.Expr:
@@ -921,6 +951,32 @@ def _walk(node, kind):
             stack.extend(reversed(item))
         elif hasattr(item, "__dataclass_fields__"):
             stack.extend(reversed([getattr(item, f) for f in item.__dataclass_fields__ if f != "span"]))
+
+
+def _floor_division_in(define: ir.Define) -> ir.Binary | None:
+    """The first floor division ('/') in a definition's body or in a definition it calls."""
+    seen: set[int] = set()
+    stack: list[ir.Define] = [define]
+    while stack:
+        current = stack.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        nodes: list = [current.body]
+        while nodes:      # each definition's body once, not once per call (chains of calls)
+            node = nodes.pop()
+            if isinstance(node, ir.Binary) and node.op == "/":
+                return node
+            if isinstance(node, ir.Call):
+                stack.append(node.define)
+                nodes.extend(node.args)
+            elif isinstance(node, ir.Quantifier):
+                nodes.append(node.body)         # not its binders' (possibly million) values
+            elif isinstance(node, tuple):
+                nodes.extend(node)
+            elif hasattr(node, "__dataclass_fields__") and not isinstance(node, (ir.Variable, ir.Constant)):
+                nodes.extend(getattr(node, f) for f in node.__dataclass_fields__ if f != "span")
+    return None
 
 
 def _uses_state(expr) -> bool:

@@ -14,6 +14,7 @@ Nothing here prints; ``gdl play`` (gdl.cli.play) is the only user of it that tal
 
 from __future__ import annotations
 
+import math
 import random
 import re
 from collections.abc import Sequence
@@ -111,7 +112,7 @@ class Advisor:
         if self.time is not None and name != "alphabeta":
             raise SolverError(f"a time limit needs alphabeta, and this game uses {name}; "
                               "give --depth instead")
-        if self.time is not None and self.time <= 0:
+        if self.time is not None and not (math.isfinite(self.time) and self.time > 0):
             raise SolverError("the time limit must be positive")
         if self.depth is not None and self.depth < 1:
             raise SolverError("the depth limit must be at least 1")
@@ -210,7 +211,9 @@ class Session:
         available = self.legal()
         if not available:
             raise MoveError("the game is over")
-        if text.isdigit():
+        if text.isascii() and text.isdigit():     # '²' and '①' are digits to isdigit, not to int
+            if len(text) > 9:
+                raise MoveError(f"there is no action number {text[:12]}...; choose 1 to {len(available)}")
             number = int(text)
             if 1 <= number <= len(available):
                 return available[number - 1]
