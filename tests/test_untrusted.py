@@ -20,8 +20,8 @@ from test_compile import both, explore
 
 import gdl
 import gdl.backends.compiler as compiler
-from gdl.errors import is_control
 from gdl.backends.compiler import CompiledGame
+from gdl.errors import is_control
 
 # A payload that, if it ever ran as Python, would set a global and try to leave a file.
 PAYLOAD = "PWNED = 1; __import__('os').system('touch {marker}'); open('{marker}', 'w')"
