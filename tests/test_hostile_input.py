@@ -292,3 +292,81 @@ def test_a_huge_utility_prints_in_full(capsys, tmp_path):
     code, out, _ = run(capsys, "solve", str(path))
     assert code == 0
     assert str((10 ** 1000 - 1) ** 5) in out.replace(",", "")
+
+
+# ---- searches that would not end ---------------------------------------------------------------
+
+CYCLIC = ('game "round"\nplayers A, B\nvar n in 0..2 = 0\nvar done in bool = false\n'
+          'action step requires not done effect n = (n + 1) % 3\n'
+          'action stop requires not done effect done = true\nterminal done\nutility A = n - 1\n'
+          'zero-sum\n')
+
+
+def test_count_refuses_a_cyclic_game_without_depth_at_once(capsys, tmp_path):
+    path = tmp_path / "cyclic.game"
+    path.write_text(CYCLIC, encoding="utf-8")
+    code, _, err = run(capsys, "count", str(path))
+    assert code == 2 and "--depth" in err and "forever" in err
+    code, out, _ = run(capsys, "count", str(path), "--depth", "3", "--json")
+    # 2 actions at each undecided state: 1, 2, 2 (one of the two ends the game), 2
+    assert code == 0 and __import__("json").loads(out)["per_ply"] == [1, 2, 2, 2]
+
+
+def test_a_false_max_length_is_refused_before_searching(capsys, tmp_path):
+    path = tmp_path / "liar.game"
+    path.write_text(CYCLIC + "max-length 5\n", encoding="utf-8")
+    code, _, err = run(capsys, "solve", str(path))
+    assert code == 2 and "max-length 5" in err
+
+
+def test_fuzz_refuses_a_cyclic_game_cleanly(capsys, tmp_path):
+    path = tmp_path / "cyclic.game"
+    path.write_text(CYCLIC, encoding="utf-8")
+    code, _, err = run(capsys, "fuzz", str(path), "--examples", "2")
+    assert code == 2 and "forever" in err
+
+
+def test_solve_refuses_what_cannot_finish_unless_forced(capsys):
+    # Pig to 100 with a 1000-move horizon: no exact search of it ends in a lifetime.
+    code, _, err = run(capsys, "solve", str(GAMES / "pig.game"))
+    assert code == 2 and "refusing" in err and "--force" in err and "measured" in err
+
+
+def test_the_cost_of_a_node_is_measured_on_the_game():
+    from gdl.tools.validate import measure_node_seconds
+
+    game = gdl.load(GAMES / "tictactoe.game", backend="interpret")
+    seconds = measure_node_seconds(game, game.initial_state(), seconds=0.05)
+    assert 1e-7 < seconds < 0.1
+
+
+def test_play_has_a_default_budget():
+    import time
+
+    from gdl.tools.session import Advisor
+
+    game = gdl.load(GAMES / "pig.game")
+    advisor = Advisor(default_time=1.0)
+    started = time.monotonic()
+    advice = advisor.advise(game, game.initial_state())
+    assert time.monotonic() - started < 30       # not forever; generous for a loaded machine
+    assert not advice.result.proven
+    assert set(advice.best_actions) <= set(game.legal_actions(game.initial_state()))
+
+
+def test_ctrl_c_stops_the_search_not_the_game():
+    import _thread
+    import threading
+
+    from gdl.tools.session import Advisor
+
+    game = gdl.load(GAMES / "pig.game")
+    advisor = Advisor(default_time=600.0)
+    timer = threading.Timer(1.0, _thread.interrupt_main)
+    timer.start()
+    try:
+        advice = advisor.advise(game, game.initial_state())
+    finally:
+        timer.cancel()
+    assert advisor.interrupted
+    assert advice.best_actions

@@ -116,14 +116,25 @@ def _player_index(game, name: str | None) -> int:
 
 
 def cmd_count(args) -> int:
-    from gdl.tools.count import count
+    from gdl.tools.count import EndlessGame, count
 
     game = load_game(args.file, parse_sets(args.set))
+    status = sys.stderr.isatty() and not args.json
+
+    def progress(ply: int, layer: int) -> None:   # a long count says where it is
+        print(f"\r  counting: ply {ply:,}, {layer:,} distinct states in it", end="",
+              file=sys.stderr, flush=True)
+
     try:
-        result = count(game, args.depth)
+        result = count(game, args.depth, progress=progress if status else None)
     except GameRuntimeError as error:
         print(report_runtime(error, game), file=sys.stderr)
         return 1
+    except EndlessGame as endless:
+        raise UsageError(f"{endless}; the tree is infinite: give --depth N to count N plies") from None
+    finally:
+        if status:
+            print("\r\033[K", end="", file=sys.stderr, flush=True)
     if args.json:
         print_json(result.as_dict())
         return 0
@@ -174,6 +185,8 @@ def register(commands) -> None:
     add_engine_arguments(solve)   # --time, --nodes, --tt/--no-tt, ... (gdl/cli/engine.py)
     solve.add_argument("--strict", action="store_true",
                        help="refuse (exit 2) when the estimated search is over budget, not just warn")
+    solve.add_argument("--force", action="store_true",
+                       help="search even when the estimate says it would take more than an hour")
     solve.set_defaults(run=cmd_solve)
 
     count = commands.add_parser("count", help="perft: nodes per ply, complete games, distinct states")

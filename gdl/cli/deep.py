@@ -184,18 +184,41 @@ def check_files(args) -> int:
     return USAGE_ERROR if unreadable else 1 if failed else 0
 
 
+REFUSE_SECONDS = 3600.0   # `gdl solve` refuses a search estimated longer than this (unless --force)
+
+
+def _check_declared_length(game, root) -> None:
+    """A game that declares max-length is searched without repetition checks: if it can in
+    fact cycle, say so now rather than after a search 200,000 plies deep."""
+    from gdl.tools.count import find_cycle
+
+    found = find_cycle(game, root, limit=20_000)
+    if found is not None:
+        path, cycle = found
+        raise UsageError(f"the game declares max-length {game.info.max_length}, but it can go on "
+                         f"forever: after {' '.join(path) or 'the start'}, the moves "
+                         f"{' '.join(cycle)} come back to the same state (gdl check --deep shows it)")
+
+
 def solve_size_check(game, args, root, algorithm: str) -> None:
     """Before `gdl solve`: warn on stderr (or, with --strict, refuse with exit 2) when the
     estimated work exceeds the budget (gdl.tools.validate.BUDGET nodes)."""
-    from gdl.tools.validate import budget_problem, estimate
+    from gdl.tools.validate import budget_problem, estimate, measure_node_seconds, search_seconds
 
     if algorithm == "auto":
         from gdl.solvers import choose
 
         algorithm = choose(game.info)
+    if args.depth is None and game.info.max_length is not None:
+        _check_declared_length(game, root)
     est = estimate(game, root=root, declared_states=declared_state_bound(game))
+    transpositions = getattr(args, "engine_tt", None)   # --tt / --no-tt
+    node_seconds = measure_node_seconds(game, root)
     problem = budget_problem(est, algorithm, depth=args.depth, info=game.info,
-                             transpositions=getattr(args, "engine_tt", None))  # --tt / --no-tt
+                             transpositions=transpositions, node_seconds=node_seconds)
+    seconds = search_seconds(est, algorithm, args.depth, transpositions, node_seconds)
+    if problem is not None and seconds > REFUSE_SECONDS and not getattr(args, "force", False):
+        raise UsageError(f"refusing to search: {problem}; --force searches anyway")
     if problem is None and est.cycles and args.depth is None and game.info.max_length is None:
         problem = ("a random playout met a state twice: the game can cycle, and it declares no "
                    "max-length, so the search will stop at the first repetition (gdl check --deep "

@@ -38,7 +38,13 @@ def _write_counterexample(directory: Path, stem: str, failure, args, generated: 
 
 
 def cmd_fuzz(args) -> int:
-    from gdl.tools.fuzz import fuzz_file, fuzz_generated
+    try:
+        from gdl.tools.fuzz import fuzz_file, fuzz_generated
+        from gdl.tools.strategies import st  # noqa: F401 - hypothesis, needed by both kinds
+    except ImportError as error:
+        raise UsageError(f"gdl fuzz needs the hypothesis package ({error}); "
+                         "install it with: pip install hypothesis") from None
+    from gdl.tools.count import EndlessGame
 
     if args.examples < 1:
         raise UsageError("--examples must be at least 1")
@@ -51,8 +57,12 @@ def cmd_fuzz(args) -> int:
         for file in args.files:
             read_rule_text(file)    # a file that cannot be read is a usage error, before any work
         for file in args.files:
-            summaries.append(("file", fuzz_file(file, args.examples, args.seed, args.workers,
-                                                args.budget, params or None)))
+            try:
+                summaries.append(("file", fuzz_file(file, args.examples, args.seed, args.workers,
+                                                    args.budget, params or None)))
+            except EndlessGame as endless:
+                raise UsageError(f"{file}: {endless}; the fuzzer compares exact solutions, "
+                                 "which need a game that ends") from None
     else:
         if params:
             raise UsageError("--set needs FILE arguments")

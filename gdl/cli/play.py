@@ -102,6 +102,8 @@ def cmd_play(args) -> int:
             limits.append(f"depth {advisor.depth}")
         if advisor.time is not None:
             limits.append(f"{advisor.time:g} s per move")
+        elif advisor.depth is None and advisor.default_time is not None:
+            limits.append(f"up to {advisor.default_time:g} s per move (--time, --depth)")
         return label + (f", {', '.join(limits)}" if limits else "")
 
     title = game.info.name or args.file
@@ -137,6 +139,8 @@ def cmd_play(args) -> int:
                 action = choose(game, session.state, advice.best_actions)
                 result = advice.result
                 note = "" if result.proven else ", an estimate"
+                if advisor.interrupted:
+                    note += ": the search was interrupted"
                 console.say(f"{players[player]} plays {names(action)} "
                             f"(value {describe_values(players, result.values)}{note})")
                 session.play(action)
