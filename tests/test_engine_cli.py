@@ -208,7 +208,7 @@ def test_ctrl_c_with_nothing_completed_exits_130(capsys, monkeypatch):
     # An exact solve without iterative deepening has no partial answer to give.
     timers = _interrupt_once_searching(monkeypatch)
     try:
-        code = main(["solve", CONNECT4, *BIG, "--no-id", "--json"])
+        code = main(["solve", CONNECT4, *BIG, "--no-id", "--force", "--json"])
     finally:
         for timer in timers:
             timer.cancel()

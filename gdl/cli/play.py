@@ -102,8 +102,6 @@ def cmd_play(args) -> int:
             limits.append(f"depth {advisor.depth}")
         if advisor.time is not None:
             limits.append(f"{advisor.time:g} s per move")
-        elif advisor.depth is None and advisor.default_time is not None:
-            limits.append(f"up to {advisor.default_time:g} s per move (--time, --depth)")
         return label + (f", {', '.join(limits)}" if limits else "")
 
     title = game.info.name or args.file
@@ -117,6 +115,9 @@ def cmd_play(args) -> int:
                     "or: hint, undo, board, help, quit.")
     else:
         console.say(f"{title}: the solver ({solver_label()}) plays every seat.")
+    if ai_seats and advisor.depth is None and advisor.time is None and advisor.default_time:
+        console.say(f"The solver thinks up to {advisor.default_time:g} s a move, then answers with "
+                    "its deepest finished search (--time, --depth change that; Ctrl-C stops it).")
     if args.seed is not None and game.info.has_chance:
         console.say(f"Chance is drawn with seed {args.seed}.")
     console.say()
