@@ -128,9 +128,9 @@ def build_compiled(game: ir.Game, source: Source | None = None, params=None, cac
         from gdl.backends.interpret import InterpretedGame
 
         fallback = InterpretedGame(game, source)
-        fallback.compile_error = f"{type(error).__name__}: {error}"
+        fallback.compile_error = f"{type(error).__name__}: {error}"  # type: ignore[attr-defined]
         return fallback
-    compiled._descriptor = descriptor
+    compiled._descriptor = descriptor   # type: ignore[attr-defined]  # what load.py caches
     return compiled
 
 

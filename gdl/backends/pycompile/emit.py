@@ -77,7 +77,7 @@ class _Ctx:
         self.slots = slots            # slot -> P for slots held in locals (tuple-mode effects)
         self.container = container    # the name of the state tuple / cell list
         self.dirty = dirty            # True when slots hold changed values (tuple mode)
-        self.facts = facts
+        self.facts = facts            # what holds on this path (gdl.backends.pycompile.optimize)
         self.temps = temps
 
     def bind(self, more: dict) -> _Ctx:
@@ -91,13 +91,15 @@ class _Ctx:
                     merge_facts(self.facts, facts), self.temps)
 
 
-# ---- the compiler ------------------------------------------------------------------------------
+# ---- the emitter -------------------------------------------------------------------------------
 
 class Emitter:
+    """Writes the module for one checked game: ``module_code`` once, then ``sites`` lists the
+    run-time errors its code can raise (their numbers appear in the code)."""
+
     def __init__(self, game: ir.Game, source: Source | None, cache: bool = True):
         self.game = game
         self.cache = cache
-        self.source = source
         self.filename = source.filename if source is not None else "<input>"
         self.lines_of = source.text.split("\n") if source is not None else []   # as Lark counts lines
         self.n = len(game.players)
@@ -112,15 +114,17 @@ class Emitter:
         self.fractions: dict[Fraction, str] = {}
         self.domains: dict[int, frozenset | None] = {}
         self.commented: set = set()   # (action, player) whose rule lines are already shown
-        self.mover_vals = self._mover_values()
-        self.show_rules = True
+        # every value slot 0 can hold: a player (`next` naming anything else is an error)
+        self.mover_vals = frozenset(range(self.n))
+        self.show_rules = True   # off while an action's later ground instances are written
 
     # -- small helpers
     def site(self, *entry) -> int:
         self.sites.append(entry)
         return len(self.sites) - 1
 
-    def comment(self, span: Span | None, what: str = "") -> str | None:
+    def comment(self, span: Span | None) -> str | None:
+        """The rule file's line at ``span`` as a comment, cleaned (gdl.backends.pycompile.safe_text)."""
         if span is None or not span.line:
             return None
         text = self.lines_of[span.line - 1].strip() if span.line <= len(self.lines_of) else ""
@@ -142,10 +146,6 @@ class Emitter:
             self.tables[key] = label
             self.preamble.append(f"{label} = {tuple_literal(flat)}")
         return self.tables[key]
-
-    def _mover_values(self):
-        """Every value slot 0 can hold: a player (`next` naming anything else is an error)."""
-        return frozenset(range(self.n))
 
     # ---- expressions -----------------------------------------------------------------------
 
@@ -240,11 +240,13 @@ class Emitter:
                     vals=small_set(flat), cost=index.cost + 1)
 
     def sum_of(self, constant: P, parts) -> P:
+        """constant + the parts (a constant 0 left out); there is at least one part."""
         total = constant if constant.const != 0 else None
         for part in parts:
             total = part if total is None else node(
                 "op", ("+", total, part), safe=total.safe and part.safe,
                 cost=total.cost + part.cost + 1)
+        assert total is not None, "an offset with no dynamic part is a constant"
         return total
 
     # -- operators
@@ -368,7 +370,7 @@ class Emitter:
             return lines + ([ret.format(result)] if result is not None else [])
         except _NeedList as need:
             slot = need.slot
-        lines: list[str] = []
+        lines = []
         values = self.slot_values(slot) if slot is not None else ()
         if slot is not None and slot not in preset and len(preset) < SPLIT_DEPTH \
                 and 1 < len(values) <= SPLIT_VALUES:
@@ -645,9 +647,11 @@ class Emitter:
 
     # ---- the module ------------------------------------------------------------------------
 
-    def terminal_expr(self, container: str, temps: Temporaries) -> P:
+    def rule_expr(self, e, container: str, temps: Temporaries) -> P:
+        """A whole-state rule (terminal, utility, evaluation, quiet) over the state tuple named
+        ``container``, its temporaries from ``temps``."""
         ctx = _Ctx({}, self.mover_read(container), {}, container, False, {}, temps)
-        return self.final_expr(self.game.terminal, ctx)
+        return self.final_expr(e, ctx)
 
     def module_code(self) -> str:
         """The generated module after its comment header (gdl.backends.compiler writes that)."""
@@ -657,7 +661,7 @@ class Emitter:
         chance_ids = {i for i, g in enumerate(game.ground_actions) if has_random(g.action.effect)}
         fns: list[list[str]] = []
         term_comment = self.comment(game.spans.get("terminal"))
-        term = self.terminal_expr("s", Temporaries())
+        term = self.rule_expr(game.terminal, "s", Temporaries())
         cache_terminal = self.cache and term.cost >= CACHE_COST
         guard = [f"    if len(s) != {base}:", "        return {}"] if game.has_chance else []
 
@@ -714,24 +718,24 @@ class Emitter:
                       "            raise _fail(e, s, a) from None", "        if type(r) is list:",
                       f"            return s[:{base}] + (k,) + o", f"        return {settle}(r)"]
         lines += ["    p = s[0]", "    try:"]
-        for p in players:
+        for player in players:
             indent = "        "
-            if p is not None:
-                lines.append(f"        if p == {p}:   # " + comment_text(game.players[p]))
+            if player is not None:
+                lines.append(f"        if p == {player}:   # " + comment_text(game.players[player]))
                 indent += "    "
             leaves = {}
             for k, ground in enumerate(game.ground_actions):
                 if k in chance_ids:
-                    label = f"_r{k}{'' if p is None else '_' + str(p)}"
-                    code = self.effect_code(k, ground, p, True, "return {}")
+                    label = f"_r{k}{'' if player is None else '_' + str(player)}"
+                    code = self.effect_code(k, ground, player, True, "return {}")
                     fns.append([f"def {label}(s, o):"] + ["    " + x for x in code])
                     # the decision: run the effect up to its first `random`, then wait
-                    leaves[k] = self.effect_code(k, ground, p, False,
+                    leaves[k] = self.effect_code(k, ground, player, False,
                                                  f"return {settle}({{}})" if settle else "return {}",
                                                  ["return _slow('apply', s, a)"],
                                                  suspend=f"return s + ({k},)")
                 else:
-                    leaves[k] = self.effect_code(k, ground, p, False,
+                    leaves[k] = self.effect_code(k, ground, player, False,
                                                  f"return {settle}({{}})" if settle else "return {}",
                                                  ["return _slow('apply', s, a)"])
             lines += _decision_tree(leaves, 0, K - 1, K, indent)
@@ -756,8 +760,7 @@ class Emitter:
 
         # `when stuck pass`: a player without a legal action is skipped, in rotation
         if game.stuck_pass:
-            temps = Temporaries()
-            t_term = self.terminal_expr("t", temps)
+            t_term = self.rule_expr(game.terminal, "t", Temporaries())
             fns.append(["def _settle(t):", "    try:", f"        if {t_term.text}:", "            return t",
                         "    except _EvalError as e:", "        raise _fail(e, t) from None",
                         "    p = t[0]", f"    for step in range({n}):",
@@ -771,8 +774,7 @@ class Emitter:
             fns.append(["def evaluate(s):",
                         "    raise _ValueError('the game declares no evaluation')"])
         if game.quiet is not None:
-            temps = Temporaries()
-            q = self.final_expr(game.quiet, _Ctx({}, self.mover_read("s"), {}, "s", False, {}, temps))
+            q = self.rule_expr(game.quiet, "s", Temporaries())
             fns.append(["def is_quiet(s):", "    try:", f"        return bool({q.text})",
                         "    except _EvalError as e:", "        raise _fail(e, s) from None"])
         else:
@@ -783,14 +785,14 @@ class Emitter:
             "_TC = {}   # terminal condition per state (bounded), when it is costly to evaluate",
             "_RC = {}   # returns per state (bounded), likewise",
         ]
-        body: list[str] = []
+        functions: list[str] = []
         for lines in fns:
-            body.extend(lines)
-            body.append("")
+            functions.extend(lines)
+            functions.append("")
         tables = [f"_LEGAL = ({''.join(f'_legal{p}, ' for p in range(n))})"] if game.stuck_pass else []
         if runs:
             tables.append(runs)
-        return "\n".join(caches + self.preamble + [""] + self.out + body + tables) + "\n"
+        return "\n".join(caches + self.preamble + [""] + self.out + functions + tables) + "\n"
 
     def legal_body(self, p: int) -> list[str]:
         """Lines (indented one level) that set ``r`` to player p's legal action ids, in
@@ -831,26 +833,28 @@ class Emitter:
         return lines
 
     def per_player_fn(self, label: str, exprs) -> list[str]:
+        """``returns`` or ``evaluate``: one value per player; the checker leaves at most one
+        utility out (zero-sum or constant-sum), and it is the total minus the others."""
         temps = Temporaries()
-        ctx = _Ctx({}, self.mover_read("s"), {}, "s", False, {}, temps)
         body = ["try:"]
-        names = []
+        names: list[str] = []
+        missing = None
         cost = 0
         for i, e in enumerate(exprs):
             if e is None:
-                names.append(None)
+                missing = i
+                names.append("")
                 continue
             c = self.comment(e.span)
             if c:
                 body.append("    " + c)
-            value = self.final_expr(e, ctx)
+            value = self.rule_expr(e, "s", temps)
             cost += value.cost
             body.append(f"    v{i} = {value.text}")
             names.append(f"v{i}")
         body += ["except _EvalError as e:", "    raise _fail(e, s) from None"]
-        if None in names:
-            missing = names.index(None)
-            given = [x for x in names if x is not None]
+        if missing is not None:
+            given = [x for i, x in enumerate(names) if i != missing]
             total = literal(self.game.sum_total)
             names[missing] = f"{total} - ({' + '.join(given)})" if given else total
         result = f"({', '.join(names)},)"

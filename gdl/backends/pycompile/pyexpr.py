@@ -113,6 +113,7 @@ def children(p: P) -> list[P]:
 def rebuild(p: P, kids: Sequence[P]) -> P:
     """``p`` with new children (in the order of ``children``), knowing what ``p`` was known."""
     k = p.kind
+    parts: tuple
     if k == "read":
         parts = (p.parts[0], kids[0])
     elif k == "op":
