@@ -370,3 +370,33 @@ def test_ctrl_c_stops_the_search_not_the_game():
         timer.cancel()
     assert advisor.interrupted
     assert advice.best_actions
+
+
+def test_analyze_reports_each_action_as_it_is_found():
+    from gdl.solvers.analysis import analyze_position
+
+    game = gdl.load(GAMES / "aima-fig5-4.game")
+    seen = []
+    analysis = analyze_position(game, progress=lambda a, v, done, total: seen.append((a, v, done, total)))
+    # FACTS (AIMA 5.4): both of A's actions back up (1,2,6) and (1,5,2): A gets 1 either way
+    assert [(done, total) for _, _, done, total in seen] == [(1, 2), (2, 2)]
+    assert [v for _, v, _, _ in seen] == [e.values for e in analysis.entries]
+    assert sorted(v[0] for _, v, _, _ in seen) == [1, 1]
+
+
+def test_an_interrupted_analyze_prints_what_it_knows(capsys, monkeypatch):
+    import gdl.solvers
+
+    original = gdl.solvers.solve
+    calls = []
+
+    def interrupted_second_time(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(gdl.solvers, "solve", interrupted_second_time)
+    code, _, err = run(capsys, "analyze", str(GAMES / "aima-fig5-4.game"))
+    assert code == 130
+    assert "interrupted after 1 action(s)" in err and "A 1" in err
