@@ -400,3 +400,14 @@ def test_an_interrupted_analyze_prints_what_it_knows(capsys, monkeypatch):
     code, _, err = run(capsys, "analyze", str(GAMES / "aima-fig5-4.game"))
     assert code == 130
     assert "interrupted after 1 action(s)" in err and "A 1" in err
+
+
+def test_a_time_budget_on_a_game_without_evaluate_answers(capsys, tmp_path):
+    # Before: "the search was stopped before it completed", no value, no statistics.
+    path = tmp_path / "cyclic.game"
+    path.write_text(CYCLIC, encoding="utf-8")
+    code, out, err = run(capsys, "solve", str(path), "--time", "1", "--json")
+    assert code == 0
+    document = __import__("json").loads(out)
+    assert set(document["values"]) == {"A", "B"} and document["stats"]["nodes"] > 0
+    assert "declares no evaluate" in err

@@ -69,9 +69,19 @@ def cmd_solve(args) -> int:
     options, budget = engine_settings(args, algorithm)   # --time, --nodes, --tt/--no-tt, ...
     if budget is None:  # a --time / --nodes budget bounds the work itself
         solve_size_check(game, args, root, args.algorithm)  # warns, or refuses with --strict
+    searched = game
+    if budget is not None and not game.info.has_evaluate:
+        # A budget may stop the search before it proves anything; without an evaluation there
+        # would be no shallower answer to give. Positions at the horizon count as even, and the
+        # answer is labelled not proven (gdl.tools.session.NeutralEvaluation).
+        from gdl.tools.session import NeutralEvaluation
+
+        searched = NeutralEvaluation(game)
+        print(f"gdl solve: note: '{game.info.name}' declares no evaluate: a search the budget "
+              "stops counts positions at its horizon as even", file=sys.stderr)
     started = time.perf_counter()
     try:
-        result = solve(game, args.algorithm, depth=args.depth, root_state=root,
+        result = solve(searched, args.algorithm, depth=args.depth, root_state=root,
                        options=options, budget=budget,
                        player=_player_index(game, args.player))
     except GameRuntimeError as error:
