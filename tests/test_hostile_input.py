@@ -411,3 +411,16 @@ def test_a_time_budget_on_a_game_without_evaluate_answers(capsys, tmp_path):
     document = __import__("json").loads(out)
     assert set(document["values"]) == {"A", "B"} and document["stats"]["nodes"] > 0
     assert "declares no evaluate" in err
+
+
+def test_nested_quantifiers_past_any_budget_are_refused_where_written():
+    # 10^9 evaluations inside one position: a --time budget, looked at between positions,
+    # could never stop it.
+    text = ('game "nested"\nplayers A\nvar n in 0..3 = 0\naction go requires any i in 0..999: '
+            'any j in 0..999: any k in 0..999: i + j + k == n + 5000 effect n = n + 1\n'
+            'terminal n == 3\nutility A = n\n')
+    with pytest.raises(GdlError) as caught:
+        gdl.loads(text)
+    assert (caught.value.code, caught.value.span.line, caught.value.span.column) == ("E210", 4, 54)
+    # one level less is a million evaluations: allowed
+    gdl.loads(text.replace("any k in 0..999: i + j + k", "i + j"), backend="interpret")

@@ -32,6 +32,8 @@ MAX_CONSTANT_BITS = 4096
 # Definitions calling definitions: each level is a few Python frames in the checker and in
 # both back ends, so the chain is bounded where it is written rather than by a RecursionError.
 MAX_DEFINE_DEPTH = 48
+# Quantifiers nested in one expression multiply: their innermost body runs at most this often.
+MAX_QUANTIFIED = 10_000_000
 
 _TYPE_WORDS = {INT: "an integer", BOOL: "a boolean", SYM: "a symbol", ERROR: "an error"}
 _ARITHMETIC = {"+", "-", "*", "/", "%"}
@@ -85,6 +87,7 @@ class _Checker:
         self.define_instances: dict[tuple[str, tuple[str, ...]], ir.Define] = {}
         self.defines_in_progress: list[str] = []
         self.random_count = 0
+        self.quantifier_scale = 1   # how many times the quantifiers around here run their body
 
     # ---- reporting -------------------------------------------------------------------------
 
@@ -791,7 +794,22 @@ class _Checker:
         if len(binders) != len(node.binders):
             return self.placeholder(node.span)
         want = BOOL if node.kind in ("any", "all", "count") else INT
-        body = self.typed(node.body, scope.bind(names), want, f"the body of `{node.kind}`")
+        combinations = 1
+        for _, _, values in binders:
+            combinations *= len(values)
+        outer = self.quantifier_scale
+        if outer * combinations > MAX_QUANTIFIED:
+            # A search's time budget is looked at between positions: one position whose rule
+            # evaluates a body 10^9 times would run past any budget, so it is refused here.
+            self.error("E210", f"nested quantifiers evaluate this body {outer * combinations:,} "
+                       f"times, more than {MAX_QUANTIFIED:,}", node.span,
+                       hint="quantify over smaller ranges, or keep the count in a variable")
+            return self.placeholder(node.span)
+        self.quantifier_scale = outer * combinations
+        try:
+            body = self.typed(node.body, scope.bind(names), want, f"the body of `{node.kind}`")
+        finally:
+            self.quantifier_scale = outer
         type_ = BOOL if node.kind in ("any", "all") else INT
         return ir.Quantifier(node.kind, tuple((n, v) for n, _, v in binders), body, type_, node.span)
 
@@ -844,7 +862,9 @@ class _Checker:
             self.defines_in_progress.append(name)
             for param in decl.params:
                 self.check_local_name(param, ())
+            outer, self.quantifier_scale = self.quantifier_scale, 1   # a define is checked once
             body = self.expr(decl.body, _Scope(dict(zip((p.name for p in decl.params), signature))))
+            self.quantifier_scale = outer
             self.defines_in_progress.pop()
             self.define_instances[key] = ir.Define(name, tuple(p.name for p in decl.params), body,
                                                    body.type, decl.span)
