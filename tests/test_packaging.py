@@ -1,4 +1,5 @@
-"""The grammar ships inside the package: a wheel holds it, and gdl loads it from there."""
+"""The grammar ships inside the package: a wheel holds it, and gdl loads it from there; so does the
+page of `gdl serve`."""
 
 import subprocess
 import sys
@@ -15,6 +16,8 @@ def test_wheel_contains_the_grammar_and_loads_it(tmp_path):
     wheel = next((tmp_path / "dist").glob("gdl-*.whl"))
     with zipfile.ZipFile(wheel) as archive:
         assert "gdl/grammars/game.lark" in archive.namelist()
+        for page in ("index.html", "app.js", "style.css"):       # the page of `gdl serve`
+            assert f"gdl/serve/static/{page}" in archive.namelist()
         archive.extractall(tmp_path / "site")
     # Run from an unrelated directory with only the unpacked wheel on the path: the grammar must
     # come from the package, not from the repository.

@@ -170,7 +170,7 @@ def print_json(document) -> None:
 
 # ---- the parser --------------------------------------------------------------------------------
 
-COMMAND_MODULES = ("basic", "analyze", "play", "tree", "fmt", "fuzz", "show")
+COMMAND_MODULES = ("basic", "analyze", "play", "tree", "fmt", "fuzz", "show", "serve", "lsp")
 
 
 def add_common(sub, many: bool = False) -> None:
