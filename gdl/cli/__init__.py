@@ -204,10 +204,20 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    if hasattr(sys, "set_int_max_str_digits"):
-        # Exact values are printed in full, however long: the rules bound how large they get
-        # (literals and constants, E232), and a traceback is no way to show a big utility.
-        sys.set_int_max_str_digits(0)
+    if not hasattr(sys, "set_int_max_str_digits"):
+        return _main(argv)
+    # Exact values are printed in full, however long: the rules bound how large they get
+    # (literals and constants, E232), and a traceback is no way to show a big utility. The
+    # process-wide limit is put back afterwards (main() is also called as a function).
+    previous = sys.get_int_max_str_digits()
+    sys.set_int_max_str_digits(0)
+    try:
+        return _main(argv)
+    finally:
+        sys.set_int_max_str_digits(previous)
+
+
+def _main(argv: list[str]) -> int:
     parser = build_parser(argv[0] if argv and not argv[0].startswith("-") else None)
     try:
         args = parser.parse_args(argv)
