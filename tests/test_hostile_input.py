@@ -430,3 +430,12 @@ def test_nested_quantifiers_past_any_budget_are_refused_where_written():
     assert (caught.value.code, caught.value.span.line, caught.value.span.column) == ("E210", 4, 54)
     # one level less is a million evaluations: allowed
     gdl.loads(text.replace("any k in 0..999: i + j + k", "i + j"), backend="interpret")
+
+
+def test_a_full_stdout_is_a_clean_error():
+    # /dev/full (Linux, as CI) refuses every write with ENOSPC, as a full disk does
+    with open("/dev/full", "w") as full:
+        done = subprocess.run([sys.executable, "-m", "gdl", "count", str(GAMES / "tictactoe.game")],
+                              stdout=full, stderr=subprocess.PIPE, text=True, cwd=ROOT, timeout=120)
+    assert done.returncode == 2
+    assert "cannot write the output" in done.stderr and "Traceback" not in done.stderr
