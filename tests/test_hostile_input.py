@@ -439,3 +439,13 @@ def test_a_full_stdout_is_a_clean_error():
                               stdout=full, stderr=subprocess.PIPE, text=True, cwd=ROOT, timeout=120)
     assert done.returncode == 2
     assert "cannot write the output" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_fuzz_without_hypothesis_is_a_clean_error(capsys, monkeypatch):
+    # hypothesis is a declared dependency, but an install may lack it: say so, no traceback
+    for name in [n for n in sys.modules if n == "hypothesis" or n.startswith("hypothesis.")
+                 or n in ("gdl.tools.fuzz", "gdl.tools.strategies")]:
+        monkeypatch.delitem(sys.modules, name)
+    monkeypatch.setitem(sys.modules, "hypothesis", None)    # import hypothesis -> ImportError
+    code, _, err = run(capsys, "fuzz", "--examples", "1")
+    assert code == 2 and "hypothesis" in err
