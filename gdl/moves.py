@@ -55,7 +55,9 @@ def find_action(game, state, name: str):
     (from 1) -- one syntax for `gdl play` and for ``--moves``."""
     available = choices(game, state)
     name = name.strip()
-    if name.isdigit():
+    if name.isascii() and name.isdigit():     # '²' and '①' are digits to isdigit, not to int
+        if len(name) > 9:
+            raise MoveError(f"there is no action number {name[:12]}...; choose 1 to {len(available)}")
         number = int(name)
         if 1 <= number <= len(available):
             return available[number - 1]

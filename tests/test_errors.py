@@ -43,6 +43,9 @@ def test_every_checker_code_has_a_file():
     import gdl.errors as errors
 
     documented = set(re.findall(r"\bE[12]\d\d\b", errors.__doc__))
+    # Codes about the file as a whole, which a text file in this corpus cannot carry: bytes
+    # that are not UTF-8 (E104) and a megabyte of text (E105); test_hostile_input.py has both.
+    documented -= {"E104", "E105"}
     covered = {expectation(p)["code"] for p in INVALID}
     assert documented <= covered, f"no bad file for {sorted(documented - covered)}"
 

@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import dataclasses
 from fractions import Fraction
-from pathlib import Path
 
-from gdl.cli import UsageError, add_common, parse_sets
+from gdl.cli import add_common, parse_sets, read_rule_text
 
 EMITS = ("ast", "ir", "python")
 
@@ -22,9 +21,7 @@ def cmd_show(args) -> int:
     from gdl.lang.check import check
     from gdl.lang.parse import parse
 
-    if not Path(args.file).is_file():
-        raise UsageError(f"{args.file}: no such file")
-    text = Path(args.file).read_text(encoding="utf-8")
+    text = read_rule_text(args.file)
     source = Source(args.file, text)
     tree = parse(text, args.file)
     if args.emit == "ast":

@@ -26,6 +26,14 @@ ERROR = "error"  # the type of a placeholder for something already reported
 # larger one is refused (E210) rather than exhausting memory or time.
 MAX_VALUES = 1_000_000
 START = Span(1, 1, 1, 2)
+# A constant is computed from literals and earlier constants, so bounding each one bounds them
+# all: `const K2 = K1 * K1` chained forty times would otherwise compute for ever.
+MAX_CONSTANT_BITS = 4096
+# Definitions calling definitions: each level is a few Python frames in the checker and in
+# both back ends, so the chain is bounded where it is written rather than by a RecursionError.
+MAX_DEFINE_DEPTH = 48
+# Quantifiers nested in one expression multiply: their innermost body runs at most this often.
+MAX_QUANTIFIED = 10_000_000
 
 _TYPE_WORDS = {INT: "an integer", BOOL: "a boolean", SYM: "a symbol", NUM: "a rational number",
                ERROR: "an error"}
@@ -92,6 +100,7 @@ class _Checker:
         # names bound by quantifiers and lets already checked, with where they were bound: an
         # unknown name among them is most likely used after its binder's body ended
         self.ended_binders: dict[str, Span] = {}
+        self.quantifier_scale = 1   # how many times the quantifiers around here run their body
 
     # ---- reporting -------------------------------------------------------------------------
 
@@ -304,6 +313,8 @@ class _Checker:
                     shape = _table_shape(value)[0]
                     self.declare(decl.name, "const", ir.Constant(decl.name.name, value, shape, type_,
                                                                  decl.name.span))
+                else:   # reported; later uses of the name are placeholders, not "unknown name"
+                    self.declare(decl.name, "const", None)
 
     def override(self, decl: ast.ParamDecl, value, type_: str):
         """A parameter's value given by ``--set`` (or the API): an int, a bool, or a symbol's name
@@ -357,6 +368,11 @@ class _Checker:
             code = {"E302": "E221", "E303": "E220"}.get(error.code, error.code)
             self.error(code, error.message, error.span or node.span)
             return None
+        if type(value) is int and value.bit_length() > MAX_CONSTANT_BITS:
+            self.error("E232", f"this constant is larger than 2^{MAX_CONSTANT_BITS} "
+                       f"(about 10^{MAX_CONSTANT_BITS * 30103 // 100000})", node.span,
+                       hint="numbers in rules are sizes, scores and probabilities")
+            return None
         # A constant is typed by its value: `n / 2` is an integer when n is even.
         return value, INT if expr.type == NUM and type(value) is int else expr.type
 
@@ -373,6 +389,8 @@ class _Checker:
         if isinstance(domain, ast.BoolDomain):
             return BOOL, (False, True)
         if isinstance(domain, ast.PlayersDomain):
+            if not self.players:   # no `players` declaration: E205 says so, and nothing ranges over it
+                return None
             return SYM, tuple(range(len(self.players)))
         if isinstance(domain, ast.SymbolDomain):
             ids = []
@@ -956,7 +974,25 @@ class _Checker:
                        "(x if i <= k else ...)`")
             return self.placeholder(node.span)
         want = BOOL if node.kind in ("any", "all", "count") else NUM
-        body = self.typed(node.body, scope.bind(names), want, f"the body of `{node.kind}`")
+        # A range that depends on a local name is at most as long as the constant ranges it is
+        # built from; it is not counted here (its length is known only where it is used).
+        combinations = 1
+        for _, _, values in binders:
+            if not isinstance(values, ir.Range):
+                combinations *= len(values)
+        outer = self.quantifier_scale
+        if outer * combinations > MAX_QUANTIFIED:
+            # A search's time budget is looked at between positions: one position whose rule
+            # evaluates a body 10^9 times would run past any budget, so it is refused here.
+            self.error("E210", f"nested quantifiers evaluate this body {outer * combinations:,} "
+                       f"times, more than {MAX_QUANTIFIED:,}", node.span,
+                       hint="quantify over smaller ranges, or keep the count in a variable")
+            return self.placeholder(node.span)
+        self.quantifier_scale = outer * combinations
+        try:
+            body = self.typed(node.body, scope.bind(names), want, f"the body of `{node.kind}`")
+        finally:
+            self.quantifier_scale = outer
         self.ended_binders.update((n, node.span) for n in names)
         type_ = BOOL if node.kind in ("any", "all") else INT if node.kind == "count" else body.type
         if type_ == ERROR:
@@ -1048,6 +1084,11 @@ class _Checker:
         signature = tuple(a.type for a in args)
         key = (name, signature)
         if key not in self.define_instances:
+            if len(self.defines_in_progress) >= MAX_DEFINE_DEPTH:
+                self.error("E103", f"definitions call each other more than {MAX_DEFINE_DEPTH} deep "
+                           f"('{self.defines_in_progress[0]}' down to '{name}')", span,
+                           hint="write the chain as a quantifier or a table")
+                return self.placeholder(span)
             if name in self.defines_in_progress:
                 self.error("E212", f"'{name}' is defined in terms of itself", decl.name.span,
                            hint="definitions cannot be recursive; use a quantifier instead")
@@ -1055,7 +1096,9 @@ class _Checker:
             self.defines_in_progress.append(name)
             for param in decl.params:
                 self.check_local_name(param, ())
+            outer, self.quantifier_scale = self.quantifier_scale, 1   # a define is checked once
             body = self.expr(decl.body, _Scope(dict(zip((p.name for p in decl.params), signature))))
+            self.quantifier_scale = outer
             self.defines_in_progress.pop()
             self.define_instances[key] = ir.Define(name, tuple(p.name for p in decl.params), body,
                                                    body.type, decl.span)

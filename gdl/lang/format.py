@@ -759,7 +759,9 @@ def format_text(text: str, filename: str = "<input>", width: int = WIDTH) -> str
     """Parse ``text`` and print it canonically, comments included. Raises GdlError (with its
     location) if it does not parse, FormatError if the result would not read back the same."""
     from gdl.lang.parse import parse
+    from gdl.lang.text import normalize
 
+    text = normalize(text, filename)
     tree = parse(text, filename)
     comments = collect_comments(text)
     result = format_file(tree, comments, text.split("\n"), width)

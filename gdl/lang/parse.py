@@ -14,9 +14,12 @@ import lark
 from lark import Token, Transformer, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
 
-from gdl.errors import Diagnostic, GdlError, Source
+from gdl.errors import Diagnostic, GdlError, Source, is_control
 from gdl.lang import ast
 from gdl.lang.grammar import build_parser, reserved_words
+from gdl.lang.text import normalize
+
+MAX_LITERAL_DIGITS = 1000
 
 # Readable names for the grammar's terminals, used in "expected ..." messages.
 _TERMINAL_WORDS = {
@@ -182,6 +185,7 @@ def _later_syntax_errors(parser: lark.Lark, error: UnexpectedInput, source: Sour
 def parse(text: str, filename: str = "<input>") -> ast.GameFile:
     """Parse a rule file. Raises GdlError (E1xx) with the position of the first syntax error,
     and of the next ones where parsing can start again (at a later declaration)."""
+    text = normalize(text, filename)
     source = Source(filename, text)
     parser = build_parser()
     try:
@@ -220,9 +224,36 @@ def _token_span(token: Token) -> ast.Span:
 
 
 def _fraction(numerator: int, denominator, meta) -> Fraction:
-    if denominator is not None and int(denominator) == 0:
+    denominator = _integer(denominator) if denominator is not None else 1
+    if denominator == 0:
         raise GdlError(Diagnostic("E221", "division by zero in a number", _span_of(meta)))
-    return Fraction(numerator, int(denominator) if denominator is not None else 1)
+    return Fraction(numerator, denominator)
+
+
+def _string(token: Token) -> str:
+    """A quoted string's text. Titles and glyphs are printed to terminals, so a control
+    character (an escape sequence could set the window title, clear the screen or write the
+    clipboard) or a bidirectional override is refused where it stands (E230)."""
+    text = str(token)[1:-1]
+    for offset, char in enumerate(text):
+        if is_control(char):
+            column = token.column + 1 + offset
+            raise GdlError(Diagnostic(
+                "E230", f"a control character ({ascii(char)[1:-1]}) inside a string",
+                ast.Span(token.line, column, token.line, column + 1),
+                hint="strings are printed as they are; use visible characters only"))
+    return text
+
+
+def _integer(token: Token) -> int:
+    """An integer literal; more than MAX_LITERAL_DIGITS digits is refused (E232) rather than
+    met later as a number too large to print or to compute with."""
+    digits = str(token)
+    if len(digits) > MAX_LITERAL_DIGITS:
+        raise GdlError(Diagnostic(
+            "E232", f"a number with {len(digits):,} digits, more than {MAX_LITERAL_DIGITS}",
+            _token_span(token), hint="numbers in rules are sizes, scores and probabilities"))
+    return int(digits)
 
 
 def _ident(token: Token) -> ast.Ident:
@@ -236,7 +267,7 @@ class _ToAst(Transformer):
         return ast.GameFile(tuple(decls), _span_of(meta))
 
     def game_decl(self, meta, c):
-        return ast.GameDecl(str(c[0])[1:-1], _span_of(meta))
+        return ast.GameDecl(_string(c[0]), _span_of(meta))
 
     def players_decl(self, meta, c):
         return ast.PlayersDecl(c[0], _span_of(meta))
@@ -338,7 +369,7 @@ class _ToAst(Transformer):
         key = c[0]
         if isinstance(key, Token):
             key = {"TRUE": True, "FALSE": False}.get(key.type, str(key))
-        return (key, str(c[1])[1:-1])
+        return (key, _string(c[1]))
 
     # -- trees
     def tree_decl(self, meta, c):
@@ -358,7 +389,7 @@ class _ToAst(Transformer):
         return ast.ChanceEdge(label, c[1], c[2], _span_of(meta))
 
     def probability(self, meta, c):
-        return _fraction(int(c[0]), c[1], meta)
+        return _fraction(_integer(c[0]), c[1], meta)
 
     def leaf(self, meta, c):
         return ast.TreeLeaf(tuple(c), _span_of(meta))
@@ -367,7 +398,7 @@ class _ToAst(Transformer):
         return _fraction(c[0], c[1], meta)
 
     def signed_int(self, meta, c):
-        return -int(c[1]) if c[0] is not None else int(c[1])
+        return -_integer(c[1]) if c[0] is not None else _integer(c[1])
 
     # -- statements
     def statements(self, meta, c):
@@ -466,7 +497,7 @@ class _ToAst(Transformer):
         return ast.Unary("-", operand, _span_of(meta))
 
     def int_lit(self, meta, c):
-        return ast.IntLit(int(c[0]), _span_of(meta))
+        return ast.IntLit(_integer(c[0]), _span_of(meta))
 
     def true_lit(self, meta, c):
         return ast.BoolLit(True, _span_of(meta))

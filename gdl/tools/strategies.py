@@ -328,10 +328,12 @@ def _syntax_tree_nodes(max_leaves: int = 8) -> st.SearchStrategy[_ast.TreeNode]:
 
 
 def _strings() -> st.SearchStrategy[str]:
-    # What a STRING token may hold: anything but a quote, a backslash or a newline. Other line
-    # separators (\r, \x0c, \u2028, ...) are allowed and worth testing.
-    return st.text(st.characters(blacklist_characters='"\\\n', blacklist_categories=("Cs",)),
-                   max_size=8)
+    # What a STRING token may hold: anything but a quote, a backslash, a newline or a control
+    # character (E230: strings reach terminals). Other separators (\u2028, ...) are worth testing.
+    from gdl.errors import is_control
+
+    return st.text(st.characters(blacklist_characters='"\\\n', blacklist_categories=("Cs", "Cc"))
+                   .filter(lambda c: not is_control(c)), max_size=8)
 
 
 def syntax_declarations(expr: st.SearchStrategy[_ast.Expr] | None = None

@@ -113,6 +113,8 @@ class Emitter:
         self.dists: dict[str, str] = {}
         self.fractions: dict[Fraction, str] = {}
         self.domains: dict[int, frozenset | None] = {}
+        self.allowed_values: dict[int, frozenset] = {}
+        self.contiguous: dict[int, bool] = {}
         self.commented: set = set()   # (action, player) whose rule lines are already shown
         # every value slot 0 can hold: a player (`next` naming anything else is an error)
         self.mover_vals = frozenset(range(self.n))
@@ -203,6 +205,22 @@ class Emitter:
                          small_set(v for v in x.vals if 0 <= v < extent))
             parts.append(x if step == 1 else optimize.arith("*", x, const(step)))
         return constant, parts
+
+    def domain_test(self, v: str, var: ir.Variable) -> str:
+        """Python text that is true when ``v`` is outside the variable's domain; whether the
+        domain is one range is worked out once per variable, not once per assignment."""
+        if var.slot not in self.contiguous:
+            values = var.values
+            self.contiguous[var.slot] = var.type == ir.INT and tuple(values) == tuple(
+                range(values[0], values[-1] + 1))
+        return _domain_test(v, var, self.contiguous[var.slot])
+
+    def allowed(self, var: ir.Variable) -> frozenset:
+        """Every value a variable may hold, built once per variable (not once per assignment of
+        every ground action: a million-value domain times 10^4 actions was minutes)."""
+        if var.slot not in self.allowed_values:
+            self.allowed_values[var.slot] = frozenset(var.values)
+        return self.allowed_values[var.slot]
 
     def domain(self, var: ir.Variable):
         """The values a variable's cells hold, as a frozenset; None for large domains."""
@@ -370,7 +388,7 @@ class Emitter:
         for binder_name, values in binders:
             var = ctx.temps.temp(f"q{name_part(binder_name)}_")
             loops.append(self.range_loop(var, values, ctx.bind(env)))
-            env[binder_name] = name(var, frozenset(values) if isinstance(values, tuple) else None)
+            env[binder_name] = name(var, small_set(values) if isinstance(values, tuple) else None)
         body = self.expr(e.body, ctx.bind(env))
         loop_text = " ".join(loops)
         if e.kind == "count":
@@ -553,7 +571,7 @@ class Emitter:
     def assign(self, st: ir.Assign, ctx: _Ctx, state: _EffectState, out: list, indent: str) -> None:
         var = st.var
         value = self.final_expr(st.value, ctx)
-        allowed = frozenset(var.values)
+        allowed = self.allowed(var)
         needs_check = not (value.vals is not None and value.vals <= allowed) and var.type != ir.BOOL
         if value.is_const and value.const in allowed:
             needs_check = False
@@ -565,7 +583,7 @@ class Emitter:
                 # a constant index out of range: the value and its domain first, then the error
                 out.append(f"{indent}v = {value.text}")
                 if needs_check:
-                    out.append(f"{indent}if {_domain_test('v', var)}: _e301(v, {check_site})")
+                    out.append(f"{indent}if {self.domain_test('v', var)}: _e301(v, {check_site})")
                 out.append(f"{indent}{cse(self.sum_of(const(0), parts), ctx.temps).text}")
                 state.dead = True   # what follows cannot run
                 return
@@ -581,8 +599,8 @@ class Emitter:
             local = f"c{slot}"
             out.append(f"{indent}{local} = {value.text}")
             if needs_check:
-                out.append(f"{indent}if {_domain_test(local, var)}: _e301({local}, {check_site})")
-            state.slots[slot] = name(local, allowed if needs_check or value.vals is None
+                out.append(f"{indent}if {self.domain_test(local, var)}: _e301({local}, {check_site})")
+            state.slots[slot] = name(local, self.domain(var) if needs_check or value.vals is None
                                      else value.vals & allowed)
             return
         # list mode: the value, its domain, then the index (the interpreter's order)
@@ -590,14 +608,14 @@ class Emitter:
             target = f"c[{var.slot + constant}]"
             if needs_check:
                 out.append(f"{indent}v = {value.text}")
-                out.append(f"{indent}if {_domain_test('v', var)}: _e301(v, {check_site})")
+                out.append(f"{indent}if {self.domain_test('v', var)}: _e301(v, {check_site})")
                 out.append(f"{indent}{target} = v")
             else:
                 out.append(f"{indent}{target} = {value.text}")
             return
         out.append(f"{indent}v = {value.text}")
         if needs_check:
-            out.append(f"{indent}if {_domain_test('v', var)}: _e301(v, {check_site})")
+            out.append(f"{indent}if {self.domain_test('v', var)}: _e301(v, {check_site})")
         index = cse(self.sum_of(const(var.slot + constant), parts), ctx.temps)
         out.append(f"{indent}c[{index.text}] = v")
 
@@ -624,7 +642,7 @@ class Emitter:
                     if text != f"c{k}":
                         lines.append(f"{indent}    c{k} = {text}")
             for k in changed:
-                state.slots[k] = name(f"c{k}", frozenset(self.slot_values(k)))
+                state.slots[k] = name(f"c{k}", small_set(self.slot_values(k)))
         (_, then_lines), (_, else_lines) = arms
         out.append(f"{indent}if {cond.text}:")
         out.extend(then_lines or [f"{indent}    pass"])
@@ -643,7 +661,7 @@ class Emitter:
         for binder_name, values in st.binders:
             var = ctx.temps.temp(f"q{name_part(binder_name)}_")
             loops.append(self.range_loop(var, values, ctx.bind(env)))
-            env[binder_name] = name(var, frozenset(values) if isinstance(values, tuple) else None)
+            env[binder_name] = name(var, small_set(values) if isinstance(values, tuple) else None)
         inner = ctx.bind(env)
         if state.mode == "tuple":
             # a first pass finds the slots the body writes: they live in locals from here on
@@ -655,7 +673,7 @@ class Emitter:
                 text = p.text if p is not None else f"s[{k}]"
                 if text != f"c{k}":
                     out.append(f"{indent}c{k} = {text}")
-                state.slots[k] = name(f"c{k}", frozenset(self.slot_values(k)))
+                state.slots[k] = name(f"c{k}", small_set(self.slot_values(k)))
         depth = indent
         for loop in loops:
             out.append(f"{depth}{loop}:")
@@ -977,9 +995,9 @@ class _EffectState:
         return _EffectState(self.mode, self.chance, dict(self.slots), self.force, self.suspend)
 
 
-def _domain_test(v: str, var: ir.Variable) -> str:
+def _domain_test(v: str, var: ir.Variable, contiguous: bool) -> str:
     values = var.values
-    if var.type == ir.INT and tuple(values) == tuple(range(values[0], values[-1] + 1)):
+    if contiguous:
         return f"not {literal(values[0])} <= {v} <= {literal(values[-1])}"
     return f"{v} not in {{{', '.join(literal(x) for x in values)}}}"
 

@@ -29,6 +29,8 @@ Facts = dict   # text of an expression -> True, or (low, high) bounds
 
 def small_set(values: Iterable, limit: int = 512) -> frozenset | None:
     """The values as a frozenset, or None (unknown) when there are more than ``limit``."""
+    if isinstance(values, (tuple, list, range)) and len(values) > 4 * limit:
+        return None     # a large domain: not worth a set built only to be thrown away
     values = frozenset(values)
     return values if len(values) <= limit else None
 
