@@ -196,10 +196,8 @@ def solve_size_check(game, args, root, algorithm: str) -> None:
     est = estimate(game, root=root, declared_states=declared_state_bound(game))
     problem = budget_problem(est, algorithm, depth=args.depth, info=game.info,
                              transpositions=getattr(args, "engine_tt", None))  # --tt / --no-tt
-    if problem is None and est.cycles and args.depth is None and game.info.max_length is None:
-        problem = ("a random playout met a state twice: the game can cycle, and it declares no "
-                   "max-length, so the search will stop at the first repetition (gdl check --deep "
-                   "shows the cycle)")
+    # A game that cycles is no problem here: where the tree search meets a repetition,
+    # `gdl solve` solves the state graph instead (gdl/cli/strong.py).
     if problem is None:
         return
     if getattr(args, "strict", False):
