@@ -1,0 +1,255 @@
+"""Strong solving (gdl.graph): every reachable position valued, checked against the tree
+solvers at every position, against published counts, and against brute force written here."""
+
+import json
+from dataclasses import replace
+from functools import cache
+
+import pytest
+from helpers import GAMES
+from hypothesis import given, settings
+
+import gdl
+from gdl.cli import main
+from gdl.graph import BACKWARD_INDUCTION, RETROGRADE, TooManyPositions, strong_solve
+from gdl.graph.retrograde import retrograde
+from gdl.protocol import TERMINAL
+from gdl.solvers import default_options, solve
+from gdl.tools.strategies import rule_games, trees
+
+
+def load(name, **params):
+    return gdl.load(GAMES / name, params)
+
+
+def tree_answer(game, state):
+    """The tree solvers' value vector and optimal actions from ``state``."""
+    info = game.info
+    if info.num_players == 2 and info.is_constant_sum:
+        result = solve(game, "expectiminimax", root_state=state)
+    else:
+        result = solve(game, "maxn", root_state=state, shallow_pruning=False)
+    return tuple(result.values), tuple(result.best_actions)
+
+
+def agrees_everywhere(game):
+    solution = strong_solve(game)
+    graph = solution.graph
+    for position in range(len(graph)):
+        state = graph.state(position)
+        values, best = tree_answer(game, state)
+        assert solution.value(position) == values, (position, state)
+        assert solution.best_actions(position) == best, (position, state)
+    return solution
+
+
+# ---- tic-tac-toe: FACTS counts, and every position against alpha-beta ---------------------------
+
+def test_tictactoe_census_and_every_position_against_alphabeta():
+    game = load("tictactoe.game")
+    solution = strong_solve(game)
+    census = solution.census()
+    # FACTS: 5,478 positions, 4,520 non-terminal, 958 terminal; the empty board is a draw (a tie
+    # in strong-solving terms: the game ends level) and a drawn game fills the board (9 moves).
+    assert (census["positions"], census["decision"], census["terminal"]) == (5478, 4520, 958)
+    assert solution.method == BACKWARD_INDUCTION and solution.exact
+    assert solution.value(0) == (0, 0) and solution.value_class(0) == "tie"
+    assert solution.remoteness(0) == 9
+    graph = solution.graph
+    # the default table (a million entries) would cost more to allocate than these searches
+    small_table = replace(default_options(None, None), tt_size=4096)
+    for position in range(len(graph)):
+        state = graph.state(position)
+        if graph.player[position] == TERMINAL:
+            assert solution.value(position) == tuple(game.returns(state))
+            continue
+        result = solve(game, "alphabeta", root_state=state, options=small_table)
+        assert solution.value(position) == tuple(result.values), state
+        assert solution.best_actions(position) == tuple(result.best_actions), state
+
+
+def test_tictactoe_published_positions():
+    # FACTS (OpenSpiel): cells 0-8 row by row; after X 4, O 1 X wins; after X 5, O 4, X 3, O 8
+    # X loses.
+    game = load("tictactoe.game")
+    solution = strong_solve(game)
+
+    def after(*cells):
+        return gdl.moves.play(game, [f"place({c // 3},{c % 3})" for c in cells])
+
+    won = solution.graph.position_id(after(4, 1))
+    lost = solution.graph.position_id(after(5, 4, 3, 8))
+    assert solution.value(won)[0] == 1 and solution.value_class(won) == "win"
+    assert solution.value(lost)[0] == -1 and solution.value_class(lost) == "lose"
+
+
+def test_nim_losing_positions_are_the_xor_zero_ones():
+    # FACTS: the player to move loses exactly when the XOR of the heaps is 0.
+    game = load("nim.game", a=2, b=3, c=5)
+    assert game.initial_state()[1:5] == (2, 3, 5, 0)    # the state: the mover, then the heaps
+    solution = strong_solve(game)
+    graph = solution.graph
+    for position in range(len(graph)):
+        if graph.player[position] < 0:
+            continue
+        heaps = graph.state(position)[1:5]
+        xor = heaps[0] ^ heaps[1] ^ heaps[2] ^ heaps[3]
+        assert solution.value_class(position) == ("lose" if xor == 0 else "win"), heaps
+
+
+def test_connect_four_4x4_count_and_value():
+    # FACTS (Tromp): 161,029 positions on 4 x 4, and the empty board is a draw (a tie here).
+    solution = strong_solve(load("connect4.game"))
+    assert len(solution.graph) == 161_029
+    assert solution.value(0) == (0, 0) and solution.value_class(0) == "tie"
+
+
+# ---- generated acyclic games: the graph equals the tree solvers at every position ---------------
+
+@settings(max_examples=40)
+@given(rule_games())
+def test_generated_rule_games_agree_with_tree_solvers(rules):
+    agrees_everywhere(rules.game)
+
+
+@settings(max_examples=40)
+@given(trees(players=3, chance=True, sum_kind="general-sum"))
+def test_generated_trees_agree_with_maxn(game):
+    agrees_everywhere(game)
+
+
+@settings(max_examples=40)
+@given(rule_games(players=2, sum_kinds=("zero-sum",), chance=False))
+def test_retrograde_equals_backward_induction_on_acyclic_games(rules):
+    # On a graph without cycles both methods must give the same values and remoteness.
+    solution = strong_solve(rules.game)
+    other = retrograde(solution.graph, 0)
+    assert (other.lower == solution.values.lower).all()
+    assert (other.upper == solution.values.upper).all()
+    assert (other.remoteness == solution.values.remoteness).all()
+
+
+# ---- a cyclic game of our own against a brute force -----------------------------------------------
+
+def brute_force_bounds(game, horizon):
+    """For every state reachable from the start: (low, high), player 0's value in the game cut
+    off after ``horizon`` moves, the cut-off valued -2 (below every result) or +2 (above). After
+    more moves than there are states, ``low`` is what player 0 can force with the game ending,
+    ``high`` what player 1 can hold it to: equal where the game is decided, apart at a draw."""
+
+    @cache
+    def value(state, left, cutoff):
+        player = game.current_player(state)
+        if player == TERMINAL:
+            return game.returns(state)[0]
+        if left == 0:
+            return cutoff
+        children = [value(game.apply(state, a), left - 1, cutoff) for a in game.legal_actions(state)]
+        return max(children) if player == 0 else min(children)
+
+    states, frontier = set(), [game.initial_state()]
+    while frontier:
+        state = frontier.pop()
+        if state in states:
+            continue
+        states.add(state)
+        if game.current_player(state) >= 0:
+            frontier.extend(game.apply(state, a) for a in game.legal_actions(state))
+    return {s: (value(s, horizon, -2), value(s, horizon, 2)) for s in states}
+
+
+@pytest.mark.parametrize("tokens, share_at", [(3, 0), (3, 3), (4, 3), (5, 2), (6, 3), (7, 0), (8, 5)])
+def test_give_and_take_counts_match_brute_force(tokens, share_at):
+    game = load("give-and-take.game", tokens=tokens, share_at=share_at)
+    solution = strong_solve(game)
+    assert solution.method == RETROGRADE
+    graph = solution.graph
+    bounds = brute_force_bounds(game, horizon=2 * len(graph) + 2)
+    expected = {"win": 0, "lose": 0, "tie": 0, "draw": 0}
+    for state, (low, high) in bounds.items():
+        player = game.current_player(state)
+        if player < 0:
+            continue
+        if low != high:
+            expected["draw"] += 1
+            assert solution.value(graph.position_id(state)) is None
+            continue
+        mine = low if player == 0 else -low
+        expected["win" if mine > 0 else "lose" if mine < 0 else "tie"] += 1
+        assert solution.value(graph.position_id(state))[0] == low
+    assert solution.census()["classes"] == expected
+    assert len(graph) == len(bounds)
+
+
+def test_give_and_take_has_all_four_classes_somewhere():
+    # The brute-force test above means little if every position were a draw.
+    seen = set()
+    for tokens, share_at in [(3, 0), (3, 3), (4, 3), (5, 2), (6, 3), (7, 0), (8, 5)]:
+        game = load("give-and-take.game", tokens=tokens, share_at=share_at)
+        classes = strong_solve(game).census()["classes"]
+        seen |= {k for k, v in classes.items() if v}
+    assert seen == {"win", "lose", "tie", "draw"}
+
+
+def test_remoteness_wins_fastest_and_loses_slowest():
+    # Give and take with 3 tokens, no sharing and... Nim with one heap of 4 is simpler: the mover
+    # takes everything at once (remoteness 1); with heaps 1 and 1 the mover loses in 2 moves.
+    solution = strong_solve(load("nim.game", a=4, b=0, c=0))
+    assert solution.value_class(0) == "win" and solution.remoteness(0) == 1
+    solution = strong_solve(load("nim.game", a=1, b=1, c=0))
+    assert solution.value_class(0) == "lose" and solution.remoteness(0) == 2
+
+
+def test_too_many_positions_is_refused():
+    with pytest.raises(TooManyPositions, match="more than 100"):
+        strong_solve(load("tictactoe.game"), max_states=100)
+
+
+def test_cyclic_many_player_games_are_refused_by_name():
+    from gdl.backends.load import loads
+    from gdl.solvers.result import SolverError
+
+    text = """game "Round"
+players A, B, C
+var x in 0..2 = 0
+action go effect x = (x + 1) % 3
+action stop requires x == 2 effect x = x
+terminal x == 2 and mover == A
+utility A = 1
+utility B = 0
+utility C = 0
+"""
+    game = loads(text)
+    with pytest.raises(SolverError, match="3 players"):
+        strong_solve(game)
+
+
+# ---- the command line ---------------------------------------------------------------------------
+
+def test_cli_strong_json(capsys):
+    assert main(["solve", str(GAMES / "tictactoe.game"), "--strong", "--json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert document["values"] == {"X": 0, "O": 0}
+    assert document["class"] == "tie" and document["remoteness"] == 9
+    assert document["census"]["positions"] == 5478 and document["census"]["terminal"] == 958
+    assert document["exact"] is True
+
+
+def test_cli_solves_a_cyclic_game_that_has_a_value(capsys):
+    # Give and take with 3 tokens: sharing at once is the best First can do (taking one or two
+    # leaves the opponent the last tokens), so the value is a tie although the game can cycle.
+    assert main(["solve", str(GAMES / "give-and-take.game"), "--set", "tokens=3", "--json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert document["values"] == {"First": 0, "Second": 0}
+    assert document["algorithm"] == RETROGRADE and document["best_actions"] == ["share"]
+
+
+def test_cli_max_states_is_refused_cleanly(capsys):
+    assert main(["solve", str(GAMES / "tictactoe.game"), "--strong", "--max-states", "10"]) == 2
+    assert "more than 10 reachable positions" in capsys.readouterr().err
+
+
+def test_cli_chance_position_strong(capsys):
+    assert main(["solve", str(GAMES / "chance-example.game"), "--strong", "--json"]) == 0
+    # FACTS: (1/2)·8 + (1/3)·24 + (1/6)·(−12) = 10.
+    assert json.loads(capsys.readouterr().out)["values"]["MAX"] == 10
