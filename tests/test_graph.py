@@ -3,17 +3,20 @@ solvers at every position, against published counts, and against brute force wri
 
 import json
 from dataclasses import replace
+from fractions import Fraction
 from functools import cache
 
 import pytest
 from helpers import GAMES
 from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import gdl
 from gdl.cli import main
-from gdl.graph import BACKWARD_INDUCTION, RETROGRADE, TooManyPositions, strong_solve
+from gdl.graph import BACKWARD_INDUCTION, RETROGRADE, VALUE_ITERATION, TooManyPositions, strong_solve
 from gdl.graph.retrograde import retrograde
-from gdl.protocol import TERMINAL
+from gdl.graph.solution import NO_END_HIGH, NO_END_LOW
+from gdl.protocol import CHANCE, TERMINAL
 from gdl.solvers import default_options, solve
 from gdl.tools.strategies import rule_games, trees
 
@@ -131,9 +134,12 @@ def test_retrograde_equals_backward_induction_on_acyclic_games(rules):
 
 # ---- a cyclic game of our own against a brute force -----------------------------------------------
 
+CUT = 100
+
+
 def brute_force_bounds(game, horizon):
     """For every state reachable from the start: (low, high), player 0's value in the game cut
-    off after ``horizon`` moves, the cut-off valued -2 (below every result) or +2 (above). After
+    off after ``horizon`` moves, the cut-off valued -100 (below every result) or +100 (above). After
     more moves than there are states, ``low`` is what player 0 can force with the game ending,
     ``high`` what player 1 can hold it to: equal where the game is decided, apart at a draw."""
 
@@ -155,7 +161,7 @@ def brute_force_bounds(game, horizon):
         states.add(state)
         if game.current_player(state) >= 0:
             frontier.extend(game.apply(state, a) for a in game.legal_actions(state))
-    return {s: (value(s, horizon, -2), value(s, horizon, 2)) for s in states}
+    return {s: (value(s, horizon, -CUT), value(s, horizon, CUT)) for s in states}
 
 
 @pytest.mark.parametrize("tokens, share_at", [(3, 0), (3, 3), (4, 3), (5, 2), (6, 3), (7, 0), (8, 5)])
@@ -253,3 +259,165 @@ def test_cli_chance_position_strong(capsys):
     assert main(["solve", str(GAMES / "chance-example.game"), "--strong", "--json"]) == 0
     # FACTS: (1/2)·8 + (1/3)·24 + (1/6)·(−12) = 10.
     assert json.loads(capsys.readouterr().out)["values"]["MAX"] == 10
+
+
+# ---- chance with cycles: Piglet by hand, generated stochastic graphs by brute force --------------
+
+@pytest.mark.parametrize("goal, first_player_wins", [(1, Fraction(2, 3)), (2, Fraction(4, 7))])
+def test_piglet_exact_values_derived_by_hand(goal, first_player_wins):
+    # p(i, j, k): the mover's chance to win with score i, the opponent's j, turn total k; a flip
+    # is heads (+1) or tails (the turn total is lost and the turn passes) with probability 1/2;
+    # holding (k > 0 only) gives 1 - p(j, i + k, 0).
+    # Goal 1: p(0,0,0) = 1/2 + 1/2 (1 - p(0,0,0))  =>  p = 2/3.
+    # Goal 2: p(1,1,0) = 1/2 + 1/2 (1 - p(1,1,0)) = 2/3. With a = p(1,0,0), b = p(0,1,0),
+    #   c = p(0,1,1): a = 1 - b/2; c = max(1/2 + (1 - a)/2, hold: 1 - p(1,1,0) = 1/3);
+    #   b = c/2 + (1 - a)/2. Rolling at c: c = 1 - a/2, b = 1 - 3a/4, a = 1/2 + 3a/8, so
+    #   a = 4/5, b = 2/5, c = 3/5 > 1/3 (rolling is right). With e = p(0,0,0), f = p(0,0,1):
+    #   f = max(1/2 + (1 - e)/2, hold: 1 - b = 3/5), e = f/2 + (1 - e)/2. Rolling at f:
+    #   e = 4/7, f = 5/7 > 3/5 (right again). The first player wins with probability 4/7.
+    solution = strong_solve(load("piglet.game", goal=goal))
+    assert solution.exact and solution.method == VALUE_ITERATION
+    # utility +1 for a win, -1 for a loss: the value is P(win) - P(loss) = 2 P(win) - 1
+    assert solution.value(0) == (2 * first_player_wins - 1, 1 - 2 * first_player_wins)
+
+
+def test_pig_to_two_by_hand():
+    # Goal 2 with a six-sided die: any face but 1 wins at once, so p = 5/6 + 1/6 (1 - p), p = 6/7.
+    solution = strong_solve(load("pig100.game", goal=2))
+    assert solution.exact and solution.value(0) == (Fraction(5, 7), Fraction(-5, 7))
+
+
+class GraphGame:
+    """A two-player zero-sum game given as an explicit graph, for generated tests: ``kinds[s]``
+    is 0, 1, CHANCE or TERMINAL; ``moves[s]`` lists the successors (for chance, with
+    probabilities); ``payoff[s]`` is player 0's utility at a terminal."""
+
+    def __init__(self, kinds, moves, payoff, chance):
+        from gdl.protocol import GameInfo
+
+        self.kinds, self.moves, self.payoff = kinds, moves, payoff
+        self.info = GameInfo(name="generated graph", players=("P0", "P1"), has_chance=chance,
+                             sum_kind="zero-sum")
+
+    def initial_state(self):
+        return 0
+
+    def current_player(self, state):
+        return self.kinds[state]
+
+    def legal_actions(self, state):
+        return tuple(range(len(self.moves[state])))
+
+    def chance_outcomes(self, state):
+        return tuple((i, p) for i, (_, p) in enumerate(self.moves[state]))
+
+    def apply(self, state, action):
+        move = self.moves[state][action]
+        return move[0] if isinstance(move, tuple) else move
+
+    def returns(self, state):
+        return (self.payoff[state], -self.payoff[state])
+
+    def action_name(self, action):
+        return f"m{action}"
+
+
+@st.composite
+def cyclic_graphs(draw, chance: bool):
+    """Small graphs with cycles. With chance, every decision leads to a chance node and every
+    chance node may end the game (a terminal outcome with positive probability), so every play
+    ends with probability 1 (a stopping game)."""
+    deciders = draw(st.integers(1, 4))
+    terminals = draw(st.integers(1, 3))
+    chances = draw(st.integers(1, 3)) if chance else 0
+    kinds = [draw(st.integers(0, 1)) for _ in range(deciders)] + [CHANCE] * chances \
+        + [TERMINAL] * terminals
+    chance_ids = list(range(deciders, deciders + chances))
+    terminal_ids = list(range(deciders + chances, len(kinds)))
+    moves, payoff = [], {}
+    for s, kind in enumerate(kinds):
+        if kind == TERMINAL:
+            payoff[s] = draw(st.integers(-2, 2))
+            moves.append([])
+        elif kind == CHANCE:
+            targets = [draw(st.sampled_from(terminal_ids))] + draw(
+                st.lists(st.integers(0, deciders - 1), min_size=1, max_size=2))
+            weights = [draw(st.integers(1, 3)) for _ in targets]
+            moves.append([(t, Fraction(w, sum(weights))) for t, w in zip(targets, weights)])
+        else:
+            pool = chance_ids if chance else list(range(len(kinds)))
+            moves.append(draw(st.lists(st.sampled_from(pool), min_size=1, max_size=3)))
+    return GraphGame(kinds, moves, payoff, chance)
+
+
+@settings(max_examples=60)
+@given(cyclic_graphs(chance=False))
+def test_retrograde_equals_a_brute_force_on_generated_cyclic_graphs(game):
+    solution = strong_solve(game)
+    graph = solution.graph
+    bounds = brute_force_bounds(game, horizon=2 * len(graph) + 2)
+    for state, (low, high) in bounds.items():
+        position = graph.position_id(state)
+        if low == high:
+            assert solution.value(position) == (low, -low), state
+        else:
+            assert solution.value(position) is None, state
+            # the range endless play can fall in, centred (2 u0) and with "cannot force an end"
+            lower, upper = solution.values.lower[position], solution.values.upper[position]
+            assert lower == (2 * low if low > -CUT else NO_END_LOW)
+            assert upper == (2 * high if high < CUT else NO_END_HIGH)
+
+
+def evaluate_exactly(game, states, choice):
+    """Player 0's value of every state when the players follow ``choice`` (state -> successor):
+    the linear equations of the Markov chain, solved by Gaussian elimination in fractions."""
+    index = {s: i for i, s in enumerate(states)}
+    n = len(states)
+    rows = []
+    for s in states:
+        row = [Fraction(0)] * (n + 1)
+        row[index[s]] += 1
+        kind = game.current_player(s)
+        if kind == TERMINAL:
+            row[n] = Fraction(game.payoff[s])
+        elif kind == CHANCE:
+            for t, p in game.moves[s]:
+                row[index[t]] -= p
+        else:
+            row[index[choice[s]]] -= 1
+        rows.append(row)
+    for col in range(n):
+        pivot = next(r for r in range(col, n) if rows[r][col] != 0)
+        rows[col], rows[pivot] = rows[pivot], rows[col]
+        rows[col] = [x / rows[col][col] for x in rows[col]]
+        for r in range(n):
+            if r != col and rows[r][col] != 0:
+                rows[r] = [a - rows[r][col] * b for a, b in zip(rows[r], rows[col])]
+    return {s: rows[index[s]][n] for s in states}
+
+
+@settings(max_examples=40)
+@given(cyclic_graphs(chance=True))
+def test_value_iteration_equals_a_brute_force_on_generated_stochastic_graphs(game):
+    # Perfect-information stochastic games have optimal pure stationary strategies, the same
+    # from every state; so the value of each state is max over player 0's stationary strategies
+    # of min over player 1's, every pair evaluated exactly.
+    import itertools
+
+    solution = strong_solve(game)
+    assert solution.exact
+    graph = solution.graph
+    states = [graph.state(p) for p in range(len(graph))]
+    def options(player):
+        return [[(s, t) for t in dict.fromkeys(game.moves[s])] for s in states
+                if game.current_player(s) == player]
+    mine, theirs = options(0), options(1)
+    best = {s: None for s in states}
+    for a in itertools.product(*mine):
+        worst = {s: None for s in states}
+        for b in itertools.product(*theirs):
+            values = evaluate_exactly(game, states, dict(a + b))
+            worst = {s: values[s] if worst[s] is None else min(worst[s], values[s]) for s in states}
+        best = {s: worst[s] if best[s] is None else max(best[s], worst[s]) for s in states}
+    for position, state in enumerate(states):
+        assert solution.value(position)[0] == best[state], state

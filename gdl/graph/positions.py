@@ -148,6 +148,9 @@ def _walk(game, root, packed: bool, max_states: int, progress) -> PositionGraph:
     returns_index = array("i")
     returns_ids: dict = {}
     has_chance = game.info.has_chance
+    by_identity: dict[int, int] = {}
+    held: list = []
+    checked: set = set()
     position = 0
     while position < len(keys):
         key = keys[position]
@@ -163,11 +166,23 @@ def _walk(game, root, packed: bool, max_states: int, progress) -> PositionGraph:
                 if not has_chance:
                     raise SolverError(f"game {game.info.name!r} reached a chance state although "
                                       "its info declares no chance")
-                pairs = chance_outcomes(game, state)
+                pairs = game.chance_outcomes(state)
+                signature = tuple(id(p) for _, p in pairs)
+                if signature not in checked:    # exact, summing to 1 (the tree solvers' check)
+                    chance_outcomes(game, state)
+                    checked.add(signature)
+                    held.append(pairs)
                 successors = [apply(state, outcome) for outcome, _ in pairs]
                 for _, p in pairs:
-                    probability_index.append(probability_ids.setdefault(Fraction(p),
-                                                                        len(probability_ids)))
+                    # by identity first: compiled games hand out the same Fraction objects, and
+                    # hashing a Fraction costs more than the rest of the step (each object is
+                    # kept in `held`, so its id cannot be reused by another)
+                    found = by_identity.get(id(p))
+                    if found is None:
+                        found = probability_ids.setdefault(Fraction(p), len(probability_ids))
+                        by_identity[id(p)] = found
+                        held.append(p)
+                    probability_index.append(found)
             else:
                 actions = legal(state)
                 if not actions:

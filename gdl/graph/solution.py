@@ -33,6 +33,9 @@ from gdl.protocol import CHANCE, TERMINAL, Value
 NO_END_LOW = -(2**62)
 NO_END_HIGH = 2**62
 
+# Approximate values (floats from value iteration) this close to the best count as best.
+APPROXIMATE_SLACK = 1e-9
+
 WIN, LOSE, TIE, DRAW = "win", "lose", "tie", "draw"
 CLASSES = (WIN, LOSE, TIE, DRAW)
 
@@ -148,7 +151,8 @@ class GraphSolution:
                              if self.values.mover_centred(c, player) == target)
         values = [self.value(c) for c in children]
         best = max(v[player] for v in values)
-        return tuple(a for a, v in zip(actions, values) if v[player] == best)
+        slack = 0 if self.exact else APPROXIMATE_SLACK
+        return tuple(a for a, v in zip(actions, values) if v[player] >= best - slack)
 
     # ---- the whole graph
     def census(self) -> dict:
