@@ -2,6 +2,7 @@
 solvers at every position, against published counts, and against brute force written here."""
 
 import json
+import re
 from dataclasses import replace
 from fractions import Fraction
 from functools import cache
@@ -421,3 +422,97 @@ def test_value_iteration_equals_a_brute_force_on_generated_stochastic_graphs(gam
         best = {s: worst[s] if best[s] is None else max(best[s], worst[s]) for s in states}
     for position, state in enumerate(states):
         assert solution.value(position)[0] == best[state], state
+
+
+# ---- the position database ---------------------------------------------------------------------
+
+def test_database_round_trips_every_position(tmp_path):
+    from gdl.graph.database import open_database, save
+
+    for name, params in [("tictactoe.game", {}), ("give-and-take.game", {"tokens": 5}),
+                         ("piglet.game", {"goal": 2})]:
+        solution = strong_solve(load(name, **params))
+        path = tmp_path / "positions.db"
+        save(solution, path, {"test": name})
+        db = open_database(path, {"test": name})
+        assert len(db) == len(solution.graph)
+        for position in range(len(solution.graph)):
+            entry = db.lookup(solution.graph.state(position))
+            assert entry.values == solution.value(position)
+            assert entry.remoteness == solution.remoteness(position)
+        assert db.lookup((99,) * 30) is None
+
+
+def test_database_records_take_two_bytes_a_position(tmp_path):
+    # Tic-tac-toe has three values (X wins, draws, loses) and remoteness below 2^14: the packed
+    # record is one uint16 a position; with the sorted keys, zlib brings the file under 4 bytes
+    # a position.
+    from gdl.graph.database import open_database, save
+
+    solution = strong_solve(load("tictactoe.game"))
+    size = save(solution, tmp_path / "t.db", {})
+    assert open_database(tmp_path / "t.db").header["record"]["layout"] == "packed16"
+    assert size < 4 * len(solution.graph)
+
+
+def test_corrupt_or_stale_databases_are_refused(tmp_path):
+    from gdl.graph.database import DatabaseError, open_database, save
+
+    solution = strong_solve(load("tictactoe.game"))
+    path = tmp_path / "t.db"
+    save(solution, path, {"rules": "a"})
+    with pytest.raises(DatabaseError, match="other rules"):
+        open_database(path, {"rules": "b"})
+    data = path.read_bytes()
+    for broken in (data[:len(data) // 2], b"hello" + data[5:],
+                   data[:-10] + bytes(10), data + b"x"):
+        path.write_bytes(broken)
+        with pytest.raises(DatabaseError, match="not a valid gdl position database"):
+            open_database(path)
+    with pytest.raises(DatabaseError, match="no such database"):
+        open_database(tmp_path / "missing.db")
+
+
+def test_an_interrupted_save_leaves_nothing(tmp_path, monkeypatch):
+    import gdl.graph.database as database
+
+    solution = strong_solve(load("tictactoe.game"))
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(database.zlib, "compress", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        database.save(solution, tmp_path / "t.db", {})
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_cli_save_analyze_and_play_from_the_database(tmp_path, capsys, monkeypatch):
+    import io
+
+    db = str(tmp_path / "ttt.db")
+    game = str(GAMES / "tictactoe.game")
+    assert main(["solve", game, "--strong", "--save", db]) == 0
+    capsys.readouterr()
+    # FACTS (OpenSpiel): after X 4 (centre), O 1 (top edge), X wins; the winning replies are the
+    # tree search's (alpha-beta on every reply), not the database's own word.
+    assert main(["analyze", game, "--db", db, "--moves", "place(1,1) place(0,1)", "--json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert document["values"] == {"X": 1, "O": -1}
+    tictactoe = load("tictactoe.game")
+    position = gdl.moves.play(tictactoe, ["place(1,1)", "place(0,1)"])
+    winning = [tictactoe.action_name(a) for a in tictactoe.legal_actions(position)
+               if solve(tictactoe, "alphabeta", root_state=tictactoe.apply(position, a)).values[0] == 1]
+    assert [a["action"] for a in document["actions"] if a["optimal"]] == winning
+    # The computer as X against itself as O: the database says the game is a tie, so it ends
+    # level, and a drawn game fills the board.
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))
+    assert main(["play", game, "--db", db]) == 0
+    out = capsys.readouterr().out
+    assert len(re.findall(r"^[XO] plays ", out, re.M)) == 9 and "Game over: X 0, O 0" in out
+    # bound to the rule file and the --set values
+    assert main(["analyze", str(GAMES / "nim.game"), "--db", db]) == 2
+    assert "other rules" in capsys.readouterr().err
+    (tmp_path / "bad.db").write_bytes(b"junk")
+    assert main(["analyze", game, "--db", str(tmp_path / "bad.db")]) == 2
+    assert "not a valid gdl position database" in capsys.readouterr().err

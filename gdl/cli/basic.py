@@ -190,7 +190,9 @@ def register(commands) -> None:
     graph.add_argument("--max-states", type=_positive, metavar="N",
                        help="refuse a game with more than N reachable positions (default: what "
                             "fits in half the available memory)")
-    graph.add_argument("--save", metavar="DB", help=argparse.SUPPRESS)
+    graph.add_argument("--save", metavar="DB",
+                       help="with --strong: write the position database DB (docs/graph.md), for "
+                            "gdl analyze --db and gdl play --db")
     solve.add_argument("--strict", action="store_true",
                        help="refuse (exit 2) when the estimated search is over budget, not just warn")
     solve.set_defaults(run=cmd_solve)

@@ -121,10 +121,44 @@ def _json_census(document: dict) -> dict:
     return out
 
 
+def binding(path: str, params: dict) -> dict:
+    """What a position database is bound to: the rule file's exact bytes and the --set values."""
+    import hashlib
+    from pathlib import Path
+
+    return {"rules_sha256": hashlib.sha256(Path(path).read_bytes()).hexdigest(),
+            "params": {k: params[k] for k in sorted(params)}}
+
+
+def open_bound_database(args):
+    """The database named by --db, refused (DatabaseError) unless it was saved for this rule
+    file with these --set values."""
+    from gdl.cli import parse_sets
+    from gdl.graph.database import open_database
+
+    return open_database(args.db, binding(args.file, parse_sets(args.set)))
+
+
 def cmd_strong(args, game, root) -> int:
+    from gdl.cli import UsageError, moves_arg, parse_sets
+
+    if args.save is not None and moves_arg(args):
+        raise UsageError("--save stores the whole game; it cannot be combined with --moves")
     started = time.perf_counter()
     solution = strong(game, root, args.max_states)
-    return print_strong(args, game, solution, time.perf_counter() - started)
+    code = print_strong(args, game, solution, time.perf_counter() - started)
+    if args.save is not None:
+        from gdl.graph.database import save
+
+        try:
+            size = save(solution, args.save, binding(args.file, parse_sets(args.set)),
+                        source=args.file)
+        except OSError as error:
+            raise UsageError(f"--save {args.save}: {error.strerror or error}") from None
+        print(f"  saved         {args.save}: {len(solution.graph):,} positions, {size:,} bytes "
+              f"({size / max(1, len(solution.graph)):.2f} bytes a position)",
+              file=sys.stderr if args.json else sys.stdout)
+    return code
 
 
 def solve_cyclic(args, game, root, repetition) -> int:
