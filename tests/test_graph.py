@@ -516,3 +516,19 @@ def test_cli_save_analyze_and_play_from_the_database(tmp_path, capsys, monkeypat
     (tmp_path / "bad.db").write_bytes(b"junk")
     assert main(["analyze", game, "--db", str(tmp_path / "bad.db")]) == 2
     assert "not a valid gdl position database" in capsys.readouterr().err
+
+
+# ---- gdl fuzz compares the strong solver too ---------------------------------------------------
+
+def test_fuzz_compares_the_graph_solver_and_catches_a_planted_bug(monkeypatch):
+    from gdl.graph.solution import GraphSolution
+    from gdl.tools.fuzz import compare_position
+
+    # Nim with heaps 1 and 1: the mover loses whatever it does, so both moves are optimal.
+    game = load("nim.game", a=1, b=1, c=0)
+    clean = compare_position(game)
+    assert "graph" in clean.solvers and not clean.problems
+    real = GraphSolution.best_actions
+    monkeypatch.setattr(GraphSolution, "best_actions", lambda self, p: real(self, p)[:1])
+    planted = compare_position(game)
+    assert [(p.kind, p.solver) for p in planted.problems] == [("best_actions", "graph")]

@@ -86,6 +86,23 @@ def _solve_graph(game, graph: PositionGraph, progress) -> GraphSolution:
         "not solve it; give it a max-length")
 
 
+def solve_root(game, *, max_states: int | None = None):
+    """The strong solve's answer at the initial state as a ``SolveResult`` (the tree solvers'
+    type): value vector, optimal actions, a one-move principal variation; ``stats.nodes`` is
+    the number of positions. A draw (endless play) is refused: it has no value vector."""
+    from gdl.solvers.result import SolveResult, Stats
+
+    solution = strong_solve(game, max_states=max_states)
+    values = solution.value(0)
+    if values is None:
+        raise SolverError(f"strong solve: the start of {game.info.name!r} is a draw (neither "
+                          "player can force the game to end)")
+    best = solution.best_actions(0)
+    return SolveResult(values=values, best_actions=best, pv=best[:1], algorithm="graph",
+                       stats=Stats(nodes=len(solution.graph)), proven=solution.exact,
+                       extra={"method": solution.method, "remoteness": solution.remoteness(0)})
+
+
 __all__ = ["BACKWARD_INDUCTION", "RETROGRADE", "VALUE_ITERATION", "GraphSolution",
            "PositionGraph", "TooManyPositions", "default_max_states", "enumerate_positions",
-           "strong_solve"]
+           "solve_root", "strong_solve"]
