@@ -33,7 +33,7 @@ from fractions import Fraction
 import numpy as np
 
 from gdl.graph.induction import centred_terminals
-from gdl.graph.order import components, edge_owner, gather
+from gdl.graph.order import components, edge_owner, gather, levels
 from gdl.graph.retrograde import attractor
 from gdl.graph.solution import GraphSolution, VectorValues
 from gdl.protocol import CHANCE, TERMINAL
@@ -58,67 +58,86 @@ def endless_positions(graph) -> np.ndarray:
     return np.flatnonzero(ends < 0)
 
 
-def condensation_layers(graph) -> tuple[list[list[int]], np.ndarray, list[np.ndarray]]:
-    """The components (sinks first), each position's component, and the components grouped in
-    layers: every move out of a layer leads to an earlier one."""
-    parts = components(graph)
+def condensation_layers(graph) -> tuple[list[list[int]], np.ndarray, list[list[np.ndarray]]]:
+    """The components (sinks first), each position's component, and the positions in layers:
+    every move out of a layer leads to an earlier one. Each layer is a list of groups in the
+    order to update them: inside a component, the moves to positions discovered later by the
+    depth-first search form no cycle, and the groups follow that acyclic order (children first),
+    so one sweep carries values along every such move; only the other moves (back along a
+    cycle) wait for the next sweep."""
+    discovery: list = []
+    parts = components(graph, discovery)
     component = np.empty(len(graph), dtype=np.int64)
     for number, members in enumerate(parts):
         component[members] = number
     owner = edge_owner(graph)
-    between = component[owner] != component[graph.child]
-    source, target = component[owner][between], component[graph.child][between]
-    height = np.zeros(len(parts), dtype=np.int64)
-    # components are listed sinks first, so each one's successors already have their height
+    child = graph.child
+    same = component[owner] == component[child]
+    found = np.array(discovery, dtype=np.int64)
+    forward = ~same | (found[child] > found[owner])
+    depth = np.empty(len(graph), dtype=np.int64)
+    for h, nodes in enumerate(levels(graph, forward)):
+        depth[nodes] = h
+    between = ~same
+    source, target = component[owner][between], component[child][between]
     order = np.argsort(source, kind="stable")
     source, target = source[order], target[order]
-    starts = np.searchsorted(source, np.arange(len(parts) + 1))
-    height_list = height.tolist()
+    starts = np.searchsorted(source, np.arange(len(parts) + 1)).tolist()
     target_list = target.tolist()
-    starts_list = starts.tolist()
+    height = [0] * len(parts)
+    # components are listed sinks first, so each one's successors already have their height
     for number in range(len(parts)):
-        a, b = starts_list[number], starts_list[number + 1]
+        a, b = starts[number], starts[number + 1]
         if a < b:
-            height_list[number] = 1 + max(height_list[t] for t in target_list[a:b])
-    height = np.array(height_list, dtype=np.int64)
-    by_height = np.argsort(height, kind="stable")
-    bounds = np.searchsorted(height[by_height], np.arange(int(height.max()) + 2))
-    layers = [np.concatenate([parts[c] for c in by_height[bounds[h]:bounds[h + 1]]]).astype(np.int64)
-              for h in range(len(bounds) - 1) if bounds[h] < bounds[h + 1]]
+            height[number] = 1 + max(height[t] for t in target_list[a:b])
+    position_height = np.array(height, dtype=np.int64)[component]
+    by = np.lexsort((depth, position_height))
+    layer_of = position_height[by]
+    layers = []
+    for bounds in np.split(np.arange(len(by)), np.flatnonzero(np.diff(layer_of)) + 1):
+        nodes = by[bounds]
+        groups = np.split(nodes, np.flatnonzero(np.diff(depth[nodes])) + 1)
+        layers.append(groups)
     return parts, component, layers
 
 
 def float_values(graph, centred: np.ndarray, scale: int, layers) -> tuple[np.ndarray, float]:
     """Player 0's centred values as floats, and the largest change in the last sweep of any
-    layer that needed iterating."""
+    layer that needed more than one."""
     player, first, child = graph.player, graph.first, graph.child
     probability = np.zeros(graph.edges)
     chance_edges = graph.probability_index >= 0
     table = np.array([float(p) for p in graph.probabilities] or [0.0])
     probability[chance_edges] = table[graph.probability_index[chance_edges]]
     value = centred.astype(np.float64) / scale
+    every_edge = np.arange(graph.edges)
     residual = 0.0
-    for nodes in layers:
-        nodes = nodes[player[nodes] != TERMINAL]
-        if not len(nodes):
+    for groups in layers:
+        work = []
+        for nodes in groups:
+            nodes = nodes[player[nodes] != TERMINAL]
+            if not len(nodes):
+                continue
+            edges_children, counts = gather(first, child, nodes)
+            starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
+            edge_ids, _ = gather(first, every_edge, nodes)
+            kind = player[nodes]
+            sign = np.where(kind == 1, -1.0, 1.0)
+            work.append((nodes, edges_children, starts, probability[edge_ids],
+                         np.repeat(sign, counts), sign, kind == CHANCE))
+        if not work:
             continue
-        edges_children, counts = gather(first, child, nodes)
-        starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
-        edge_ids, _ = gather(first, np.arange(graph.edges), nodes)
-        weights = probability[edge_ids]
-        kind = player[nodes]
-        sign = np.where(kind == 1, -1.0, 1.0)
-        edge_sign = np.repeat(sign, counts)
-        is_chance = kind == CHANCE
         change = np.inf
         sweeps = 0
         while change > TOLERANCE and sweeps < MAX_SWEEPS:
-            seen = value[edges_children]
-            best = np.maximum.reduceat(seen * edge_sign, starts) * sign
-            mean = np.add.reduceat(seen * weights, starts)
-            new = np.where(is_chance, mean, best)
-            change = float(np.max(np.abs(new - value[nodes])))
-            value[nodes] = new
+            change = 0.0
+            for nodes, edges_children, starts, weights, edge_sign, sign, is_chance in work:
+                seen = value[edges_children]
+                best = np.maximum.reduceat(seen * edge_sign, starts) * sign
+                mean = np.add.reduceat(seen * weights, starts)
+                new = np.where(is_chance, mean, best)
+                change = max(change, float(np.max(np.abs(new - value[nodes]))))
+                value[nodes] = new
             sweeps += 1
         if sweeps > 1:
             residual = max(residual, change)

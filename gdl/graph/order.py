@@ -52,12 +52,16 @@ def gather(first: np.ndarray, items: np.ndarray, nodes: np.ndarray) -> tuple[np.
     return items[np.arange(total) + offsets], counts
 
 
-def levels(graph) -> list[np.ndarray] | None:
-    """Positions by height, terminals first, or None when the graph has a cycle."""
+def levels(graph, allowed: np.ndarray | None = None) -> list[np.ndarray] | None:
+    """Positions by height, terminals first, or None when the graph has a cycle. With
+    ``allowed`` (a mask over edges), only those edges count."""
     n = len(graph)
     reverse_first, reverse_edge = parents(graph)
     owner = edge_owner(graph)
-    remaining = np.diff(graph.first)
+    if allowed is None:
+        remaining = np.diff(graph.first)
+    else:
+        remaining = np.bincount(owner[allowed], minlength=n)
     frontier = np.flatnonzero(remaining == 0)
     result = []
     done = 0
@@ -65,6 +69,8 @@ def levels(graph) -> list[np.ndarray] | None:
         result.append(frontier)
         done += len(frontier)
         edges, _ = gather(reverse_first, reverse_edge, frontier)
+        if allowed is not None:
+            edges = edges[allowed[edges]]
         if not len(edges):
             break
         found, times = np.unique(owner[edges], return_counts=True)
@@ -73,8 +79,10 @@ def levels(graph) -> list[np.ndarray] | None:
     return result if done == n else None
 
 
-def components(graph) -> list[list[int]]:
-    """Strongly connected components, each move out of one leading to an earlier one."""
+def components(graph, discovery: list | None = None) -> list[list[int]]:
+    """Strongly connected components, each move out of one leading to an earlier one. With
+    ``discovery`` (a list), it receives each position's depth-first discovery number: inside a
+    component, the moves to a higher number form no cycle."""
     n = len(graph)
     first = graph.first.tolist()
     child = graph.child.tolist()
@@ -126,4 +134,6 @@ def components(graph) -> list[list[int]]:
                     if member == node:
                         break
                 result.append(component)
+    if discovery is not None:
+        discovery[:] = number
     return result
