@@ -58,10 +58,8 @@ def levels(graph, allowed: np.ndarray | None = None) -> list[np.ndarray] | None:
     n = len(graph)
     reverse_first, reverse_edge = parents(graph)
     owner = edge_owner(graph)
-    if allowed is None:
-        remaining = np.diff(graph.first)
-    else:
-        remaining = np.bincount(owner[allowed], minlength=n)
+    remaining = (np.diff(graph.first) if allowed is None
+                 else np.bincount(owner[allowed], minlength=n))
     frontier = np.flatnonzero(remaining == 0)
     result = []
     done = 0
