@@ -17,6 +17,7 @@ from gdl.cli import main
 from gdl.graph import BACKWARD_INDUCTION, RETROGRADE, VALUE_ITERATION, TooManyPositions, strong_solve
 from gdl.graph.retrograde import retrograde
 from gdl.graph.solution import NO_END_HIGH, NO_END_LOW
+from gdl.moves import play as play_moves
 from gdl.protocol import CHANCE, TERMINAL
 from gdl.solvers import default_options, solve
 from gdl.tools.strategies import rule_games, trees
@@ -79,7 +80,7 @@ def test_tictactoe_published_positions():
     solution = strong_solve(game)
 
     def after(*cells):
-        return gdl.moves.play(game, [f"place({c // 3},{c % 3})" for c in cells])
+        return play_moves(game, [f"place({c // 3},{c % 3})" for c in cells])
 
     won = solution.graph.position_id(after(4, 1))
     lost = solution.graph.position_id(after(5, 4, 3, 8))
@@ -500,7 +501,7 @@ def test_cli_save_analyze_and_play_from_the_database(tmp_path, capsys, monkeypat
     document = json.loads(capsys.readouterr().out)
     assert document["values"] == {"X": 1, "O": -1}
     tictactoe = load("tictactoe.game")
-    position = gdl.moves.play(tictactoe, ["place(1,1)", "place(0,1)"])
+    position = play_moves(tictactoe, ["place(1,1)", "place(0,1)"])
     winning = [tictactoe.action_name(a) for a in tictactoe.legal_actions(position)
                if solve(tictactoe, "alphabeta", root_state=tictactoe.apply(position, a)).values[0] == 1]
     assert [a["action"] for a in document["actions"] if a["optimal"]] == winning

@@ -125,6 +125,7 @@ def enumerate_positions(game, *, max_states: int | None = None,
     """Every position reachable from ``game.initial_state()`` (see the module docstring)."""
     if max_states is None:
         max_states = default_max_states()
+    max_states = min(max_states, 2**31 - 1)     # position ids are 32-bit
     root = game.initial_state()
     if _packable(root):
         try:
@@ -142,7 +143,7 @@ def _walk(game, root, packed: bool, max_states: int, progress) -> PositionGraph:
     index = {keys[0]: 0}
     players = array("b")
     first = array("q", [0])
-    child = array("q")
+    child = array("i")             # 4 bytes a move (ids below 2^31: see the bound below)
     probability_index = array("i")
     probability_ids: dict = {}
     returns_index = array("i")
@@ -210,16 +211,14 @@ def _walk(game, root, packed: bool, max_states: int, progress) -> PositionGraph:
         position += 1
         if progress is not None and position % PROGRESS_EVERY == 0:
             progress(position, len(keys))
-    child_array = np.frombuffer(child, dtype=np.int64) if len(child) else np.zeros(0, np.int64)
-    if len(keys) < 2**31:
-        child_array = child_array.astype(np.int32)
+    # numpy views of the arrays (no copies: the arrays are not resized any more)
+    def view(items: array, dtype) -> np.ndarray:
+        return np.frombuffer(items, dtype=dtype) if len(items) else np.zeros(0, dtype)
+
     return PositionGraph(
         game=game, keys=keys, index=index, packed=packed,
-        player=np.frombuffer(players, dtype=np.int8).copy(),
-        first=np.frombuffer(first, dtype=np.int64).copy(),
-        child=child_array,
-        probability_index=(np.frombuffer(probability_index, dtype=np.int32).copy()
-                           if has_chance else None),
+        player=view(players, np.int8), first=view(first, np.int64), child=view(child, np.int32),
+        probability_index=view(probability_index, np.int32) if has_chance else None,
         probabilities=list(probability_ids),
-        returns_index=np.frombuffer(returns_index, dtype=np.int32).copy(),
+        returns_index=view(returns_index, np.int32),
         returns_table=list(returns_ids))
