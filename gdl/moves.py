@@ -7,6 +7,7 @@ sequence that reaches a state where a rule misbehaved).
 from __future__ import annotations
 
 from collections import deque
+from typing import Any
 
 from gdl.protocol import CHANCE, TERMINAL
 
@@ -60,15 +61,17 @@ def path_to(game, target, start=None, limit: int = 1_000_000) -> list[str] | Non
     """A shortest sequence of action names from ``start`` to ``target`` (breadth-first over
     distinct states), or None if it is not found within ``limit`` states."""
     start = game.initial_state() if start is None else start
-    parents = {start: None}
+    parents: dict[Any, tuple[Any, Any] | None] = {start: None}
     queue = deque([start])
     while queue and len(parents) <= limit:
         state = queue.popleft()
         if state == target:
             names = []
-            while parents[state] is not None:
-                state, action = parents[state]
+            step = parents[state]
+            while step is not None:
+                state, action = step
                 names.append(game.action_name(action))
+                step = parents[state]
             return names[::-1]
         try:
             available = choices(game, state)

@@ -22,7 +22,7 @@ Values are ``int`` or ``fractions.Fraction``: solvers never see a float.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Protocol
@@ -66,17 +66,46 @@ class GameInfo:
 
 
 class Game(Protocol):
+    """What every game offers, whatever built it (the interpreter, the compiler, an explicit
+    tree). The game object is stateless: every method takes the state it works on."""
+
     info: GameInfo
 
-    def initial_state(self) -> State: ...
-    def current_player(self, state: State) -> int: ...
-    def legal_actions(self, state: State) -> Sequence[Action]: ...
-    def apply(self, state: State, action: Action) -> State: ...
-    def chance_outcomes(self, state: State) -> Sequence[tuple[Action, Fraction]]: ...
-    def returns(self, state: State) -> tuple[Value, ...]: ...
-    def evaluate(self, state: State) -> tuple[Value, ...]: ...
-    def action_name(self, action: Action) -> str: ...
-    def is_quiet(self, state: State) -> bool: ...
+    def initial_state(self) -> State:
+        """The position before the first move."""
+        ...
+
+    def current_player(self, state: State) -> int:
+        """The index of the player to move, or CHANCE, or TERMINAL."""
+        ...
+
+    def legal_actions(self, state: State) -> Sequence[Action]:
+        """The actions of the player to move, in declaration order (ties break by it)."""
+        ...
+
+    def apply(self, state: State, action: Action) -> State:
+        """The position after ``action`` (or a chance outcome); ``state`` is not changed."""
+        ...
+
+    def chance_outcomes(self, state: State) -> Sequence[tuple[Action, Fraction]]:
+        """At a CHANCE state: each outcome with its exact probability; they sum to 1."""
+        ...
+
+    def returns(self, state: State) -> tuple[Value, ...]:
+        """At a TERMINAL state: one exact value per player."""
+        ...
+
+    def evaluate(self, state: State) -> tuple[Value, ...]:
+        """A heuristic value per player for any non-terminal state, where the rules declare one."""
+        ...
+
+    def action_name(self, action: Action) -> str:
+        """The action as people write it, e.g. ``place(1, 2)``."""
+        ...
+
+    def is_quiet(self, state: State) -> bool:
+        """False where a depth-limited search should look further (quiescence)."""
+        ...
 
 
 def format_value(value: Any) -> str:
@@ -93,10 +122,10 @@ def json_value(value: Value) -> int | str:
     return value
 
 
-def distribution_problem(pairs) -> str | None:
+def distribution_problem(pairs: Iterable[tuple[Any, Any]]) -> str | None:
     """What is wrong with chance outcomes ``(outcome, probability)``, or None when they are valid:
     every probability in (0, 1], no outcome twice, and an exact sum of 1."""
-    seen = set()
+    seen: set[Any] = set()
     for outcome, probability in pairs:
         if not 0 < Fraction(probability) <= 1:
             return f"probability {probability} of outcome {outcome} is not in (0, 1]"

@@ -1,4 +1,5 @@
-"""The grammar ships inside the package: a wheel holds it, and gdl loads it from there."""
+"""The grammar ships inside the package: a wheel holds it, and gdl loads it from there; so does the
+page of `gdl serve`."""
 
 import subprocess
 import sys
@@ -15,6 +16,8 @@ def test_wheel_contains_the_grammar_and_loads_it(tmp_path):
     wheel = next((tmp_path / "dist").glob("gdl-*.whl"))
     with zipfile.ZipFile(wheel) as archive:
         assert "gdl/grammars/game.lark" in archive.namelist()
+        for page in ("index.html", "app.js", "style.css"):       # the page of `gdl serve`
+            assert f"gdl/serve/static/{page}" in archive.namelist()
         archive.extractall(tmp_path / "site")
     # Run from an unrelated directory with only the unpacked wheel on the path: the grammar must
     # come from the package, not from the repository.
@@ -28,3 +31,38 @@ def test_wheel_contains_the_grammar_and_loads_it(tmp_path):
                           env={"GDL_NO_CACHE": "1", "PATH": "/usr/bin:/bin"})
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "12"
+
+
+def test_an_installed_gdl_fuzzes_says_its_version_and_ships_types(tmp_path):
+    # A plain install: the wheel with its declared dependencies only (no test extra). `gdl fuzz`
+    # is part of gdl, so hypothesis must be a runtime requirement of the wheel, and the fuzzer
+    # must run from the unpacked wheel.
+    built = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q",
+         "-w", str(tmp_path / "dist"), str(ROOT)], capture_output=True, text=True, timeout=300)
+    assert built.returncode == 0, built.stderr
+    wheel = next((tmp_path / "dist").glob("gdl-*.whl"))
+    with zipfile.ZipFile(wheel) as archive:
+        names = archive.namelist()
+        metadata = next(archive.read(n).decode() for n in names if n.endswith("METADATA"))
+        archive.extractall(tmp_path / "site")
+    assert "gdl/py.typed" in names
+    requirements = [line.split(":", 1)[1].strip() for line in metadata.splitlines()
+                    if line.startswith("Requires-Dist:") and "extra ==" not in line]
+    assert any(r.startswith("hypothesis") for r in requirements), requirements
+    assert any(r.startswith("lark") for r in requirements), requirements
+    version = next(line.split(":", 1)[1].strip() for line in metadata.splitlines()
+                   if line.startswith("Version:"))
+
+    def run(*args):
+        return subprocess.run(
+            [sys.executable, "-c", f"import sys; sys.path.insert(0, {str(tmp_path / 'site')!r}); "
+             "from gdl.cli import main; sys.exit(main(sys.argv[1:]))", *args],
+            capture_output=True, text=True, cwd=tmp_path, timeout=300,
+            env={"GDL_NO_CACHE": "1", "PATH": "/usr/bin:/bin"})
+
+    shown = run("--version")
+    assert shown.returncode == 0 and shown.stdout.strip() == f"gdl {version}", shown
+    fuzzed = run("fuzz", "--examples", "5")
+    assert fuzzed.returncode == 0, fuzzed.stderr
+    assert "no disagreement" in fuzzed.stdout

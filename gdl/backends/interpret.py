@@ -16,13 +16,13 @@ Arithmetic: ``/`` is floor division and ``%`` its remainder (Python's ``//`` and
 from __future__ import annotations
 
 from collections.abc import Callable
-from fractions import Fraction
 
 from gdl.backends.tree import TreeGame
 from gdl.errors import Diagnostic, GameRuntimeError, Source
 from gdl.lang import ir
 from gdl.lang.evaluate import EvalError, bindings, expr_fn, flat_index
-from gdl.protocol import CHANCE, TERMINAL, GameInfo, distribution_problem
+from gdl.lang.values import live_outcomes, show_value
+from gdl.protocol import CHANCE, TERMINAL, GameInfo
 from gdl.span import NOWHERE
 
 ROTATE = -1  # `pass`: the turn goes on in rotation
@@ -103,15 +103,10 @@ def _random_fn(st: ir.Random, show: Callable) -> Step:
             run.cursor += 1
             body(run, {**env, name: value})
             return
-        pairs = [(v(run.cells, env), Fraction(p(run.cells, env))) for v, p in outcomes]
-        # An outcome whose probability is exactly 0 in this state is left out, so a
-        # state-dependent distribution can switch outcomes off (e.g. a ghost's blocked ways).
-        live = [(v, p) for v, p in pairs if p != 0]
-        problem = distribution_problem(live)
+        pairs = [(v(run.cells, env), p(run.cells, env)) for v, p in outcomes]
+        live, problem = live_outcomes(pairs, lambda v: show(v, st.type))
         if problem:
-            listing = ", ".join(f"{show(v, st.type)}: {p}" for v, p in pairs)
-            total = sum((p for _, p in pairs), Fraction(0))
-            raise EvalError("E305", f"{problem}; outcomes {{{listing}}} sum to {total}", span)
+            raise EvalError("E305", problem, span)
         raise _NeedChance([((index, v), p) for v, p in live])
 
     return random
@@ -176,9 +171,7 @@ class InterpretedGame:
         return failure
 
     def show(self, value, type_: str) -> str:
-        if type_ == ir.SYM and type(value) is int and 0 <= value < len(self.ir.symbols):
-            return self.ir.symbols[value]
-        return str(value).lower() if type(value) is bool else str(value)
+        return show_value(value, type_, self.ir.symbols)
 
     # -- reading a state (for people: boards, dumps; not used by solvers)
     def _shown_key(self, name: str, key):
@@ -192,10 +185,7 @@ class InterpretedGame:
         values = {}
         for var in self.ir.variables:
             cells = state[var.slot:var.slot + var.size]
-            if var.type == ir.SYM:
-                cells = [self.ir.symbols[c] for c in cells]
-            else:
-                cells = list(cells)
+            cells = [self.ir.symbols[c] for c in cells] if var.type == ir.SYM else list(cells)
             for extent in reversed(var.shape[1:]):
                 cells = [cells[i:i + extent] for i in range(0, len(cells), extent)]
             values[var.name] = cells if var.shape else cells[0]

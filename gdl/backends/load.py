@@ -22,6 +22,7 @@ from pathlib import Path
 from gdl.backends.runtime import CompiledGame
 from gdl.cache import private_cache_dir
 from gdl.errors import Source
+from gdl.protocol import Game
 
 FORMAT = 1
 CACHE_ENTRIES = 256    # the cache keeps about this many generated modules (oldest go first)
@@ -31,7 +32,7 @@ BACKENDS = ("compile", "interpret")
 
 
 def loads(text: str, filename: str = "<input>", params: Mapping[str, int | bool] | None = None,
-          backend: str = "compile"):
+          backend: str = "compile") -> Game:
     """Parse, check and build a game from rule text. Raises GdlError for any mistake in it.
 
     ``backend="compile"`` (the default) generates Python source for the rules (gdl.backends.compiler);
@@ -50,8 +51,10 @@ def loads(text: str, filename: str = "<input>", params: Mapping[str, int | bool]
     return build(check(parse(text, filename), source, params), source)
 
 
-def load(path: str | Path, params: Mapping[str, int | bool] | None = None, backend: str = "compile"):
-    """Load a game from a rule file."""
+def load(path: str | Path, params: Mapping[str, int | bool] | None = None,
+         backend: str = "compile") -> Game:
+    """Load a game from a rule file: `loads` on its text, with the file's name in every error.
+    ``params`` overrides the file's ``param`` declarations, as ``--set`` does."""
     path = Path(path)
     return loads(path.read_text(encoding="utf-8"), str(path), params, backend)
 

@@ -15,7 +15,8 @@ import linecache
 from fractions import Fraction
 
 from gdl.errors import Diagnostic, GameRuntimeError, Source
-from gdl.protocol import GameInfo, distribution_problem
+from gdl.lang.values import live_outcomes, show_value
+from gdl.protocol import GameInfo
 from gdl.span import NOWHERE, Span
 
 
@@ -134,13 +135,9 @@ class CompiledGame:
 
         def dist(site, pairs):
             _, index, type_, span = sites[site]
-            pairs = [(v, Fraction(p)) for v, p in pairs]
-            live = [(v, p) for v, p in pairs if p != 0]
-            problem = distribution_problem(live)
+            live, problem = live_outcomes(pairs, lambda v: show(v, type_))
             if problem:
-                listing = ", ".join(f"{show(v, type_)}: {p}" for v, p in pairs)
-                total = sum((p for _, p in pairs), Fraction(0))
-                raise RuleError("E305", f"{problem}; outcomes {{{listing}}} sum to {total}", span)
+                raise RuleError("E305", problem, span)
             return [((index, v), p) for v, p in live]
 
         def stuck(state) -> RuleError:
@@ -168,9 +165,7 @@ class CompiledGame:
         return self._initial
 
     def show(self, value, type_: str) -> str:
-        if type_ == "sym" and type(value) is int and 0 <= value < len(self._symbols):
-            return self._symbols[value]
-        return str(value).lower() if type(value) is bool else str(value)
+        return show_value(value, type_, self._symbols)
 
     def action_name(self, action) -> str:
         if isinstance(action, tuple):

@@ -1,12 +1,14 @@
 """Explicit game trees as games: textbook figures, generated test trees, `tree { ... }` blocks.
 
-A tree is built from three kinds of node (gdl.lang.ir: Leaf, Decision, Chance); ``TreeGame`` numbers them depth-first and the state is
-that number, so states are plain ints and the game protocol holds unchanged.
+A tree is built from three kinds of node (gdl.lang.ir: Leaf, Decision, Chance); ``TreeGame``
+numbers them depth-first and the state is that number, so states are plain ints and the game
+protocol holds unchanged.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from fractions import Fraction
 
 from gdl.lang.ir import Decision, Leaf, Node
 from gdl.protocol import CHANCE, GENERAL_SUM, TERMINAL, GameInfo, Value

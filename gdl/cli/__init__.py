@@ -15,11 +15,11 @@ import argparse
 import importlib
 import json
 import sys
-import time
 from collections.abc import Sequence
 from pathlib import Path
 
 from gdl.errors import GameRuntimeError, GdlError
+from gdl.version import __version__
 
 USAGE_ERROR = 2
 
@@ -85,7 +85,7 @@ def print_json(document) -> None:
 
 # ---- the parser --------------------------------------------------------------------------------
 
-COMMAND_MODULES = ("basic", "analyze", "play", "tree", "fmt", "fuzz", "show")
+COMMAND_MODULES = ("basic", "analyze", "play", "tree", "fmt", "fuzz", "show", "serve", "lsp")
 
 
 def add_common(sub, many: bool = False) -> None:
@@ -107,6 +107,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="gdl", description="Games written as text, solved by generic search.",
         epilog="Example: gdl solve games/tictactoe.game --json")
+    parser.add_argument("--version", action="version", version=f"gdl {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     for name in COMMAND_MODULES:

@@ -204,7 +204,8 @@ def format_ir(game) -> list[str]:
                                             for k, v in game.params.items()))
     if game.tree is not None:
         lines.append("explicit tree (played as gdl.backends.tree.TreeGame)")
-        lines.append(f"sum: {game.sum_kind}" + (f" {game.sum_total}" if game.sum_kind != "general-sum" else ""))
+        total = f" {game.sum_total}" if game.sum_kind != "general-sum" else ""
+        lines.append(f"sum: {game.sum_kind}{total}")
         return lines
     lines.append(f"state: {len(game.initial)} slots; slot 0 is the player to move")
     for var in game.variables:

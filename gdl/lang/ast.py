@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Union
 
 from gdl.span import NOWHERE, Span
 
@@ -99,7 +98,7 @@ class Quantifier:
     span: Span = _span()
 
 
-Expr = Union[IntLit, BoolLit, Name, Mover, Call, Index, ListLit, Unary, Binary, IfExpr, Quantifier]
+Expr = IntLit | BoolLit | Name | Mover | Call | Index | ListLit | Unary | Binary | IfExpr | Quantifier
 
 
 # ---- domains -----------------------------------------------------------------------------------
@@ -127,7 +126,7 @@ class BoolDomain:
     span: Span = _span()
 
 
-Domain = Union[RangeDomain, SymbolDomain, PlayersDomain, BoolDomain]
+Domain = RangeDomain | SymbolDomain | PlayersDomain | BoolDomain
 
 
 @dataclass(frozen=True)
@@ -184,7 +183,7 @@ class For:
     span: Span = _span()
 
 
-Stmt = Union[Assign, Pass, Next, Random, If, For]
+Stmt = Assign | Pass | Next | Random | If | For
 
 
 # ---- explicit trees ----------------------------------------------------------------------------
@@ -216,7 +215,7 @@ class TreeChance:
     span: Span = _span()
 
 
-TreeNode = Union[TreeLeaf, TreeDecision, TreeChance]
+TreeNode = TreeLeaf | TreeDecision | TreeChance
 
 
 # ---- declarations ------------------------------------------------------------------------------
@@ -337,9 +336,9 @@ class TreeDecl:
     span: Span = _span()
 
 
-Decl = Union[GameDecl, PlayersDecl, ParamDecl, ConstDecl, VarDecl, ActionDecl, DefineDecl,
-             TerminalDecl, UtilityDecl, UtilityBoundsDecl, SumDecl, EvaluateDecl, QuietDecl,
-             LengthDecl, StuckDecl, DisplayDecl, TreeDecl]
+Decl = (GameDecl | PlayersDecl | ParamDecl | ConstDecl | VarDecl | ActionDecl | DefineDecl | TerminalDecl |
+        UtilityDecl | UtilityBoundsDecl | SumDecl | EvaluateDecl | QuietDecl | LengthDecl | StuckDecl |
+        DisplayDecl | TreeDecl)
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ from gdl.lang.ast import NOWHERE, Span
 from gdl.lang.evaluate import EvalError, eval_const
 from gdl.lang.grammar import reserved_words
 from gdl.lang.ir import Chance, Decision, Leaf
+from gdl.lang.values import show_value
 from gdl.protocol import CONSTANT_SUM, ZERO_SUM, distribution_problem
 
 INT, BOOL, SYM = ir.INT, ir.BOOL, ir.SYM
@@ -384,9 +385,7 @@ class _Checker:
         return tuple(state)
 
     def show(self, value, type_: str) -> str:
-        if type_ == SYM and type(value) is int and 0 <= value < len(self.symbols):
-            return self.symbols[value]
-        return str(value).lower() if type(value) is bool else str(value)
+        return show_value(value, type_, self.symbols)
 
     def domain_hint(self, var: ir.Variable) -> str:
         if var.type == INT:
@@ -785,7 +784,8 @@ class _Checker:
         args = [self.expr(a, scope) for a in node.args]
         if name in ("abs", "min", "max"):
             if (name in ("min", "max") and len(args) < 2) or (name == "abs" and len(args) != 1):
-                self.error("E202", f"{name}() takes {'one argument' if name == 'abs' else 'two or more arguments'}, "
+                arity = "one argument" if name == "abs" else "two or more arguments"
+                self.error("E202", f"{name}() takes {arity}, "
                            f"given {len(args)}", node.span)
                 return self.placeholder(node.span)
             for arg, source in zip(args, node.args):

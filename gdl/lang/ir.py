@@ -13,12 +13,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Union
 
+from gdl.lang.values import SYM
 from gdl.protocol import Value
 from gdl.span import NOWHERE, Span
 
-INT, BOOL, SYM = "int", "bool", "sym"
+INT, BOOL = "int", "bool"
 
 
 def strides(shape: tuple[int, ...]) -> list[int]:
@@ -148,7 +148,7 @@ class Call:
     span: Span = NOWHERE
 
 
-Expr = Union[Lit, Local, Mover, VarRef, ConstRef, Unary, Binary, IfExpr, Quantifier, Builtin, Call]
+Expr = Lit | Local | Mover | VarRef | ConstRef | Unary | Binary | IfExpr | Quantifier | Builtin | Call
 
 
 @dataclass(frozen=True, eq=False)
@@ -209,7 +209,7 @@ class Random:
     span: Span = NOWHERE
 
 
-Stmt = Union[Assign, If, For, Pass, Next, Random]
+Stmt = Assign | If | For | Pass | Next | Random
 
 
 @dataclass(frozen=True)
@@ -248,7 +248,7 @@ class Chance:
     children: tuple[tuple[str, Fraction, Node], ...]  # (outcome label, probability, child)
 
 
-Node = Union[Leaf, Decision, Chance]
+Node = Leaf | Decision | Chance
 
 
 @dataclass(frozen=True)

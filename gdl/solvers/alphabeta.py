@@ -127,15 +127,25 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
-from typing import Any
+from typing import Any, NamedTuple, TypeVar
 
-from gdl.protocol import TERMINAL, ZERO_SUM, Action, State, Value
+from gdl.protocol import TERMINAL, ZERO_SUM, Action, Game, GameInfo, State, Value
 from gdl.solvers.deep import run_deep
+from gdl.solvers.ordering import MoveOrdering, Utilities
 from gdl.solvers.repetition import guard_path
 from gdl.solvers.result import SolverError, SolveResult, Stats
+from gdl.solvers.transposition import (
+    EXACT,
+    FULL,
+    LOWER,
+    NO_ACTION,
+    UPPER,
+    Entry,
+    TranspositionTable,
+)
 
 __all__ = [
     "FULL",
@@ -148,12 +158,15 @@ __all__ = [
     "optimal_strategy",
 ]
 
-FULL = 1 << 30          # "search to the end": more plies than any search can reach
 CHECK_EVERY = 512       # nodes between clock / stop checks
-EXACT, LOWER, UPPER = 0, 1, 2
 _NEG = float("-inf")    # window sentinels only; never returned as a value
 _POS = float("inf")
-_NO = object()          # "no action" (actions themselves may be any hashable, even None)
+
+# One end of a search window: a game value, or one of the sentinels -inf / +inf.
+Edge = Value | float
+# The recursion: (state, depth, alpha, beta, perspective, ply) -> value in that perspective.
+Search = Callable[[State, int, Edge, Edge, int, int], Value]
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -195,10 +208,10 @@ class SearchStopped(SolverError):
 
 
 class _Stop(Exception):
-    """Raised inside the search when a limit is reached; carries the reason."""
+    """Raised inside the search when a limit is reached (the reason is in ``_Limits.stopped``)."""
 
 
-def check_game(info: Any) -> None:
+def check_game(info: GameInfo) -> None:
     """Refuse, up front, games alpha-beta cannot solve."""
     if info.num_players != 2:
         raise SolverError(f"alpha-beta needs exactly two players; '{info.name}' has "
@@ -219,215 +232,227 @@ def _unit(x: Value) -> Value:
     return 1 if q == 1 else Fraction(1, q)
 
 
+@dataclass(slots=True)
+class _Counters:
+    """What one engine has done so far (see "Statistics" in the module docstring)."""
+
+    nodes: int = 0
+    leaves: int = 0
+    cutoffs: int = 0
+    probes: int = 0
+    hits: int = 0
+    researches: int = 0
+    max_ply: int = 0        # the deepest ply at which a leaf was met
+    inexact: int = 0        # evaluations used, and answers from depth-limited table entries
+
+
+class _Limits:
+    """When the search must stop. The stop event is always obeyed; the node limit and the
+    deadline only while ``armed`` (the first iteration of a deepening search always completes).
+    The search calls ``poll`` when its node count reaches ``next_check``."""
+
+    __slots__ = ("armed", "deadline", "next_check", "node_limit", "stop", "stopped")
+
+    def __init__(self, deadline: float | None, node_limit: int | None, stop: threading.Event):
+        self.deadline = deadline
+        self.node_limit = node_limit
+        self.stop = stop
+        self.armed = False
+        self.next_check = CHECK_EVERY
+        self.stopped: str | None = None     # why the search stopped: "stop", "nodes" or "time"
+
+    def poll(self, nodes: int) -> None:
+        """Raise _Stop if a limit is reached, else plan the next check."""
+        if self.stop.is_set():
+            self.stopped = "stop"
+            raise _Stop
+        if self.armed:
+            if self.node_limit is not None and nodes >= self.node_limit:
+                self.stopped = "nodes"
+                raise _Stop
+            if self.deadline is not None and time.monotonic() >= self.deadline:
+                self.stopped = "time"
+                raise _Stop
+        self.next_check = nodes + CHECK_EVERY
+        if self.armed and self.node_limit is not None and self.node_limit < self.next_check:
+            self.next_check = self.node_limit     # the node limit is checked exactly
+
+    def arm(self, armed: bool, nodes: int) -> None:
+        self.armed = armed
+        self.next_check = nodes + 1          # re-plan the next check at the next node
+
+
+class _LearnedSum:
+    """The utility sum of a constant-sum game that does not declare it: the sum of the first
+    utility vector the search reads (every vector of the game has the same sum)."""
+
+    def __init__(self) -> None:
+        self.total: Value | None = None
+
+    def watching(self, utilities: Utilities) -> Utilities:
+        def watched(state: State) -> tuple[Value, ...]:
+            vector = utilities(state)
+            if self.total is None:
+                self.total = sum(vector)
+            return vector
+        return watched
+
+
 class Engine:
-    """One search context: options, counters, transposition table, killers, history.
+    """One search context: options, counters, transposition table, move ordering.
 
     ``search(state, depth, alpha, beta)`` is the bare fail-soft search (player 0's perspective);
     ``solve_root`` is the root with the exact set of optimal actions. Not thread-safe.
     """
 
-    def __init__(self, game: Any, options: SearchOptions | None = None, *,
+    def __init__(self, game: Game, options: SearchOptions | None = None, *,
                  deadline: float | None = None, node_limit: int | None = None,
                  stop: threading.Event | None = None, repetitions: bool = False):
-        opts = options or SearchOptions()
         info = game.info
         check_game(info)
         self.game = game
-        self.options = opts
-        if stop is None:
-            stop = threading.Event()
+        self.options = opts = options or SearchOptions()
+        self.count = _Counters()
+        self.limits = _Limits(deadline, node_limit, stop if stop is not None else threading.Event())
 
-        player = game.current_player
-        legal = game.legal_actions
-        apply = game.apply
-        returns = game.returns
-        is_quiet = game.is_quiet
-        has_eval = info.has_evaluate
-        tt_on = opts.tt
-        killers_on = opts.killers
-        history_on = opts.history
-        ordering_on = opts.ordering
-        eval_order = ordering_on and has_eval
-        order_on = opts.ordering or killers_on or history_on
-        pvs_on = opts.pvs
-        q_on = opts.quiescence and info.has_quiescence
-        q_floor = -opts.quiescence_depth
+        self._declared_total: Value | None = info.utility_sum
+        if self._declared_total is None and info.sum_kind == ZERO_SUM:
+            self._declared_total = 0
+        self._learned: _LearnedSum | None = None
+        self.returns: Utilities = game.returns
+        self.evaluate: Utilities = game.evaluate if info.has_evaluate else self._no_evaluation
+        if self._declared_total is None:
+            self._learned = _LearnedSum()
+            self.returns = self._learned.watching(self.returns)
+            self.evaluate = self._learned.watching(self.evaluate)
+
+        self.table = TranspositionTable(opts.tt_size) if opts.tt else None
+        self.ordering = MoveOrdering(
+            game.current_player, game.apply, self.returns, self.evaluate,
+            table_move_first=opts.ordering, by_evaluation=opts.ordering and info.has_evaluate,
+            killers=opts.killers, history=opts.history)
+        self.pv_table: dict[State, Action] = {}    # state -> best action, where its value is exact
+        # ``repetitions``: a state met again on the path raises RepetitionError (a game with no
+        # length bound searched without a depth limit; see gdl.solvers.repetition).
+        self._search = self._negamax(repetitions)
+
+    def _no_evaluation(self, state: State) -> tuple[Value, ...]:
+        raise SolverError(f"the depth limit was reached at a non-terminal state, but "
+                          f"'{self.game.info.name}' declares no evaluation")
+
+    @property
+    def tt_capacity(self) -> int:
+        return self.table.capacity if self.table is not None else 0
+
+    # -----------------------------------------------------------------------------------------
+    # The recursion
+
+    def _negamax(self, repetitions: bool) -> Search:
+        """The fail-soft recursion (see the module docstring), as a closure: every node reads the
+        engine's parts many times, and a closure's cell is cheaper to read than an attribute."""
+        game = self.game
+        player, legal, apply, is_quiet = (game.current_player, game.legal_actions, game.apply,
+                                          game.is_quiet)
+        returns, evaluate = self.returns, self.evaluate
+        count = self.count
+        limits = self.limits
+        table = self.table
+        ordering = self.ordering
+        reorder_always = ordering.always
+        principal = ordering.principal          # updated in place between iterations
+        learn_cutoffs = ordering.learns
+        pv_table = self.pv_table
+        pvs_on = self.options.pvs
+        quiescence_on = self.options.quiescence and game.info.has_quiescence
+        quiescence_floor = -self.options.quiescence_depth
         unit = _unit
-        monotonic = time.monotonic
-        stop_is_set = stop.is_set
 
-        total: Value | None = info.utility_sum
-        if total is None and info.sum_kind == ZERO_SUM:
-            total = 0
-        if has_eval:
-            evaluate = game.evaluate
-        else:
-            def evaluate(state):
-                raise SolverError(f"the depth limit was reached at a non-terminal state, but "
-                                  f"'{info.name}' declares no evaluation")
-        if total is None:   # constant-sum without a declared sum: learn it from the first vector
-            def learning(fn):
-                def wrapped(state):
-                    nonlocal total
-                    r = fn(state)
-                    if total is None:
-                        total = sum(r)
-                    return r
-                return wrapped
-            returns = learning(returns)
-            evaluate = learning(evaluate)
+        def search(state: State, depth: int, alpha: Edge, beta: Edge, sign: int,
+                   ply: int) -> Value:
+            count.nodes += 1
+            if count.nodes >= limits.next_check:
+                limits.poll(count.nodes)
 
-        # Transposition table: two parallel tiers of n buckets (see module docstring).
-        n = max(1, opts.tt_size // 2)
-        big: list = [None] * n if tt_on else []
-        small: list = [None] * n if tt_on else []
-        killer_tab: list[list] = []
-        hist: dict = {}
-        pv_table: dict = {}        # state -> best action, for nodes with an exact value
-        pv_moves: dict = {}        # previous iteration's principal variation, state -> action
-
-        nodes = leaves = cutoffs = probes = hits = researches = 0
-        inexact = 0                # evaluations used (and answers from depth-limited entries)
-        maxply = 0
-        tt_used = tt_replaced = 0
-        armed = False
-        next_check = CHECK_EVERY
-        stopped: str | None = None
-
-        def poll() -> None:
-            nonlocal next_check, stopped
-            if stop_is_set():
-                stopped = "stop"
-                raise _Stop
-            if armed:
-                if node_limit is not None and nodes >= node_limit:
-                    stopped = "nodes"
-                    raise _Stop
-                if deadline is not None and monotonic() >= deadline:
-                    stopped = "time"
-                    raise _Stop
-            next_check = nodes + CHECK_EVERY
-            if armed and node_limit is not None and node_limit < next_check:
-                next_check = node_limit
-
-        def order(state, actions, m, ply, tt_move):
-            """(actions in search order, {action: child} or None)."""
-            firsts = []
-            if pv_moves:
-                a = pv_moves.get(state, _NO)
-                if a is not _NO and a in actions:
-                    firsts.append(a)
-            if ordering_on and tt_move is not _NO and tt_move not in firsts and tt_move in actions:
-                firsts.append(tt_move)
-            if killers_on and ply < len(killer_tab):
-                for a in killer_tab[ply]:
-                    if a is not _NO and a not in firsts and a in actions:
-                        firsts.append(a)
-            pre = None
-            if eval_order or history_on:
-                keyed = []
-                if eval_order:
-                    pre = {}
-                for i, a in enumerate(actions):
-                    s = 0
-                    if eval_order:
-                        c = apply(state, a)
-                        pre[a] = c
-                        if a in firsts:
-                            continue
-                        v = returns(c)[0] if player(c) == TERMINAL else evaluate(c)[0]
-                        s = -v if m > 0 else v
-                    elif a in firsts:
-                        continue
-                    keyed.append((s, -hist.get(a, 0) if history_on else 0, i, a))
-                keyed.sort()
-                firsts.extend([k[3] for k in keyed])
-                return firsts, pre
-            if not firsts:
-                return actions, None
-            firsts.extend([a for a in actions if a not in firsts])
-            return firsts, None
-
-        def search(state, depth, alpha, beta, sign, ply):
-            nonlocal nodes, leaves, cutoffs, probes, hits, researches, inexact, maxply
-            nonlocal tt_used, tt_replaced
-            nodes += 1
-            if nodes >= next_check:
-                poll()
+            # Leaves: the end of the game, or the horizon (unless quiescence searches on).
             p = player(state)
             if p < 0:
                 if p != TERMINAL:
                     raise SolverError("alpha-beta met a chance state")
-                leaves += 1
-                if ply > maxply:
-                    maxply = ply
+                count.leaves += 1
+                if ply > count.max_ply:
+                    count.max_ply = ply
                 v = returns(state)[0]
                 return v if sign > 0 else -v
-            if depth <= 0 and (not q_on or depth <= q_floor or is_quiet(state)):
-                leaves += 1
-                inexact += 1
-                if ply > maxply:
-                    maxply = ply
+            if depth <= 0 and (not quiescence_on or depth <= quiescence_floor
+                               or is_quiet(state)):
+                count.leaves += 1
+                count.inexact += 1
+                if ply > count.max_ply:
+                    count.max_ply = ply
                 v = evaluate(state)[0]
                 return v if sign > 0 else -v
+
+            # From here on, the mover's perspective m: flip the window in, and the result out.
             m = -1 if p else 1
             flip = m != sign
             if flip:
                 alpha, beta = -beta, -alpha
-            tt_move = _NO
-            if tt_on:
-                probes += 1
-                i = hash(state) % n
-                e = big[i]
-                if e is None or e[0] != state:
-                    e = small[i]
-                    if e is not None and e[0] != state:
-                        e = None
-                if e is not None:
-                    if e[3] >= depth:
-                        v = e[1]
-                        fl = e[2]
-                        if fl == EXACT or (v >= beta if fl == LOWER else v <= alpha):
-                            hits += 1
-                            if e[3] < FULL:
-                                inexact += 1
-                            return -v if flip else v
-                    tt_move = e[4]
-            inexact0 = inexact
-            nodes0 = nodes
+
+            # The table: an entry may answer the node outright, or suggest its best action.
+            table_move = NO_ACTION
+            if table is not None:
+                count.probes += 1
+                key = hash(state)
+                entry = table.find(state, key)
+                if entry is not None:
+                    if entry.answers(depth, alpha, beta):
+                        count.hits += 1
+                        if entry.depth < FULL:
+                            count.inexact += 1
+                        return -entry.value if flip else entry.value
+                    table_move = entry.best_action
+            inexact0 = count.inexact
+            nodes0 = count.nodes
             alpha0 = alpha
-            best = _NEG
-            best_move = _NO
-            if depth <= 0:          # quiescence: the mover may stand pat on the evaluation
-                inexact += 1
+            best: Edge = _NEG
+            best_move = NO_ACTION
+
+            # Quiescence (below the horizon): the mover may stand pat on the evaluation.
+            if depth <= 0:
+                count.inexact += 1
                 best = evaluate(state)[0]
                 if m < 0:
                     best = -best
                 if best >= beta:
-                    leaves += 1
-                    if ply > maxply:
-                        maxply = ply
+                    count.leaves += 1
+                    if ply > count.max_ply:
+                        count.max_ply = ply
                     return -best if flip else best
                 if best > alpha:
                     alpha = best
-            actions = legal(state)
+
+            actions: Sequence[Action] = legal(state)
             if not actions:
                 raise SolverError(f"non-terminal state {state!r} has no legal actions")
-            if order_on or (pv_moves and state in pv_moves):
-                actions, pre = order(state, actions, m, ply, tt_move)
-            else:
-                pre = None
+            children: dict[Action, State] | None = None
+            if reorder_always or (principal and state in principal):
+                actions, children = ordering.order(state, actions, m, ply, table_move)
+
+            # The children. With PVS, every child after the first is first tested with a null
+            # window (alpha, nb), nb = alpha + one unit: fail low there and it is no better.
             depth1 = depth - 1
             ply1 = ply + 1
             scout = False
             for a in actions:
-                child = pre[a] if pre else apply(state, a)
+                child = children[a] if children else apply(state, a)
                 if scout:
-                    nb = alpha + unit(alpha)
+                    # (alpha is a value here: the first child's value raised it above -inf.)
+                    nb = alpha + unit(alpha)  # type: ignore[arg-type]
                     if nb < beta:
                         v = search(child, depth1, alpha, nb, m, ply1)
+                        # At or above nb it failed high: a lower bound; below beta, search again.
                         if nb <= v < beta:
-                            researches += 1
+                            count.researches += 1
                             v = search(child, depth1, alpha, beta, m, ply1)
                     else:
                         v = search(child, depth1, alpha, beta, m, ply1)
@@ -439,187 +464,163 @@ class Engine:
                     best_move = a
                     if v > alpha:
                         if v >= beta:
-                            cutoffs += 1
-                            if killers_on:
-                                while len(killer_tab) <= ply:
-                                    killer_tab.append([_NO, _NO])
-                                ks = killer_tab[ply]
-                                if ks[0] != a:
-                                    ks[1] = ks[0]
-                                    ks[0] = a
-                            if history_on:
-                                hist[a] = hist.get(a, 0) + (depth * depth if depth > 0 else 1)
+                            count.cutoffs += 1
+                            if learn_cutoffs:
+                                ordering.record_cutoff(a, ply, depth)
                             break
                         alpha = v
-            if tt_on:
-                entry = (state, best,
-                         LOWER if best >= beta else UPPER if best <= alpha0 else EXACT,
-                         FULL if inexact == inexact0 else depth, best_move, nodes - nodes0)
-                e = big[i]
-                if e is None:
-                    big[i] = entry
-                    tt_used += 1
-                elif e[0] == state:
-                    if entry[3] >= e[3]:
-                        big[i] = entry
-                else:
-                    s = small[i]
-                    if s is None:
-                        tt_used += 1
-                    elif s[0] != state:     # (a stale copy of this state is no loss)
-                        tt_replaced += 1
-                    if entry[5] >= e[5]:
-                        big[i] = entry
-                        small[i] = e
-                    else:
-                        small[i] = entry
-            if alpha0 < best < beta and best_move is not _NO:
+
+            if table is not None:
+                bound = LOWER if best >= beta else UPPER if best <= alpha0 else EXACT
+                depth_answered = FULL if count.inexact == inexact0 else depth
+                # best is a value by now, not -inf: every child returned one (mypy cannot see it).
+                entry = Entry(state, best, bound, depth_answered,  # type: ignore[arg-type]
+                              best_move, count.nodes - nodes0)
+                table.store(entry, key)
+            if alpha0 < best < beta and best_move is not NO_ACTION:
                 pv_table[state] = best_move
-            return -best if flip else best
+            return -best if flip else best  # type: ignore[return-value]  # (a value: see above)
 
-        # ``repetitions``: a state met again on the path raises RepetitionError (a game with no
-        # length bound searched without a depth limit; see gdl.solvers.repetition).
+        # Rebinding the name makes the recursive calls go through the guard too.
         search = guard_path(game, search, repetitions)
+        return search
 
-        def root(state, depth, lo_bound, hi_bound):
-            """The root with window (lo_bound, hi_bound) in the mover's perspective.
-
-            Returns (value, ties in search order) with the exact value and set when the value is
-            inside the window, else (fail-soft bound, None). See the module docstring for why the
-            set is exact."""
-            nonlocal nodes, researches, maxply
-            nodes += 1
-            if nodes >= next_check:
-                poll()
-            m = -1 if player(state) else 1
-            actions = legal(state)
-            if not actions:
-                raise SolverError(f"non-terminal state {state!r} has no legal actions")
-            pre = None
-            if order_on or pv_moves:
-                actions, pre = order(state, actions, m, 0, _NO)
-            depth1 = depth - 1
-            best = _NEG
-            ties = None
-            for a in actions:
-                child = pre[a] if pre else apply(state, a)
-                if ties is None:
-                    v = search(child, depth1, lo_bound, hi_bound, m, 1)
-                    if v >= hi_bound:
-                        return v, None
-                    if v > best:
-                        best = v
-                    if v > lo_bound:
-                        ties = [a]
-                    continue
-                u = unit(best)
-                lo = best - u
-                hi = best + u
-                if lo < lo_bound:
-                    lo = lo_bound
-                if hi > hi_bound:
-                    hi = hi_bound
-                v = search(child, depth1, lo, hi, m, 1)
-                if v <= lo:
-                    continue
-                if v >= hi:
-                    if v >= hi_bound:
-                        return v, None
-                    researches += 1
-                    v = search(child, depth1, best, hi_bound, m, 1)
-                    if v >= hi_bound:
-                        return v, None
-                if v == best:
-                    ties.append(a)
-                elif v > best:
-                    best = v
-                    ties = [a]
-            if ties is not None:
-                pv_table[state] = ties[0]
-            return best, ties
-
-        def solve_root(state, depth, guess=None):
-            """One complete root search at ``depth``: (value for player 0, best actions in
-            declaration order, proven). ``guess`` (player 0's view) centres an aspiration window."""
-            nonlocal researches
-            m = -1 if player(state) else 1
-            lo_bound, hi_bound = _NEG, _POS
-            if guess is not None:
-                g = guess if m > 0 else -guess
-                delta = opts.aspiration_window if opts.aspiration_window is not None else unit(g)
-                lo_bound, hi_bound = g - delta, g + delta
-            pv_table.clear()
-            while True:
-                before = inexact
-                value, ties = root(state, depth, lo_bound, hi_bound)
-                if ties is not None:
-                    break
-                researches += 1
-                if value <= lo_bound:
-                    lo_bound = _NEG
-                else:
-                    hi_bound = _POS
-            declared = legal(state)
-            best = tuple(a for a in declared if a in ties)
-            return (value if m > 0 else -value), best, inexact == before
-
-        def pv_from(state, first):
-            """The principal variation: ``first``, then the recorded best actions."""
-            line = [first]
-            seen = {state}
-            state = apply(state, first)
-            while state not in seen and player(state) >= 0:
-                seen.add(state)
-                a = pv_table.get(state, _NO)
-                if a is _NO and tt_on:
-                    i = hash(state) % n
-                    for e in (big[i], small[i]):
-                        if e is not None and e[0] == state and e[2] == EXACT:
-                            a = e[4]
-                            break
-                if a is _NO:
-                    break
-                line.append(a)
-                state = apply(state, a)
-            return tuple(line)
-
-        def arm(flag: bool) -> None:
-            nonlocal armed, next_check
-            armed = flag
-            next_check = nodes + 1          # re-plan the next check at the next node
-
-        def set_pv_moves(moves: dict) -> None:
-            pv_moves.clear()
-            pv_moves.update(moves)
-
-        def snapshot() -> dict[str, Any]:
-            return dict(nodes=nodes, leaves=leaves, cutoffs=cutoffs, tt_probes=probes,
-                        tt_hits=hits, researches=researches, depth_reached=maxply,
-                        inexact=inexact, tt_used=tt_used, tt_replaced=tt_replaced,
-                        stopped=stopped, total=total)
-
-        self._search = search
-        self.solve_root = solve_root
-        self.pv_from = pv_from
-        self.arm = arm
-        self.set_pv_moves = set_pv_moves
-        self.snapshot = snapshot
-        self.tt_capacity = 2 * n if tt_on else 0
-
-    def search(self, state: State, depth: int | None = None, alpha: Value | float = _NEG,
-               beta: Value | float = _POS) -> Value:
+    def search(self, state: State, depth: int | None = None, alpha: Edge = _NEG,
+               beta: Edge = _POS) -> Value:
         """Fail-soft alpha-beta value of ``state`` for player 0, window (alpha, beta) in player
         0's terms: a result <= alpha is an upper bound, >= beta a lower bound, else exact."""
         return self._search(state, FULL if depth is None else depth, alpha, beta, 1, 0)
 
+    # -----------------------------------------------------------------------------------------
+    # The root: the exact set of optimal actions
+
+    def _root(self, state: State, depth: int, lo_bound: Edge,
+              hi_bound: Edge) -> tuple[Value, list[Action] | None]:
+        """The root with window (lo_bound, hi_bound) in the mover's perspective.
+
+        Returns (value, ties in search order) with the exact value and set when the value is
+        inside the window, else (fail-soft bound, None). See the module docstring for why the
+        set is exact."""
+        count = self.count
+        count.nodes += 1
+        if count.nodes >= self.limits.next_check:
+            self.limits.poll(count.nodes)
+        m = -1 if self.game.current_player(state) else 1
+        actions: Sequence[Action] = self.game.legal_actions(state)
+        if not actions:
+            raise SolverError(f"non-terminal state {state!r} has no legal actions")
+        children: dict[Action, State] | None = None
+        if self.ordering.always or self.ordering.principal:
+            actions, children = self.ordering.order(state, actions, m, 0, NO_ACTION)
+        search = self._search
+        depth1 = depth - 1
+        best: Edge = _NEG
+        ties: list[Action] | None = None       # None until a value fell inside the window
+        for a in actions:
+            child = children[a] if children else self.game.apply(state, a)
+            if ties is None:
+                # Until one child's value is exact, search with the root window itself.
+                v = search(child, depth1, lo_bound, hi_bound, m, 1)
+                if v >= hi_bound:
+                    return v, None
+                if v > best:
+                    best = v
+                if v > lo_bound:
+                    ties = [a]
+                continue
+            # best is exact: test the child with the tightest window that still sees a tie.
+            u = _unit(best)   # type: ignore[arg-type]  # best is a value once ties is a list
+            lo = max(best - u, lo_bound)
+            hi = min(best + u, hi_bound)
+            v = search(child, depth1, lo, hi, m, 1)
+            if v <= lo:
+                continue            # strictly worse than best
+            if v >= hi:
+                # Better than best: its exact value, unless it fails the root window high.
+                if v >= hi_bound:
+                    return v, None
+                count.researches += 1
+                v = search(child, depth1, best, hi_bound, m, 1)
+                if v >= hi_bound:
+                    return v, None
+            if v == best:
+                ties.append(a)
+            elif v > best:
+                best = v
+                ties = [a]
+        if ties is not None:
+            self.pv_table[state] = ties[0]
+        return best, ties  # type: ignore[return-value]  # best is a value: a child returned it
+
+    def solve_root(self, state: State, depth: int,
+                   guess: Value | None = None) -> tuple[Value, tuple[Action, ...], bool]:
+        """One complete root search at ``depth``: (value for player 0, best actions in
+        declaration order, proven). ``guess`` (player 0's view) centres an aspiration window;
+        a search that fails it opens the failing side to infinity and searches again."""
+        m = -1 if self.game.current_player(state) else 1
+        lo_bound: Edge = _NEG
+        hi_bound: Edge = _POS
+        if guess is not None:
+            g = guess if m > 0 else -guess
+            delta = self.options.aspiration_window
+            if delta is None:
+                delta = _unit(g)
+            lo_bound, hi_bound = g - delta, g + delta
+        self.pv_table.clear()
+        while True:
+            inexact_before = self.count.inexact
+            value, ties = self._root(state, depth, lo_bound, hi_bound)
+            if ties is not None:
+                break
+            self.count.researches += 1
+            if value <= lo_bound:
+                lo_bound = _NEG
+            else:
+                hi_bound = _POS
+        best = tuple(a for a in self.game.legal_actions(state) if a in ties)
+        proven = self.count.inexact == inexact_before
+        return (value if m > 0 else -value), best, proven
+
+    def pv_from(self, state: State, first: Action) -> tuple[Action, ...]:
+        """The principal variation: ``first``, then the recorded best actions (the exact nodes'
+        of the last root search, else the table's exact entries), until a terminal state, a
+        state with neither, or a repeated state."""
+        game = self.game
+        line = [first]
+        seen = {state}
+        state = game.apply(state, first)
+        while state not in seen and game.current_player(state) >= 0:
+            seen.add(state)
+            a = self.pv_table.get(state, NO_ACTION)
+            if a is NO_ACTION and self.table is not None:
+                a = self.table.exact_action(state)
+            if a is NO_ACTION:
+                break
+            line.append(a)
+            state = game.apply(state, a)
+        return tuple(line)
+
+    # -----------------------------------------------------------------------------------------
+    # Control and results
+
+    def arm(self, armed: bool) -> None:
+        """Obey the node limit and the deadline (``armed``) or only the stop event."""
+        self.limits.arm(armed, self.count.nodes)
+
+    def set_pv_moves(self, moves: dict[State, Action]) -> None:
+        """Search these actions (state -> action) first: the previous iteration's line."""
+        self.ordering.follow(moves)
+
     def stats(self) -> Stats:
-        s = self.snapshot()
-        return Stats(nodes=s["nodes"], leaves=s["leaves"], cutoffs=s["cutoffs"],
-                     tt_probes=s["tt_probes"], tt_hits=s["tt_hits"],
-                     researches=s["researches"], depth_reached=s["depth_reached"])
+        c = self.count
+        return Stats(nodes=c.nodes, leaves=c.leaves, cutoffs=c.cutoffs, tt_probes=c.probes,
+                     tt_hits=c.hits, researches=c.researches, depth_reached=c.max_ply)
 
     def vector(self, v0: Value) -> tuple[Value, Value]:
-        total = self.snapshot()["total"]
+        """Both players' values from player 0's."""
+        total = self._declared_total
+        if total is None and self._learned is not None:
+            total = self._learned.total
         if total is None:       # unreachable: every result comes from some returned vector
             raise SolverError("constant-sum game declares no utility_sum")
         return (v0, total - v0)
@@ -628,7 +629,7 @@ class Engine:
 # ---------------------------------------------------------------------------------------------
 # Running a search in a worker thread, stoppable from the caller's thread.
 
-def _run_stoppable(fn: Callable[[], Any], stop: threading.Event) -> Any:
+def _run_stoppable(fn: Callable[[], T], stop: threading.Event) -> T:
     """Run ``fn`` with ``deep.run_deep``. A KeyboardInterrupt while waiting sets ``stop``, so the
     search returns its deepest completed iteration; a second one abandons the worker. If nothing
     had completed, the interrupt goes on to the caller."""
@@ -646,14 +647,14 @@ def _run_stoppable(fn: Callable[[], Any], stop: threading.Event) -> Any:
         raise
 
 
-def _initial(game: Any, root_state: State | None) -> State:
+def _initial(game: Game, root_state: State | None) -> State:
     return game.initial_state() if root_state is None else root_state
 
 
 # ---------------------------------------------------------------------------------------------
 # Public API
 
-def alphabeta(game: Any, *, depth: int | None = None, options: SearchOptions | None = None,
+def alphabeta(game: Game, *, depth: int | None = None, options: SearchOptions | None = None,
               budget: Budget | None = None, root_state: State | None = None) -> SolveResult:
     """Solve a two-player constant-sum deterministic game by fail-soft alpha-beta.
 
@@ -670,78 +671,101 @@ def alphabeta(game: Any, *, depth: int | None = None, options: SearchOptions | N
     return _run_stoppable(lambda: _drive(game, state, depth, opts, budget, stop), stop)
 
 
-def _drive(game: Any, state: State, depth: int | None, opts: SearchOptions,
+class _Iteration(NamedTuple):
+    """One completed root search."""
+
+    depth: int | None
+    value: Value            # player 0's
+    best: tuple[Action, ...]
+    proven: bool
+    pv: tuple[Action, ...]
+
+
+def _drive(game: Game, state: State, depth: int | None, opts: SearchOptions,
            budget: Budget | None, stop: threading.Event) -> SolveResult:
-    info = game.info
+    """Search once, or deepen iteratively (when asked, or when a budget needs something to stop
+    with, and the game has an evaluation to stop a shallow iteration with); then the result."""
     deadline = node_limit = None
     if budget is not None:
         if budget.time is not None:
             deadline = time.monotonic() + budget.time
         node_limit = budget.nodes
     limited = deadline is not None or node_limit is not None
-    use_id = info.has_evaluate and (limited or opts.iterative_deepening)
-    if use_id and not opts.iterative_deepening:
-        opts = replace(opts, iterative_deepening=True)   # a budget implies deepening, PV first
+    deepen = game.info.has_evaluate and (limited or opts.iterative_deepening)
     engine = Engine(game, opts, deadline=deadline, node_limit=node_limit, stop=stop,
                     repetitions=depth is None and not limited)
 
     if game.current_player(state) == TERMINAL:
-        r = game.returns(state)
-        return SolveResult(values=tuple(r), best_actions=(), pv=(), algorithm="alphabeta",
-                           stats=Stats(nodes=1, leaves=1), proven=True, depth=0)
-
+        return SolveResult(values=tuple(game.returns(state)), best_actions=(), pv=(),
+                           algorithm="alphabeta", stats=Stats(nodes=1, leaves=1), proven=True,
+                           depth=0)
     iteration_nodes: list[int] = []
-    if not use_id:
-        engine.arm(True)
-        try:
-            value, best, proven = engine.solve_root(state, FULL if depth is None else depth)
-        except _Stop:
-            raise SearchStopped("the search was stopped before it completed (and the game has "
-                                "no evaluation to search it shallower)") from None
-        done_depth = depth
-        iteration_nodes.append(engine.snapshot()["nodes"])
-        pv = engine.pv_from(state, best[0])
+    if deepen:
+        done = _deepen(engine, state, depth, limited, opts.aspiration, iteration_nodes)
     else:
-        done = None
-        moves: dict = {}
-        d = 1
-        while True:
-            engine.arm(limited and done is not None)
-            engine.set_pv_moves(moves)
-            before = engine.snapshot()["nodes"]
-            guess = done[1] if done is not None and opts.aspiration else None
-            try:
-                value, best, proven = engine.solve_root(state, d, guess)
-            except _Stop:
-                break
-            iteration_nodes.append(engine.snapshot()["nodes"] - before)
-            pv = engine.pv_from(state, best[0])
-            done = (d, value, best, proven, pv)
-            if proven or (depth is not None and d >= depth):
-                break
-            moves = {}
-            s = state
-            for a in pv:
-                moves[s] = a
-                s = game.apply(s, a)
-            d += 1
-        if done is None:
-            raise SearchStopped("the search was stopped before its first iteration completed")
-        done_depth, value, best, proven, pv = done
+        done = _search_once(engine, state, depth, iteration_nodes)
+    return _result(engine, done, iteration_nodes)
 
-    snap = engine.snapshot()
+
+def _search_once(engine: Engine, state: State, depth: int | None,
+                 iteration_nodes: list[int]) -> _Iteration:
+    engine.arm(True)
+    try:
+        value, best, proven = engine.solve_root(state, FULL if depth is None else depth)
+    except _Stop:
+        raise SearchStopped("the search was stopped before it completed (and the game has "
+                            "no evaluation to search it shallower)") from None
+    iteration_nodes.append(engine.count.nodes)
+    return _Iteration(depth, value, best, proven, engine.pv_from(state, best[0]))
+
+
+def _deepen(engine: Engine, state: State, depth: int | None, limited: bool, aspiration: bool,
+            iteration_nodes: list[int]) -> _Iteration:
+    """Iterative deepening: depths 1, 2, ... each searching the previous line first (and with
+    ``aspiration``, in a window around the previous value), until an iteration is proven, reaches
+    ``depth``, or is stopped; the deepest completed iteration. The first always completes (the
+    limits are armed from the second on)."""
+    done: _Iteration | None = None
+    line: dict[State, Action] = {}
+    d = 1
+    while True:
+        engine.arm(limited and done is not None)
+        engine.set_pv_moves(line)
+        before = engine.count.nodes
+        guess = done.value if done is not None and aspiration else None
+        try:
+            value, best, proven = engine.solve_root(state, d, guess)
+        except _Stop:
+            break
+        iteration_nodes.append(engine.count.nodes - before)
+        done = _Iteration(d, value, best, proven, engine.pv_from(state, best[0]))
+        if proven or (depth is not None and d >= depth):
+            break
+        line = {}
+        s = state
+        for a in done.pv:
+            line[s] = a
+            s = engine.game.apply(s, a)
+        d += 1
+    if done is None:
+        raise SearchStopped("the search was stopped before its first iteration completed")
+    return done
+
+
+def _result(engine: Engine, done: _Iteration, iteration_nodes: list[int]) -> SolveResult:
     stats = engine.stats()
-    extra: dict[str, Any] = {"iteration_nodes": iteration_nodes, "stopped": snap["stopped"]}
+    extra: dict[str, Any] = {"iteration_nodes": iteration_nodes,
+                             "stopped": engine.limits.stopped}
     if len(iteration_nodes) >= 2 and iteration_nodes[-2]:
         extra["ebf"] = round(iteration_nodes[-1] / iteration_nodes[-2], 3)
     elif stats.depth_reached:
         extra["ebf"] = round(stats.nodes ** (1 / stats.depth_reached), 3)
-    if opts.tt:
-        extra.update(tt_capacity=engine.tt_capacity, tt_entries=snap["tt_used"],
-                     tt_replaced=snap["tt_replaced"], tt_full=snap["tt_replaced"] > 0)
-    return SolveResult(values=engine.vector(value), best_actions=best,
-                       pv=pv, algorithm="alphabeta", stats=stats,
-                       proven=proven, depth=done_depth, extra=extra)
+    if engine.table is not None:
+        extra.update(tt_capacity=engine.tt_capacity, tt_entries=engine.table.used,
+                     tt_replaced=engine.table.replaced, tt_full=engine.table.replaced > 0)
+    return SolveResult(values=engine.vector(done.value), best_actions=done.best, pv=done.pv,
+                       algorithm="alphabeta", stats=stats, proven=done.proven,
+                       depth=done.depth, extra=extra)
 
 
 def analyze(game: Any, state: State | None = None, *, depth: int | None = None,

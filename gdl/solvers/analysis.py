@@ -38,6 +38,8 @@ STRATEGY_VERSION = 1
 
 @dataclass(frozen=True)
 class ActionValue:
+    """One legal action (or chance outcome) at a position, with the value vector it leads to."""
+
     action: Action
     values: tuple[Value, ...]
     optimal: bool = False
@@ -87,7 +89,8 @@ def analyze_position(game: Any, state: State | None = None, *, depth: int | None
         if options is None:
             options = SearchOptions(tt=True, ordering=True)
         pairs = analyze(game, state, depth=depth, options=options)
-        scored = [(a, tuple(v), None) for a, v in pairs]
+        scored: list[tuple[Action, tuple[Value, ...], Fraction | None]] = [
+            (a, tuple(v), None) for a, v in pairs]
         # Alpha-beta's analyze does not report whether an evaluation was used: with a depth the
         # values are only claimed to be searched to that depth.
         proven = depth is None
@@ -95,7 +98,8 @@ def analyze_position(game: Any, state: State | None = None, *, depth: int | None
         scored, proven = _per_child(game, state, mover, depth, algorithm, options, player)
 
     if mover == CHANCE:
-        expectation = tuple(sum((p * v[i] for _, v, p in scored), Fraction(0))
+        weighted = [(p, v) for _, v, p in scored if p is not None]  # every outcome has its p
+        expectation = tuple(sum((p * v[i] for p, v in weighted), Fraction(0))
                             for i in range(info.num_players))
         entries = tuple(ActionValue(a, v, False, p) for a, v, p in scored)
         return Analysis(CHANCE, entries, tuple(_exact(x) for x in expectation), algorithm, proven)
@@ -111,8 +115,8 @@ def analyze_position(game: Any, state: State | None = None, *, depth: int | None
     return Analysis(mover, entries, first.values, algorithm, proven)
 
 
-def _exact(x: Fraction) -> Value:
-    return x.numerator if x.denominator == 1 else x
+def _exact(x: Value) -> Value:
+    return x.numerator if isinstance(x, Fraction) and x.denominator == 1 else x
 
 
 def _per_child(game, state, mover, depth, algorithm, options, player):

@@ -23,6 +23,8 @@ evaluation is worth 5/3, best action ``roll``. Any cut-off makes ``proven=False`
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 from gdl.protocol import CHANCE, TERMINAL, Action, State, Value
 from gdl.solvers.common import (
     Frontier,
@@ -65,7 +67,9 @@ def search_game(game, depth: int | None, algorithm: str) -> SolveResult:
         nodes += 1
         player = current_player(state)
         if player == TERMINAL or (depth_left is not None and depth_left <= 0):
-            return leaf_value(state, player, depth_left), None
+            leaf = leaf_value(state, player, depth_left)
+            assert leaf is not None  # a terminal state or the horizon always has a value
+            return leaf, None
         if player == CHANCE:
             if not declared_chance:  # the game's info said no chance: a broken promise
                 raise unexpected_chance(game, algorithm)
@@ -73,7 +77,9 @@ def search_game(game, depth: int | None, algorithm: str) -> SolveResult:
             # object) are added before multiplying, p*a + p*b = p*(a + b). Every vector sums to
             # `total` (the frontier checks it) and the probabilities sum to 1, so the second
             # player's expectation is exactly total minus the first's.
-            terms, weight, subtotal = [], None, 0
+            terms: list[Value] = []
+            weight: Fraction | None = None
+            subtotal: Value = 0
             for outcome, p in chance_outcomes(game, state):
                 v = search(apply(state, outcome), depth_left, None)[0][0]
                 if p is weight:
@@ -82,6 +88,7 @@ def search_game(game, depth: int | None, algorithm: str) -> SolveResult:
                 if weight is not None:
                     terms.append(weight * subtotal)
                 weight, subtotal = p, v
+            assert weight is not None  # chance_outcomes never returns an empty distribution
             terms.append(weight * subtotal)
             expectation = terms[0] if len(terms) == 1 else sum(terms)
             return (expectation, -expectation if total == 0 else total - expectation), None
@@ -97,6 +104,7 @@ def search_game(game, depth: int | None, algorithm: str) -> SolveResult:
                 children.append((action, values))
             if best is None or values[player] > best[player]:  # strict: first best wins ties
                 best, best_pv = values, (action, pv)
+        assert best is not None  # there was at least one action
         return best, best_pv
 
     search = guard_path(game, search, depth is None)  # a cycle: RepetitionError, not recursion

@@ -76,7 +76,7 @@ def maxn(game, *, depth: int | None = None, shallow_pruning: bool = False) -> So
         if leaf is not None:
             return leaf, None
         if player == CHANCE:
-            expectation = [0] * info.num_players
+            expectation: list[Value] = [0] * info.num_players
             for outcome, p in chance_outcomes(game, state):
                 values, _ = search(game.apply(state, outcome), depth_left, None, None)
                 expectation = [e + p * v for e, v in zip(expectation, values)]
@@ -96,6 +96,7 @@ def maxn(game, *, depth: int | None = None, shallow_pruning: bool = False) -> So
             if cap is not None and _beyond_cap(cap, player, best[player]):
                 stats.cutoffs += 1
                 break
+        assert best is not None  # decision_actions returned at least one action
         return best, best_pv
 
     search = guard_path(game, search, depth is None)  # a cycle: RepetitionError, not recursion
@@ -108,7 +109,7 @@ def maxn(game, *, depth: int | None = None, shallow_pruning: bool = False) -> So
                        depth=depth, extra=extra)
 
 
-def _beyond_cap(cap: Cap, player: int, own_best: Value) -> bool:
+def _beyond_cap(cap: tuple[int, Value, bool], player: int, own_best: Value) -> bool:
     parent, limit, strict = cap
     if parent == player:  # the same player moves twice: its gain is the parent's gain
         return False

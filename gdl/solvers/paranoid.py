@@ -108,10 +108,10 @@ def paranoid(game, player: int = 0, *, depth: int | None = None) -> SolveResult:
     view = ParanoidView(game, player)
     stats = Stats()
     frontier = Frontier(view, stats, total=0)
-    root_children: list[tuple[Action, tuple[Value, Value]]] = []
+    root_children: list[tuple[Action, tuple[Value, ...]]] = []
 
     def search(state: State, frame: int, alpha, beta, depth_left: int | None,
-               children: list | None) -> tuple[tuple[Value, Value], PvLink]:
+               children: list | None) -> tuple[tuple[Value, ...], PvLink]:
         """Fail-soft alpha-beta with the window on player ``frame``'s component of (u, -u)."""
         stats.nodes += 1
         mover = view.current_player(state)
@@ -123,7 +123,7 @@ def paranoid(game, player: int = 0, *, depth: int | None = None) -> SolveResult:
         if mover != frame:  # the same window, seen from the mover's side (zero-sum: negate)
             alpha, beta = -beta, -alpha
         at_root = children is not None
-        best: tuple[Value, Value] | None = None
+        best: tuple[Value, ...] | None = None
         best_pv: PvLink = None
         for action in decision_actions(view, state):
             floor = alpha
@@ -131,13 +131,14 @@ def paranoid(game, player: int = 0, *, depth: int | None = None) -> SolveResult:
                 floor = max(alpha, just_below(best[mover]) if at_root else best[mover])
             values, pv = search(view.apply(state, action), mover, floor, beta,
                                 child_depth(depth_left), None)
-            if at_root:
+            if children is not None:
                 children.append((action, values))
             if best is None or values[mover] > best[mover]:  # strict: first best wins ties
                 best, best_pv = values, (action, pv)
             if not at_root and best[mover] >= beta:
                 stats.cutoffs += 1
                 break
+        assert best is not None  # decision_actions returned at least one action
         return best, best_pv
 
     search = guard_path(view, search, depth is None)  # a cycle: RepetitionError, not recursion

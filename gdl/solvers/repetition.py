@@ -15,6 +15,7 @@ they run, so they go through the wrapper too)::
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from typing import Any
 
@@ -77,7 +78,7 @@ def _repetition(game: Any, stack: list, first: int, state) -> RepetitionError:
         states.insert(0, start)     # a solver may expand the root itself (alpha-beta does)
         first += 1
     names = []
-    for parent, child in zip(states, states[1:]):
+    for parent, child in itertools.pairwise(states):
         name = _step(game, parent, child)
         names.append(name if name is not None else "?")
     cycle = tuple(names[first:])

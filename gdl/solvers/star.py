@@ -106,7 +106,9 @@ class _StarSearch:
             # Every value is the same; widen so that windows inside [low, high] stay non-empty.
             self.high = self.low + 1
         self.game, self.algorithm, self.depth, self.probing = game, algorithm, depth, probing
-        self.search = guard_path(game, self.search, depth is None)  # a cycle: RepetitionError
+        # The guarded search replaces the method on this instance, so that every recursive call
+        # passes the repetition check (a cycle: RepetitionError).
+        self.search = guard_path(game, self.search, depth is None)  # type: ignore[method-assign]
         self.stats = Stats()
         self.frontier = Frontier(game, self.stats, total=self.total, bounds=(lo, hi))
 
@@ -161,13 +163,14 @@ class _StarSearch:
                     floor = max(alpha, just_below(best[player]) if at_root else best[player])
                 values, pv = self.search(self.game.apply(state, action), player, floor, beta,
                                          child_depth(depth_left))
-            if at_root:
+            if root_children is not None:
                 root_children.append((action, values))
             if best is None or values[player] > best[player]:  # strict: first best wins ties
                 best, best_pv = values, (action, pv)
             if not at_root and (best[player] >= beta or best[player] >= self.high):
                 self.stats.cutoffs += 1
                 break
+        assert best is not None  # decision_actions returned at least one action
         return best, best_pv
 
     def chance(self, state: State, frame: int, alpha, beta, depth_left: int | None
@@ -211,7 +214,7 @@ class _StarSearch:
                 return self.vector(frame, known + rest_floor), None
         return self.vector(frame, known), None
 
-    def probe_player(self, branches: list[tuple[Value, State]]) -> int | None:
+    def probe_player(self, branches: list[tuple[Fraction, State]]) -> int | None:
         """The player q if every successor is a decision node of q, else None (use Star1)."""
         movers = {self.game.current_player(child) for _, child in branches}
         if len(movers) != 1:
@@ -219,7 +222,7 @@ class _StarSearch:
         (mover,) = movers
         return mover if mover >= 0 else None
 
-    def probe(self, branches: list[tuple[Value, State]], frame: int, alpha, beta,
+    def probe(self, branches: list[tuple[Fraction, State]], frame: int, alpha, beta,
               depth_left: int | None, floors: list[Value], probed: list) -> Value | None:
         """Star2's probe phase, in the frame of the successors' mover. Fills ``floors`` and
         ``probed``; returns a lower bound >= beta if the probes prove a fail-high, else None."""

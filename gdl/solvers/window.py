@@ -14,6 +14,7 @@ unchanged. Values returned by a search are always plain numbers; only window end
 
 from __future__ import annotations
 
+from fractions import Fraction
 from functools import total_ordering
 
 from gdl.protocol import Value
@@ -65,7 +66,8 @@ class Bound:
     def __truediv__(self, positive: Value) -> Bound:
         if positive <= 0:
             raise ValueError("window ends are only divided by positive numbers")
-        return Bound(self.real / positive, self.eps / positive, self.infinite)
+        # Fraction first: int / int would be a float, and window ends must stay exact.
+        return Bound(Fraction(self.real) / positive, Fraction(self.eps) / positive, self.infinite)
 
     def __repr__(self) -> str:
         if self.infinite:

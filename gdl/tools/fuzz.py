@@ -31,6 +31,7 @@ from collections.abc import Callable, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
+from pathlib import Path
 from typing import Any
 
 from gdl.lang import ast
@@ -671,11 +672,11 @@ def tree_metamorphic_problems(game: Any, seed: int = 0) -> tuple[list[Problem], 
         if isinstance(node, Leaf):
             return Leaf(tuple(leaf(v) for v in node.values))
         if isinstance(node, Decision):
-            kids = [(label(l), rebuild(c, leaf, label, shuffle)) for l, c in node.children]
+            kids = [(label(name), rebuild(c, leaf, label, shuffle)) for name, c in node.children]
             if shuffle:
                 rng.shuffle(kids)
             return Decision(node.player, tuple(kids))
-        kids = [(label(l), p, rebuild(c, leaf, label, shuffle)) for l, p, c in node.children]
+        kids = [(label(name), p, rebuild(c, leaf, label, shuffle)) for name, p, c in node.children]
         if shuffle:
             rng.shuffle(kids)
         return Chance(tuple(kids))
@@ -985,7 +986,7 @@ def _run_targets(examples: int, seed: int, targets: Sequence[str]) -> Summary:
             check = check_tree_example
         failing = []
 
-        def counted(example, check=check, report=report, failing=failing):
+        def counted(example, check=check, report=report, failing=failing, name=name):
             # the work done while shrinking is not counted
             problems = check(example, TargetReport(name) if failing else report)
             if problems:
@@ -1101,7 +1102,7 @@ def _fuzz_file_part(path: str, params: dict | None, examples: int, seed: int, bu
     summary = Summary(seed=seed, examples=examples)
     report = summary.targets.setdefault(path, TargetReport(path))
     started = time.perf_counter()
-    text = open(path, encoding="utf-8").read()
+    text = Path(path).read_text(encoding="utf-8")
     interpreted = loads(text, path, params, backend="interpret")  # a GdlError is the user's
 
     def fail(problems, moves=(), depth=None):

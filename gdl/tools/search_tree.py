@@ -230,7 +230,6 @@ def record(game: Any, algorithm: str = "auto", *, depth: int | None = None, root
 
 def back_up(tree: SearchTree) -> None:
     """Values, intervals, chosen children and pruned lists, bottom-up (no recursion)."""
-    total = None
     order = list(tree.walk())
     pruned = 0
     for node in reversed(order):
@@ -238,7 +237,6 @@ def back_up(tree: SearchTree) -> None:
             node.value = node.leaf
             if tree.two_player:
                 node.low = node.high = node.leaf[0]
-                total = sum(node.leaf)
             continue
         # the latest search of each action counts (an earlier one was a narrower test)
         latest: dict = {}
@@ -433,7 +431,8 @@ def to_dot(tree: SearchTree) -> str:
             attributes.append(f"color={_quote(PV_COLOUR)}, penwidth=2")
         out.append(f"  n{node.number} [{', '.join(attributes)}];")
         for child in node.children:
-            attrs = [f"label={_quote(edge_text(child.name, child.probability) + (' (re-search)' if child.repeat else ''))}"]
+            label = edge_text(child.name, child.probability) + (" (re-search)" if child.repeat else "")
+            attrs = [f"label={_quote(label)}"]
             if child.principal:
                 attrs.append(f"color={_quote(PV_COLOUR)}, fontcolor={_quote(PV_COLOUR)}, penwidth=2.5")
             elif child.optimal:

@@ -20,12 +20,16 @@ are common: ties are where solvers most often go wrong. Decision edges are label
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass as _dataclass
+from dataclasses import field as _field
 from fractions import Fraction
+from functools import lru_cache as _lru_cache
 
 from hypothesis import strategies as st
 
 from gdl.backends.tree import TreeGame, tree_info
+from gdl.lang import ast as _ast
 from gdl.lang.ir import Chance, Decision, Leaf, Node
 from gdl.protocol import CONSTANT_SUM, GENERAL_SUM, ZERO_SUM, Value, format_value
 
@@ -198,12 +202,6 @@ def deep_chain(length: int) -> GeneratedTree:
 #   fail at run time) and solvable in milliseconds, printed by the formatter and parsed back. For
 #   solver agreement (tests/test_agreement.py, `gdl fuzz`).
 
-from collections.abc import Sequence
-from dataclasses import dataclass as _dataclass
-from dataclasses import field as _field
-from functools import lru_cache as _lru_cache
-
-from gdl.lang import ast as _ast
 
 
 @_lru_cache(maxsize=1)
@@ -455,20 +453,20 @@ def rule_games(draw, players: int | Sequence[int] = (2, 3), *, chance: bool | No
                max_nodes: int = 300) -> GeneratedRules:
     """Small games in the rule language, valid by construction.
 
-    Every game has a counter ``moves`` that every action increases by one and the terminal
-    condition ``moves == K`` (perhaps ``or`` an early end), so it is finite; action ``a0(k)`` has
-    no precondition, so a player always has a move, and it is the contest: the first player
-    pushes ``x0`` up by ``k``, the others push it down, and the utilities start from ``x0``. Int variables have small domains and every
-    assignment is clamped (``min(max(...))``) or taken modulo the domain's size, so no value ever
-    leaves its domain. Actions may take a parameter, be restricted to some players (``by``),
-    require a condition, give an extra turn (``next mover``), toggle a flag, add to a per-player
-    score, and end with a chance event (``random r in {1: 1/3, 2: 2/3}`` or ``random r in 0..2``,
-    exact probabilities; perhaps a second one, ``random q in 0..1``, right after) whose outcomes
-    feed the effect. Utilities (and, optionally, evaluations)
-    are arithmetic of the variables, perhaps through a ``define`` or a ``const`` table; the game
-    is zero-sum, constant-sum (with non-negative utilities, as max^n shallow pruning needs) or
-    general-sum, and may declare utility bounds (computed by interval arithmetic, so they hold).
-    ``K`` is chosen so that the game tree has at most about ``max_nodes`` nodes.
+    Every game has a counter ``moves`` that every action increases by one and the terminal condition
+    ``moves == K`` (perhaps ``or`` an early end), so it is finite; action ``a0(k)`` has no
+    precondition, so a player always has a move, and it is the contest: the first player pushes
+    ``x0`` up by ``k``, the others push it down, and the utilities start from ``x0``. Int variables
+    have small domains and every assignment is clamped (``min(max(...))``) or taken modulo the
+    domain's size, so no value ever leaves its domain. Actions may take a parameter, be restricted
+    to some players (``by``), require a condition, give an extra turn (``next mover``), toggle a
+    flag, add to a per-player score, and end with a chance event (``random r in {1: 1/3, 2: 2/3}``
+    or ``random r in 0..2``, exact probabilities; perhaps a second one, ``random q in 0..1``, right
+    after) whose outcomes feed the effect. Utilities (and, optionally, evaluations) are arithmetic
+    of the variables, perhaps through a ``define`` or a ``const`` table; the game is zero-sum,
+    constant-sum (with non-negative utilities, as max^n shallow pruning needs) or general-sum, and
+    may declare utility bounds (computed by interval arithmetic, so they hold). ``K`` is chosen so
+    that the game tree has at most about ``max_nodes`` nodes.
 
     Everything shrinks towards fewer players, variables, actions and statements, smaller
     constants, no chance, no evaluation.
@@ -666,7 +664,7 @@ def rule_games(draw, players: int | Sequence[int] = (2, 3), *, chance: bool | No
         if define is not None and draw(st.booleans()):
             parts.append(_IntExpr(_ast.Name("d"), define[1].lo, define[1].hi))
         if table is not None and draw(st.booleans()):
-            name, lo, hi = variables[0]
+            name = variables[0][0]
             parts.append(_IntExpr(_ast.Index(_ast.Name("w"), _ast.Name(name)), min(table),
                                   max(table)))
         result = parts[0]

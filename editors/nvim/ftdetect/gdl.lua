@@ -1,0 +1,2 @@
+-- Rule files of gdl (https://github.com/.../gdl): *.game
+vim.filetype.add({ extension = { game = "gdl" } })

@@ -1,0 +1,1 @@
+"""Back ends: a checked game (IR) in, an object implementing the game protocol out."""

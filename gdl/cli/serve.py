@@ -1,0 +1,81 @@
+"""`gdl serve`: play and explore a game in a local web page (gdl.serve)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from gdl.cli import UsageError, add_common, parse_sets
+
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+
+
+def cmd_serve(args) -> int:
+    from gdl.cli.play import _seat_indices
+    from gdl.serve.server import GameServer
+    from gdl.serve.workbench import Workbench
+
+    path = Path(args.file)
+    if not path.is_file():
+        raise UsageError(f"{args.file}: no such file")
+    if args.depth is not None and args.depth < 1:
+        raise UsageError("--depth must be at least 1")
+    if not 0 <= args.port <= 65535:
+        raise UsageError("--port must be between 0 and 65535")
+    bench = Workbench(path.read_text(encoding="utf-8"), args.file, params=parse_sets(args.set),
+                      depth=args.depth, seed=args.seed, backend=args.backend)
+    players = bench.game.info.players
+    bench.choose_seats(_seat_indices(args.seat, players) if args.seat else [0])
+    if args.depth is None:
+        _warn_if_large(bench.game)
+    try:
+        server = GameServer(bench, args.host, args.port)
+    except OSError as error:
+        raise UsageError(f"cannot listen on {args.host}:{args.port}: {error.strerror}") from None
+    if args.host not in LOOPBACK:
+        print(f"gdl serve: warning: listening on {args.host}: anyone who can reach this machine "
+              "can use the page", file=sys.stderr)
+    print(f"gdl serve: {bench.game.info.name or args.file} at {server.url}  (Ctrl-C stops)",
+          flush=True)
+    if args.open:
+        import webbrowser
+
+        webbrowser.open(server.url)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        print("gdl serve: stopped", file=sys.stderr)
+    finally:
+        server.server_close()
+    return 0
+
+
+def _warn_if_large(game) -> None:
+    """The page solves every move exactly unless --depth is given: say so before a game whose
+    estimated search is beyond the budget `gdl solve` warns about (gdl.tools.validate)."""
+    from gdl.cli.deep import declared_state_bound
+    from gdl.solvers import choose
+    from gdl.tools.validate import budget_problem, estimate
+
+    estimated = estimate(game, root=game.initial_state(), declared_states=declared_state_bound(game))
+    problem = budget_problem(estimated, choose(game.info), depth=None, info=game.info)
+    if problem is not None:
+        print(f"gdl serve: warning: {problem}; the page solves every move exactly, so give "
+              "--depth N for values from an N-ply search", file=sys.stderr)
+
+
+def register(commands) -> None:
+    sub = commands.add_parser(
+        "serve", help="play and explore a game in a local web page",
+        epilog="Example: gdl serve games/tictactoe.game   (then open the address it prints)")
+    add_common(sub)
+    sub.add_argument("--as", dest="seat", action="append", metavar="PLAYER",
+                     help="a seat you play (repeatable; default: the first player)")
+    sub.add_argument("--depth", type=int, metavar="N",
+                     help="value moves by searching N plies (for games too big to solve exactly)")
+    sub.add_argument("--seed", type=int, metavar="S", help="seed for chance rolls (reproducible)")
+    sub.add_argument("--host", default="127.0.0.1",
+                     help="the address to listen on (default 127.0.0.1: this machine only)")
+    sub.add_argument("--port", type=int, default=8000, help="the port (default 8000; 0 picks a free one)")
+    sub.add_argument("--open", action="store_true", help="open the page in a web browser")
+    sub.set_defaults(run=cmd_serve)

@@ -1,0 +1,171 @@
+"""The local web server behind `gdl serve`: the standard library's ThreadingHTTPServer, one
+static page (gdl/serve/static, shipped as package data) and a small JSON API over a Workbench.
+
+    GET  /                   the page (index.html, app.js, style.css)
+    GET  /api/state          the position, its moves and their values (Workbench.state)
+    POST /api/move           {"index": i}   play move i (or choose chance outcome i)
+    POST /api/solver         the solver moves for the player to move
+    POST /api/roll           roll the dice at a chance node
+    POST /api/undo           back to the person's previous decision
+    POST /api/restart        a new game from the initial position
+    POST /api/seats          {"human": [i, ...]}   the players a person plays
+    POST /api/tree           {"depth": n | null}   the search tree from here (SVG and text)
+    POST /api/rules          {"text": "..."}  check edited rules; load them when sound
+
+Safety: it listens on 127.0.0.1 unless told otherwise; there it answers only requests addressed to
+a loopback name (a web page elsewhere cannot reach it through DNS rebinding); a POST must
+carry a JSON body (so another site's form cannot post to it without a CORS preflight, which is
+never granted); the page's Content-Security-Policy allows only its own script, and the script
+puts every text from the game into the page as text, never as markup.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from importlib import resources
+from typing import Any
+
+from gdl.serve.workbench import Workbench, WorkbenchError
+
+MAX_BODY = 1 << 20          # the largest request body accepted (rule text), in bytes
+STATIC = {"/": ("index.html", "text/html; charset=utf-8"),
+          "/app.js": ("app.js", "text/javascript; charset=utf-8"),
+          "/style.css": ("style.css", "text/css; charset=utf-8")}
+SECURITY_HEADERS = {
+    "Content-Security-Policy": "default-src 'none'; script-src 'self'; style-src 'self'; "
+                               "img-src 'self' data:; connect-src 'self'; base-uri 'none'; "
+                               "form-action 'none'; frame-ancestors 'none'",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "Cache-Control": "no-store",
+}
+
+
+def _static(name: str) -> bytes:
+    return resources.files("gdl.serve").joinpath("static", name).read_bytes()
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: GameServer
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """Quiet: the command line says what matters (gdl/cli is the only place that prints)."""
+
+    # -- answering
+    def _send(self, status: int, body: bytes, content_type: str) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        for name, value in SECURITY_HEADERS.items():
+            self.send_header(name, value)
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
+
+    def _json(self, document: Any, status: int = HTTPStatus.OK) -> None:
+        self._send(status, json.dumps(document).encode("utf-8"), "application/json; charset=utf-8")
+
+    def _error(self, status: int, message: str) -> None:
+        self._json({"error": message}, status)
+
+    def _host_allowed(self) -> bool:
+        if self.server.allowed_hosts is None:
+            return True
+        host = (self.headers.get("Host") or "").rsplit(":", 1)[0].strip("[]").lower()
+        return host in self.server.allowed_hosts
+
+    # -- requests
+    def do_GET(self) -> None:
+        if not self._host_allowed():
+            return self._error(HTTPStatus.FORBIDDEN, "unexpected Host header")
+        path = self.path.split("?", 1)[0]
+        if path in STATIC:
+            name, content_type = STATIC[path]
+            return self._send(HTTPStatus.OK, _static(name), content_type)
+        if path == "/api/state":
+            return self._answer(lambda bench, body: bench.state(), {})
+        self._error(HTTPStatus.NOT_FOUND, f"no such page: {path}")
+
+    do_HEAD = do_GET
+
+    def do_POST(self) -> None:
+        if not self._host_allowed():
+            return self._error(HTTPStatus.FORBIDDEN, "unexpected Host header")
+        content_type = (self.headers.get("Content-Type") or "").split(";")[0].strip().lower()
+        if content_type != "application/json":
+            return self._error(HTTPStatus.UNSUPPORTED_MEDIA_TYPE, "send JSON (application/json)")
+        try:
+            length = int(self.headers.get("Content-Length") or 0)
+        except ValueError:
+            length = -1
+        if not 0 <= length <= MAX_BODY:
+            return self._error(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, "request body too large")
+        try:
+            body = json.loads(self.rfile.read(length) or b"{}")
+        except (ValueError, UnicodeError):
+            return self._error(HTTPStatus.BAD_REQUEST, "the request body is not JSON")
+        if not isinstance(body, dict):
+            return self._error(HTTPStatus.BAD_REQUEST, "the request body must be a JSON object")
+        action = ACTIONS.get(self.path)
+        if action is None:
+            return self._error(HTTPStatus.NOT_FOUND, f"no such action: {self.path}")
+        self._answer(action, body)
+
+    def _answer(self, action, body: dict) -> None:
+        try:
+            document = action(self.server.workbench, body)
+        except WorkbenchError as error:
+            return self._error(HTTPStatus.CONFLICT, str(error))
+        except (KeyError, TypeError, ValueError) as error:
+            return self._error(HTTPStatus.BAD_REQUEST, f"bad request: {error}")
+        self._json(document)
+
+
+def _rules(bench: Workbench, body: dict) -> dict:
+    text = body["text"]
+    if not isinstance(text, str):
+        raise TypeError("'text' must be a string")
+    return bench.load_rules(text)
+
+
+ACTIONS = {
+    "/api/move": lambda bench, body: bench.move(body["index"]),
+    "/api/solver": lambda bench, body: bench.solver_move(),
+    "/api/roll": lambda bench, body: bench.roll(),
+    "/api/undo": lambda bench, body: bench.undo(),
+    "/api/restart": lambda bench, body: bench.restart(),
+    "/api/seats": lambda bench, body: bench.set_human(list(body["human"])),
+    "/api/tree": lambda bench, body: bench.tree(body.get("depth")),
+    "/api/rules": _rules,
+}
+
+
+class GameServer(ThreadingHTTPServer):
+    """A threaded HTTP server over one Workbench. ``port=0`` picks a free port."""
+
+    daemon_threads = True
+
+    def __init__(self, workbench: Workbench, host: str = "127.0.0.1", port: int = 0):
+        super().__init__((host, port), _Handler)
+        self.workbench = workbench
+        # On a loopback address only requests addressed to it are answered; a server the user
+        # chose to expose (--host 0.0.0.0) is reached under names it cannot know.
+        loopback = {"127.0.0.1", "localhost", "::1"}
+        self.allowed_hosts: set[str] | None = loopback if host.lower() in loopback else None
+
+    @property
+    def url(self) -> str:
+        host, port = self.server_address[:2]
+        host = host.decode() if isinstance(host, bytes) else str(host)
+        shown = f"[{host}]" if ":" in host else host
+        return f"http://{shown}:{port}/"
+
+    def serve_in_thread(self) -> threading.Thread:
+        """Serve from a daemon thread (for tests and embedding); ``shutdown()`` stops it."""
+        thread = threading.Thread(target=self.serve_forever, daemon=True)
+        thread.start()
+        return thread

@@ -1,0 +1,357 @@
+"""What the page shows and does, as plain data: one game being played and explored.
+
+``Workbench`` holds the rule text, the game built from it, a play session (gdl.tools.session)
+and which seats a person plays. Every method returns a JSON-ready ``dict``; nothing here knows
+HTTP (gdl.serve.server does) and nothing prints.
+
+Values of moves come from gdl's solvers (``gdl.solvers.analysis.analyze_position``): exact
+value vectors, shown as integers or fractions, never rounded. In a two-player constant-sum game
+without chance an exactly solved move is also labelled ``win`` / ``draw`` / ``loss`` for the
+player to move (its value above, equal to or below the opponent's); elsewhere the moves are
+ranked by the mover's value (``best`` / ``worse`` / ``worst``). Remoteness needs a position
+database, which gdl does not have yet, so it is not shown.
+
+Rule text given to ``load_rules`` is parsed and checked like a file; it is never run as Python
+(the compiled backend turns only numbers and compiler-chosen names into code).
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import threading
+from collections.abc import Mapping, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+from gdl.errors import GameRuntimeError, GdlError
+from gdl.protocol import CHANCE, TERMINAL, format_value, json_value
+
+TREE_DEPTH = 2            # the tree view tries depths up to TREE_DEPTH + 2 when the whole is too big
+ANALYSIS_CACHE = 4096     # positions whose move values are remembered
+
+
+class WorkbenchError(Exception):
+    """A request the page should not have made (an unknown move, nothing to undo...)."""
+
+
+class _TooLarge(WorkbenchError):
+    """The tree asked for has more nodes than a drawing can show."""
+
+
+class Workbench:
+    """One game on the page. Thread-safe: the server calls it from several threads."""
+
+    def __init__(self, text: str, filename: str, *, params: Mapping | None = None,
+                 human: Sequence[int] = (0,), depth: int | None = None, seed: int | None = None,
+                 backend: str = "compile"):
+        self.filename = filename
+        self.params = dict(params or {})
+        self.depth = depth
+        self.seed = seed
+        self.backend = backend
+        self._lock = threading.RLock()
+        self._install(text, self._build(text))
+        self.human = [i for i in human if 0 <= i < len(self.game.info.players)]
+
+    # ---- the rules -----------------------------------------------------------------------------
+
+    def _build(self, text: str):
+        from gdl.backends.load import loads
+
+        return loads(text, self.filename, self.params, backend=self.backend)
+
+    def _install(self, text: str, game) -> None:
+        from gdl.tools.session import Session
+
+        self.text = text
+        self.game = game
+        self.session = Session(game, seed=self.seed)
+        self._analyses: dict = {}
+
+    def load_rules(self, text: str) -> dict:
+        """Check edited rule text; when it is sound, play it from the start. The answer lists
+        every located problem, rendered as `gdl check` prints them, when it is not."""
+        try:
+            game = self._build(text)
+        except GdlError as error:
+            return {"ok": False, "errors": error.render(),
+                    "diagnostics": [_diagnostic(d) for d in error.diagnostics]}
+        with self._lock:
+            self._install(text, game)
+            self.human = [i for i in self.human if i < len(game.info.players)] or [0]
+            return {"ok": True, "state": self.state()}
+
+    # ---- reading the position ------------------------------------------------------------------
+
+    def state(self) -> dict:
+        """Everything the page draws: the game, the board, whose turn, every legal move with its
+        value, the moves so far, and the result when the game is over."""
+        with self._lock:
+            game, session = self.game, self.session
+            info = game.info
+            mover = session.to_move
+            document: dict[str, Any] = {
+                "game": info.name or self.filename, "file": self.filename, "rules": self.text,
+                "players": list(info.players), "human": list(self.human),
+                "to_move": _mover(mover, info.players), "over": mover == TERMINAL,
+                "board": board(game, session.state),
+                "history": [{"player": _mover(m.player, info.players), "move": m.name,
+                             "probability": None if m.probability is None
+                             else format_value(m.probability)} for m in session.moves],
+                "moves": [], "values": None, "result": None, "error": None,
+            }
+            if mover == TERMINAL:
+                returns = session.returns()
+                document["result"] = _vector(info.players, returns)
+                from gdl.tools.session import outcome_sentence
+
+                if info.is_constant_sum and len(info.players) > 1:
+                    document["verdict"] = outcome_sentence(info.players, returns)
+                return document
+            try:
+                analysis = self._analysis(session.state)
+            except GameRuntimeError as error:
+                document["error"] = error.render()
+                document["moves"] = [{"index": i, "name": game.action_name(a)}
+                                     for i, a in enumerate(session.legal())]
+                return document
+            document["solver_to_move"] = mover != CHANCE and mover not in self.human
+            document["values"] = _vector(info.players, analysis.values)
+            document["proven"] = analysis.proven
+            document["moves"] = self._moves(analysis, mover)
+            return document
+
+    def _analysis(self, state):
+        """Every legal move's value at ``state`` (remembered: undo and redraws cost nothing)."""
+        from gdl.solvers.analysis import analyze_position
+        from gdl.tools.session import NeutralEvaluation, needs_neutral_evaluation
+
+        found = self._analyses.get(state)
+        if found is None:
+            searched = self.game
+            if needs_neutral_evaluation(self.game, self.depth, None):
+                searched = NeutralEvaluation(self.game)
+            found = analyze_position(searched, state, depth=self.depth)
+            if len(self._analyses) >= ANALYSIS_CACHE:
+                self._analyses.clear()
+            self._analyses[state] = found
+        return found
+
+    def _moves(self, analysis, mover: int) -> list[dict]:
+        game, info = self.game, self.game.info
+        decisive = (mover != CHANCE and analysis.proven and not info.has_chance
+                    and info.num_players == 2 and info.is_constant_sum)
+        scores = sorted({e.values[mover] for e in analysis.entries}) if mover != CHANCE else []
+        moves = []
+        for index, entry in enumerate(analysis.entries):
+            item = {"index": index, "name": game.action_name(entry.action),
+                    "values": _vector(info.players, entry.values), "optimal": entry.optimal}
+            if mover == CHANCE:
+                item["probability"] = format_value(entry.probability)
+                item["label"] = "chance"
+            else:
+                own, other = entry.values[mover], entry.values[1 - mover] if decisive else None
+                if decisive:
+                    item["label"] = "win" if own > other else "draw" if own == other else "loss"
+                elif entry.optimal:
+                    item["label"] = "best"
+                else:
+                    item["label"] = "worst" if own == scores[0] else "worse"
+                item["value"] = format_value(own)
+            moves.append(item)
+        return moves
+
+    # ---- changing the position -----------------------------------------------------------------
+
+    def move(self, index: int) -> dict:
+        """Play the legal move (or choose the chance outcome) numbered ``index`` (from 0)."""
+        with self._lock:
+            legal = self.session.legal()
+            if not isinstance(index, int) or not 0 <= index < len(legal):
+                raise WorkbenchError(f"there is no move number {index}")
+            with _rule_failures():
+                self.session.play(legal[index])
+            return self.state()
+
+    def solver_move(self) -> dict:
+        """The solver plays for the player to move: the first optimal move that ends the game at
+        once, else the first optimal one (the moves the page shows as best)."""
+        from gdl.tools.session import choose
+
+        with self._lock:
+            mover = self.session.to_move
+            if mover in (TERMINAL, CHANCE):
+                raise WorkbenchError("no player is to move")
+            with _rule_failures():
+                analysis = self._analysis(self.session.state)
+                self.session.play(choose(self.game, self.session.state, analysis.best_actions))
+            return self.state()
+
+    def roll(self) -> dict:
+        """At a chance node, draw an outcome with its exact probability (seeded by --seed)."""
+        with self._lock:
+            if self.session.to_move != CHANCE:
+                raise WorkbenchError("this is not a chance node")
+            with _rule_failures():
+                self.session.roll()
+            return self.state()
+
+    def undo(self) -> dict:
+        """Back to the person's previous decision (the solver's and chance's replies too); with
+        no person's move to take back, one move."""
+        with self._lock:
+            if not self.session.moves:
+                raise WorkbenchError("nothing to undo")
+            if not self.session.undo_turn(self.human):
+                self.session.undo()
+            return self.state()
+
+    def restart(self) -> dict:
+        with self._lock:
+            from gdl.tools.session import Session
+
+            self.session = Session(self.game, seed=self.seed)
+            return self.state()
+
+    def set_human(self, seats: Sequence[int]) -> dict:
+        """Which players a person plays (the solver plays the others); the new state."""
+        self.choose_seats(seats)
+        return self.state()
+
+    def choose_seats(self, seats: Sequence[int]) -> None:
+        with self._lock:
+            players = self.game.info.players
+            if not all(isinstance(i, int) and 0 <= i < len(players) for i in seats):
+                raise WorkbenchError("a seat is not a player of this game")
+            self.human = sorted(set(seats))
+
+    # ---- the search tree -----------------------------------------------------------------------
+
+    def tree(self, depth: int | None = None) -> dict:
+        """The tree the solver explores from the current position (gdl tree's recorder): as SVG
+        when Graphviz is installed, and always as text; pruned branches are marked in both.
+        Without a depth the search goes to the end when that tree is small enough to draw, and
+        otherwise as deep as fits (a note says so)."""
+        from gdl.tools.search_tree import to_dot, to_text
+
+        if depth is not None and (not isinstance(depth, int) or depth < 1):
+            raise WorkbenchError("the depth must be a whole number of at least 1")
+        with self._lock:
+            game, state = self.game, self.session.state
+        if game.current_player(state) == TERMINAL:
+            return {"text": "The game is over.", "svg": None, "nodes": 0, "pruned": 0, "note": ""}
+        note = ""
+        if depth is not None:
+            tree = self._record(game, state, depth)
+        else:
+            for tried in (None, *range(TREE_DEPTH + 2, 0, -1)):
+                try:
+                    tree = self._record(game, state, tried)
+                    break
+                except _TooLarge:
+                    if tried == 1:
+                        raise
+            if tried is not None:
+                note = (f"The whole tree is too big to draw; this is the search to depth {tried}. "
+                        "Play on, or choose a depth.")
+        return {"text": to_text(tree), "svg": _svg(to_dot(tree)), "nodes": tree.nodes,
+                "pruned": tree.pruned, "note": note}
+
+    @staticmethod
+    def _record(game, state, depth: int | None):
+        from gdl.solvers import SolverError
+        from gdl.tools.search_tree import DEFAULT_LIMIT, TreeTooLarge, record
+        from gdl.tools.session import NeutralEvaluation, needs_neutral_evaluation
+
+        searched = NeutralEvaluation(game) if needs_neutral_evaluation(game, depth, None) else game
+        try:
+            return record(searched, "auto", depth=depth, root=state, limit=DEFAULT_LIMIT)
+        except TreeTooLarge as error:
+            raise _TooLarge(f"{error}: choose a smaller depth, or play on first") from None
+        except SolverError as error:
+            raise WorkbenchError(str(error)) from None
+        except GameRuntimeError as error:
+            raise WorkbenchError(error.render()) from None
+
+
+# ---- helpers -----------------------------------------------------------------------------------
+
+@contextmanager
+def _rule_failures():
+    """A rule that fails in play (E3xx) refuses the move, located as `gdl play` reports it."""
+    try:
+        yield
+    except GameRuntimeError as error:
+        raise WorkbenchError(error.render()) from None
+
+
+def _mover(player: int, players: Sequence[str]) -> str | None:
+    if player == TERMINAL:
+        return None
+    return "chance" if player == CHANCE else players[player]
+
+
+def _vector(players: Sequence[str], values: Sequence) -> list[dict]:
+    """A value vector as ``[{player, value (exact JSON), text}]``."""
+    return [{"player": p, "value": json_value(v), "text": format_value(v)}
+            for p, v in zip(players, values)]
+
+
+def _diagnostic(d) -> dict:
+    return {"code": d.code, "message": d.message, "line": d.span.line, "column": d.span.column,
+            "end_line": d.span.end_line, "end_column": d.span.end_column, "hint": d.hint}
+
+
+def _svg(dot: str) -> str | None:
+    """Graphviz's drawing of DOT text, or None when `dot` is not installed or fails."""
+    program = shutil.which("dot")
+    if program is None:
+        return None
+    try:
+        done = subprocess.run([program, "-Tsvg"], input=dot.encode("utf-8"), capture_output=True,
+                              timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return done.stdout.decode("utf-8") if done.returncode == 0 else None
+
+
+def _text(value) -> str:
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+def board(game: Any, state: Any) -> list[dict]:
+    """The position as blocks the page draws: with `display` hints, each hinted variable as a
+    ``grid`` (2-D: first index down, second across; a 1-D array is one row; more dimensions give
+    one grid per first index) or a ``scalar``; without hints, one ``table`` of every variable."""
+    read = getattr(game, "variables", None)
+    if read is None:
+        return []
+    values = read(state)
+    hints = getattr(game, "display", None) or {}
+    if not hints:
+        return [{"kind": "table", "rows": [[name, _plain(v)] for name, v in values.items()]}]
+    blocks: list[dict] = []
+    for name, glyphs in hints.items():
+        if name in values:
+            blocks.extend(_blocks(name, values[name], glyphs))
+    return blocks
+
+
+def _plain(value) -> str:
+    if isinstance(value, list):
+        return "[" + ", ".join(_plain(v) for v in value) + "]"
+    return _text(value)
+
+
+def _blocks(name: str, value, glyphs: Mapping) -> list[dict]:
+    def glyph(v) -> str:
+        shown = glyphs.get(v)
+        return shown if shown is not None else _text(v)
+
+    if not isinstance(value, list):
+        return [{"kind": "scalar", "name": name, "value": glyph(value)}]
+    if value and isinstance(value[0], list) and value[0] and isinstance(value[0][0], list):
+        return [block for i, layer in enumerate(value) for block in _blocks(f"{name}[{i}]", layer, glyphs)]
+    rows = value if value and isinstance(value[0], list) else [value]
+    return [{"kind": "grid", "name": name, "rows": [[glyph(v) for v in row] for row in rows]}]

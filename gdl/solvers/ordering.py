@@ -1,0 +1,117 @@
+"""The alpha-beta engine's move ordering: which of a node's actions to search first.
+
+Alpha-beta cuts off sooner the earlier it meets a good action, so the engine may search a node's
+actions in this order (each part on its own switch, ties always broken by declaration order):
+
+1. the previous iteration's principal variation (iterative deepening), at the states on it;
+2. the transposition table's best action (``table_move_first``);
+3. the two killers of the node's ply: the last two actions that caused a beta cut-off there;
+4. the rest, by the static evaluation of each child from the mover's side (``returns`` for a
+   terminal child; ``by_evaluation``), then by history score: the sum of depth**2 over every
+   cut-off the action caused anywhere (``history``).
+
+``MoveOrdering`` holds what ordering learns during a search (killers, history) and the line to
+follow; the engine asks it to ``order`` a node and tells it of every cut-off.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from gdl.protocol import TERMINAL, Action, State, Value
+from gdl.solvers.transposition import NO_ACTION
+
+Utilities = Callable[[State], tuple[Value, ...]]
+
+
+class MoveOrdering:
+    """The search order of a node's actions, and what is learnt from cut-offs to choose it."""
+
+    def __init__(self, current_player: Callable[[State], int], apply: Callable[[State, Action], State],
+                 returns: Utilities, evaluate: Utilities, *, table_move_first: bool = False,
+                 by_evaluation: bool = False, killers: bool = False, history: bool = False):
+        self.current_player = current_player
+        self.apply = apply
+        self.returns = returns
+        self.evaluate = evaluate
+        self.table_move_first = table_move_first
+        self.by_evaluation = by_evaluation
+        self.use_killers = killers
+        self.use_history = history
+        # Whether every node is ordered; otherwise only the states on ``principal`` are.
+        self.always = table_move_first or killers or history
+        # Whether cut-offs teach anything (the engine skips telling it when they do not).
+        self.learns = killers or history
+        # The previous iteration's principal variation: state -> its action on the line.
+        self.principal: dict[State, Action] = {}
+        self.killers: list[list[Action]] = []     # per ply: [latest, the one before]
+        self.history: dict[Action, int] = {}
+
+    def follow(self, line: dict[State, Action]) -> None:
+        """Search ``line`` (state -> action) first from now on. The dict object is kept (the
+        engine holds it), its contents replaced."""
+        self.principal.clear()
+        self.principal.update(line)
+
+    def order(self, state: State, actions: Sequence[Action], mover: int, ply: int,
+              table_move: Action) -> tuple[Sequence[Action], dict[Action, State] | None]:
+        """(``actions`` in search order, {action: child} when ordering computed the children,
+        else None). ``mover`` is +1 when player 0 moves, -1 otherwise."""
+        firsts: list[Action] = []
+        if self.principal:
+            line_move = self.principal.get(state, NO_ACTION)
+            if line_move is not NO_ACTION and line_move in actions:
+                firsts.append(line_move)
+        if (self.table_move_first and table_move is not NO_ACTION and table_move not in firsts
+                and table_move in actions):
+            firsts.append(table_move)
+        if self.use_killers and ply < len(self.killers):
+            for killer in self.killers[ply]:
+                if killer is not NO_ACTION and killer not in firsts and killer in actions:
+                    firsts.append(killer)
+        if self.by_evaluation or self.use_history:
+            return self._sorted(state, actions, mover, firsts)
+        if not firsts:
+            return actions, None
+        firsts.extend([a for a in actions if a not in firsts])
+        return firsts, None
+
+    def _sorted(self, state: State, actions: Sequence[Action], mover: int,
+                firsts: list[Action]) -> tuple[list[Action], dict[Action, State] | None]:
+        """``firsts``, then the other actions by (the child's evaluation for the mover, best
+        first; history score, highest first; declaration order). With evaluation, every child
+        is built here (the ``firsts`` too) and returned, so the search does not build it again."""
+        children: dict[Action, State] | None = {} if self.by_evaluation else None
+        keyed: list[tuple[Value, int, int, Action]] = []
+        for i, action in enumerate(actions):
+            score: Value = 0
+            if children is not None:
+                child = self.apply(state, action)
+                children[action] = child
+                if action in firsts:
+                    continue
+                if self.current_player(child) == TERMINAL:
+                    value = self.returns(child)[0]
+                else:
+                    value = self.evaluate(child)[0]
+                score = -value if mover > 0 else value      # ascending sort: best first
+            elif action in firsts:
+                continue
+            keyed.append((score, -self.history.get(action, 0) if self.use_history else 0,
+                          i, action))
+        keyed.sort()
+        firsts.extend([k[3] for k in keyed])
+        return firsts, children
+
+    def record_cutoff(self, action: Action, ply: int, depth: int) -> None:
+        """``action`` caused a beta cut-off at ``ply``, ``depth`` plies above the horizon
+        (quiescence nodes, at depth <= 0, count 1)."""
+        if self.use_killers:
+            while len(self.killers) <= ply:
+                self.killers.append([NO_ACTION, NO_ACTION])
+            slot = self.killers[ply]
+            if slot[0] != action:
+                slot[1] = slot[0]
+                slot[0] = action
+        if self.use_history:
+            self.history[action] = self.history.get(action, 0) + (depth * depth if depth > 0 else 1)

@@ -1,0 +1,1 @@
+"""What people do with games: check --deep, count, fuzz, play sessions, search trees, progress."""

@@ -1,0 +1,137 @@
+"""The house's shape, enforced: imports point one way (see ARCHITECTURE.md).
+
+Every ``import`` in ``gdl/`` is read with ``ast``, lazy imports inside functions included, and
+each must stay within what its package may see. A new package must be added to LAYERS (and to
+ARCHITECTURE.md) before anything in it can import gdl at all.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = ROOT / "gdl"
+
+FOUNDATION = {"gdl.protocol", "gdl.moves", "gdl.errors", "gdl.span", "gdl.cache", "gdl.version"}
+# What each part may import, besides itself and the standard library / third-party packages.
+# Parts are listed bottom-up: each may see (some of) what stands above it, never below.
+LAYERS: dict[str, set[str]] = {
+    "foundation": FOUNDATION,
+    "gdl.lang": FOUNDATION | {"gdl.grammars"},
+    "gdl.backends": FOUNDATION | {"gdl.lang"},
+    # Solvers and the graph solver see only the game protocol (and protocol-level helpers).
+    "gdl.solvers": {"gdl.protocol", "gdl.moves"},
+    "gdl.graph": {"gdl.protocol", "gdl.moves", "gdl.solvers"},
+    "gdl.tools": FOUNDATION | {"gdl.lang", "gdl.backends", "gdl.solvers", "gdl.graph"},
+    "gdl.bridges": FOUNDATION | {"gdl.lang", "gdl.backends", "gdl.solvers", "gdl.graph", "gdl.tools"},
+    "gdl.serve": FOUNDATION | {"gdl.lang", "gdl.backends", "gdl.solvers", "gdl.graph", "gdl.tools"},
+    "gdl.lsp": FOUNDATION | {"gdl.lang", "gdl.backends", "gdl.tools"},
+    "gdl.cli": FOUNDATION | {"gdl.lang", "gdl.backends", "gdl.solvers", "gdl.graph", "gdl.tools",
+                             "gdl.bridges", "gdl.serve", "gdl.lsp"},
+    # The public API (gdl/__init__.py) gathers what users need; python -m gdl runs the CLI.
+    "gdl": FOUNDATION | {"gdl.lang", "gdl.backends", "gdl.solvers", "gdl.graph", "gdl.tools"},
+    "gdl.__main__": {"gdl.cli"},
+}
+
+
+def module_name(path: Path, root: Path = ROOT) -> str:
+    parts = list(path.relative_to(root).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def part_of(module: str) -> str:
+    """The part of the house a gdl module belongs to (a key of LAYERS)."""
+    if module in FOUNDATION:
+        return "foundation"
+    if module in ("gdl", "gdl.__main__"):
+        return module
+    return ".".join(module.split(".")[:2])
+
+
+def imported_modules(path: Path, root: Path = ROOT) -> list[tuple[int, str]]:
+    """(line, absolute module) for every import of a gdl module in the file."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    name = module_name(path, root)
+    package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[:len(package.split(".")) - (node.level - 1)]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            if target == "gdl" or (node.level and not node.module):
+                # `from gdl import x` / `from . import x`: x may be a submodule
+                found += [(node.lineno, f"{target}.{alias.name}") for alias in node.names]
+            else:
+                found.append((node.lineno, target))
+    return [(line, name) for line, name in found if name == "gdl" or name.startswith("gdl.")]
+
+
+def allowed(source: str, target: str) -> bool:
+    mine, theirs = part_of(source), part_of(target)
+    if theirs == "gdl" and target == "gdl":
+        return False                      # nothing inside gdl imports the public façade
+    if mine == theirs and mine != "foundation":
+        return True
+    permitted = LAYERS.get(mine)
+    if permitted is None:
+        return False
+    return any(target == p or target.startswith(p + ".") for p in permitted)
+
+
+SOURCES = sorted(PACKAGE.rglob("*.py"))
+
+
+def test_every_part_of_the_house_is_known():
+    unknown = {part_of(module_name(p)) for p in SOURCES} - set(LAYERS)
+    assert not unknown, f"add these packages to LAYERS and ARCHITECTURE.md: {sorted(unknown)}"
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_imports_point_one_way(path):
+    source = module_name(path)
+    wrong = [f"{path.relative_to(ROOT)}:{line}: {source} imports {target}"
+             for line, target in imported_modules(path) if not allowed(source, target)]
+    assert not wrong, "imports against the layering (see ARCHITECTURE.md):\n" + "\n".join(wrong)
+
+
+def test_the_checker_catches_an_upward_import(tmp_path):
+    # The test itself must be able to fail: a solver importing the compiler is refused, and
+    # so is a lazy import inside a function, and a relative one.
+    assert not allowed("gdl.solvers.minimax", "gdl.backends.compiler")
+    assert not allowed("gdl.lang.check", "gdl.backends.interpret")
+    assert not allowed("gdl.tools.fuzz", "gdl")
+    assert not allowed("gdl.backends.load", "gdl.cli")
+    assert allowed("gdl.cli.basic", "gdl.tools.count")
+    fake = tmp_path / "gdl" / "solvers" / "sneaky.py"
+    fake.parent.mkdir(parents=True)
+    fake.write_text("import lark\n\ndef f():\n    from ..backends import compiler\n")
+    found = imported_modules(fake, root=tmp_path)
+    assert found == [(4, "gdl.backends")]
+    assert not allowed("gdl.solvers.sneaky", found[0][1])
+
+
+def test_architecture_lists_every_module():
+    text = (ROOT / "ARCHITECTURE.md").read_text(encoding="utf-8")
+    missing = [str(p.relative_to(ROOT)) for p in SOURCES
+               if p.name != "__main__.py" and str(p.relative_to(ROOT)) not in text]
+    assert not missing, f"ARCHITECTURE.md has no line for: {missing}"
+
+
+def test_every_package_ships():
+    # setuptools lists packages by hand (the grammar lives outside gdl/): a package missing
+    # there would work from a checkout and be absent from an installed wheel.
+    import tomllib
+
+    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
+    packages = {module_name(p) for p in PACKAGE.rglob("__init__.py")}
+    assert packages <= listed, f"add to [tool.setuptools] packages: {sorted(packages - listed)}"
