@@ -104,7 +104,10 @@ def _keys(solution) -> tuple[np.ndarray, str, int]:
         kind, width = ("i32", 4 * longest) if same else ("i32v", 4 * (longest + 1))
     else:
         raise DatabaseError("state components beyond 32-bit integers cannot be saved")
-    joined = b"".join(_encode_key(s, kind, width) for s in states)
+    keys = [_encode_key(s, kind, width) for s in states]
+    if any(key is None for key in keys):
+        raise DatabaseError("a state could not be encoded as a key")
+    joined = b"".join(key for key in keys if key is not None)
     raw = np.frombuffer(joined, dtype=np.uint8).reshape(n, width)
     return raw, kind, width
 

@@ -76,7 +76,9 @@ def condensation_layers(graph) -> tuple[list[list[int]], np.ndarray, list[list[n
     found = np.array(discovery, dtype=np.int64)
     forward = ~same | (found[child] > found[owner])
     depth = np.empty(len(graph), dtype=np.int64)
-    for h, nodes in enumerate(levels(graph, forward)):
+    forward_levels = levels(graph, forward)
+    assert forward_levels is not None     # discovery numbers increase along these moves: no cycle
+    for h, nodes in enumerate(forward_levels):
         depth[nodes] = h
     between = ~same
     source, target = component[owner][between], component[child][between]

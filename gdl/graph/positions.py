@@ -160,7 +160,7 @@ def _walk(game, root, packed: bool, max_states: int, progress) -> PositionGraph:
         if player == TERMINAL:
             values = tuple(returns(state))
             returns_index.append(returns_ids.setdefault(values, len(returns_ids)))
-            successors = ()
+            successors: list = []
         else:
             returns_index.append(-1)
             if player == CHANCE:

@@ -49,7 +49,7 @@ class TwoPlayerValues:
     total: Value                    # u0 + u1
     endless: Value | None = None    # player 0's utility for endless play, where declared
 
-    def centred_endless(self) -> int | None:
+    def centred_endless(self) -> Fraction | None:
         if self.endless is None:
             return None
         w = Fraction(self.endless) * 2 * self.scale - self.total * self.scale
@@ -57,12 +57,13 @@ class TwoPlayerValues:
 
     def vector(self, position: int) -> tuple[Value, ...] | None:
         lo, hi = int(self.lower[position]), int(self.upper[position])
+        centre = Fraction(lo)
         if lo != hi:
             d = self.centred_endless()
             if d is None:
                 return None
-            lo = min(max(d, lo), hi)
-        u0 = (Fraction(lo, self.scale) + self.total) / 2
+            centre = min(max(d, Fraction(lo)), Fraction(hi))
+        u0 = (centre / self.scale + self.total) / 2
         return (_plain(u0), _plain(self.total - u0))
 
     def mover_centred(self, position: int, player: int) -> tuple[int, int]:
@@ -149,10 +150,11 @@ class GraphSolution:
             if self.values.endless is None or target[0] == target[1]:
                 return tuple(a for a, c in zip(actions, children)
                              if self.values.mover_centred(c, player) == target)
-        values = [self.value(c) for c in children]
-        best = max(v[player] for v in values)
+        known = [(a, v) for a, v in zip(actions, (self.value(c) for c in children))
+                 if v is not None]
+        best = max(v[player] for _, v in known)
         slack = 0 if self.exact else APPROXIMATE_SLACK
-        return tuple(a for a, v in zip(actions, values) if v[player] >= best - slack)
+        return tuple(a for a, v in known if v[player] >= best - slack)
 
     # ---- the whole graph
     def census(self) -> dict:
