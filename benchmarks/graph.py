@@ -32,8 +32,8 @@ ROWS = {
     "connect4-4x4": ("connect4.game", {}, {"positions": 161_029, "value": 0}),
     "connect4-5x4": ("connect4.game", {"columns": 5}, {"positions": 3_945_711, "value": 0}),
     "piglet-10": ("piglet.game", {"goal": 10}, {}),
-    "pig-20": ("pig100.game", {"goal": 20}, {}),
-    "pig100": ("pig100.game", {}, {"win": 0.5306, "within": 1e-4}),
+    "pig-20": ("cyclic/pig100.game", {"goal": 20}, {}),
+    "pig100": ("cyclic/pig100.game", {}, {"win": 0.5306, "within": 1e-4}),
 }
 QUICK = ("tictactoe", "connect4-4x4", "piglet-10", "pig-20")
 

@@ -168,7 +168,7 @@ def brute_force_bounds(game, horizon):
 
 @pytest.mark.parametrize("tokens, share_at", [(3, 0), (3, 3), (4, 3), (5, 2), (6, 3), (7, 0), (8, 5)])
 def test_give_and_take_counts_match_brute_force(tokens, share_at):
-    game = load("give-and-take.game", tokens=tokens, share_at=share_at)
+    game = load("cyclic/give-and-take.game", tokens=tokens, share_at=share_at)
     solution = strong_solve(game)
     assert solution.method == RETROGRADE
     graph = solution.graph
@@ -193,7 +193,7 @@ def test_give_and_take_has_all_four_classes_somewhere():
     # The brute-force test above means little if every position were a draw.
     seen = set()
     for tokens, share_at in [(3, 0), (3, 3), (4, 3), (5, 2), (6, 3), (7, 0), (8, 5)]:
-        game = load("give-and-take.game", tokens=tokens, share_at=share_at)
+        game = load("cyclic/give-and-take.game", tokens=tokens, share_at=share_at)
         classes = strong_solve(game).census()["classes"]
         seen |= {k for k, v in classes.items() if v}
     assert seen == {"win", "lose", "tie", "draw"}
@@ -246,7 +246,8 @@ def test_cli_strong_json(capsys):
 def test_cli_solves_a_cyclic_game_that_has_a_value(capsys):
     # Give and take with 3 tokens: sharing at once is the best First can do (taking one or two
     # leaves the opponent the last tokens), so the value is a tie although the game can cycle.
-    assert main(["solve", str(GAMES / "give-and-take.game"), "--set", "tokens=3", "--json"]) == 0
+    path = str(GAMES / "cyclic" / "give-and-take.game")
+    assert main(["solve", path, "--set", "tokens=3", "--json"]) == 0
     document = json.loads(capsys.readouterr().out)
     assert document["values"] == {"First": 0, "Second": 0}
     assert document["algorithm"] == RETROGRADE and document["best_actions"] == ["share"]
@@ -285,7 +286,7 @@ def test_piglet_exact_values_derived_by_hand(goal, first_player_wins):
 
 def test_pig_to_two_by_hand():
     # Goal 2 with a six-sided die: any face but 1 wins at once, so p = 5/6 + 1/6 (1 - p), p = 6/7.
-    solution = strong_solve(load("pig100.game", goal=2))
+    solution = strong_solve(load("cyclic/pig100.game", goal=2))
     assert solution.exact and solution.value(0) == (Fraction(5, 7), Fraction(-5, 7))
 
 
@@ -430,7 +431,7 @@ def test_value_iteration_equals_a_brute_force_on_generated_stochastic_graphs(gam
 def test_database_round_trips_every_position(tmp_path):
     from gdl.graph.database import open_database, save
 
-    for name, params in [("tictactoe.game", {}), ("give-and-take.game", {"tokens": 5}),
+    for name, params in [("tictactoe.game", {}), ("cyclic/give-and-take.game", {"tokens": 5}),
                          ("piglet.game", {"goal": 2})]:
         solution = strong_solve(load(name, **params))
         path = tmp_path / "positions.db"
@@ -533,3 +534,25 @@ def test_fuzz_compares_the_graph_solver_and_catches_a_planted_bug(monkeypatch):
     monkeypatch.setattr(GraphSolution, "best_actions", lambda self, p: real(self, p)[:1])
     planted = compare_position(game)
     assert [(p.kind, p.solver) for p in planted.problems] == [("best_actions", "graph")]
+
+
+# ---- gdl check --deep on games that repeat positions -------------------------------------------
+
+def test_check_deep_notes_a_cycle_that_ends_with_probability_one(capsys):
+    # Pig to 10: exhaustive (under 20,000 states), and every play ends with probability 1 (a
+    # turn starts with a roll, and a 1 or a hold moves the scores or the turn on): a note.
+    path = str(GAMES / "cyclic" / "pig100.game")
+    assert main(["check", "--deep", "--playouts", "5", path, "--set", "goal=10"]) == 0
+    assert "note[E409]" in capsys.readouterr().err
+    assert main(["check", "--deep", "--playouts", "5", str(GAMES / "piglet.game")]) == 0
+
+
+def test_check_deep_still_refuses_endless_play(capsys):
+    # Give and take: a player can give a token back for ever; nothing declares what that is worth.
+    assert main(["check", "--deep", "--playouts", "5",
+                 str(GAMES / "cyclic" / "give-and-take.game")]) == 1
+    assert "error[E409]" in capsys.readouterr().err
+
+
+def test_cyclic_games_are_in_the_canonical_layout():
+    assert main(["fmt", "--check", *map(str, sorted((GAMES / "cyclic").glob("*.game")))]) == 0
