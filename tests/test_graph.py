@@ -556,3 +556,16 @@ def test_check_deep_still_refuses_endless_play(capsys):
 
 def test_cyclic_games_are_in_the_canonical_layout():
     assert main(["fmt", "--check", *map(str, sorted((GAMES / "cyclic").glob("*.game")))]) == 0
+
+
+def test_beyond_the_exact_check_values_are_labelled_approximate(monkeypatch, capsys):
+    import gdl.graph.iteration as iteration
+
+    monkeypatch.setattr(iteration, "EXACT_LIMIT", 10)
+    solution = strong_solve(load("piglet.game", goal=2))
+    assert not solution.exact and "not attempted" in solution.note
+    assert abs(solution.value(0)[0] - 1 / 7) < 1e-9        # the exact value, derived above
+    assert main(["solve", str(GAMES / "piglet.game"), "--set", "goal=2", "--strong", "--json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert document["exact"] is False and document["proven"] is False
+    assert "not attempted" in document["note"]

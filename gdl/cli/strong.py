@@ -77,7 +77,7 @@ def print_strong(args, game, solution, elapsed: float, census: bool = True) -> i
             "seconds": {k: round(v, 6) for k, v in solution.seconds.items()},
         }
         if not solution.exact:
-            document["error_bound"] = solution.error_bound
+            document["residual"] = solution.residual
             document["note"] = solution.note
         if census:
             document["census"] = _json_census(solution.census())
@@ -90,8 +90,9 @@ def print_strong(args, game, solution, elapsed: float, census: bool = True) -> i
         print("  value         a draw: neither player can force an end (endless play decides)")
     else:
         shown = ", ".join(f"{p} {format_value(v)}" for p, v in zip(players, values))
-        if not solution.exact and solution.error_bound is not None:
-            shown += f"  (each within {solution.error_bound:.1e})"
+        if not solution.exact and solution.residual is not None:
+            shown += (f"  (approximate: value iteration's last change {solution.residual:.1e}, "
+                      "not an error bound)")
         print(f"  value         {shown}")
     if value_class is not None:
         print(f"  class         {value_class} for {players[kind]}"

@@ -330,7 +330,7 @@ def solve_stochastic(graph, total, progress=None) -> GraphSolution:
         return GraphSolution(graph, VALUE_ITERATION, VectorValues(vectors), exact=True)
     vectors = [((v + float(total)) / 2, (float(total) - v) / 2) for v in approximate.tolist()]
     return GraphSolution(graph, VALUE_ITERATION, VectorValues(vectors), exact=False,
-                         error_bound=residual, note=note)
+                         residual=residual, note=note)
 
 
 def _plain(v):

@@ -85,14 +85,15 @@ def _plain(v: Value) -> Value:
 @dataclass
 class GraphSolution:
     """Every reachable position of ``graph`` valued by ``method``. ``exact`` is True when every
-    value is proven exact; otherwise ``error_bound`` says how far a value may be off, where it
-    is known, and ``note`` why the values are not exact."""
+    value is proven exact; otherwise ``residual`` is the largest change in value iteration's last
+    sweep (how settled the values are, *not* a bound on their error), and ``note`` says why the
+    values are not exact."""
 
     graph: Any
     method: str
     values: TwoPlayerValues | VectorValues
     exact: bool = True
-    error_bound: float | None = None
+    residual: float | None = None
     note: str = ""
     seconds: dict = field(default_factory=dict)
 
