@@ -569,3 +569,44 @@ def test_beyond_the_exact_check_values_are_labelled_approximate(monkeypatch, cap
     document = json.loads(capsys.readouterr().out)
     assert document["exact"] is False and document["proven"] is False
     assert "not attempted" in document["note"]
+
+
+# ---- expectiminimax with a transposition table (item 8, expectiminimax only) -------------------
+
+PIGLET_WITH_HORIZON = """game "Piglet with a horizon"
+players A, B
+param goal = 3
+param horizon = 18
+var score[players] in 0..goal - 1 = 0
+var turn_total in 0..goal - 1 = 0
+var winner in {nobody, A, B} = nobody
+var moves in 0..horizon = 0
+action flip
+    effect moves = moves + 1; random heads in 0..1;
+           if heads == 0 { turn_total = 0; pass }
+           else if score[mover] + turn_total + 1 >= goal { winner = mover }
+           else { turn_total = turn_total + 1; next mover }
+action hold
+    requires turn_total > 0
+    effect score[mover] = score[mover] + turn_total; turn_total = 0; moves = moves + 1; pass
+terminal winner != nobody or moves == horizon
+utility A = 1 if winner == A else -1 if winner == B else 0
+zero-sum
+max-length 2 * horizon
+"""
+
+
+def test_expectiminimax_with_a_table_costs_what_the_states_cost():
+    from gdl.backends.load import loads
+    from gdl.graph import enumerate_positions
+    from gdl.solvers.expectiminimax import expectiminimax
+
+    game = loads(PIGLET_WITH_HORIZON.replace("param horizon = 18", "param horizon = 8"))
+    plain, tabled = expectiminimax(game), expectiminimax(game, table=True)
+    assert (tabled.values, tabled.best_actions) == (plain.values, plain.best_actions)
+    # each distinct position (counted independently by the graph's enumeration) expanded once
+    assert tabled.stats.nodes == len(enumerate_positions(game)) < plain.stats.nodes
+    game = loads(PIGLET_WITH_HORIZON)          # Piglet to 3, 18 moves: millions of histories
+    tabled = expectiminimax(game, table=True)
+    assert tabled.stats.nodes == len(enumerate_positions(game))
+    assert tabled.values == strong_solve(game).value(0)
