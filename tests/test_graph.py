@@ -610,3 +610,17 @@ def test_expectiminimax_with_a_table_costs_what_the_states_cost():
     tabled = expectiminimax(game, table=True)
     assert tabled.stats.nodes == len(enumerate_positions(game))
     assert tabled.values == strong_solve(game).value(0)
+
+
+def test_maxn_with_a_table_gives_the_same_answer_in_fewer_nodes():
+    from gdl.solvers.maxn import maxn
+    from gdl.solvers.result import SolverError
+
+    # Take-away for three players (a transposition: the same pile after different takes).
+    game = load("takeaway3.game")
+    plain, tabled = maxn(game), maxn(game, table=True)
+    assert (tabled.values, tabled.best_actions, tabled.pv) == (plain.values, plain.best_actions,
+                                                                plain.pv)
+    assert tabled.stats.nodes == len(strong_solve(game).graph) < plain.stats.nodes
+    with pytest.raises(SolverError, match="shallow pruning off"):
+        maxn(game, table=True, shallow_pruning=True)
