@@ -624,3 +624,19 @@ def test_maxn_with_a_table_gives_the_same_answer_in_fewer_nodes():
     assert tabled.stats.nodes == len(strong_solve(game).graph) < plain.stats.nodes
     with pytest.raises(SolverError, match="shallow pruning off"):
         maxn(game, table=True, shallow_pruning=True)
+
+
+# ---- OpenSpiel (optional: pip install -e '.[openspiel]') ---------------------------------------
+
+def test_pig_to_20_agrees_with_openspiel_value_iteration():
+    # OpenSpiel's pig (six-sided die, winscore 20, its own rules: it also lets a player stop at a
+    # turn total of 0, which never helps) solved by its value iteration for cyclic games; our
+    # exact value for games/cyclic/pig100.game with goal 20 must agree to its tolerance.
+    pyspiel = pytest.importorskip("pyspiel")
+    value_iteration = pytest.importorskip("open_spiel.python.algorithms.value_iteration")
+    game = pyspiel.load_game("pig", {"winscore": 20})
+    theirs = value_iteration.value_iteration(game, depth_limit=-1, threshold=1e-9,
+                                             cyclic_game=True)
+    ours = strong_solve(load("cyclic/pig100.game", goal=20))
+    assert ours.exact
+    assert abs(float(ours.value(0)[0]) - theirs[str(game.new_initial_state())]) < 1e-6
