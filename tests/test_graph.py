@@ -3,6 +3,8 @@ solvers at every position, against published counts, and against brute force wri
 
 import json
 import re
+import sys
+import types
 from dataclasses import replace
 from fractions import Fraction
 from functools import cache
@@ -628,11 +630,16 @@ def test_maxn_with_a_table_gives_the_same_answer_in_fewer_nodes():
 
 # ---- OpenSpiel (optional: pip install -e '.[openspiel]') ---------------------------------------
 
-def test_pig_to_20_agrees_with_openspiel_value_iteration():
+def test_pig_to_20_agrees_with_openspiel_value_iteration(monkeypatch):
     # OpenSpiel's pig (six-sided die, winscore 20, its own rules: it also lets a player stop at a
     # turn total of 0, which never helps) solved by its value iteration for cyclic games; our
     # exact value for games/cyclic/pig100.game with goal 20 must agree to its tolerance.
     pyspiel = pytest.importorskip("pyspiel")
+    # value_iteration imports its LP solver (and cvxpy) for simultaneous moves only; pig has
+    # none, so an empty stand-in will do (as in tests/test_openspiel.py)
+    name = "open_spiel.python.algorithms.lp_solver"
+    if name not in sys.modules:
+        monkeypatch.setitem(sys.modules, name, types.ModuleType(name))
     value_iteration = pytest.importorskip("open_spiel.python.algorithms.value_iteration")
     game = pyspiel.load_game("pig", {"winscore": 20})
     theirs = value_iteration.value_iteration(game, depth_limit=-1, threshold=1e-9,
