@@ -31,7 +31,7 @@ ROWS = {
     "tictactoe": ("tictactoe.game", {}, {"positions": 5478, "value": 0}),
     "connect4-4x4": ("connect4.game", {}, {"positions": 161_029, "value": 0}),
     "connect4-5x4": ("connect4.game", {"columns": 5}, {"positions": 3_945_711, "value": 0}),
-    "piglet-10": ("piglet.game", {"goal": 10}, {}),
+    "piglet-10": ("cyclic/piglet.game", {"goal": 10}, {}),
     "pig-20": ("cyclic/pig100.game", {"goal": 20}, {}),
     "pig100": ("cyclic/pig100.game", {}, {"win": 0.5306, "within": 1e-4}),
 }

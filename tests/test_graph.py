@@ -280,7 +280,7 @@ def test_piglet_exact_values_derived_by_hand(goal, first_player_wins):
     #   a = 4/5, b = 2/5, c = 3/5 > 1/3 (rolling is right). With e = p(0,0,0), f = p(0,0,1):
     #   f = max(1/2 + (1 - e)/2, hold: 1 - b = 3/5), e = f/2 + (1 - e)/2. Rolling at f:
     #   e = 4/7, f = 5/7 > 3/5 (right again). The first player wins with probability 4/7.
-    solution = strong_solve(load("piglet.game", goal=goal))
+    solution = strong_solve(load("cyclic/piglet.game", goal=goal))
     assert solution.exact and solution.method == VALUE_ITERATION
     # utility +1 for a win, -1 for a loss: the value is P(win) - P(loss) = 2 P(win) - 1
     assert solution.value(0) == (2 * first_player_wins - 1, 1 - 2 * first_player_wins)
@@ -434,7 +434,7 @@ def test_database_round_trips_every_position(tmp_path):
     from gdl.graph.database import open_database, save
 
     for name, params in [("tictactoe.game", {}), ("cyclic/give-and-take.game", {"tokens": 5}),
-                         ("piglet.game", {"goal": 2})]:
+                         ("cyclic/piglet.game", {"goal": 2})]:
         solution = strong_solve(load(name, **params))
         path = tmp_path / "positions.db"
         save(solution, path, {"test": name})
@@ -546,7 +546,7 @@ def test_check_deep_notes_a_cycle_that_ends_with_probability_one(capsys):
     path = str(GAMES / "cyclic" / "pig100.game")
     assert main(["check", "--deep", "--playouts", "5", path, "--set", "goal=10"]) == 0
     assert "note[E409]" in capsys.readouterr().err
-    assert main(["check", "--deep", "--playouts", "5", str(GAMES / "piglet.game")]) == 0
+    assert main(["check", "--deep", "--playouts", "5", str(GAMES / "cyclic" / "piglet.game")]) == 0
 
 
 def test_check_deep_still_refuses_endless_play(capsys):
@@ -564,10 +564,10 @@ def test_beyond_the_exact_check_values_are_labelled_approximate(monkeypatch, cap
     import gdl.graph.iteration as iteration
 
     monkeypatch.setattr(iteration, "EXACT_LIMIT", 10)
-    solution = strong_solve(load("piglet.game", goal=2))
+    solution = strong_solve(load("cyclic/piglet.game", goal=2))
     assert not solution.exact and "not attempted" in solution.note
     assert abs(solution.value(0)[0] - 1 / 7) < 1e-9        # the exact value, derived above
-    assert main(["solve", str(GAMES / "piglet.game"), "--set", "goal=2", "--strong", "--json"]) == 0
+    assert main(["solve", str(GAMES / "cyclic" / "piglet.game"), "--set", "goal=2", "--strong", "--json"]) == 0
     document = json.loads(capsys.readouterr().out)
     assert document["exact"] is False and document["proven"] is False
     assert "not attempted" in document["note"]
