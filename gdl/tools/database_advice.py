@@ -81,6 +81,9 @@ class DatabaseAdvisor:
         self.db = db
         self.depth = None
         self.time = None
+        self.default_time = None    # a lookup needs no time limit
+        self.interrupted = False    # nor can Ctrl-C cut it short
+        self.stop = None
         self.watch = None
 
     def resolved(self, game) -> str:
