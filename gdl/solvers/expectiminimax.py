@@ -66,9 +66,10 @@ def search_game(game, depth: int | None, algorithm: str, table: bool = False) ->
     nodes = 0
     known: dict | None = {} if table else None
 
-    def search(state: State, depth_left: int | None, children: list | None
+    def tabled(state: State, depth_left: int | None, children: list | None
                ) -> tuple[tuple[Value, ...], PvLink]:
-        if known is None or children is not None:   # the root always lists its children
+        assert known is not None
+        if children is not None:   # the root always lists its children
             return expand(state, depth_left, children)
         stats.tt_probes += 1
         key = (state, depth_left)
@@ -125,6 +126,8 @@ def search_game(game, depth: int | None, algorithm: str, table: bool = False) ->
         assert best is not None  # there was at least one action
         return best, best_pv
 
+    # Without a table the recursion calls expand directly: no wrapper call per node.
+    search = expand if known is None else tabled
     search = guard_path(game, search, depth is None)  # a cycle: RepetitionError, not recursion
     root = game.initial_state()
     try:
