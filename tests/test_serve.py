@@ -220,3 +220,106 @@ def test_every_bundled_game_can_be_shown_played_and_drawn(path):
     assert len(after["history"]) == 1
     tree = wb.tree(1)
     assert tree["nodes"] >= 1 or after["over"]
+
+
+# ---- remoteness from a position database (gdl serve --db) ---------------------------------------
+
+LINES = [(0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6)]
+
+
+def brute_force(board: str, mover: str) -> tuple[int, int]:
+    """Tic-tac-toe by hand, not by gdl: (the mover's result -1/0/1, moves to the end) with the
+    winner winning as fast as possible and the loser losing as slowly as possible. Cells 0-8 row
+    by row, "." empty."""
+    other = "O" if mover == "X" else "X"
+    if any(board[a] == board[b] == board[c] == other for a, b, c in LINES):
+        return -1, 0
+    if "." not in board:
+        return 0, 0
+    outcomes = []
+    for cell in (i for i, c in enumerate(board) if c == "."):
+        result, length = brute_force(board[:cell] + mover + board[cell + 1:], other)
+        outcomes.append((-result, length + 1))
+    best = max(result for result, _ in outcomes)
+    lengths = [length for result, length in outcomes if result == best]
+    return best, (min(lengths) if best >= 0 else max(lengths))
+
+
+def cell_of(name: str) -> int:
+    """place(r,c) -> r * 3 + c."""
+    row, column = name[len("place("):-1].split(",")
+    return int(row) * 3 + int(column)
+
+
+@pytest.fixture(scope="module")
+def tictactoe_db(tmp_path_factory):
+    """Tic-tac-toe's strong solve saved as gdl solve --strong --save writes it (5,478 positions)."""
+    path = tmp_path_factory.mktemp("db") / "tictactoe.db"
+    assert main(["solve", str(GAMES / "tictactoe.game"), "--strong", "--save", str(path)]) == 0
+    return path
+
+
+def bench_with_db(path: Path) -> Workbench:
+    from gdl.cli.strong import binding
+    from gdl.graph.database import open_database
+
+    game = GAMES / "tictactoe.game"
+    return bench("tictactoe.game", database=open_database(path, binding(str(game), {})))
+
+
+def test_every_first_move_is_a_tie_that_fills_the_board(tictactoe_db):
+    # FACTS: tic-tac-toe is a draw (it ends level: a "tie" in the database's words, which keep
+    # "draw" for endless play) and every first move has value 0; a level end fills all 9 cells.
+    state = bench_with_db(tictactoe_db).state()
+    assert state["database"] == {"path": str(tictactoe_db), "in_use": True}
+    assert len(state["moves"]) == 9
+    for move in state["moves"]:
+        assert move["value"] == "0" and move["class"] == "tie"
+        assert move["remoteness"] == 9 and move["remoteness_text"] == "tie in 9"
+
+
+def test_a_winning_moves_remoteness_is_the_shortest_forced_win(tictactoe_db):
+    wb = bench_with_db(tictactoe_db)
+    wb.move(4)                                  # X 4
+    state = wb.move(1)                          # O 1 (cells 0-8 row by row): X wins
+    board = "".join("X" if i == 4 else "O" if i == 1 else "." for i in range(9))
+    result, shortest = brute_force(board, "X")
+    assert result == 1 and shortest == 5        # X, O, X (a fork), O, X
+    wins = [m for m in state["moves"] if m["class"] == "win"]
+    assert wins and min(m["remoteness"] for m in wins) == shortest
+    assert f"win in {shortest}" in {m["remoteness_text"] for m in wins}
+    for move in state["moves"]:                 # every move, against the hand search
+        cell = cell_of(move["name"])
+        after, length = brute_force(board[:cell] + "X" + board[cell + 1:], "O")
+        assert move["class"] == {1: "lose", 0: "tie", -1: "win"}[after], move
+        assert move["remoteness"] == length + 1, move
+        assert move["label"] == {"win": "win", "tie": "draw"}[move["class"]]
+
+
+def test_without_a_database_no_remoteness_and_edited_rules_set_it_aside(tictactoe_db):
+    assert all("remoteness" not in m for m in bench("tictactoe.game").state()["moves"])
+    assert bench("tictactoe.game").state()["database"] is None
+    wb = bench_with_db(tictactoe_db)
+    answer = wb.load_rules(wb.text + "\n# edited\n")
+    assert answer["ok"] and answer["state"]["database"]["in_use"] is False
+    assert all("remoteness" not in m for m in answer["state"]["moves"])
+    answer = wb.load_rules((GAMES / "tictactoe.game").read_text(encoding="utf-8"))
+    assert answer["state"]["database"]["in_use"] is True
+    assert answer["state"]["moves"][0]["remoteness_text"] == "tie in 9"
+
+
+def test_serve_refuses_a_stale_or_damaged_database(tictactoe_db, tmp_path, capsys):
+    other = tmp_path / "tictactoe.game"         # other rules: O moves first
+    text = (GAMES / "tictactoe.game").read_text(encoding="utf-8")
+    assert "players X, O" in text
+    other.write_text(text.replace("players X, O", "players O, X"), encoding="utf-8")
+    assert main(["serve", str(other), "--db", str(tictactoe_db), "--port", "0"]) == 2
+    err = capsys.readouterr().err
+    assert "built from other rules" in err and "solve again with --save" in err
+    assert "Traceback" not in err
+    damaged = tmp_path / "damaged.db"
+    damaged.write_bytes(tictactoe_db.read_bytes()[:200])
+    assert main(["serve", str(GAMES / "tictactoe.game"), "--db", str(damaged), "--port", "0"]) == 2
+    assert "not a valid gdl position database" in capsys.readouterr().err
+    assert main(["serve", str(GAMES / "tictactoe.game"), "--db", str(tmp_path / "no.db")]) == 2
+    assert "no such database" in capsys.readouterr().err

@@ -26,10 +26,9 @@ CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 DRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
 
 
-@pytest.fixture(scope="module")
-def server():
+def serve(*options: str):
     """`gdl serve` itself, as a user starts it, on a free port; its first line names the page."""
-    process = subprocess.Popen([sys.executable, "-m", "gdl", "serve", GAME, "--port", "0"],
+    process = subprocess.Popen([sys.executable, "-m", "gdl", "serve", GAME, "--port", "0", *options],
                                cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         line = process.stdout.readline()
@@ -39,6 +38,11 @@ def server():
     finally:
         process.terminate()
         process.wait(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def server():
+    yield from serve()
 
 
 @pytest.fixture(scope="module")
@@ -185,3 +189,20 @@ def test_the_search_tree_from_the_current_position_shows_pruned_branches(server,
     pruned = int(re.search(r"(\d+) pruned", text(browser, "tree-note"))[1])
     drawn = sum(line.endswith(" (pruned)") for line in tree.splitlines()[2:])   # after the legend
     assert pruned == drawn > 0
+
+
+def test_with_a_position_database_every_move_shows_its_remoteness(browser, tmp_path):
+    database = tmp_path / "tictactoe.db"
+    from gdl.cli import main
+
+    assert main(["solve", str(ROOT / GAME), "--strong", "--save", str(database)]) == 0
+    for url in serve("--db", str(database), "--as", "X", "--as", "O"):
+        open_page(browser, url)
+        # Every first move ends level with the board full: nine moves away (FACTS: all draw).
+        shown = browser.find_elements(By.CSS_SELECTOR, "#moves li .remoteness")
+        assert [s.text for s in shown] == ["tie in 9"] * 9
+        click_move(browser, "place(1,1)")
+        click_move(browser, "place(0,1)")           # X 4, O 1: X wins, fastest in 5 moves
+        far = {item.get_attribute("data-name"): item.get_attribute("data-remoteness")
+               for item in browser.find_elements(By.CSS_SELECTOR, "#moves li")}
+        assert far["place(0,0)"] == "win in 5" and far["place(2,1)"] == "tie in 7"

@@ -22,8 +22,17 @@ def cmd_serve(args) -> int:
         raise UsageError("--depth must be at least 1")
     if not 0 <= args.port <= 65535:
         raise UsageError("--port must be between 0 and 65535")
+    database = None
+    if args.db is not None:
+        from gdl.cli.strong import open_bound_database
+        from gdl.graph.database import DatabaseError
+
+        try:
+            database = open_bound_database(args)
+        except DatabaseError as error:      # stale, corrupt or missing: the module says which
+            raise UsageError(str(error)) from None
     bench = Workbench(path.read_text(encoding="utf-8"), args.file, params=parse_sets(args.set),
-                      depth=args.depth, seed=args.seed, backend=args.backend)
+                      depth=args.depth, seed=args.seed, backend=args.backend, database=database)
     players = bench.game.info.players
     bench.choose_seats(_seat_indices(args.seat, players) if args.seat else [0])
     if args.depth is None:
@@ -75,6 +84,9 @@ def register(commands) -> None:
                      help="a seat you play (repeatable; default: the first player)")
     sub.add_argument("--depth", type=int, metavar="N",
                      help="value moves by searching N plies (for games too big to solve exactly)")
+    sub.add_argument("--db", metavar="DB",
+                     help="a position database (gdl solve FILE --strong --save DB): every move "
+                          "is marked with its remoteness, such as 'win in 3'")
     sub.add_argument("--seed", type=int, metavar="S", help="seed for chance rolls (reproducible)")
     sub.add_argument("--host", default="127.0.0.1",
                      help="the address to listen on (default 127.0.0.1: this machine only)")

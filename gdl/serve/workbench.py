@@ -8,8 +8,15 @@ Values of moves come from gdl's solvers (``gdl.solvers.analysis.analyze_position
 value vectors, shown as integers or fractions, never rounded. In a two-player constant-sum game
 without chance an exactly solved move is also labelled ``win`` / ``draw`` / ``loss`` for the
 player to move (its value above, equal to or below the opponent's); elsewhere the moves are
-ranked by the mover's value (``best`` / ``worse`` / ``worst``). Remoteness needs a position
-database, which gdl does not have yet, so it is not shown.
+ranked by the mover's value (``best`` / ``worse`` / ``worst``).
+
+With a position database (gdl.graph.database, opened by the caller and bound to the rules) each
+move also carries what the database says of it, as GamesmanUni shows it: its ``class`` for the
+player to move (``win`` / ``lose`` / ``tie``: the game ends level / ``draw``: endless play, as
+in docs/graph.md) and its ``remoteness``, the number of moves to the end of the game when this
+move is played and both then play optimally, the move itself counted (the remoteness of the
+position it leads to, plus one): ``win in 3``. Edited rules are no longer the database's, so the
+database is set aside until the original rules are loaded again.
 
 Rule text given to ``load_rules`` is parsed and checked like a file; it is never run as Python
 (the compiled backend turns only numbers and compiler-chosen names into code).
@@ -44,8 +51,10 @@ class Workbench:
 
     def __init__(self, text: str, filename: str, *, params: Mapping | None = None,
                  human: Sequence[int] = (0,), depth: int | None = None, seed: int | None = None,
-                 backend: str = "compile"):
+                 backend: str = "compile", database: Any = None):
         self.filename = filename
+        self.database = database        # a PositionDatabase bound to ``text``, or None
+        self._database_text = text
         self.params = dict(params or {})
         self.depth = depth
         self.seed = seed
@@ -67,6 +76,8 @@ class Workbench:
         self.text = text
         self.game = game
         self.session = Session(game, seed=self.seed)
+        # The database holds the positions of the rules it was saved for, and of no others.
+        self._database = self.database if text == self._database_text else None
         self._analyses: dict = {}
 
     def load_rules(self, text: str) -> dict:
@@ -100,6 +111,8 @@ class Workbench:
                              "probability": None if m.probability is None
                              else format_value(m.probability)} for m in session.moves],
                 "moves": [], "values": None, "result": None, "error": None,
+                "database": None if self.database is None else {
+                    "path": self.database.path, "in_use": self._database is not None},
             }
             if mover == TERMINAL:
                 returns = session.returns()
@@ -120,6 +133,8 @@ class Workbench:
             document["values"] = _vector(info.players, analysis.values)
             document["proven"] = analysis.proven
             document["moves"] = self._moves(analysis, mover)
+            if self._database is not None and mover != CHANCE:
+                self._mark_remoteness(document["moves"], analysis, mover)
             return document
 
     def _analysis(self, state):
@@ -161,6 +176,27 @@ class Workbench:
                 item["value"] = format_value(own)
             moves.append(item)
         return moves
+
+    def _mark_remoteness(self, moves: list[dict], analysis, mover: int) -> None:
+        """Each move's class and remoteness from the database (``None`` where it has none: a
+        draw, a game with chance or more players, a position it does not hold)."""
+        from gdl.tools.database_advice import level
+
+        game, state, even = self.game, self.session.state, level(self.game)
+        for item, entry in zip(moves, analysis.entries):
+            found = self._database.lookup(game.apply(state, entry.action))
+            kind = remoteness = None
+            if found is not None:
+                if found.values is None:
+                    kind = "draw"
+                elif even is not None:
+                    own = found.values[mover]
+                    kind = "win" if own > even else "lose" if own < even else "tie"
+                if found.remoteness >= 0 and kind != "draw":
+                    remoteness = found.remoteness + 1
+            item["class"] = kind
+            item["remoteness"] = remoteness
+            item["remoteness_text"] = _remoteness_text(kind, remoteness, found is not None)
 
     # ---- changing the position -----------------------------------------------------------------
 
@@ -284,6 +320,17 @@ def _rule_failures():
         yield
     except GameRuntimeError as error:
         raise WorkbenchError(error.render()) from None
+
+
+def _remoteness_text(kind: str | None, remoteness: int | None, known: bool) -> str:
+    """``win in 3``, ``tie in 9``, ``draw``; ``not in the database`` for a position it lacks."""
+    if not known:
+        return "not in the database"
+    if kind == "draw":
+        return "draw"
+    if remoteness is None:
+        return kind or ""
+    return f"{kind} in {remoteness}" if kind else f"ends in {remoteness}"
 
 
 def _mover(player: int, players: Sequence[str]) -> str | None:

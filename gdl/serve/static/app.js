@@ -92,6 +92,11 @@ function drawMoves(state) {
     }
     const value = el("span", { className: "value" + (move.optimal ? " optimal" : ""), text: note });
     item.append(value);
+    // With --db: what the position database says of the move, "win in 3" (text only).
+    if (move.remoteness_text !== undefined) {
+      item.dataset.remoteness = move.remoteness_text;
+      item.append(el("span", { className: "remoteness", text: move.remoteness_text }));
+    }
     list.append(item);
   }
 }
@@ -129,6 +134,9 @@ function draw(state) {
   $("position-value").textContent = state.values
     ? `Value with best play: ${vectorText(state.values)}` + (state.proven ? "" : " (an estimate: depth-limited)")
     : "";
+  if (state.database && !state.database.in_use) {
+    $("position-value").textContent += " (the position database is for the rules on disk: no remoteness for edited rules)";
+  }
   drawMoves(state);
   const history = $("history");
   history.replaceChildren();
