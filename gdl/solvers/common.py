@@ -12,8 +12,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from fractions import Fraction
+from typing import Any, TypeVar
 
 from gdl.protocol import CONSTANT_SUM, TERMINAL, ZERO_SUM, Action, GameInfo, State, Value
 from gdl.solvers.result import SolverError, Stats
@@ -178,3 +179,30 @@ def best_of(children: list[tuple[Action, tuple[Value, ...]]], player: int) -> tu
     best = max(values[player] for _, values in children)
     return tuple(action for action, values in children if values[player] == best)
 
+
+
+Searched = TypeVar("Searched")
+
+
+def position_table(expand: Callable[..., Searched], stats: Stats) -> Callable[..., Searched]:
+    """``expand`` with a transposition table keyed by (state, depth left): a position met again
+    is answered from the table (``stats.tt_probes`` / ``tt_hits``), so a horizon game costs what
+    its states cost, not its histories. Sound where a position's result depends only on the
+    position and the depth left (no window or bound from the parent). ``expand`` takes
+    ``(state, depth_left, ..., children)``; the root, which lists its children, is always
+    expanded."""
+    known: dict[tuple[State, int | None], Searched] = {}
+
+    def tabled(state: State, depth_left: int | None, *rest: Any) -> Searched:
+        if rest[-1] is not None:
+            return expand(state, depth_left, *rest)
+        stats.tt_probes += 1
+        key = (state, depth_left)
+        found = known.get(key)
+        if found is None:
+            found = known[key] = expand(state, depth_left, *rest)
+        else:
+            stats.tt_hits += 1
+        return found
+
+    return tabled

@@ -32,6 +32,7 @@ from gdl.solvers.common import (
     best_of,
     chance_outcomes,
     no_legal_actions,
+    position_table,
     pv_tuple,
     require_depth,
     require_two_player_constant_sum,
@@ -64,21 +65,6 @@ def search_game(game, depth: int | None, algorithm: str, table: bool = False) ->
     current_player, apply, leaf_value = game.current_player, game.apply, frontier.value
     legal = game.legal_actions
     nodes = 0
-    known: dict | None = {} if table else None
-
-    def tabled(state: State, depth_left: int | None, children: list | None
-               ) -> tuple[tuple[Value, ...], PvLink]:
-        assert known is not None
-        if children is not None:   # the root always lists its children
-            return expand(state, depth_left, children)
-        stats.tt_probes += 1
-        key = (state, depth_left)
-        found = known.get(key)
-        if found is not None:
-            stats.tt_hits += 1
-            return found
-        found = known[key] = expand(state, depth_left, children)
-        return found
 
     def expand(state: State, depth_left: int | None, children: list | None
                ) -> tuple[tuple[Value, ...], PvLink]:
@@ -127,7 +113,7 @@ def search_game(game, depth: int | None, algorithm: str, table: bool = False) ->
         return best, best_pv
 
     # Without a table the recursion calls expand directly: no wrapper call per node.
-    search = expand if known is None else tabled
+    search = position_table(expand, stats) if table else expand
     search = guard_path(game, search, depth is None)  # a cycle: RepetitionError, not recursion
     root = game.initial_state()
     try:

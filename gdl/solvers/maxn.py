@@ -44,6 +44,7 @@ from gdl.solvers.common import (
     child_depth,
     constant_sum_total,
     decision_actions,
+    position_table,
     pv_tuple,
     require_depth,
 )
@@ -73,20 +74,6 @@ def maxn(game, *, depth: int | None = None, shallow_pruning: bool = False,
     frontier = Frontier(game, stats, total=total,
                         bounds=info.utility_bounds if shallow_pruning else None)
     root_children: list[tuple[Action, tuple[Value, ...]]] = []
-    known: dict | None = {} if table else None
-
-    def search(state: State, depth_left: int | None, cap: Cap, children: list | None
-               ) -> tuple[tuple[Value, ...], PvLink]:
-        if known is None or children is not None:   # the root always lists its children
-            return expand(state, depth_left, cap, children)
-        stats.tt_probes += 1
-        key = (state, depth_left)
-        found = known.get(key)
-        if found is not None:
-            stats.tt_hits += 1
-            return found
-        found = known[key] = expand(state, depth_left, cap, children)
-        return found
 
     def expand(state: State, depth_left: int | None, cap: Cap, children: list | None
                ) -> tuple[tuple[Value, ...], PvLink]:
@@ -119,6 +106,8 @@ def maxn(game, *, depth: int | None = None, shallow_pruning: bool = False,
         assert best is not None  # decision_actions returned at least one action
         return best, best_pv
 
+    # Without a table the recursion calls expand directly: no wrapper call per node.
+    search = position_table(expand, stats) if table else expand
     search = guard_path(game, search, depth is None)  # a cycle: RepetitionError, not recursion
     root = game.initial_state()
     values, pv = run_deep(search, root, depth, None, root_children)
