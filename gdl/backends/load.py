@@ -28,7 +28,7 @@ FORMAT = 1
 CACHE_ENTRIES = 256    # the cache keeps about this many generated modules (oldest go first)
 
 
-BACKENDS = ("compile", "interpret")
+BACKENDS = ("native", "compile", "interpret")
 
 
 def loads(text: str, filename: str = "<input>", params: Mapping[str, int | bool] | None = None,
@@ -36,6 +36,8 @@ def loads(text: str, filename: str = "<input>", params: Mapping[str, int | bool]
     """Parse, check and build a game from rule text. Raises GdlError for any mistake in it.
 
     ``backend="compile"`` (the default) generates Python source for the rules (gdl.backends.compiler);
+    ``backend="native"`` is that game with the rules and the search loops also compiled to machine
+    code (gdl.backends.native: ``game.native``, or ``game.native_note`` saying why not);
     ``backend="interpret"`` uses the reference interpreter (gdl.backends.interpret). Both implement the
     same protocol with the same results; explicit trees are a TreeGame either way. Compiled
     games are cached per user (gdl.backends.runtime), so loading the same rules again is quick."""
@@ -43,6 +45,12 @@ def loads(text: str, filename: str = "<input>", params: Mapping[str, int | bool]
         raise ValueError(f"unknown backend {backend!r}; choose from {', '.join(BACKENDS)}")
     if backend == "compile":
         return load_text(text, filename, params)
+    if backend == "native":
+        from gdl.backends.native.attach import attach
+
+        game = load_text(text, filename, params)
+        attach(game, filename)
+        return game
     from gdl.backends.interpret import build
     from gdl.lang.check import check
     from gdl.lang.parse import parse

@@ -57,7 +57,11 @@ def load_game(path: str, params: dict | None = None, backend: str | None = None)
 
     if not Path(path).is_file():
         raise UsageError(f"{path}: no such file")
-    return load(path, params, backend=backend or _backend)
+    game = load(path, params, backend=backend or _backend)
+    note = getattr(game, "__dict__", {}).get("native_note")
+    if note:
+        print(note, file=sys.stderr)
+    return game
 
 
 def moves_arg(args) -> list[str]:
@@ -96,9 +100,11 @@ def add_common(sub, many: bool = False) -> None:
         sub.add_argument("file", metavar="FILE", help="a rule file (.game)")
     sub.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
                      help="override a `param` of the game (repeatable)")
-    sub.add_argument("--backend", choices=("compile", "interpret"), default="compile",
-                     help="run the rules as generated Python (compile, the default) or with the "
-                          "reference interpreter (interpret); the results are the same")
+    sub.add_argument("--backend", choices=("native", "compile", "interpret"), default="compile",
+                     help="run the rules as generated Python (compile, the default), as generated "
+                          "C with the searches it implements (native; falls back to compile with "
+                          "a note) or with the reference interpreter (interpret); the results are "
+                          "the same")
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:

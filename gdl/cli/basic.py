@@ -60,10 +60,15 @@ def cmd_solve(args) -> int:
     if budget is None:  # a --time / --nodes budget bounds the work itself
         solve_size_check(game, args, root, args.algorithm)  # warns, or refuses with --strict
     started = time.perf_counter()
+    from gdl.tools.native_solve import solve_native
+
     try:
-        result = solve(game, args.algorithm, depth=args.depth, root_state=root,
-                       options=options, budget=budget,
-                       player=_player_index(game, args.player))
+        # With --backend native, the searches the native tier implements run in C; anything
+        # else, or a native search stopped by a rule error, runs the Python solver.
+        result = solve_native(game, algorithm, depth=args.depth, root_state=root,
+                              options=options, budget=budget) or solve(
+            game, args.algorithm, depth=args.depth, root_state=root, options=options,
+            budget=budget, player=_player_index(game, args.player))
     except GameRuntimeError as error:
         print(report_runtime(error, game), file=sys.stderr)
         return 1

@@ -1,0 +1,318 @@
+"""Checked game (gdl.lang.ir) → one C translation unit: the rules *and* the search loops.
+
+The rules become C functions over a state array ``V s[]`` with exactly the layout of gdl.lang.ir
+(``s[0]`` the mover, then the slots); the search loops (gdl/backends/native/search.c, appended
+verbatim) call them directly, so a search never crosses back into Python.
+
+What is supported: every expression and statement of the language except ``random`` (chance)
+and explicit trees; such games are refused with ``Unsupported`` and run in Python. Run-time rule
+errors (an index out of range, a value outside its domain, division by zero, a dead end, a sum
+that breaks the declared total) and 64-bit overflow (checked on every ``+ - *``) set the
+thread-local flag ``gdl_err`` and the search stops: the caller then runs the same search in
+Python, which reports the error located, or computes with unbounded integers. So a native answer
+is either the exact answer or none at all.
+
+Untrusted input stays data (the argument of gdl.backends.pycompile.safe_text, for C): the only
+rule-file content that becomes C text is numbers (``c_int``: Python ints, range-checked) and
+rule-file text inside ``/* */`` comments after ``comment_text`` removed ``*/`` and everything
+non-printable. Every C name is the compiler's own (``s``, ``t3``, ``q5``, ``a12``).
+"""
+
+from __future__ import annotations
+
+from importlib import resources
+
+from gdl.backends.pycompile.safe_text import comment_text
+from gdl.lang import ir
+
+INT64_MAX = 2 ** 63 - 1
+MAX_CELLS = 4096        # states larger than this stay in Python (the search keeps one per ply)
+
+
+class Unsupported(Exception):
+    """The game uses something the native tier does not compile; it runs in Python."""
+
+
+def c_int(value: object) -> str:
+    """A number as C text: ints and bools only, within int64 (else the game is Unsupported)."""
+    if type(value) is bool:
+        return "1" if value else "0"
+    if type(value) is not int:
+        raise AssertionError(f"not a number: {value!r}")
+    if not -INT64_MAX <= value <= INT64_MAX:
+        raise Unsupported(f"the constant {value} does not fit in 64 bits")
+    return f"{value}LL" if value >= 0 else f"(-{-value}LL)"
+
+
+def c_comment(text: str) -> str:
+    """Rule-file text as a C comment that cannot end early."""
+    return "/* " + comment_text(text.replace("*/", "* /").replace("/*", "/ *")) + " */"
+
+
+class CEmitter:
+    def __init__(self, game: ir.Game, filename: str = "<input>"):
+        if game.tree is not None:
+            raise Unsupported("explicit trees run in Python")
+        if game.has_chance:
+            raise Unsupported("chance (`random`) is not compiled natively yet")
+        self.game, self.filename = game, filename
+        self.counter = 0
+        self.tables: list[str] = []
+        self.cells = len(game.initial)
+        if self.cells > MAX_CELLS:
+            raise Unsupported(f"the state has {self.cells} cells (native limit {MAX_CELLS})")
+        for value in game.initial:
+            c_int(value)
+        for variable in game.variables:
+            for value in variable.values:
+                c_int(value)
+
+    def fresh(self, prefix: str) -> str:
+        self.counter += 1
+        return f"{prefix}{self.counter}"
+
+    def where(self, span) -> str:
+        return c_comment(f"{self.filename}:{span.line}") if span and span.line else ""
+
+    # ---- expressions: each is a C expression of type V (int64) -----------------------------
+    def expr(self, e: ir.Expr, env: dict[str, str], s: str = "s") -> str:
+        if isinstance(e, ir.Lit):
+            return c_int(e.value)
+        if isinstance(e, ir.Local):
+            return env[e.name]
+        if isinstance(e, ir.Mover):
+            return f"{s}[0]"
+        if isinstance(e, ir.VarRef):
+            return f"{s}[{self.offset(e.var.slot, e.var.shape, e.indices, env, s)}]"
+        if isinstance(e, ir.ConstRef):
+            return self.const_ref(e, env, s)
+        if isinstance(e, ir.Unary):
+            operand = self.expr(e.operand, env, s)
+            return f"gdl_neg({operand})" if e.op == "-" else f"(!({operand}))"
+        if isinstance(e, ir.Binary):
+            left, right = self.expr(e.left, env, s), self.expr(e.right, env, s)
+            if e.op == "and":
+                return f"(({left}) && ({right}))"
+            if e.op == "or":
+                return f"(({left}) || ({right}))"
+            helper = {"+": "gdl_add", "-": "gdl_sub", "*": "gdl_mul", "/": "gdl_div", "%": "gdl_mod"}
+            if e.op in helper:
+                return f"{helper[e.op]}({left}, {right})"
+            if e.op in ("==", "!=", "<", "<=", ">", ">="):
+                return f"(({left}) {e.op} ({right}))"
+            raise Unsupported(f"operator {e.op!r}")
+        if isinstance(e, ir.IfExpr):
+            return (f"(({self.expr(e.cond, env, s)}) ? ({self.expr(e.then, env, s)}) : "
+                    f"({self.expr(e.otherwise, env, s)}))")
+        if isinstance(e, ir.Builtin):
+            args = [self.expr(a, env, s) for a in e.args]
+            if e.name == "abs":
+                return f"gdl_abs({args[0]})"
+            pick = "gdl_min" if e.name == "min" else "gdl_max"
+            text = args[0]
+            for arg in args[1:]:
+                text = f"{pick}({text}, {arg})"
+            return text
+        if isinstance(e, ir.Call):
+            # Inlined: the arguments are evaluated once, in order, into fresh locals.
+            names, parts = [], []
+            for arg in e.args:
+                name = self.fresh("t")
+                parts.append(f"V {name} = {self.expr(arg, env, s)};")
+                names.append(name)
+            inner = dict(zip(e.define.params, names))
+            return "({ " + " ".join(parts) + f" {self.expr(e.define.body, inner, s)}; }})"
+        if isinstance(e, ir.Quantifier):
+            return self.quantifier(e, env, s)
+        raise Unsupported(f"expression {type(e).__name__}")
+
+    def offset(self, slot: int, shape, indices, env, s: str) -> str:
+        if not indices:
+            return str(slot)
+        terms = [str(slot)]
+        for index, extent, stride in zip(indices, shape, ir.strides(shape)):
+            checked = f"gdl_idx({self.expr(index, env, s)}, {extent})"
+            terms.append(checked if stride == 1 else f"{checked} * {stride}")
+        return " + ".join(terms)
+
+    def const_ref(self, e: ir.ConstRef, env, s: str) -> str:
+        value = e.const.value
+        if not e.indices:
+            return c_int(value)
+        flat: list[object] = []
+
+        def flatten(v):
+            if isinstance(v, tuple):
+                for item in v:
+                    flatten(item)
+            else:
+                flat.append(v)
+
+        flatten(value)
+        name = self.fresh("k")
+        self.tables.append(f"static const V {name}[{len(flat)}] = {{"
+                           + ", ".join(c_int(v) for v in flat) + "}; " + c_comment(e.const.name))
+        return f"{name}[{self.offset(0, e.const.shape, e.indices, env, s)}]"
+
+    def binder_loops(self, binders, env) -> tuple[list[str], dict[str, str]]:
+        """``for`` headers binding each quantifier/loop variable to a fresh C local."""
+        inner, headers = dict(env), []
+        for local_name, values in binders:
+            var = self.fresh("q")
+            values = tuple(int(v) for v in values)
+            if values and values == tuple(range(values[0], values[0] + len(values))):
+                headers.append(f"for (V {var} = {c_int(values[0])}; {var} <= {c_int(values[-1])}; "
+                               f"{var}++)")
+            else:
+                table = self.fresh("k")
+                self.tables.append(f"static const V {table}[{max(1, len(values))}] = {{"
+                                   + ", ".join(c_int(v) for v in values or (0,)) + "};")
+                index = self.fresh("i")
+                headers.append(f"for (int {index} = 0; {index} < {len(values)}; {index}++) "
+                               f"for (V {var} = {table}[{index}], {var}_once = 1; {var}_once; "
+                               f"{var}_once = 0)")
+            inner[local_name] = var
+        return headers, inner
+
+    def quantifier(self, e: ir.Quantifier, env, s: str) -> str:
+        headers, inner = self.binder_loops(e.binders, env)
+        body = self.expr(e.body, inner, s)
+        acc, done = self.fresh("r"), self.fresh("done")
+        loops = " ".join(headers)
+        if e.kind in ("any", "all"):
+            start, stop = ("0", "1") if e.kind == "any" else ("1", "0")
+            test = f"({body})" if e.kind == "any" else f"!({body})"
+            return (f"({{ __label__ {done}; V {acc} = {start}; {loops} {{ if ({test}) {{ {acc} = {stop}; "
+                    f"goto {done}; }} }} {done}: {acc}; }})")
+        if e.kind == "count":
+            return f"({{ V {acc} = 0; {loops} {{ if ({body}) {acc}++; }} {acc}; }})"
+        if e.kind == "sum":
+            return f"({{ V {acc} = 0; {loops} {{ {acc} = gdl_add({acc}, {body}); }} {acc}; }})"
+        seen, pick = self.fresh("n"), "gdl_min" if e.kind == "min" else "gdl_max"
+        return (f"({{ V {acc} = 0; int {seen} = 0; {loops} {{ V v_ = {body}; {acc} = {seen} ? "
+                f"{pick}({acc}, v_) : v_; {seen} = 1; }} if (!{seen}) gdl_err = 1; {acc}; }})")
+
+    # ---- statements: effects change ``s`` in place, as the interpreter's cells -------------
+    def stmts(self, statements, env, depth: int) -> list[str]:
+        pad = "    " * depth
+        lines: list[str] = []
+        for st in statements:
+            if isinstance(st, ir.Assign):
+                where = self.offset(st.var.slot, st.var.shape, st.indices, env, "s")
+                target, value = self.fresh("o"), self.fresh("v")
+                lines.append(f"{pad}{{ int {target} = {where}; V {value} = {self.expr(st.value, env)}; "
+                             f"if (!({self.in_domain(value, st.var.values)})) gdl_err = 1; "
+                             f"s[{target}] = {value}; }} {self.where(st.span)}")
+            elif isinstance(st, ir.If):
+                lines.append(f"{pad}if ({self.expr(st.cond, env)}) {{ {self.where(st.span)}")
+                lines += self.stmts(st.then, env, depth + 1)
+                lines.append(f"{pad}}} else {{")
+                lines += self.stmts(st.otherwise, env, depth + 1)
+                lines.append(f"{pad}}}")
+            elif isinstance(st, ir.For):
+                headers, inner = self.binder_loops(st.binders, env)
+                lines.append(f"{pad}{' '.join(headers)} {{ {self.where(st.span)}")
+                lines += self.stmts(st.body, inner, depth + 1)
+                lines.append(f"{pad}}}")
+            elif isinstance(st, ir.Pass):
+                lines.append(f"{pad}*turn = -1;")
+            elif isinstance(st, ir.Next):
+                lines.append(f"{pad}*turn = {self.expr(st.player, env)}; {self.where(st.span)}")
+            else:
+                raise Unsupported(f"statement {type(st).__name__}")
+        return lines
+
+    @staticmethod
+    def in_domain(value: str, values) -> str:
+        values = sorted(set(int(v) for v in values))
+        if values and values == list(range(values[0], values[-1] + 1)):
+            return f"{value} >= {c_int(values[0])} && {value} <= {c_int(values[-1])}"
+        return " || ".join(f"{value} == {c_int(v)}" for v in values) or "0"
+
+    # ---- the game ---------------------------------------------------------------------------
+    def per_player(self, name: str, expressions) -> list[str]:
+        """``void name(const V *s, V *out)``: one value per player, the missing one from the sum."""
+        g = self.game
+        lines = [f"static void {name}(const V *s, V *out) {{"]
+        missing = None
+        for player, e in enumerate(expressions):
+            if e is None:
+                missing = player
+                lines.append(f"    out[{player}] = 0;")
+            else:
+                lines.append(f"    out[{player}] = {self.expr(e, {})};")
+        if missing is not None:
+            others = " ".join(f"out[{missing}] = gdl_sub(out[{missing}], out[{p}]);"
+                              for p in range(len(expressions)) if p != missing)
+            lines.append(f"    out[{missing}] = {c_int(g.sum_total)}; {others}")
+        lines.append("}")
+        return lines
+
+    def unit(self) -> str:
+        g = self.game
+        n = len(g.players)
+        body: list[str] = []
+        terminal = self.expr(g.terminal, {}) if g.terminal is not None else "0"
+        body += ["static int rule_terminal(const V *s) { return (int)(" + terminal + "); } "
+                 + self.where(g.spans.get("terminal"))]
+        body += self.per_player("rule_returns", g.utilities)
+        if g.evaluations:
+            body += self.per_player("rule_evaluate", g.evaluations)
+        else:
+            body += ["static void rule_evaluate(const V *s, V *out) { (void)s; (void)out; gdl_err = 1; }"]
+        # legal actions, one function per player, in declaration order
+        for player in range(n):
+            body.append(f"static int rule_legal_{player}(const V *s, int *out) {{")
+            body.append("    int n = 0;")
+            for action_id, ground in enumerate(g.ground_actions):
+                action = ground.action
+                if action.by is not None and player not in action.by:
+                    continue
+                env = {name: c_int(v) for (name, _, _), v in zip(action.params, ground.args)}
+                test = self.expr(action.requires, env) if action.requires is not None else "1"
+                body.append(f"    if ({test}) out[n++] = {action_id}; "
+                            + c_comment(ground.name))
+            body.append("    return n;")
+            body.append("}")
+        body.append("static int rule_legal(const V *s, int *out) {")
+        body.append("    switch ((int)s[0]) {")
+        body += [f"    case {p}: return rule_legal_{p}(s, out);" for p in range(n)]
+        body.append("    default: gdl_err = 1; return 0;")
+        body.append("    }")
+        body.append("}")
+        # effects: one case per ground action, its parameters as constants
+        body.append("static void rule_effect(V *s, int action, V *turn) {")
+        body.append("    switch (action) {")
+        for action_id, ground in enumerate(g.ground_actions):
+            action = ground.action
+            env = {name: c_int(v) for (name, _, _), v in zip(action.params, ground.args)}
+            body.append(f"    case {action_id}: {{ {c_comment(ground.name)} {self.where(action.span)}")
+            body += self.stmts(action.effect, env, 2)
+            body.append("        break; }")
+        body.append("    default: gdl_err = 1;")
+        body.append("    }")
+        body.append("}")
+        header = [
+            "/* Generated by gdl.backends.native from " + comment_text(self.filename).replace("*/", "* /")
+            + ": do not edit. */",
+            c_comment("Game: " + g.title),
+            c_comment("Variables: " + ", ".join(
+                f"{v.name}{''.join(f'[{x}]' for x in v.shape)}@{v.slot}" for v in g.variables)),
+            "#include <stdint.h>",
+            "#include <string.h>",
+            "typedef long long V;",
+            f"#define CELLS {self.cells}",
+            f"#define PLAYERS {n}",
+            f"#define ACTIONS {max(1, len(g.ground_actions))}",
+            f"#define STUCK_PASS {1 if g.stuck_pass else 0}",
+            f"#define SUM_TOTAL {c_int(g.sum_total)}",
+            f"#define CONSTANT_SUM {1 if g.sum_kind != 'general-sum' else 0}",
+            resources.files("gdl.backends.native").joinpath("prelude.h").read_text(),
+        ]
+        search = resources.files("gdl.backends.native").joinpath("search.c").read_text()
+        return "\n".join(header + self.tables + body) + "\n" + search
+
+
+def generate(game: ir.Game, filename: str = "<input>") -> str:
+    """The C source for a checked game (deterministic), or Unsupported."""
+    return CEmitter(game, filename).unit()
