@@ -14,7 +14,7 @@ from fractions import Fraction
 from gdl.protocol import CHANCE, TERMINAL
 from gdl.solvers.result import SolveResult, Stats
 
-NATIVE_ALGORITHMS = ("minimax",)
+NATIVE_ALGORITHMS = ("minimax", "alphabeta")
 
 
 def native_rules(game):
@@ -36,11 +36,13 @@ def solve_native(game, algorithm: str, *, depth: int | None = None, root_state=N
                               or not info.has_evaluate):
         return None    # the Python solver refuses these with its own message
     root = game.initial_state() if root_state is None else root_state
+    total = 0 if info.sum_kind == "zero-sum" else info.utility_sum
+    if total is None or not isinstance(total, int):
+        return None
+    if algorithm == "alphabeta":
+        return _alphabeta(game, native, root, depth, total)
     found = native.minimax(root, depth)
     if found is None:
-        return None
-    total = 0 if info.sum_kind == "zero-sum" else info.utility_sum
-    if total is None:
         return None
 
     def vector(v0: int) -> tuple[int, int]:
@@ -57,6 +59,40 @@ def solve_native(game, algorithm: str, *, depth: int | None = None, root_state=N
                        pv=tuple(found["pv"]), algorithm=algorithm, stats=stats,
                        proven=found["evaluations"] == 0, depth=depth,
                        extra={"action_values": root_children, "backend": "native"})
+
+
+def _alphabeta(game, native, root, depth: int | None, total: int) -> SolveResult | None:
+    """gdl.solvers.alphabeta with the options gdl.solvers.default_options gives an exact solve
+    (or a depth-limited one where the game declares no quiescence), in C."""
+    from gdl.solvers import default_options
+
+    options = default_options(depth)
+    if (game.info.has_quiescence and depth is not None) or (depth is not None and depth < 1):
+        return None
+    if native.hash(root) != hash(root):
+        return None     # another Python's hash: the table would differ from the Python tier's
+    if game.current_player(root) == TERMINAL:
+        return SolveResult(values=tuple(game.returns(root)), best_actions=(), pv=(),
+                           algorithm="alphabeta", stats=Stats(nodes=1, leaves=1), proven=True,
+                           depth=0)
+    found = native.alphabeta(root, depth, options.tt_size)
+    if found is None:
+        return None
+    legal = game.legal_actions(root)
+    best_actions = tuple(a for a, flag in zip(legal, found["best_flags"]) if flag)
+    stats = Stats(nodes=found["nodes"], leaves=found["leaves"], cutoffs=found["cutoffs"],
+                  tt_probes=found["probes"], tt_hits=found["hits"],
+                  researches=found["researches"], depth_reached=found["max_ply"])
+    extra: dict = {"iteration_nodes": [stats.nodes], "stopped": None, "backend": "native"}
+    if stats.depth_reached:
+        extra["ebf"] = round(stats.nodes ** (1 / stats.depth_reached), 3)
+    capacity = 2 * max(1, options.tt_size // 2)
+    extra.update(tt_capacity=capacity, tt_entries=found["used"], tt_replaced=found["replaced"],
+                 tt_full=found["replaced"] > 0)
+    v0 = found["value"]
+    return SolveResult(values=(v0, total - v0), best_actions=best_actions, pv=tuple(found["pv"]),
+                       algorithm="alphabeta", stats=stats, proven=bool(found["proven"]),
+                       depth=depth, extra=extra)
 
 
 # ---- random playouts: the same generator and choices in C and in Python ---------------------

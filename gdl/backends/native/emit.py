@@ -67,6 +67,11 @@ class CEmitter:
             for value in variable.values:
                 c_int(value)
 
+    def fits_in_a_byte(self) -> bool:
+        values = [len(self.game.players) - 1, *self.game.initial]
+        values += [v for variable in self.game.variables for v in variable.values]
+        return all(-128 <= int(v) <= 127 for v in values)
+
     def fresh(self, prefix: str) -> str:
         self.counter += 1
         return f"{prefix}{self.counter}"
@@ -307,6 +312,9 @@ class CEmitter:
             f"#define STUCK_PASS {1 if g.stuck_pass else 0}",
             f"#define SUM_TOTAL {c_int(g.sum_total)}",
             f"#define CONSTANT_SUM {1 if g.sum_kind != 'general-sum' else 0}",
+            f"#define HAS_EVALUATE {1 if g.evaluations else 0}",
+            # The transposition table keeps states as bytes when every cell fits in one.
+            f"typedef {'signed char' if self.fits_in_a_byte() else 'V'} K;",
             resources.files("gdl.backends.native").joinpath("prelude.h").read_text(),
         ]
         search = resources.files("gdl.backends.native").joinpath("search.c").read_text()

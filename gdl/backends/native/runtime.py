@@ -19,6 +19,7 @@ class NativeRules:
         self.library = library
         self.cells = library.gdl_cells()
         self.actions = library.gdl_actions()
+        library.gdl_hash.restype = ctypes.c_int64
         library.gdl_playouts.argtypes = [ctypes.POINTER(V), ctypes.c_longlong, ctypes.c_uint64,
                                          ctypes.c_longlong, ctypes.POINTER(V),
                                          ctypes.POINTER(ctypes.c_longlong)]
@@ -66,6 +67,29 @@ class NativeRules:
         return {"value": value.value, "root": list(zip(root_actions[:count], root_values[:count])),
                 "pv": list(pv[:pv_len.value]), "nodes": stats[0], "leaves": stats[1],
                 "evaluations": stats[2]}
+
+    def hash(self, state) -> int:
+        """Python's hash of the state tuple, computed in C (the table's buckets depend on it)."""
+        return self.library.gdl_hash(self._state(state))
+
+    def alphabeta(self, state, depth: int | None, tt_size: int) -> dict | None:
+        """gdl.solvers.alphabeta with its exact defaults (table, ordering, PVS): player 0's value,
+        the optimal root actions (declaration order), the principal variation and the counters;
+        None if the search stopped."""
+        value = V()
+        best_flags, legal_count = (ctypes.c_int * self.actions)(), ctypes.c_int()
+        pv, pv_len = (ctypes.c_int * MAX_PLY)(), ctypes.c_int()
+        stats = (ctypes.c_longlong * 10)()
+        failed = self.library.gdl_alphabeta(
+            self._state(state), -1 if depth is None else depth, ctypes.c_longlong(tt_size),
+            ctypes.byref(value), best_flags, ctypes.byref(legal_count), pv, ctypes.byref(pv_len),
+            stats)
+        if failed:
+            return None
+        names = ("nodes", "leaves", "cutoffs", "probes", "hits", "researches", "max_ply", "used",
+                 "replaced", "proven")
+        return {"value": value.value, "best_flags": list(best_flags[:legal_count.value]),
+                "pv": list(pv[:pv_len.value]), **dict(zip(names, stats))}
 
     def playouts(self, state, count: int, seed: int, max_plies: int, players: int) -> dict | None:
         """``count`` random playouts (gdl.backends.native.playouts): utility sums and plies."""

@@ -187,3 +187,378 @@ int gdl_playouts(const V *root, long long count, uint64_t seed, long long max_pl
     stats[0] = plies;
     return gdl_err != 0;
 }
+
+/* ---- alpha-beta, as gdl.solvers.alphabeta with its exact defaults: a TwoBig transposition
+   table keyed by Python's own hash of the state tuple (so the same buckets, the same
+   replacements and the same node counts), the table's move first, then the children by the
+   static evaluation (when the game declares one), PVS, and the root's exact set of optimal
+   actions by the tightest tie window. Integer values only; the window ends are sentinels beyond
+   every value a leaf may have (|v| < 2^62, else an error and the Python tier). ---- */
+
+#define NEG_INF (-(1LL << 62))
+#define POS_INF (1LL << 62)
+#define FULL_DEPTH (1 << 30)
+#define BOUND_EXACT 0
+#define BOUND_LOWER 1
+#define BOUND_UPPER 2
+#define NO_ACTION (-1)
+
+/* CPython's hash of an int (modular, P = 2^61 - 1; -1 becomes -2) and of a tuple (xxHash). */
+static int64_t py_int_hash(V v) {
+    const uint64_t P = (1ULL << 61) - 1;
+    uint64_t a = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+    int64_t r = (int64_t)(a % P);
+    if (v < 0) r = -r;
+    return r == -1 ? -2 : r;
+}
+
+static int64_t py_tuple_hash(const V *s) {
+    uint64_t acc = 2870177450012600261ULL;
+    for (int i = 0; i < CELLS; i++) {
+        uint64_t lane = (uint64_t)py_int_hash(s[i]);
+        acc += lane * 14029467366897019727ULL;
+        acc = (acc << 31) | (acc >> 33);
+        acc *= 11400714785074694791ULL;
+    }
+    acc += (uint64_t)CELLS ^ (2870177450012600261ULL ^ 3527539ULL);
+    if (acc == (uint64_t)-1) return 1546275796;
+    return (int64_t)acc;
+}
+
+int64_t gdl_hash(const V *s) { return py_tuple_hash(s); }
+
+typedef struct {
+    K state[CELLS];
+    V value;
+    long long work;
+    int depth, best;
+    signed char bound, used;
+} Entry;
+
+typedef struct { K state[CELLS]; int action, used; } PvSlot;
+
+typedef struct {
+    V *states;                  /* one state per ply */
+    int *actions;               /* ACTIONS per ply */
+    V **children;               /* per ply, built on first use: ACTIONS children */
+    V *scores;                  /* ACTIONS per ply */
+    int *order;                 /* ACTIONS per ply */
+    Entry *table;
+    long long buckets;
+    PvSlot *pv;                 /* state -> best action where its value was exact */
+    long long pv_capacity, pv_used;
+    int has_evaluate;
+    long long nodes, leaves, cutoffs, probes, hits, researches, inexact, used, replaced;
+    int max_ply;
+} AB;
+
+static void pack(const V *s, K *k) { for (int i = 0; i < CELLS; i++) k[i] = (K)s[i]; }
+static int same(const K *k, const V *s) {
+    for (int i = 0; i < CELLS; i++) if ((V)k[i] != s[i]) return 0;
+    return 1;
+}
+
+static long long bucket_of(AB *x, int64_t key) {
+    long long i = key % x->buckets;
+    return i < 0 ? i + x->buckets : i;
+}
+
+static Entry *tt_find(AB *x, const V *s, int64_t key) {
+    Entry *slot = x->table + 2 * bucket_of(x, key);
+    if (slot[0].used && same(slot[0].state, s)) return &slot[0];
+    if (slot[1].used && same(slot[1].state, s)) return &slot[1];
+    return NULL;
+}
+
+static void tt_store(AB *x, const V *s, int64_t key, V value, int bound, int depth, int best, long long work) {
+    Entry e;
+    pack(s, e.state);
+    e.value = value; e.bound = (signed char)bound; e.depth = depth; e.best = best; e.work = work; e.used = 1;
+    Entry *slot = x->table + 2 * bucket_of(x, key);
+    Entry *first = &slot[0], *second = &slot[1];
+    if (!first->used) { *first = e; x->used++; return; }
+    if (same(first->state, s)) { if (depth >= first->depth) *first = e; return; }
+    if (!second->used) x->used++;
+    else if (!same(second->state, s)) x->replaced++;
+    if (work >= first->work) { *second = *first; *first = e; }
+    else *second = e;
+}
+
+static uint64_t mix(int64_t key) { uint64_t z = (uint64_t)key * 0x9E3779B97F4A7C15ULL; return z ^ (z >> 29); }
+
+static int pv_grow(AB *x);
+
+static void pv_put(AB *x, const V *s, int64_t key, int action) {
+    if (2 * (x->pv_used + 1) > x->pv_capacity && !pv_grow(x)) { gdl_err = 1; return; }
+    uint64_t i = mix(key) & (uint64_t)(x->pv_capacity - 1);
+    while (x->pv[i].used && !same(x->pv[i].state, s)) i = (i + 1) & (uint64_t)(x->pv_capacity - 1);
+    if (!x->pv[i].used) { x->pv[i].used = 1; pack(s, x->pv[i].state); x->pv_used++; }
+    x->pv[i].action = action;
+}
+
+static int pv_get(AB *x, const V *s) {
+    uint64_t i = mix(py_tuple_hash(s)) & (uint64_t)(x->pv_capacity - 1);
+    while (x->pv[i].used) {
+        if (same(x->pv[i].state, s)) return x->pv[i].action;
+        i = (i + 1) & (uint64_t)(x->pv_capacity - 1);
+    }
+    return NO_ACTION;
+}
+
+static int pv_grow(AB *x) {
+    long long old_capacity = x->pv_capacity;
+    PvSlot *old = x->pv;
+    PvSlot *fresh = calloc((size_t)old_capacity * 2, sizeof(PvSlot));
+    if (!fresh) return 0;
+    x->pv = fresh; x->pv_capacity = old_capacity * 2; x->pv_used = 0;
+    V s[CELLS];
+    for (long long j = 0; j < old_capacity; j++) {
+        if (!old[j].used) continue;
+        for (int i = 0; i < CELLS; i++) s[i] = (V)old[j].state[i];
+        uint64_t i = mix(py_tuple_hash(s)) & (uint64_t)(x->pv_capacity - 1);
+        while (x->pv[i].used) i = (i + 1) & (uint64_t)(x->pv_capacity - 1);
+        x->pv[i] = old[j];
+        x->pv_used++;
+    }
+    free(old);
+    return 1;
+}
+
+static V checked_value(V v) { if (v <= NEG_INF || v >= POS_INF) gdl_err = 1; return v; }
+
+static V first_value(const V *s, int terminal) {
+    V u[PLAYERS];
+    if (terminal) rule_returns(s, u); else rule_evaluate(s, u);
+    return checked_value(u[0]);
+}
+
+/* The search order of a node's actions (gdl.solvers.ordering with table_move_first and, when
+   the game has an evaluation, by_evaluation): the table's move, then the rest by the child's
+   evaluation for the mover (returns for a terminal child), ties by declaration order. When
+   children are built here they are kept: returns 1, and children[ply][i] is action i's child. */
+static int order_actions(AB *x, int ply, const V *s, int *actions, int n, int mover, int table_move) {
+    int *order = x->order + (size_t)ply * ACTIONS;
+    int firsts = 0;
+    if (table_move != NO_ACTION) {
+        for (int i = 0; i < n; i++) if (actions[i] == table_move) { order[firsts++] = i; break; }
+    }
+    if (!x->has_evaluate) {
+        int k = firsts;
+        for (int i = 0; i < n; i++) if (!(firsts && order[0] == i)) order[k++] = i;
+        return 0;
+    }
+    if (!x->children[ply]) {
+        x->children[ply] = malloc(sizeof(V) * CELLS * (size_t)ACTIONS);
+        if (!x->children[ply]) { gdl_err = 1; return 0; }
+    }
+    V *kids = x->children[ply];
+    V *scores = x->scores + (size_t)ply * ACTIONS;
+    int k = firsts;
+    for (int i = 0; i < n; i++) {
+        V *child = kids + (size_t)i * CELLS;
+        game_apply(s, actions[i], child);
+        if (gdl_err) return 0;
+        if (firsts && order[0] == i) continue;
+        V value = first_value(child, game_terminal(child));
+        if (gdl_err) return 0;
+        scores[i] = mover > 0 ? -value : value;
+        /* insertion sort, stable: (score, declaration order) ascending */
+        int j = k++;
+        while (j > firsts && scores[order[j - 1]] > scores[i]) { order[j] = order[j - 1]; j--; }
+        order[j] = i;
+    }
+    return 1;
+}
+
+static V ab_search(AB *x, int ply, int depth, V alpha, V beta, int sign) {
+    V *s = x->states + (size_t)ply * CELLS;
+    x->nodes++;
+    int p = game_current(s);
+    if (gdl_err) return 0;
+    if (p == TERMINAL_PLAYER || depth <= 0) {
+        x->leaves++;
+        if (p != TERMINAL_PLAYER) x->inexact++;
+        if (ply > x->max_ply) x->max_ply = ply;
+        V v = first_value(s, p == TERMINAL_PLAYER);
+        return sign > 0 ? v : -v;
+    }
+    if (ply + 1 >= MAX_PLY) { gdl_err = 1; return 0; }
+    int m = p ? -1 : 1;
+    int flip = m != sign;
+    if (flip) { V t = alpha; alpha = -beta; beta = -t; }
+    int table_move = NO_ACTION;
+    x->probes++;
+    int64_t key = py_tuple_hash(s);
+    Entry *entry = tt_find(x, s, key);
+    if (entry) {
+        int answers = entry->depth >= depth && (entry->bound == BOUND_EXACT
+            || (entry->bound == BOUND_LOWER && entry->value >= beta)
+            || (entry->bound == BOUND_UPPER && entry->value <= alpha));
+        if (answers) {
+            x->hits++;
+            if (entry->depth < FULL_DEPTH) x->inexact++;
+            return flip ? -entry->value : entry->value;
+        }
+        table_move = entry->best;
+    }
+    long long inexact0 = x->inexact, nodes0 = x->nodes;
+    V alpha0 = alpha, best = NEG_INF;
+    int best_move = NO_ACTION;
+    int *actions = x->actions + (size_t)ply * ACTIONS;
+    int n = game_legal(s, actions);
+    if (gdl_err) return 0;
+    int built = order_actions(x, ply, s, actions, n, m, table_move);
+    if (gdl_err) return 0;
+    int *order = x->order + (size_t)ply * ACTIONS;
+    V *child = x->states + (size_t)(ply + 1) * CELLS;
+    int scout = 0;
+    for (int k = 0; k < n; k++) {
+        int i = order[k];
+        if (built) memcpy(child, x->children[ply] + (size_t)i * CELLS, sizeof(V) * CELLS);
+        else { game_apply(s, actions[i], child); if (gdl_err) return 0; }
+        V v;
+        if (scout) {
+            V nb = alpha + 1;
+            if (nb < beta) {
+                v = ab_search(x, ply + 1, depth - 1, alpha, nb, m);
+                if (gdl_err) return 0;
+                if (nb <= v && v < beta) {
+                    x->researches++;
+                    if (built) memcpy(child, x->children[ply] + (size_t)i * CELLS, sizeof(V) * CELLS);
+                    else game_apply(s, actions[i], child);
+                    v = ab_search(x, ply + 1, depth - 1, alpha, beta, m);
+                }
+            } else {
+                v = ab_search(x, ply + 1, depth - 1, alpha, beta, m);
+            }
+        } else {
+            v = ab_search(x, ply + 1, depth - 1, alpha, beta, m);
+            scout = 1;
+        }
+        if (gdl_err) return 0;
+        if (v > best) {
+            best = v;
+            best_move = actions[i];
+            if (v > alpha) {
+                if (v >= beta) { x->cutoffs++; break; }
+                alpha = v;
+            }
+        }
+    }
+    int bound = best >= beta ? BOUND_LOWER : best <= alpha0 ? BOUND_UPPER : BOUND_EXACT;
+    tt_store(x, s, key, best, bound, x->inexact == inexact0 ? FULL_DEPTH : depth, best_move,
+             x->nodes - nodes0);
+    if (alpha0 < best && best < beta && best_move != NO_ACTION) pv_put(x, s, key, best_move);
+    return flip ? -best : best;
+}
+
+/* The root (gdl.solvers.alphabeta Engine._root and solve_root, no aspiration): the exact value
+   for player 0, the optimal actions as flags over the root's legal list, the principal
+   variation (pv_from), and the counters: nodes, leaves, cutoffs, probes, hits, researches,
+   max ply, entries used, entries replaced, proven. Returns 1 when it stopped (an error). */
+int gdl_alphabeta(const V *root, int depth, long long tt_size, V *value0, int *best_flags,
+                  int *legal_count, int *pv, int *pv_len, long long *stats) {
+    gdl_err = 0;
+    AB x;
+    memset(&x, 0, sizeof x);
+    x.has_evaluate = HAS_EVALUATE;
+    x.buckets = tt_size / 2 > 0 ? tt_size / 2 : 1;
+    x.states = malloc(sizeof(V) * CELLS * (size_t)MAX_PLY);
+    x.actions = malloc(sizeof(int) * ACTIONS * (size_t)MAX_PLY);
+    x.order = malloc(sizeof(int) * ACTIONS * (size_t)MAX_PLY);
+    x.scores = malloc(sizeof(V) * ACTIONS * (size_t)MAX_PLY);
+    x.children = calloc(MAX_PLY, sizeof(V *));
+    x.table = calloc((size_t)x.buckets * 2, sizeof(Entry));
+    x.pv_capacity = 1024;
+    x.pv = calloc((size_t)x.pv_capacity, sizeof(PvSlot));
+    int failed = 1;
+    if (x.states && x.actions && x.order && x.scores && x.children && x.table && x.pv) {
+        failed = 0;
+        int search_depth = depth < 0 ? FULL_DEPTH : depth;
+        memcpy(x.states, root, sizeof(V) * CELLS);
+        x.nodes++;
+        int mover = game_current(root);
+        int m = mover ? -1 : 1;
+        int *actions = x.actions;
+        int n = game_legal(root, actions);
+        int built = gdl_err ? 0 : order_actions(&x, 0, root, actions, n, m, NO_ACTION);
+        int *order = x.order;
+        V *child = x.states + CELLS;
+        V best = NEG_INF;
+        int have_ties = 0, first_tie = NO_ACTION;
+        for (int i = 0; i < n; i++) best_flags[i] = 0;
+        for (int k = 0; k < n && !gdl_err; k++) {
+            int i = order[k];
+            if (built) memcpy(child, x.children[0] + (size_t)i * CELLS, sizeof(V) * CELLS);
+            else game_apply(root, actions[i], child);
+            if (gdl_err) break;
+            V v;
+            if (!have_ties) {
+                v = ab_search(&x, 1, search_depth - 1, NEG_INF, POS_INF, m);
+                if (v > best) best = v;
+                have_ties = 1;
+                best_flags[i] = 1;
+                first_tie = actions[i];
+                continue;
+            }
+            V lo = best - 1, hi = best + 1;
+            v = ab_search(&x, 1, search_depth - 1, lo, hi, m);
+            if (gdl_err) break;
+            if (v <= lo) continue;
+            if (v >= hi) {
+                x.researches++;
+                if (built) memcpy(child, x.children[0] + (size_t)i * CELLS, sizeof(V) * CELLS);
+                else game_apply(root, actions[i], child);
+                v = ab_search(&x, 1, search_depth - 1, best, POS_INF, m);
+                if (gdl_err) break;
+            }
+            if (v == best) best_flags[i] = 1;
+            else if (v > best) {
+                best = v;
+                for (int j = 0; j < n; j++) best_flags[j] = 0;
+                best_flags[i] = 1;
+                first_tie = actions[i];
+            }
+        }
+        failed = gdl_err != 0;
+        if (!failed) {
+            pv_put(&x, root, py_tuple_hash(root), first_tie);
+            *value0 = m > 0 ? best : -best;
+            *legal_count = n;
+            /* pv_from: the first optimal action in declaration order, then the recorded exact
+               best actions, else the table's exact entries, until the end or a repetition. */
+            int first = NO_ACTION;
+            for (int i = 0; i < n && first == NO_ACTION; i++) if (best_flags[i]) first = actions[i];
+            V *line = x.states;             /* reuse: line[j] is the j-th state of the line */
+            int length = 0;
+            pv[length++] = first;
+            game_apply(line, first, line + CELLS);
+            int at = 1;
+            while (!gdl_err && at < MAX_PLY - 1 && game_current(line + (size_t)at * CELLS) >= 0) {
+                V *s = line + (size_t)at * CELLS;
+                int repeated = 0;
+                for (int j = 0; j < at && !repeated; j++)
+                    repeated = memcmp(line + (size_t)j * CELLS, s, sizeof(V) * CELLS) == 0;
+                if (repeated) break;
+                int a = pv_get(&x, s);
+                if (a == NO_ACTION) {
+                    Entry *e = tt_find(&x, s, py_tuple_hash(s));
+                    if (e && e->bound == BOUND_EXACT) a = e->best;
+                }
+                if (a == NO_ACTION) break;
+                pv[length++] = a;
+                game_apply(s, a, s + CELLS);
+                at++;
+            }
+            *pv_len = length;
+            failed = gdl_err != 0;
+        }
+    }
+    stats[0] = x.nodes; stats[1] = x.leaves; stats[2] = x.cutoffs; stats[3] = x.probes;
+    stats[4] = x.hits; stats[5] = x.researches; stats[6] = x.max_ply; stats[7] = x.used;
+    stats[8] = x.replaced; stats[9] = x.inexact == 0;
+    if (x.children) for (int i = 0; i < MAX_PLY; i++) free(x.children[i]);
+    free(x.children); free(x.states); free(x.actions); free(x.order); free(x.scores);
+    free(x.table); free(x.pv);
+    return failed;
+}
