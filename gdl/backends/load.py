@@ -49,7 +49,7 @@ def loads(text: str, filename: str = "<input>", params: Mapping[str, int | bool]
         from gdl.backends.native.attach import attach
 
         game = load_text(text, filename, params)
-        attach(game, filename)
+        attach(game, filename, _cache_key(text, filename, dict(params or {})))
         return game
     from gdl.backends.interpret import build
     from gdl.lang.check import check

@@ -49,6 +49,11 @@ def parse_sets(pairs: Sequence[str]) -> dict[str, int | bool]:
 
 # The backend chosen with --backend for this run; main() sets it, load_game() uses it.
 _backend = "compile"
+_backend_explicit = False
+# Where --backend is not given: native code for `solve` (the searches it runs natively), the
+# compiled Python tier elsewhere (their work is in Python anyway, and a first load would pay
+# for a C compile that nothing uses).
+NATIVE_BY_DEFAULT = ("solve",)
 
 
 def load_game(path: str, params: dict | None = None, backend: str | None = None):
@@ -58,9 +63,11 @@ def load_game(path: str, params: dict | None = None, backend: str | None = None)
     if not Path(path).is_file():
         raise UsageError(f"{path}: no such file")
     game = load(path, params, backend=backend or _backend)
-    note = getattr(game, "__dict__", {}).get("native_note")
-    if note:
-        print(note, file=sys.stderr)
+    found = getattr(game, "__dict__", {})
+    # The note when native code was asked for, or when it is the default and cannot run here
+    # (no C compiler); a game the native tier does not cover just runs in Python by default.
+    if found.get("native_note") and (_backend_explicit or found.get("native_route_missing")):
+        print(found["native_note"], file=sys.stderr)
     return game
 
 
@@ -100,11 +107,11 @@ def add_common(sub, many: bool = False) -> None:
         sub.add_argument("file", metavar="FILE", help="a rule file (.game)")
     sub.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
                      help="override a `param` of the game (repeatable)")
-    sub.add_argument("--backend", choices=("native", "compile", "interpret"), default="compile",
-                     help="run the rules as generated Python (compile, the default), as generated "
-                          "C with the searches it implements (native; falls back to compile with "
-                          "a note) or with the reference interpreter (interpret); the results are "
-                          "the same")
+    sub.add_argument("--backend", choices=("native", "compile", "interpret"), default=None,
+                     help="run the rules and the searches it implements as generated C (native, "
+                          "the default of `solve`; where it cannot run, the compiled Python tier "
+                          "with a note), as generated Python (compile, the default elsewhere) or "
+                          "with the reference interpreter (interpret); the results are the same")
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
@@ -127,7 +134,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser(argv[0] if argv and not argv[0].startswith("-") else None)
     args = parser.parse_args(argv)
-    global _backend
+    global _backend, _backend_explicit
+    _backend_explicit = getattr(args, "backend", None) is not None
+    if hasattr(args, "backend") and args.backend is None:
+        args.backend = "native" if args.command in NATIVE_BY_DEFAULT else "compile"
     _backend = getattr(args, "backend", None) or "compile"
     if not getattr(args, "run", None):
         parser.print_help()

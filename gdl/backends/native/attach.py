@@ -8,26 +8,48 @@ tree, a constant beyond 64 bits) ``game.native`` is None and ``game.native_note`
 
 from __future__ import annotations
 
+import hashlib
+
 from gdl.backends.native.build import NativeUnavailable, library_for
 from gdl.backends.native.emit import Unsupported, generate
 from gdl.backends.native.runtime import NativeRules
 
 
-def attach(game, filename: str) -> None:
-    """Set ``game.native`` (NativeRules or None) and ``game.native_note`` (None or why not)."""
+def attach(game, filename: str, key: str | None = None) -> None:
+    """Set ``game.native`` (NativeRules or None) and ``game.native_note`` (None or why not).
+    ``key`` (the loader's cache key of the rule text) finds a library built before without
+    rebuilding the checked game."""
     note = None
     native = None
+    game.native_route_missing = False
     try:
-        checked = getattr(game, "ir", None)
-        if checked is None or getattr(game, "backend", None) != "compile":
+        if getattr(game, "backend", None) != "compile":
             raise Unsupported("this game is not compiled (explicit tree or interpreted)")
-        native = NativeRules(library_for(generate(checked, filename)))
+        if game.info.has_chance:
+            raise Unsupported("chance (`random`) is not compiled natively yet")
+
+        def source() -> str:
+            return generate(game.ir, filename)
+
+        native = NativeRules(library_for(source, None if key is None else _versioned(key)))
     except (Unsupported, NativeUnavailable) as error:
         note = f"note: native backend unavailable ({error}); using the compiled Python tier"
+        game.native_route_missing = isinstance(error, NativeUnavailable)
     game.native = native
     game.native_note = note
     if native is not None:
         game.backend = "native"
+
+
+def _versioned(key: str) -> str:
+    """The loader's key plus the native compiler's own files: a changed emitter or search loop
+    never reuses a library built by the old one."""
+    from importlib import resources
+
+    here = resources.files("gdl.backends.native")
+    parts = [key] + [here.joinpath(name).read_text(encoding="utf-8")
+                     for name in ("emit.py", "prelude.h", "search.c", "runtime.py")]
+    return hashlib.sha256("\0".join(parts).encode()).hexdigest()
 
 
 def c_source(game, filename: str) -> str:

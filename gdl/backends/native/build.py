@@ -22,6 +22,7 @@ import shutil
 import stat
 import subprocess
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 from gdl.cache import private_cache_dir
@@ -42,24 +43,32 @@ def compiler() -> str | None:
     return shutil.which("cc") or shutil.which("gcc")
 
 
-def library_for(c_source: str) -> ctypes.CDLL:
-    """The loaded library for this source, from the cache or freshly compiled."""
+def library_for(c_source: str | Callable[[], str], key: str | None = None) -> ctypes.CDLL:
+    """The loaded library for this source, from the cache or freshly compiled. ``c_source`` may
+    be a function that makes the source, called only when the cache has no library under
+    ``key`` (the loader's key for the rule text, so a cache hit needs neither the checked game
+    nor the C text); without a key the source's own hash names the library."""
     cc = compiler()
     if cc is None:
         raise NativeUnavailable("no C compiler found (set CC, or install gcc)")
-    digest = hashlib.sha256("\0".join((cc, *FLAGS, c_source)).encode()).hexdigest()[:32]
+    if key is None:
+        c_source = c_source if isinstance(c_source, str) else c_source()
+        key = c_source
+    digest = hashlib.sha256("\0".join((cc, *FLAGS, key)).encode()).hexdigest()[:32]
     directory = private_cache_dir("native")
     if directory is not None:
         path = directory / f"{digest}.so"
         library = _load_private(path)
         if library is not None:
             return library
+        c_source = c_source if isinstance(c_source, str) else c_source()
         _compile(cc, c_source, directory, path)
         _trim(directory)
         library = _load_private(path)
         if library is None:
             raise NativeUnavailable("the compiled library could not be loaded from the cache")
         return library
+    c_source = c_source if isinstance(c_source, str) else c_source()
     with tempfile.TemporaryDirectory(prefix="gdl-native-") as scratch:
         path = Path(scratch) / "game.so"
         _compile(cc, c_source, Path(scratch), path)
