@@ -148,6 +148,60 @@ def test_generated_rule_files(rules):
     same_result(native, python)
 
 
+# ---- alpha-beta: the engine's exact defaults, node for node ------------------------------------
+
+def same_engine_result(native, python):
+    same_result(native, python)
+    assert native.stats == python.stats                  # cut-offs, table probes and hits too
+    assert {k: v for k, v in native.extra.items() if k != "backend"} == python.extra
+    assert native.depth == python.depth
+
+
+@needs_cc
+@pytest.mark.parametrize("which, depth", [("ttt", None), ("c4", None), ("c4", 3)])
+def test_alphabeta_is_the_python_engine_node_for_node(which, depth, request):
+    game = request.getfixturevalue(which)
+    native = solve_native(game, "alphabeta", depth=depth)
+    assert native is not None and native.extra["backend"] == "native"
+    same_engine_result(native, solve(game, "alphabeta", depth=depth))
+    if which == "ttt":
+        assert native.values == (0, 0) and native.best_actions == tuple(range(9))   # FACTS
+    if which == "c4" and depth is None:
+        assert native.values == (0, 0)                   # Tromp: 4 x 4 is a draw
+
+
+@needs_cc
+def test_alphabeta_from_the_openspiel_positions(ttt):
+    for moves, value in (("place(1,1) place(0,1)", 1),
+                         ("place(1,2) place(1,1) place(1,0) place(2,2)", -1)):
+        root = play(ttt, moves.split())
+        native = solve_native(ttt, "alphabeta", root_state=root)
+        assert native.values == (value, -value)
+        same_engine_result(native, solve(ttt, "alphabeta", root_state=root))
+
+
+@needs_cc
+def test_the_table_hashes_states_as_python_does(ttt, c4):
+    # The table's buckets are hash(state) % buckets: the same hash gives the same node counts.
+    for game in (ttt, c4):
+        for state in list(_reachable(game, 2_000)):
+            assert native_rules(game).hash(state) == hash(state)
+    odd = (0, -1, -2, 2 ** 61 - 1, 2 ** 61, -(2 ** 62), 2 ** 63 - 1, -(2 ** 63) + 1, 5, 6)
+    assert native_rules(ttt).hash(odd) == hash(odd)      # the modular int hash, -1 as -2
+
+
+@needs_cc
+@settings(max_examples=6, deadline=None, suppress_health_check=list(HealthCheck))
+@given(rule_games(players=2, sum_kinds=("zero-sum", "constant-sum"), chance=False))
+def test_generated_rule_files_alphabeta(rules):
+    game = loads(rules.text, "<generated>", backend="native")
+    depth = 2 if game.info.has_evaluate and not game.info.has_quiescence else None
+    native = solve_native(game, "alphabeta", depth=depth)
+    assert native is not None
+    same_engine_result(native, solve(loads(rules.text, "<generated>", backend="compile"),
+                                     "alphabeta", depth=depth))
+
+
 # ---- playouts ----------------------------------------------------------------------------------
 
 @needs_cc
