@@ -11,8 +11,12 @@ from __future__ import annotations
 import hashlib
 
 from gdl.backends.native.build import NativeUnavailable, library_for
-from gdl.backends.native.emit import Unsupported, generate
 from gdl.backends.native.runtime import NativeRules
+
+
+class Unsupported(Exception):
+    """The game uses something the native tier does not compile (gdl.backends.native.emit
+    raises its own subclass); it runs in Python."""
 
 
 def attach(game, filename: str, key: str | None = None) -> None:
@@ -29,6 +33,9 @@ def attach(game, filename: str, key: str | None = None) -> None:
             raise Unsupported("chance (`random`) is not compiled natively yet")
 
         def source() -> str:
+            # Only on a cache miss: the emitter needs the checked game (parse and check again).
+            from gdl.backends.native.emit import generate
+
             return generate(game.ir, filename)
 
         native = NativeRules(library_for(source, None if key is None else _versioned(key)))
@@ -54,6 +61,8 @@ def _versioned(key: str) -> str:
 
 def c_source(game, filename: str) -> str:
     """The generated C for a loaded game (``gdl show --emit c``); Unsupported if there is none."""
+    from gdl.backends.native.emit import generate
+
     checked = getattr(game, "ir", None)
     if checked is None:
         raise Unsupported("this game is not compiled (explicit tree)")

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from importlib import resources
 
+from gdl.backends.native.attach import Unsupported as _Unsupported
 from gdl.backends.pycompile.safe_text import comment_text
 from gdl.lang import ir
 
@@ -29,7 +30,7 @@ INT64_MAX = 2 ** 63 - 1
 MAX_CELLS = 4096        # states larger than this stay in Python (the search keeps one per ply)
 
 
-class Unsupported(Exception):
+class Unsupported(_Unsupported):
     """The game uses something the native tier does not compile; it runs in Python."""
 
 

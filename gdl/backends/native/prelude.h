@@ -2,7 +2,9 @@
    Any rule error or 64-bit overflow sets gdl_err; the caller then redoes the work in Python,
    which reports the error located or computes with unbounded integers. After an error every
    helper still returns a value that is safe to use (an index in range), so nothing runs wild. */
-static __thread int gdl_err;
+/* Thread-local (ctypes releases the GIL, so two threads may search at once), in the initial-exec
+   model: a plain offset from the thread pointer instead of a call per access. */
+static __thread int gdl_err __attribute__((tls_model("initial-exec")));
 
 static inline V gdl_add(V a, V b) { V r; if (__builtin_add_overflow(a, b, &r)) { gdl_err = 1; return 0; } return r; }
 static inline V gdl_sub(V a, V b) { V r; if (__builtin_sub_overflow(a, b, &r)) { gdl_err = 1; return 0; } return r; }

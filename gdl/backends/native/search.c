@@ -204,8 +204,9 @@ int gdl_playouts(const V *root, long long count, uint64_t seed, long long max_pl
 #define NO_ACTION (-1)
 
 /* CPython's hash of an int (modular, P = 2^61 - 1; -1 becomes -2) and of a tuple (xxHash). */
-static int64_t py_int_hash(V v) {
+static inline int64_t py_int_hash(V v) {
     const uint64_t P = (1ULL << 61) - 1;
+    if (v > -(int64_t)P && v < (int64_t)P) return v == -1 ? -2 : v;   /* every small int */
     uint64_t a = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
     int64_t r = (int64_t)(a % P);
     if (v < 0) r = -r;
@@ -242,6 +243,7 @@ typedef struct {
     int *actions;               /* ACTIONS per ply */
     V **children;               /* per ply, built on first use: ACTIONS children */
     V *scores;                  /* ACTIONS per ply */
+    int64_t *keys;              /* ACTIONS per ply: the hash of each child built by ordering */
     int *order;                 /* ACTIONS per ply */
     Entry *table;
     long long buckets;
@@ -358,6 +360,11 @@ static int order_actions(AB *x, int ply, const V *s, int *actions, int n, int mo
         V *child = kids + (size_t)i * CELLS;
         game_apply(s, actions[i], child);
         if (gdl_err) return 0;
+        /* the child's table bucket is fetched from memory while the others are built, and its
+           hash kept for its own node */
+        int64_t key = py_tuple_hash(child);
+        x->keys[(size_t)ply * ACTIONS + i] = key;
+        __builtin_prefetch(x->table + 2 * bucket_of(x, key));
         if (firsts && order[0] == i) continue;
         V value = first_value(child, game_terminal(child));
         if (gdl_err) return 0;
@@ -370,7 +377,7 @@ static int order_actions(AB *x, int ply, const V *s, int *actions, int n, int mo
     return 1;
 }
 
-static V ab_search(AB *x, int ply, int depth, V alpha, V beta, int sign) {
+static V ab_search(AB *x, int ply, int depth, V alpha, V beta, int sign, const int64_t *known_key) {
     V *s = x->states + (size_t)ply * CELLS;
     x->nodes++;
     int p = game_current(s);
@@ -388,7 +395,7 @@ static V ab_search(AB *x, int ply, int depth, V alpha, V beta, int sign) {
     if (flip) { V t = alpha; alpha = -beta; beta = -t; }
     int table_move = NO_ACTION;
     x->probes++;
-    int64_t key = py_tuple_hash(s);
+    int64_t key = known_key ? *known_key : py_tuple_hash(s);
     Entry *entry = tt_find(x, s, key);
     if (entry) {
         int answers = entry->depth >= depth && (entry->bound == BOUND_EXACT
@@ -416,23 +423,24 @@ static V ab_search(AB *x, int ply, int depth, V alpha, V beta, int sign) {
         int i = order[k];
         if (built) memcpy(child, x->children[ply] + (size_t)i * CELLS, sizeof(V) * CELLS);
         else { game_apply(s, actions[i], child); if (gdl_err) return 0; }
+        const int64_t *hint = built ? x->keys + (size_t)ply * ACTIONS + i : NULL;
         V v;
         if (scout) {
             V nb = alpha + 1;
             if (nb < beta) {
-                v = ab_search(x, ply + 1, depth - 1, alpha, nb, m);
+                v = ab_search(x, ply + 1, depth - 1, alpha, nb, m, hint);
                 if (gdl_err) return 0;
                 if (nb <= v && v < beta) {
                     x->researches++;
                     if (built) memcpy(child, x->children[ply] + (size_t)i * CELLS, sizeof(V) * CELLS);
                     else game_apply(s, actions[i], child);
-                    v = ab_search(x, ply + 1, depth - 1, alpha, beta, m);
+                    v = ab_search(x, ply + 1, depth - 1, alpha, beta, m, hint);
                 }
             } else {
-                v = ab_search(x, ply + 1, depth - 1, alpha, beta, m);
+                v = ab_search(x, ply + 1, depth - 1, alpha, beta, m, hint);
             }
         } else {
-            v = ab_search(x, ply + 1, depth - 1, alpha, beta, m);
+            v = ab_search(x, ply + 1, depth - 1, alpha, beta, m, hint);
             scout = 1;
         }
         if (gdl_err) return 0;
@@ -467,12 +475,13 @@ int gdl_alphabeta(const V *root, int depth, long long tt_size, V *value0, int *b
     x.actions = malloc(sizeof(int) * ACTIONS * (size_t)MAX_PLY);
     x.order = malloc(sizeof(int) * ACTIONS * (size_t)MAX_PLY);
     x.scores = malloc(sizeof(V) * ACTIONS * (size_t)MAX_PLY);
+    x.keys = malloc(sizeof(int64_t) * ACTIONS * (size_t)MAX_PLY);
     x.children = calloc(MAX_PLY, sizeof(V *));
     x.table = calloc((size_t)x.buckets * 2, sizeof(Entry));
     x.pv_capacity = 1024;
     x.pv = calloc((size_t)x.pv_capacity, sizeof(PvSlot));
     int failed = 1;
-    if (x.states && x.actions && x.order && x.scores && x.children && x.table && x.pv) {
+    if (x.states && x.actions && x.order && x.scores && x.keys && x.children && x.table && x.pv) {
         failed = 0;
         int search_depth = depth < 0 ? FULL_DEPTH : depth;
         memcpy(x.states, root, sizeof(V) * CELLS);
@@ -492,9 +501,10 @@ int gdl_alphabeta(const V *root, int depth, long long tt_size, V *value0, int *b
             if (built) memcpy(child, x.children[0] + (size_t)i * CELLS, sizeof(V) * CELLS);
             else game_apply(root, actions[i], child);
             if (gdl_err) break;
+            const int64_t *hint = built ? x.keys + i : NULL;
             V v;
             if (!have_ties) {
-                v = ab_search(&x, 1, search_depth - 1, NEG_INF, POS_INF, m);
+                v = ab_search(&x, 1, search_depth - 1, NEG_INF, POS_INF, m, hint);
                 if (v > best) best = v;
                 have_ties = 1;
                 best_flags[i] = 1;
@@ -502,14 +512,14 @@ int gdl_alphabeta(const V *root, int depth, long long tt_size, V *value0, int *b
                 continue;
             }
             V lo = best - 1, hi = best + 1;
-            v = ab_search(&x, 1, search_depth - 1, lo, hi, m);
+            v = ab_search(&x, 1, search_depth - 1, lo, hi, m, hint);
             if (gdl_err) break;
             if (v <= lo) continue;
             if (v >= hi) {
                 x.researches++;
                 if (built) memcpy(child, x.children[0] + (size_t)i * CELLS, sizeof(V) * CELLS);
                 else game_apply(root, actions[i], child);
-                v = ab_search(&x, 1, search_depth - 1, best, POS_INF, m);
+                v = ab_search(&x, 1, search_depth - 1, best, POS_INF, m, hint);
                 if (gdl_err) break;
             }
             if (v == best) best_flags[i] = 1;
@@ -558,7 +568,7 @@ int gdl_alphabeta(const V *root, int depth, long long tt_size, V *value0, int *b
     stats[4] = x.hits; stats[5] = x.researches; stats[6] = x.max_ply; stats[7] = x.used;
     stats[8] = x.replaced; stats[9] = x.inexact == 0;
     if (x.children) for (int i = 0; i < MAX_PLY; i++) free(x.children[i]);
-    free(x.children); free(x.states); free(x.actions); free(x.order); free(x.scores);
+    free(x.children); free(x.states); free(x.actions); free(x.order); free(x.scores); free(x.keys);
     free(x.table); free(x.pv);
     return failed;
 }
