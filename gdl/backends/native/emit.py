@@ -20,6 +20,7 @@ non-printable. Every C name is the compiler's own (``s``, ``t3``, ``q5``, ``a12`
 
 from __future__ import annotations
 
+import re
 from importlib import resources
 
 from gdl.backends.native.attach import Unsupported as _Unsupported
@@ -27,6 +28,7 @@ from gdl.backends.pycompile.safe_text import comment_text
 from gdl.lang import ir
 
 INT64_MAX = 2 ** 63 - 1
+LIMIT = 2 ** 62          # bounds beyond this are treated as unknown (checked arithmetic)
 MAX_CELLS = 4096        # states larger than this stay in Python (the search keeps one per ply)
 
 
@@ -59,6 +61,8 @@ class CEmitter:
         self.game, self.filename = game, filename
         self.counter = 0
         self.tables: list[str] = []
+        # C name or text -> (low, high) known to hold where it is used (loop ranges, guards)
+        self.ranges: dict[str, tuple[int | None, int | None]] = {}
         self.cells = len(game.initial)
         if self.cells > MAX_CELLS:
             raise Unsupported(f"the state has {self.cells} cells (native limit {MAX_CELLS})")
@@ -96,12 +100,28 @@ class CEmitter:
             operand = self.expr(e.operand, env, s)
             return f"gdl_neg({operand})" if e.op == "-" else f"(!({operand}))"
         if isinstance(e, ir.Binary):
-            left, right = self.expr(e.left, env, s), self.expr(e.right, env, s)
             if e.op == "and":
+                # What the left side proves about a value holds while the right side runs
+                # (``c >= 0 and c < columns and cell[c][r] == p``): its index checks go.
+                left = self.expr(e.left, env, s)
+                saved = dict(self.ranges)
+                for text, low, high in self.guard_facts(e.left, env, s):
+                    old_low, old_high = self.ranges.get(text, (None, None))
+                    self.ranges[text] = (low if old_low is None or (low is not None and low > old_low)
+                                         else old_low,
+                                         high if old_high is None or (high is not None and high < old_high)
+                                         else old_high)
+                right = self.expr(e.right, env, s)
+                self.ranges = saved
                 return f"(({left}) && ({right}))"
+            left, right = self.expr(e.left, env, s), self.expr(e.right, env, s)
             if e.op == "or":
                 return f"(({left}) || ({right}))"
             helper = {"+": "gdl_add", "-": "gdl_sub", "*": "gdl_mul", "/": "gdl_div", "%": "gdl_mod"}
+            if e.op in ("+", "-", "*") and self.bounds(e, env) is not None:
+                # Both sides' bounds are known and the result fits: no overflow check, so the
+                # expression is pure and the C compiler may share and hoist it.
+                return f"(({left}) {e.op} ({right}))"
             if e.op in helper:
                 return f"{helper[e.op]}({left}, {right})"
             if e.op in ("==", "!=", "<", "<=", ">", ">="):
@@ -126,18 +146,118 @@ class CEmitter:
                 name = self.fresh("t")
                 parts.append(f"V {name} = {self.expr(arg, env, s)};")
                 names.append(name)
+                known = self.bounds(arg, env)
+                if known is not None:
+                    self.ranges[name] = known
             inner = dict(zip(e.define.params, names))
             return "({ " + " ".join(parts) + f" {self.expr(e.define.body, inner, s)}; }})"
         if isinstance(e, ir.Quantifier):
             return self.quantifier(e, env, s)
         raise Unsupported(f"expression {type(e).__name__}")
 
+    def guard_facts(self, e: ir.Expr, env, s: str):
+        """(C text, low, high) bounds that hold when ``e`` is true: from ``x >= k``, ``x < k``
+        (and the other comparisons of a local with a literal) joined by ``and``."""
+        if isinstance(e, ir.Binary) and e.op == "and":
+            yield from self.guard_facts(e.left, env, s)
+            yield from self.guard_facts(e.right, env, s)
+            return
+        if not (isinstance(e, ir.Binary) and isinstance(e.left, ir.Local)
+                and isinstance(e.right, ir.Lit) and type(e.right.value) is int):
+            return
+        text, k = env[e.left.name], e.right.value
+        bounds = {">=": (k, None), ">": (k + 1, None), "<": (None, k - 1), "<=": (None, k),
+                  "==": (k, k)}.get(e.op)
+        if bounds is not None:
+            yield (text, *bounds)
+
+    def bounds(self, e: ir.Expr, env) -> tuple[int, int] | None:
+        """Interval bounds of an int (or bool) expression's value, or None when unknown or
+        beyond ±2^62 (so sums and products of known bounds can never overflow 64 bits).
+        Sound because every state cell holds a value of its declared domain (an assignment
+        outside it stops the search before the store)."""
+        found = self._bounds(e, env)
+        if found is None or found[0] < -LIMIT or found[1] > LIMIT:
+            return None
+        return found
+
+    def _bounds(self, e: ir.Expr, env) -> tuple[int, int] | None:
+        if isinstance(e, ir.Lit):
+            return int(e.value), int(e.value)
+        if isinstance(e, ir.Local):
+            return self.known_range(e, env, env[e.name])
+        if isinstance(e, ir.Mover):
+            return 0, len(self.game.players) - 1
+        if isinstance(e, ir.VarRef):
+            values = [int(v) for v in e.var.values]
+            return (min(values), max(values)) if values else None
+        if isinstance(e, ir.ConstRef):
+            flat = _flatten(e.const.value)
+            return (min(flat), max(flat)) if flat else None
+        if isinstance(e, ir.Unary):
+            if e.op == "not":
+                return 0, 1
+            inner = self.bounds(e.operand, env)
+            return None if inner is None else (-inner[1], -inner[0])
+        if isinstance(e, ir.Binary):
+            if e.op in ("and", "or", "==", "!=", "<", "<=", ">", ">="):
+                return 0, 1
+            if e.op not in ("+", "-", "*"):
+                return None
+            a, b = self.bounds(e.left, env), self.bounds(e.right, env)
+            if a is None or b is None:
+                return None
+            if e.op == "+":
+                return a[0] + b[0], a[1] + b[1]
+            if e.op == "-":
+                return a[0] - b[1], a[1] - b[0]
+            products = [x * y for x in a for y in b]
+            return min(products), max(products)
+        if isinstance(e, ir.IfExpr):
+            a, b = self.bounds(e.then, env), self.bounds(e.otherwise, env)
+            return None if a is None or b is None else (min(a[0], b[0]), max(a[1], b[1]))
+        if isinstance(e, ir.Builtin):
+            args = [self.bounds(a, env) for a in e.args]
+            if any(a is None for a in args):
+                return None
+            if e.name == "abs":
+                low, high = args[0]
+                return (0 if low <= 0 <= high else min(abs(low), abs(high))), max(abs(low), abs(high))
+            pick = min if e.name == "min" else max
+            return pick(a[0] for a in args), pick(a[1] for a in args)
+        if isinstance(e, ir.Quantifier):
+            if e.kind in ("any", "all"):
+                return 0, 1
+            size = 1
+            for _, values in e.binders:
+                size *= len(values)
+            if e.kind == "count":
+                return 0, size
+            return None     # sum, min, max: their bodies' bounds need the binders' (left out)
+        return None
+
+    def known_range(self, e: ir.Expr, env, text: str) -> tuple[int, int] | None:
+        """Bounds of an index the emitter knows: a literal, an action parameter (a constant),
+        a quantifier or loop variable over a range, or a value a guard bounded."""
+        if isinstance(e, ir.Lit) and type(e.value) is int:
+            return e.value, e.value
+        constant = re.fullmatch(r"\(?(-?)(\d+)LL\)?", text)
+        if constant:
+            value = int(constant.group(2)) * (-1 if constant.group(1) else 1)
+            return value, value
+        low, high = self.ranges.get(text, (None, None))
+        return None if low is None or high is None else (low, high)
+
     def offset(self, slot: int, shape, indices, env, s: str) -> str:
         if not indices:
             return str(slot)
         terms = [str(slot)]
         for index, extent, stride in zip(indices, shape, ir.strides(shape)):
-            checked = f"gdl_idx({self.expr(index, env, s)}, {extent})"
+            text = self.expr(index, env, s)
+            known = self.bounds(index, env)
+            # An index proven to fit needs no check (the only reason gdl_idx exists).
+            checked = f"({text})" if known and known[0] >= 0 and known[1] < extent else \
+                f"gdl_idx({text}, {extent})"
             terms.append(checked if stride == 1 else f"{checked} * {stride}")
         return " + ".join(terms)
 
@@ -178,6 +298,8 @@ class CEmitter:
                                f"for (V {var} = {table}[{index}], {var}_once = 1; {var}_once; "
                                f"{var}_once = 0)")
             inner[local_name] = var
+            if values:
+                self.ranges[var] = (min(values), max(values))
         return headers, inner
 
     def quantifier(self, e: ir.Quantifier, env, s: str) -> str:
@@ -206,9 +328,11 @@ class CEmitter:
             if isinstance(st, ir.Assign):
                 where = self.offset(st.var.slot, st.var.shape, st.indices, env, "s")
                 target, value = self.fresh("o"), self.fresh("v")
+                # A value outside the domain is never stored: every cell always holds a value
+                # of its domain, which the bounds of expressions rely on.
                 lines.append(f"{pad}{{ int {target} = {where}; V {value} = {self.expr(st.value, env)}; "
-                             f"if (!({self.in_domain(value, st.var.values)})) gdl_err = 1; "
-                             f"s[{target}] = {value}; }} {self.where(st.span)}")
+                             f"if ({self.in_domain(value, st.var.values)}) s[{target}] = {value}; "
+                             f"else gdl_err = 1; }} {self.where(st.span)}")
             elif isinstance(st, ir.If):
                 lines.append(f"{pad}if ({self.expr(st.cond, env)}) {{ {self.where(st.span)}")
                 lines += self.stmts(st.then, env, depth + 1)
@@ -320,6 +444,12 @@ class CEmitter:
         ]
         search = resources.files("gdl.backends.native").joinpath("search.c").read_text()
         return "\n".join(header + self.tables + body) + "\n" + search
+
+
+def _flatten(value) -> list[int]:
+    if isinstance(value, tuple):
+        return [v for item in value for v in _flatten(item)]
+    return [int(value)]
 
 
 def generate(game: ir.Game, filename: str = "<input>") -> str:
