@@ -300,7 +300,7 @@ def test_hostile_names_and_strings_stay_comments(tmp_path, breaker):
     for word in ("PWNED", "touch", "__import__", "__call__", "__getattr__", "x" * 50, "evil"):
         assert word not in code
     assert "\x00" not in c_source and "\r" not in c_source
-    if compiler() is not None:
+    if compiler() is not None and breaker == "\r":    # one C compile is enough to play it
         played = loads(text, "evil.game", backend="native")
         assert native_rules(played) is not None, played.native_note
         same_result(solve_native(played, "minimax"), solve(played, "minimax"))
