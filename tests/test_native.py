@@ -358,3 +358,26 @@ def _write(directory: Path, text: str) -> Path:
     path = directory / "game.game"
     path.write_text(text, encoding="utf-8")
     return path
+
+
+# ---- the fuzzer compares the native tier too -----------------------------------------------------
+
+@needs_cc
+def test_the_fuzzer_compares_native_searches_and_catches_a_planted_bug(ttt, monkeypatch):
+    from dataclasses import replace
+
+    import gdl.tools.native_solve as native_solve
+    from gdl.tools.fuzz import native_problems
+
+    root = play(ttt, "place(1,1) place(0,1) place(0,0)".split())
+    problems, compared = native_problems(ttt, root, None)
+    assert problems == [] and compared == 2              # minimax and alpha-beta, both identical
+    honest = native_solve.solve_native
+
+    def off_by_one(*args, **kwargs):
+        found = honest(*args, **kwargs)
+        return replace(found, stats=replace(found.stats, nodes=found.stats.nodes + 1))
+
+    monkeypatch.setattr(native_solve, "solve_native", off_by_one)
+    problems, compared = native_problems(ttt, root, None)
+    assert compared == 2 and len(problems) == 2 and all("stats" in p.message for p in problems)
