@@ -13,50 +13,63 @@ import pytest
 from gdl.protocol import TERMINAL
 from gdl.solvers.ordering import MoveOrdering
 from gdl.solvers.transposition import (
+    BEST_ACTION,
+    BOUND,
+    DEPTH,
     EXACT,
     FULL,
     LOWER,
     NO_ACTION,
+    STATE,
     UPPER,
+    VALUE,
+    WORK,
     Entry,
     TranspositionTable,
+    answers,
 )
 
 
 def entry(state, *, value=0, bound=EXACT, depth=FULL, action="a", work=1) -> Entry:
-    return Entry(state, value, bound, depth, action, work)
+    return (state, value, bound, depth, action, work)
 
 
-# --- Entry.answers: when a stored bound settles a search -----------------------------------------
+def test_the_field_names_read_the_fields_in_order():
+    e = entry(9, value=-3, bound=UPPER, depth=4, action="x", work=12)
+    assert (e[STATE], e[VALUE], e[BOUND], e[DEPTH], e[BEST_ACTION], e[WORK]) == \
+        (9, -3, UPPER, 4, "x", 12)
+
+
+# --- answers: when a stored bound settles a search -----------------------------------------
 
 def test_an_exact_entry_answers_any_window_at_its_depth_or_shallower():
     e = entry(0, value=5, bound=EXACT, depth=4)
-    assert e.answers(4, -100, 100)
-    assert e.answers(1, 6, 7)               # even a window the value lies outside of
-    assert not e.answers(5, -100, 100)      # a deeper question: the entry knows too little
+    assert answers(e, 4, -100, 100)
+    assert answers(e, 1, 6, 7)              # even a window the value lies outside of
+    assert not answers(e, 5, -100, 100)     # a deeper question: the entry knows too little
 
 
 def test_a_lower_bound_answers_only_at_or_above_beta():
     # value >= 5 is known; a search with window (alpha, beta) may stop if 5 >= beta (it fails high).
     e = entry(0, value=5, bound=LOWER)
-    assert e.answers(3, 0, 5)
-    assert e.answers(3, 0, 4)
-    assert not e.answers(3, 0, 6)           # the true value could be 5 < 6: still inside
-    assert not e.answers(3, 5, 10)          # at alpha says nothing for a lower bound
+    assert answers(e, 3, 0, 5)
+    assert answers(e, 3, 0, 4)
+    assert not answers(e, 3, 0, 6)          # the true value could be 5 < 6: still inside
+    assert not answers(e, 3, 5, 10)         # at alpha says nothing for a lower bound
 
 
 def test_an_upper_bound_answers_only_at_or_below_alpha():
     e = entry(0, value=5, bound=UPPER)
-    assert e.answers(3, 5, 10)
-    assert e.answers(3, 6, 10)
-    assert not e.answers(3, 4, 10)
-    assert not e.answers(3, -10, 5)         # at beta says nothing for an upper bound
+    assert answers(e, 3, 5, 10)
+    assert answers(e, 3, 6, 10)
+    assert not answers(e, 3, 4, 10)
+    assert not answers(e, 3, -10, 5)        # at beta says nothing for an upper bound
 
 
 def test_entries_that_used_no_evaluation_answer_every_depth():
-    assert entry(0, depth=FULL).answers(FULL, -1, 1)
-    assert entry(0, depth=FULL - 1).answers(FULL - 1, -1, 1)
-    assert not entry(0, depth=FULL - 1).answers(FULL, -1, 1)
+    assert answers(entry(0, depth=FULL), FULL, -1, 1)
+    assert answers(entry(0, depth=FULL - 1), FULL - 1, -1, 1)
+    assert not answers(entry(0, depth=FULL - 1), FULL, -1, 1)
 
 
 # --- TranspositionTable: find, store, TwoBig replacement ---------------------------------------

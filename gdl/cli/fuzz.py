@@ -12,7 +12,8 @@ TARGET_WORDS = {"trees2": "trees, two players", "chance": "trees with chance",
                 "trees3": "trees, three players", "rules": "rule files"}
 
 
-def _write_counterexample(directory: Path, stem: str, failure, args, generated: bool) -> tuple[Path, str]:
+def _write_counterexample(directory: Path, stem: str, failure, args, kind: str) -> tuple[Path, str]:
+    generated = kind == "generated"
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / f"{stem}.game"
     number = 1
@@ -23,7 +24,7 @@ def _write_counterexample(directory: Path, stem: str, failure, args, generated: 
         reproduce = f"gdl fuzz {shlex.quote(str(path))}"
     else:
         reproduce = (f"gdl fuzz {shlex.quote(failure.target)} --examples {args.examples} "
-                     f"--seed {failure.seed}")
+                     f"--seed {failure.seed}" + (" --openspiel" if kind == "openspiel" else ""))
     header = [f"# gdl fuzz counterexample ({failure.target}, seed {failure.seed})"]
     if failure.position:
         header.append(f"# position: after {' '.join(failure.position)}")
@@ -47,6 +48,9 @@ def cmd_fuzz(args) -> int:
     params = parse_sets(args.set)
     out = Path(args.out)
     summaries = []
+    crosscheck = _openspiel_crosscheck() if args.openspiel else None
+    if args.openspiel and not args.files:
+        raise UsageError("--openspiel needs FILE arguments")
     if args.files:
         for file in args.files:
             if not Path(file).is_file():
@@ -54,6 +58,8 @@ def cmd_fuzz(args) -> int:
         for file in args.files:
             summaries.append(("file", fuzz_file(file, args.examples, args.seed, args.workers,
                                                 args.budget, params or None)))
+            if crosscheck is not None:
+                summaries.append(("openspiel", _run_crosscheck(crosscheck, file, args, params)))
     else:
         if params:
             raise UsageError("--set needs FILE arguments")
@@ -64,7 +70,7 @@ def cmd_fuzz(args) -> int:
     for kind, summary in summaries:
         for failure in summary.failures:
             stem = f"fuzz-counterexample-seed{failure.seed}"
-            path, reproduce = _write_counterexample(out, stem, failure, args, kind == "generated")
+            path, reproduce = _write_counterexample(out, stem, failure, args, kind)
             written.append((failure, path, reproduce))
     ok = all(summary.ok for _, summary in summaries)
 
@@ -90,7 +96,8 @@ def cmd_fuzz(args) -> int:
         return 0 if ok else 1
 
     for kind, summary in summaries:
-        what = "generated games" if kind == "generated" else "positions"
+        what = {"generated": "generated games", "openspiel": "positions against OpenSpiel"}.get(
+            kind, "positions")
         print(f"gdl fuzz: {summary.examples} {what}, seed {summary.seed}, "
               f"{summary.workers} worker(s)")
         solvers = set()
@@ -125,6 +132,25 @@ def cmd_fuzz(args) -> int:
     return 0 if ok else 1
 
 
+def _openspiel_crosscheck():
+    """gdl.bridges.crosscheck.crosscheck_file, or a usage error naming the extra to install."""
+    try:
+        from gdl.bridges.crosscheck import crosscheck_file
+    except ImportError as error:
+        raise UsageError(f"--openspiel needs OpenSpiel ({error}); install it with "
+                         "pip install 'gdl[openspiel]'") from None
+    return crosscheck_file
+
+
+def _run_crosscheck(crosscheck_file, file: str, args, params):
+    from gdl.bridges.encoding import EncodingError
+
+    try:
+        return crosscheck_file(file, args.examples, args.seed, args.budget, params or None)
+    except EncodingError as error:
+        raise UsageError(f"--openspiel: {error}") from None
+
+
 def register(commands) -> None:
     fuzz = commands.add_parser(
         "fuzz", help="check that every solver agrees, on generated games or on FILEs",
@@ -150,5 +176,9 @@ def register(commands) -> None:
                       help="override a `param` of the FILEs")
     fuzz.add_argument("--out", default=".", metavar="DIR",
                       help="where counterexamples are written (default: the current directory)")
+    fuzz.add_argument("--openspiel", action="store_true",
+                      help="FILE mode: also solve the positions with OpenSpiel's own searches "
+                           "through gdl.bridges.openspiel (two-player zero-sum games; needs the "
+                           "openspiel extra)")
     fuzz.add_argument("--json", action="store_true", help="one JSON document on stdout")
     fuzz.set_defaults(run=cmd_fuzz)

@@ -1,5 +1,12 @@
 """Fail-soft alpha-beta: the search engine of gdl, for two-player constant-sum deterministic games.
 
+Where things are: the transposition table (entries, bounds, replacement) is
+``gdl.solvers.transposition``, move ordering (table move, killers, history, evaluation) is
+``gdl.solvers.ordering``. Here: ``Engine`` -- the recursion (``_negamax``), the root with the
+exact set of optimal actions (``_root``, ``solve_root``) and the principal variation -- and the
+drivers behind ``alphabeta``: one search (``_search_once``) or iterative deepening with aspiration
+windows (``_deepen``); then ``analyze`` and ``optimal_strategy``.
+
 One recursion, written once
 ---------------------------
 ``search(state, depth, alpha, beta, sign, ply)`` returns the value of ``state`` seen from the
@@ -138,13 +145,16 @@ from gdl.solvers.ordering import MoveOrdering, Utilities
 from gdl.solvers.repetition import guard_path
 from gdl.solvers.result import SolverError, SolveResult, Stats
 from gdl.solvers.transposition import (
+    BEST_ACTION,
+    DEPTH,
     EXACT,
     FULL,
     LOWER,
     NO_ACTION,
     UPPER,
-    Entry,
+    VALUE,
     TranspositionTable,
+    answers,
 )
 
 __all__ = [
@@ -405,12 +415,12 @@ class Engine:
                 key = hash(state)
                 entry = table.find(state, key)
                 if entry is not None:
-                    if entry.answers(depth, alpha, beta):
+                    if answers(entry, depth, alpha, beta):
                         count.hits += 1
-                        if entry.depth < FULL:
+                        if entry[DEPTH] < FULL:
                             count.inexact += 1
-                        return -entry.value if flip else entry.value
-                    table_move = entry.best_action
+                        return -entry[VALUE] if flip else entry[VALUE]
+                    table_move = entry[BEST_ACTION]
             inexact0 = count.inexact
             nodes0 = count.nodes
             alpha0 = alpha
@@ -440,6 +450,8 @@ class Engine:
 
             # The children. With PVS, every child after the first is first tested with a null
             # window (alpha, nb), nb = alpha + one unit: fail low there and it is no better.
+            # (tests/test_fuzz_teeth.py plants bugs by editing the text of the lines
+            # "if nb <= v < beta:" and "if v >= beta:" below: change them together.)
             depth1 = depth - 1
             ply1 = ply + 1
             scout = False
@@ -471,12 +483,12 @@ class Engine:
                         alpha = v
 
             if table is not None:
+                # (Read as this module's names: tests/test_fuzz_teeth.py replaces them.)
                 bound = LOWER if best >= beta else UPPER if best <= alpha0 else EXACT
                 depth_answered = FULL if count.inexact == inexact0 else depth
                 # best is a value by now, not -inf: every child returned one (mypy cannot see it).
-                entry = Entry(state, best, bound, depth_answered,  # type: ignore[arg-type]
-                              best_move, count.nodes - nodes0)
-                table.store(entry, key)
+                table.store((state, best, bound, depth_answered,  # type: ignore[arg-type]
+                             best_move, count.nodes - nodes0), key)
             if alpha0 < best < beta and best_move is not NO_ACTION:
                 pv_table[state] = best_move
             return -best if flip else best  # type: ignore[return-value]  # (a value: see above)

@@ -1,6 +1,6 @@
 """The alpha-beta engine's transposition table: what a searched state is worth, remembered.
 
-An ``Entry`` records one search of one state: its fail-soft value, which kind of bound that value
+An entry records one search of one state: its fail-soft value, which kind of bound that value
 is (``EXACT``, ``LOWER`` or ``UPPER``, relative to the window the state was searched with), the
 depth it was searched to (``FULL`` when no evaluation was used below it, so it holds for the real
 game), the best action found, and the work (nodes) the search cost.
@@ -19,7 +19,7 @@ reproducible.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import Final
 
 from gdl.protocol import Action, State, Value
 
@@ -43,32 +43,37 @@ class _NoAction:
 NO_ACTION: Action = _NoAction()     # "no best action": a quiescence node that stood pat
 
 
-@dataclass(slots=True)
-class Entry:
-    """One searched state. Not frozen: a frozen dataclass builds itself through
-    ``object.__setattr__``, which would double the cost of a store (one per interior node)."""
+# An entry is a plain tuple, read through these field names:
+#   (state, value, bound, depth, best_action, work)
+# bound is EXACT, LOWER or UPPER; depth the plies searched below the state (FULL when no
+# evaluation was used); best_action NO_ACTION when no child was searched as best; work the
+# nodes the search of the state cost. Not a NamedTuple or a class: the garbage collector stops
+# tracking a plain tuple of immutable fields, but keeps scanning every instance of a tuple
+# subclass or class, and a full table holds a million entries (measured: the engine ran 20%
+# slower with NamedTuple entries, most of it in collections).
+STATE: Final = 0
+VALUE: Final = 1
+BOUND: Final = 2
+DEPTH: Final = 3
+BEST_ACTION: Final = 4
+WORK: Final = 5
+Entry = tuple[State, Value, int, int, Action, int]
 
-    state: State
-    value: Value
-    bound: int              # EXACT, LOWER or UPPER
-    depth: int              # plies searched below the state; FULL when no evaluation was used
-    best_action: Action     # NO_ACTION when no child was searched as best
-    work: int               # nodes the search of this state cost
 
-    def answers(self, depth: int, alpha: Value | float, beta: Value | float) -> bool:
-        """Whether this entry settles a search of its state to ``depth`` with window
-        (alpha, beta): it was searched at least as deep, and its value is exact or a bound
-        beyond the window on the side that makes the caller cut. The window is never narrowed
-        from a bound: that keeps the fail-soft contract exact even when the entry comes from a
-        different depth (a narrowed window can turn an upper bound into a result the caller
-        takes for exact)."""
-        if self.depth < depth:
-            return False
-        if self.bound == EXACT:
-            return True
-        if self.bound == LOWER:
-            return self.value >= beta
-        return self.value <= alpha
+def answers(entry: Entry, depth: int, alpha: Value | float, beta: Value | float) -> bool:
+    """Whether ``entry`` settles a search of its state to ``depth`` with window (alpha, beta):
+    it was searched at least as deep, and its value is exact or a bound beyond the window on the
+    side that makes the caller cut. The window is never narrowed from a bound: that keeps the
+    fail-soft contract exact even when the entry comes from a different depth (a narrowed window
+    can turn an upper bound into a result the caller takes for exact)."""
+    if entry[DEPTH] < depth:
+        return False
+    bound = entry[BOUND]
+    if bound == EXACT:
+        return True
+    if bound == LOWER:
+        return entry[VALUE] >= beta
+    return entry[VALUE] <= alpha
 
 
 class TranspositionTable:
@@ -93,10 +98,10 @@ class TranspositionTable:
         """The entry of ``state`` (whose hash is ``key``), or None."""
         i = key % self.buckets
         entry = self.first[i]
-        if entry is not None and entry.state == state:
+        if entry is not None and entry[STATE] == state:
             return entry
         entry = self.second[i]
-        if entry is not None and entry.state == state:
+        if entry is not None and entry[STATE] == state:
             return entry
         return None
 
@@ -108,16 +113,16 @@ class TranspositionTable:
         if first is None:
             self.first[i] = entry
             self.used += 1
-        elif first.state == entry.state:
-            if entry.depth >= first.depth:
+        elif first[STATE] == entry[STATE]:
+            if entry[DEPTH] >= first[DEPTH]:
                 self.first[i] = entry
         else:
             second = self.second[i]
             if second is None:
                 self.used += 1
-            elif second.state != entry.state:   # (a stale copy of this state is no loss)
+            elif second[STATE] != entry[STATE]:   # (a stale copy of this state is no loss)
                 self.replaced += 1
-            if entry.work >= first.work:
+            if entry[WORK] >= first[WORK]:
                 self.first[i] = entry
                 self.second[i] = first
             else:
@@ -127,6 +132,6 @@ class TranspositionTable:
         """The best action of an exact entry of ``state``, else NO_ACTION (for the principal
         variation, which follows only exact values)."""
         entry = self.find(state, hash(state))
-        if entry is not None and entry.bound == EXACT:
-            return entry.best_action
+        if entry is not None and entry[BOUND] == EXACT:
+            return entry[BEST_ACTION]
         return NO_ACTION

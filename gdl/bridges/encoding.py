@@ -1,0 +1,381 @@
+"""A gdl game numbered for frameworks that want integers and fixed sizes (OpenSpiel, PettingZoo).
+
+Those frameworks see a game as: decision actions numbered 0..A-1, the same number meaning the same
+action in every state; chance outcomes numbered 0..C-1; a bound on the number of decisions in a
+play; bounds on every utility; and each state as text and as a fixed-length vector. A gdl game
+has all of this, but in its own terms, so ``GameEncoding`` computes it once per game:
+
+- Rule games (built from ``.game`` rules, with a checked IR): an action's number is its ground
+  action id, which is already the action itself (``place(0,0)`` is 0). A chance outcome
+  ``random d in {...}`` whose values are constants gets one number per (statement, value); a
+  statement whose values depend on the state numbers its outcomes by position in the state's
+  distribution. Lengths and utility bounds come from the rules' declarations, then from a range
+  analysis of the utility expressions, then from walking every reachable state; a game too large
+  to walk with neither declaration gets an error naming the declaration to add.
+- Any other game (explicit trees, games built in Python): every reachable state is walked once,
+  and actions and outcomes are numbered in the order the walk meets them.
+
+States as vectors (rule games): the player to move one-hot, then every variable cell one-hot over
+its declared values, then (games with chance) the action waiting for chance one-hot, with a last
+entry for "none". Outcomes already drawn for a pending action with two random statements are
+shown in the text but not in the vector. Explicit trees: one entry per tree node.
+
+Nothing here imports a framework: the numbering is tested without them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Iterator
+from fractions import Fraction
+
+from gdl.lang import ir
+from gdl.protocol import CHANCE, CONSTANT_SUM, TERMINAL, ZERO_SUM
+from gdl.tools.session import describe_values, render
+
+WALK_LIMIT = 200_000    # states walked at most to find a length or utility bound no rule declares
+
+
+class EncodingError(ValueError):
+    """The game cannot be numbered (too large to walk and undeclared bounds, or cyclic)."""
+
+
+class GameEncoding:
+    """Integers and sizes for one gdl game (see the module docstring)."""
+
+    def __init__(self, game, walk_limit: int = WALK_LIMIT):
+        self.game = game
+        self.info = game.info
+        rules = getattr(game, "ir", None)
+        self._rules = rules if rules is not None and rules.tree is None else None
+        walk = None
+        if self._rules is not None:
+            self._number_rule_actions(self._rules)
+            self.max_decisions = self.info.max_length
+            self.utility_range = self.info.utility_bounds or _utility_interval(self._rules)
+        else:
+            walk = _Walk(game, walk_limit)
+            self._number_walked_actions(walk)
+            self.max_decisions = walk.longest
+            self.utility_range = walk.utility_range
+        if self.max_decisions is None or self.utility_range is None:
+            walk = walk or _Walk(game, walk_limit)
+            if self.max_decisions is None:
+                self.max_decisions = walk.longest
+            if self.utility_range is None:
+                self.utility_range = walk.utility_range
+        lo, hi = self.utility_range
+        # OpenSpiel insists on min < max; a game whose every result is the same is widened.
+        self.utility_range = (lo, hi if hi > lo else lo + 1)
+        self._tree_paths = walk.paths if self._rules is None else None
+        self._layout_tensor()
+
+    # ---- actions --------------------------------------------------------------------------------
+    def _number_rule_actions(self, rules: ir.Game) -> None:
+        self.num_actions = len(rules.ground_actions)
+        self._action_of_id = list(range(self.num_actions))
+        self._id_of_action = {a: a for a in self._action_of_id}
+        self._static_outcomes: dict = {}   # (statement index, value) -> id
+        self._dynamic_base: dict[int, int] = {}   # statement index -> first id of its block
+        next_id = 0
+        for statement in sorted(_random_statements(rules), key=lambda st: st.index):
+            values = [value for value, _ in statement.outcomes]
+            if all(isinstance(v, ir.Lit) for v in values):
+                for v in values:
+                    if (statement.index, v.value) not in self._static_outcomes:
+                        self._static_outcomes[(statement.index, v.value)] = next_id
+                        next_id += 1
+            else:
+                self._dynamic_base[statement.index] = next_id
+                next_id += len(values)
+        self.num_chance_outcomes = next_id
+
+    def _number_walked_actions(self, walk: _Walk) -> None:
+        self._action_of_id = list(walk.actions)
+        self._id_of_action = {a: i for i, a in enumerate(self._action_of_id)}
+        self.num_actions = len(self._action_of_id)
+        self._static_outcomes = {o: i for i, o in enumerate(walk.outcomes)}
+        self._dynamic_base = {}
+        self.num_chance_outcomes = len(walk.outcomes)
+
+    def action_id(self, action: Hashable) -> int:
+        return self._id_of_action[action]
+
+    def action(self, action_id: int) -> Hashable:
+        return self._action_of_id[action_id]
+
+    def legal_ids(self, state) -> list[int]:
+        """The legal actions' numbers, ascending (OpenSpiel's order)."""
+        return sorted(self._id_of_action[a] for a in self.game.legal_actions(state))
+
+    def chance_ids(self, state) -> list[tuple[int, Fraction]]:
+        """The chance outcomes as (number, exact probability), ascending by number."""
+        outcomes = self.game.chance_outcomes(state)
+        return sorted((self._outcome_id(o, position), Fraction(p))
+                      for position, (o, p) in enumerate(outcomes))
+
+    def _outcome_id(self, outcome, position: int) -> int:
+        if outcome in self._static_outcomes:
+            return self._static_outcomes[outcome]
+        return self._dynamic_base[outcome[0]] + position
+
+    def chance_outcome(self, state, outcome_id: int):
+        """The chance outcome numbered ``outcome_id`` at ``state``."""
+        for position, (outcome, _) in enumerate(self.game.chance_outcomes(state)):
+            if self._outcome_id(outcome, position) == outcome_id:
+                return outcome
+        raise ValueError(f"chance outcome {outcome_id} is not possible here")
+
+    def id_name(self, state, player: int, number: int) -> str:
+        """The readable name of action (or chance outcome, for CHANCE) ``number``."""
+        if player == CHANCE:
+            return self.game.action_name(self.chance_outcome(state, number))
+        return self.game.action_name(self._action_of_id[number])
+
+    # ---- utilities ------------------------------------------------------------------------------
+    @property
+    def sum_kind(self) -> str:
+        return self.info.sum_kind
+
+    @property
+    def utility_sum(self):
+        """The constant total of every player's utility, or None for general-sum games."""
+        if self.info.sum_kind == ZERO_SUM:
+            return 0
+        if self.info.sum_kind == CONSTANT_SUM:
+            return self.info.utility_sum
+        return None
+
+    # ---- states as text ------------------------------------------------------------------------
+    def text(self, state) -> str:
+        """The whole state, for people and as a perfect-information observation: who is to move
+        (or the chance event pending, or the result), then the variables."""
+        game = self.game
+        player = game.current_player(state)
+        if player == TERMINAL:
+            head = "game over: " + describe_values(self.info.players, game.returns(state))
+        elif player == CHANCE:
+            head = "chance: " + self._pending(state) if self._rules is not None else "chance"
+        else:
+            head = f"{self.info.players[player]} to move"
+        if self._rules is None:
+            path = self._tree_paths.get(state)
+            return head + "\n" + ("after " + " ".join(path) if path else "at the root")
+        body = render(game, state)
+        hints = getattr(game, "display", None) or {}
+        if hints:   # the boards, then every variable they leave out
+            values = game.variables(state)
+            rest = "\n".join(f"{name} = {_plain(value)}" for name, value in values.items()
+                             if name not in hints)
+            body = body + ("\n" + rest if rest else "")
+        return head + "\n" + body
+
+    def _pending(self, state) -> str:
+        base = len(self._rules.initial)
+        drawn = state[base + 1:]
+        text = self.game.action_name(state[base])
+        if drawn:
+            text += " (drawn so far: " + ", ".join(str(v) for v in drawn) + ")"
+        return text
+
+    # ---- states as vectors ---------------------------------------------------------------------
+    def _layout_tensor(self) -> None:
+        if self._rules is None:
+            self._tree_index = {s: i for i, s in enumerate(self._tree_paths)}
+            self.tensor_size = len(self._tree_index)
+            return
+        rules = self._rules
+        offset = len(rules.players)           # the player to move comes first
+        self._cells: list[tuple[int, int, dict]] = []     # (slot, first entry, value -> position)
+        for var in rules.variables:
+            positions = {v: i for i, v in enumerate(var.values)}
+            for cell in range(var.size):
+                self._cells.append((var.slot + cell, offset, positions))
+                offset += len(var.values)
+        self._pending_offset = offset
+        if rules.has_chance:
+            offset += self.num_actions + 1
+        self.tensor_size = offset
+        self._base = len(rules.initial)
+
+    def tensor_ones(self, state) -> list[int]:
+        """The positions of the vector for ``state`` that hold 1; every other entry is 0."""
+        if self._rules is None:
+            return [self._tree_index[state]]
+        ones = [state[0]]
+        ones.extend(first + positions[state[slot]] for slot, first, positions in self._cells)
+        if self._rules.has_chance:
+            pending = state[self._base] if len(state) > self._base else self.num_actions
+            ones.append(self._pending_offset + pending)
+        return ones
+
+
+# ---- walking every reachable state (games without rules, and undeclared bounds) -----------------
+
+class _Walk:
+    """Every state reachable from the start, depth-first: the actions and chance outcomes met (in
+    the order met), the most decisions in any play, the least and greatest utility, and for each
+    state the first path found to it (its name in an explicit tree)."""
+
+    def __init__(self, game, limit: int):
+        actions: dict = {}
+        outcomes: dict = {}
+        lo = hi = None
+        root = game.initial_state()
+        longest: dict = {}
+        paths: dict = {root: ()}
+        on_path = {root}
+        stack = [self._frame(game, root, actions, outcomes)]
+        while stack:
+            frame = stack[-1]
+            state, children, _, _ = frame
+            step = next(children, None)
+            if step is None:
+                stack.pop()
+                on_path.discard(state)
+                longest[state] = frame[2] + frame[3]
+                if frame[3] == 0 and game.current_player(state) == TERMINAL:
+                    values = game.returns(state)
+                    lo = min(values) if lo is None else min(lo, *values)
+                    hi = max(values) if hi is None else max(hi, *values)
+                if stack:
+                    stack[-1][2] = max(stack[-1][2], longest[state])
+                continue
+            label, child = step
+            if child in on_path:
+                raise EncodingError(
+                    f"{game.info.name}: a play can return to an earlier position, so no play length "
+                    "is bounded; end the game after a number of moves (a counter, as `horizon` in "
+                    "games/pig.game) to use it here")
+            if child in longest:
+                frame[2] = max(frame[2], longest[child])
+                continue
+            if len(longest) + len(on_path) >= limit:
+                raise EncodingError(
+                    f"{game.info.name}: more than {limit:,} positions, too many to walk for a "
+                    "bound; declare `max-length` and `utility in LO..HI` in the rules")
+            paths.setdefault(child, paths[state] + (game.action_name(label),))
+            on_path.add(child)
+            stack.append(self._frame(game, child, actions, outcomes))
+        self.actions, self.outcomes = tuple(actions), tuple(outcomes)
+        self.longest = longest[root]
+        self.utility_range = (lo, hi) if lo is not None else (0, 1)
+        self.paths = paths
+
+    @staticmethod
+    def _frame(game, state, actions: dict, outcomes: dict) -> list:
+        """[state, its (label, child) pairs, the longest play below, 1 for a decision else 0]."""
+        player = game.current_player(state)
+        if player == TERMINAL:
+            return [state, iter(()), 0, 0]
+        if player == CHANCE:
+            labels = [o for o, _ in game.chance_outcomes(state)]
+            outcomes.update(dict.fromkeys(labels))
+        else:
+            labels = list(game.legal_actions(state))
+            actions.update(dict.fromkeys(labels))
+        return [state, ((label, game.apply(state, label)) for label in labels), 0,
+                0 if player == CHANCE else 1]
+
+
+# ---- bounds on utilities from the rules ------------------------------------------------------------
+
+def _random_statements(rules: ir.Game) -> Iterator[ir.Random]:
+    stack = [st for action in rules.actions for st in action.effect]
+    while stack:
+        st = stack.pop()
+        if isinstance(st, ir.Random):
+            yield st
+            stack.extend(st.body)
+        elif isinstance(st, ir.If):
+            stack.extend(st.then + st.otherwise)
+        elif isinstance(st, ir.For):
+            stack.extend(st.body)
+
+
+def _utility_interval(rules: ir.Game):
+    """Bounds on every player's utility from the utility expressions alone (constants, variable
+    domains, arithmetic, conditionals), or None where an expression is beyond this analysis."""
+    intervals = [None if u is None else _interval(u, {}) for u in rules.utilities]
+    known = [i for i in intervals if i is not None]
+    if len(known) < len([u for u in rules.utilities if u is not None]) or not known:
+        return None
+    if None in intervals:   # a player's utility derived from a zero- or constant-sum declaration
+        lo_rest = sum(i[0] for i in known)
+        hi_rest = sum(i[1] for i in known)
+        known.append((rules.sum_total - hi_rest, rules.sum_total - lo_rest))
+    return min(i[0] for i in known), max(i[1] for i in known)
+
+
+def _interval(expr, env: dict) -> tuple[int, int] | None:
+    if isinstance(expr, ir.Lit):
+        return (expr.value, expr.value) if expr.type == ir.INT else None
+    if isinstance(expr, ir.Local):
+        return env.get(expr.name)
+    if isinstance(expr, ir.VarRef):
+        return (min(expr.var.values), max(expr.var.values)) if expr.type == ir.INT else None
+    if isinstance(expr, ir.ConstRef):
+        if expr.type != ir.INT:
+            return None
+        values = list(_flatten(expr.const.value))
+        return min(values), max(values)
+    if isinstance(expr, ir.IfExpr):
+        then, otherwise = _interval(expr.then, env), _interval(expr.otherwise, env)
+        if then is None or otherwise is None:
+            return None
+        return min(then[0], otherwise[0]), max(then[1], otherwise[1])
+    if isinstance(expr, ir.Unary):
+        inner = _interval(expr.operand, env) if expr.op == "-" else None
+        return None if inner is None else (-inner[1], -inner[0])
+    if isinstance(expr, ir.Binary) and expr.op in ("+", "-", "*"):
+        a, b = _interval(expr.left, env), _interval(expr.right, env)
+        if a is None or b is None:
+            return None
+        if expr.op == "+":
+            return a[0] + b[0], a[1] + b[1]
+        if expr.op == "-":
+            return a[0] - b[1], a[1] - b[0]
+        corners = [x * y for x in a for y in b]
+        return min(corners), max(corners)
+    if isinstance(expr, ir.Builtin):
+        args = [_interval(a, env) for a in expr.args]
+        if None in args:
+            return None
+        if expr.name == "abs":
+            lo, hi = args[0]
+            return (lo, hi) if lo >= 0 else (-hi, -lo) if hi <= 0 else (0, max(-lo, hi))
+        pick = min if expr.name == "min" else max
+        return pick(a[0] for a in args), pick(a[1] for a in args)
+    if isinstance(expr, ir.Call):
+        inner = {}
+        for name, arg in zip(expr.define.params, expr.args):
+            inner[name] = _interval(arg, env)
+        return _interval(expr.define.body, inner)
+    if isinstance(expr, ir.Quantifier) and expr.kind in ("count", "sum", "min", "max"):
+        combinations = 1
+        inner = dict(env)
+        for name, values in expr.binders:
+            combinations *= len(values)
+            inner[name] = (min(values), max(values)) if values else None
+        if expr.kind == "count":
+            return 0, combinations
+        body = _interval(expr.body, inner)
+        if body is None:
+            return None
+        if expr.kind == "sum":
+            return min(0, combinations * body[0]), max(0, combinations * body[1])
+        return body
+    return None
+
+
+def _flatten(value) -> Iterator[int]:
+    if isinstance(value, tuple | list):
+        for item in value:
+            yield from _flatten(item)
+    else:
+        yield value
+
+
+def _plain(value) -> str:
+    if isinstance(value, list):
+        return "[" + ", ".join(_plain(v) for v in value) + "]"
+    return str(value).lower() if isinstance(value, bool) else str(value)

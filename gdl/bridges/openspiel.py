@@ -1,0 +1,242 @@
+"""gdl games as OpenSpiel games (``pip install 'gdl[openspiel]'``).
+
+    import pyspiel
+    from gdl.bridges import openspiel
+    name = openspiel.register("games/tictactoe.game")      # "gdl_tictactoe"
+    game = pyspiel.load_game(name)                          # or openspiel.load_game(path, params)
+
+A rule file becomes a registered Python game: sequential, perfect information, explicit chance
+(exact probabilities handed over as floats), n players, zero-sum / constant-sum / general-sum as
+the rules declare, terminal rewards, string and tensor observations. The game's ``param``
+declarations are OpenSpiel game parameters (``gdl_connect4(columns=5)``). Action and outcome
+numbers, length and utility bounds come from gdl.bridges.encoding.
+
+An OpenSpiel state holds only the gdl state (``_state``, a tuple), so cloning is cheap and
+serialisation works; everything else is reached through ``get_game()``.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pyspiel
+from open_spiel.python.observation import IIGObserverForPublicInfoGame
+
+from gdl.backends.load import loads
+from gdl.bridges.encoding import GameEncoding
+from gdl.protocol import CHANCE, CONSTANT_SUM, TERMINAL, ZERO_SUM
+
+PREFIX = "gdl_"
+
+# short name -> (rule text, file name): one registration per name for the life of the process,
+# since OpenSpiel cannot forget a game type.
+_registered: dict[str, tuple[str, str]] = {}
+
+_UTILITY = {ZERO_SUM: pyspiel.GameType.Utility.ZERO_SUM,
+            CONSTANT_SUM: pyspiel.GameType.Utility.CONSTANT_SUM}
+
+
+def short_name(path: str | Path) -> str:
+    """OpenSpiel's name for a rule file: ``games/aima-fig5-2.game`` -> ``gdl_aima_fig5_2``."""
+    return PREFIX + re.sub(r"\W", "_", Path(path).stem).lower()
+
+
+def register(path: str | Path, name: str | None = None) -> str:
+    """Register the rule file at ``path`` with OpenSpiel and return its short name. The rules are
+    read now; registering the same name again with the same rules does nothing, with other rules
+    it is an error (OpenSpiel keeps one game per name)."""
+    path = Path(path)
+    return register_text(path.read_text(encoding="utf-8"), str(path), name or short_name(path))
+
+
+def register_text(text: str, filename: str, name: str) -> str:
+    """Register rule text under ``name`` (see ``register``)."""
+    if name in _registered:
+        if _registered[name][0] != text:
+            raise ValueError(f"an OpenSpiel game called {name!r} is registered already, with other rules")
+        return name
+    gdl_game = loads(text, filename)
+    rules = getattr(gdl_game, "ir", None)
+    parameters = dict(rules.params) if rules is not None and rules.tree is None else {}
+    game_type = _game_type(name, gdl_game.info, parameters)
+    # OpenSpiel keeps the creator until the process ends, after Python has shut down. A class
+    # (always in a reference cycle with its own __mro__) is never freed then; a closure would be,
+    # without the interpreter, and the process would abort on exit.
+    creator = type(f"GdlGame_{name}", (_RegisteredGame,),
+                   {"_text": text, "_filename": filename, "_parameters": parameters,
+                    "_game_type": game_type})
+    pyspiel.register_game(game_type, creator)
+    _registered[name] = (text, filename)
+    return name
+
+
+def load_game(path: str | Path, params: dict | None = None, name: str | None = None):
+    """The rule file at ``path`` as a ``pyspiel.Game`` (registered first if need be); ``params``
+    sets the rules' ``param`` values, as ``--set`` does on the command line."""
+    return pyspiel.load_game(register(path, name), dict(params or {}))
+
+
+def from_game(gdl_game, name: str = "gdl_game"):
+    """Any gdl game object (rules already built, or an explicit tree, or a game written in
+    Python against gdl.protocol) as an OpenSpiel game, without registering it. OpenSpiel's
+    algorithms work on it; what needs a registered name (``pyspiel.load_game``, serialisation,
+    pickling) does not."""
+    return GdlGame(gdl_game, _game_type(name, gdl_game.info, {}), {})
+
+
+def _game_type(name: str, info, parameters: dict):
+    return pyspiel.GameType(
+        short_name=name,
+        long_name=f"{info.name} (gdl)",
+        dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+        chance_mode=(pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC if info.has_chance
+                     else pyspiel.GameType.ChanceMode.DETERMINISTIC),
+        information=pyspiel.GameType.Information.PERFECT_INFORMATION,
+        utility=_UTILITY.get(info.sum_kind, pyspiel.GameType.Utility.GENERAL_SUM),
+        reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+        max_num_players=info.num_players,
+        min_num_players=info.num_players,
+        provides_information_state_string=True,
+        provides_information_state_tensor=False,
+        provides_observation_string=True,
+        provides_observation_tensor=True,
+        parameter_specification=parameters)
+
+
+class GdlGame(pyspiel.Game):
+    """An OpenSpiel game over a gdl game. ``encoding`` numbers its actions and states;
+    ``gdl_game`` is the game itself, for exact answers."""
+
+    def __init__(self, gdl_game, game_type, params: dict):
+        self.gdl_game = gdl_game
+        self.encoding = encoding = GameEncoding(gdl_game)
+        lo, hi = encoding.utility_range
+        total = encoding.utility_sum
+        info = pyspiel.GameInfo(
+            # OpenSpiel and PettingZoo want at least one action, even in a game of chance alone.
+            num_distinct_actions=max(1, encoding.num_actions),
+            max_chance_outcomes=encoding.num_chance_outcomes,
+            num_players=gdl_game.info.num_players,
+            min_utility=float(lo), max_utility=float(hi),
+            utility_sum=None if total is None else float(total),
+            max_game_length=max(1, encoding.max_decisions))
+        super().__init__(game_type, info, params)
+
+    def new_initial_state(self, state=None):
+        return GdlState(self)
+
+    def state_at(self, gdl_state):
+        """An OpenSpiel state standing at ``gdl_state`` (its OpenSpiel history is empty: only
+        algorithms that look forward from a state, as the searches do, should be given it)."""
+        state = GdlState(self)
+        state._state = gdl_state
+        return state
+
+    def make_py_observer(self, iig_obs_type=None, params=None):
+        # Perfect information: the state itself is every player's observation. A perfect-recall
+        # information state is the history, which OpenSpiel's public-information observer gives.
+        if iig_obs_type is None or (iig_obs_type.public_info and not iig_obs_type.perfect_recall):
+            return StateObserver(self.encoding, params)
+        return IIGObserverForPublicInfoGame(iig_obs_type, params)
+
+
+class _RegisteredGame(GdlGame):
+    """A game registered from rule text; ``register`` makes one subclass per rule file."""
+
+    _text: str
+    _filename: str
+    _parameters: dict
+    _game_type: object
+
+    def __init__(self, params=None):
+        params = dict(params or {})
+        overrides = {key: value for key, value in params.items() if key in self._parameters}
+        super().__init__(loads(self._text, self._filename, overrides or None), self._game_type,
+                         params)
+
+    def __reduce__(self):
+        # The class is made at registration, so pickle cannot find it by name; the rule text
+        # travels instead, and unpickling registers it again (in another process too).
+        return _unpickle_game, (self.get_type().short_name, self._text, self._filename,
+                                dict(self.get_parameters()))
+
+
+def _unpickle_game(name: str, text: str, filename: str, params: dict):
+    return pyspiel.load_game(register_text(text, filename, name), params)
+
+
+class GdlState(pyspiel.State):
+    """An OpenSpiel state: the gdl state, and OpenSpiel's history of action numbers."""
+
+    def __init__(self, game: GdlGame):
+        super().__init__(game)
+        self._state = game.gdl_game.initial_state()
+
+    @property
+    def gdl_state(self):
+        """The gdl state (for gdl's own solvers, and exact values)."""
+        return self._state
+
+    def current_player(self):
+        player = self.get_game().gdl_game.current_player(self._state)
+        if player == TERMINAL:
+            return pyspiel.PlayerId.TERMINAL
+        if player == CHANCE:
+            return pyspiel.PlayerId.CHANCE
+        return player
+
+    def _legal_actions(self, player):
+        return self.get_game().encoding.legal_ids(self._state)
+
+    def chance_outcomes(self):
+        return [(number, float(p)) for number, p in self.get_game().encoding.chance_ids(self._state)]
+
+    def _apply_action(self, action):
+        game = self.get_game()
+        gdl_game, encoding = game.gdl_game, game.encoding
+        if gdl_game.current_player(self._state) == CHANCE:
+            chosen = encoding.chance_outcome(self._state, action)
+        else:
+            chosen = encoding.action(action)
+        self._state = gdl_game.apply(self._state, chosen)
+
+    def _action_to_string(self, player, action):
+        return self.get_game().encoding.id_name(self._state, player, action)
+
+    def is_terminal(self):
+        return self.get_game().gdl_game.current_player(self._state) == TERMINAL
+
+    def returns(self):
+        gdl_game = self.get_game().gdl_game
+        if gdl_game.current_player(self._state) != TERMINAL:
+            return [0.0] * gdl_game.info.num_players
+        return [float(v) for v in gdl_game.returns(self._state)]
+
+    def __str__(self):
+        return self.get_game().encoding.text(self._state)
+
+
+class StateObserver:
+    """OpenSpiel's observer interface: the whole state as text and as a 0/1 vector
+    (gdl.bridges.encoding says what each entry means)."""
+
+    def __init__(self, encoding: GameEncoding, params=None):
+        if params:
+            raise ValueError(f"observation parameters are not supported; got {params}")
+        self._encoding = encoding
+        self.tensor = np.zeros(encoding.tensor_size, np.float32)
+        self.dict = {"observation": self.tensor}
+
+    def set_from(self, state, player):
+        self.tensor.fill(0)
+        self.tensor[self._encoding.tensor_ones(state.gdl_state)] = 1
+
+    def string_from(self, state, player):
+        return self._encoding.text(state.gdl_state)
+
+
+def register_directory(directory: str | Path) -> list[str]:
+    """Register every ``*.game`` file in ``directory``; their short names, sorted by file."""
+    return [register(path) for path in sorted(Path(directory).glob("*.game"))]

@@ -1,0 +1,136 @@
+"""gdl games as PettingZoo AEC environments (``pip install 'gdl[pettingzoo]'``).
+
+    from gdl.bridges.pettingzoo import env
+    e = env("games/tictactoe.game")            # agents are the game's players: "X", "O"
+    e.reset(seed=1)
+    for agent in e.agent_iter():
+        observation, reward, termination, truncation, info = e.last()
+        mask = observation["action_mask"]
+        e.step(None if termination or truncation else int(mask.nonzero()[0][0]))
+
+Written directly on the game protocol (no OpenSpiel needed), in the form of PettingZoo's classic
+board games: each agent observes ``{"observation": the state as 0/1 entries, "action_mask": its
+legal actions}`` (the mask is all zeros for an agent not to move); actions are the numbers of
+gdl.bridges.encoding (``info["action_names"]`` names them); chance is sampled inside the
+environment, exactly (from the game's Fractions) with the seed given to ``reset``; rewards come
+at the end, each player's utility as a float. The gdl state is ``env.gdl_state`` for solvers.
+
+A game whose every play ends before any player decides (a tree of chance alone) cannot be an
+environment: PettingZoo requires a game that is not over after ``reset``.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+from typing import ClassVar
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+
+from gdl.backends.load import load
+from gdl.bridges.encoding import GameEncoding
+from gdl.protocol import CHANCE, TERMINAL
+from gdl.tools.session import draw
+
+
+def env(path: str | Path, params: dict | None = None, render_mode: str | None = None) -> GdlEnv:
+    """The rule file at ``path`` (with ``param`` values ``params``) as an AEC environment."""
+    return GdlEnv(load(path, params), render_mode=render_mode)
+
+
+class GdlEnv(AECEnv):
+    """A PettingZoo AEC environment over any gdl game (see the module docstring)."""
+
+    metadata: ClassVar[dict] = {"render_modes": ["ansi", "human"], "name": "gdl", "is_parallelizable": False}
+
+    def __init__(self, gdl_game, render_mode: str | None = None):
+        super().__init__()
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}")
+        self.gdl_game = gdl_game
+        self.encoding = encoding = GameEncoding(gdl_game)
+        self.render_mode = render_mode
+        self.metadata = {**self.metadata, "name": gdl_game.info.name}
+        self.possible_agents = list(gdl_game.info.players)
+        self._num_actions = max(1, encoding.num_actions)
+        self.action_spaces = {agent: spaces.Discrete(self._num_actions) for agent in self.possible_agents}
+        self.observation_spaces = {
+            agent: spaces.Dict({
+                "observation": spaces.Box(0, 1, (encoding.tensor_size,), np.int8),
+                "action_mask": spaces.Box(0, 1, (self._num_actions,), np.int8)})
+            for agent in self.possible_agents}
+        self._action_names = [gdl_game.action_name(encoding.action(i)) for i in range(encoding.num_actions)]
+        self._rng = random.Random()
+        self.gdl_state = gdl_game.initial_state()
+
+    def observation_space(self, agent):
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent):
+        return self.action_spaces[agent]
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        if seed is not None:
+            self._rng = random.Random(seed)
+        self.agents = list(self.possible_agents)
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {agent: {"action_names": self._action_names} for agent in self.agents}
+        self.gdl_state = self.gdl_game.initial_state()
+        self._advance()
+        if self.terminations[self.agents[0]]:
+            raise ValueError(f"{self.gdl_game.info.name}: the game is over before any player "
+                             "decides, so it cannot be a PettingZoo environment")
+
+    def _advance(self) -> None:
+        """Play chance until a player is to move or the game is over; then select that agent, or
+        end the game with everyone's utility as reward."""
+        game = self.gdl_game
+        player = game.current_player(self.gdl_state)
+        while player == CHANCE:
+            self.gdl_state = game.apply(self.gdl_state, draw(self._rng, game.chance_outcomes(self.gdl_state)))
+            player = game.current_player(self.gdl_state)
+        if player == TERMINAL:
+            values = game.returns(self.gdl_state)
+            self.rewards = {agent: float(v) for agent, v in zip(self.agents, values)}
+            self.terminations = dict.fromkeys(self.agents, True)
+            self.agent_selection = self.agents[0]
+        else:
+            self.agent_selection = self.possible_agents[player]
+
+    def observe(self, agent):
+        observation = np.zeros(self.encoding.tensor_size, np.int8)
+        observation[self.encoding.tensor_ones(self.gdl_state)] = 1
+        mask = np.zeros(self._num_actions, np.int8)
+        player = self.gdl_game.current_player(self.gdl_state)
+        if player >= 0 and self.possible_agents[player] == agent:
+            mask[self.encoding.legal_ids(self.gdl_state)] = 1
+        return {"observation": observation, "action_mask": mask}
+
+    def step(self, action) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        legal = self.encoding.legal_ids(self.gdl_state)
+        if action is None or int(action) not in legal:
+            names = " ".join(self._action_names[i] for i in legal)
+            raise ValueError(f"{agent} cannot play action {action} here; legal: {legal} ({names})")
+        self._cumulative_rewards[agent] = 0.0
+        self.gdl_state = self.gdl_game.apply(self.gdl_state, self.encoding.action(int(action)))
+        self._advance()
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            print(self.render())
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            return None
+        return self.encoding.text(self.gdl_state)
+
+    def close(self) -> None:
+        pass

@@ -1,0 +1,113 @@
+"""gdl.bridges.encoding: the numbers and sizes OpenSpiel and PettingZoo are given. No framework
+is needed for these; the frameworks' own checks are in test_openspiel.py and test_pettingzoo.py."""
+
+import sys
+from fractions import Fraction
+
+import pytest
+from helpers import DATA, GAMES
+
+import gdl
+from gdl.bridges.encoding import EncodingError, GameEncoding
+from gdl.moves import play
+from gdl.protocol import CHANCE
+
+
+def encode(name: str, **params) -> GameEncoding:
+    return GameEncoding(gdl.load(GAMES / name, params or None))
+
+
+def test_rule_game_actions_are_the_ground_actions_and_bounds_come_from_the_rules():
+    encoding = encode("tictactoe.game")
+    game = encoding.game
+    # Nine cells, numbered row by row as the rules declare `place(r, c)`.
+    assert encoding.num_actions == 9
+    assert [game.action_name(encoding.action(i)) for i in (0, 4, 8)] == ["place(0,0)", "place(1,1)",
+                                                                          "place(2,2)"]
+    assert encoding.num_chance_outcomes == 0
+    assert encoding.max_decisions == 9                 # `max-length 9`
+    assert encoding.utility_range == (-1, 1)           # from `1 if ... else -1 if ... else 0`
+    # The vector: the player to move (2) and nine cells of three values each.
+    assert encoding.tensor_size == 2 + 9 * 3
+    state = play(game, ["place(1,1)"])
+    ones = encoding.tensor_ones(state)
+    assert len(ones) == 1 + 9 and ones[0] == 1          # O to move; one value per cell
+    assert encoding.legal_ids(state) == [0, 1, 2, 3, 5, 6, 7, 8]
+
+
+def test_utility_range_analysis_matches_the_centipede_payoffs():
+    # McKelvey & Palfrey's four-move centipede: payoffs run from 10 (the small pile at once) to
+    # 640 (the large pile after four passes); nothing is declared, the rules' arithmetic says so.
+    encoding = encode("centipede.game")
+    assert encoding.utility_range == (10, 640)
+    assert encoding.max_decisions == 4                 # four passes at most (walked)
+    assert encoding.utility_sum is None                # general-sum
+
+
+def test_chance_outcomes_are_numbered_per_value_with_exact_probabilities():
+    encoding = encode("pig.game")                      # a three-sided die
+    game = encoding.game
+    state = game.apply(game.initial_state(), game.legal_actions(game.initial_state())[0])   # roll
+    assert game.current_player(state) == CHANCE
+    assert encoding.num_chance_outcomes == 3
+    assert encoding.chance_ids(state) == [(0, Fraction(1, 3)), (1, Fraction(1, 3)), (2, Fraction(1, 3))]
+    assert [encoding.id_name(state, CHANCE, i) for i in range(3)] == ["d=1", "d=2", "d=3"]
+    assert encoding.max_decisions == 2000              # `max-length 2 * horizon`
+    assert encoding.utility_range == (-102, 102)       # `utility in` declared
+
+
+def test_state_dependent_probabilities_keep_outcome_numbers():
+    # The random ghost takes each open way with equal probability: a walled way drops out, but the
+    # ways keep their numbers (north, south, west, east), so a number means the same way everywhere.
+    encoding = encode("pacman-random.game")
+    game = encoding.game
+    state = play(game, ["move(west)", "wander"])     # Pacman steps away; the ghost wanders
+    assert game.current_player(state) == CHANCE
+    names = {encoding.id_name(state, CHANCE, i): p for i, p in encoding.chance_ids(state)}
+    assert sum(names.values()) == 1
+    assert encoding.num_chance_outcomes == 4
+    # The ghost starts at row 0, column 3: walls west, nothing north; open south and east.
+    assert names == {"d=south": Fraction(1, 2), "d=east": Fraction(1, 2)}
+
+
+def test_explicit_tree_is_walked_labels_numbered_as_met():
+    encoding = encode("aima-fig5-2.game")
+    # a1..a3, then b1..b3, c1..c3, d1..d3: twelve labels, two moves deep.
+    assert encoding.num_actions == 12
+    assert [encoding.action(i) for i in range(4)] == ["a1", "a2", "a3", "b1"]
+    assert encoding.max_decisions == 2
+    # Leaves 2..14 for MAX, and MIN's utility is their negation (zero-sum).
+    assert encoding.utility_range == (-14, 14)
+    game = encoding.game
+    leaf = game.apply(game.apply(game.initial_state(), "a2"), "c1")
+    assert encoding.text(leaf) == "game over: MAX 2, MIN -2\nafter a2 c1"
+    assert encoding.tensor_size == 13                  # 1 root + 3 MIN nodes + 9 leaves
+
+
+def test_text_names_the_mover_and_every_variable():
+    encoding = encode("connect4.game")
+    text = encoding.text(encoding.game.initial_state())
+    assert text.splitlines()[0] == "Red to move"
+    assert "height = [0, 0, 0, 0]" in text and "winner = nobody" in text
+
+
+def test_a_cyclic_game_is_refused_with_the_fix():
+    with pytest.raises(EncodingError, match="return to an earlier position"):
+        GameEncoding(gdl.load(DATA / "deep" / "ping-pong.game"))
+
+
+def test_a_game_too_large_to_walk_is_refused_with_the_declarations_to_add():
+    # Nim 5-8-13 declares neither max-length nor bounds on length: 6 * 9 * 14 positions to walk.
+    with pytest.raises(EncodingError, match="max-length"):
+        GameEncoding(gdl.load(GAMES / "nim.game", {"a": 5, "b": 8, "c": 13}), walk_limit=100)
+
+
+def test_fuzz_openspiel_without_the_extra_is_a_usage_error(monkeypatch, capsys):
+    # As on a machine without OpenSpiel: importing pyspiel fails.
+    from gdl.cli import main
+
+    monkeypatch.setitem(sys.modules, "pyspiel", None)
+    for module in ("gdl.bridges.crosscheck", "gdl.bridges.openspiel"):
+        monkeypatch.delitem(sys.modules, module, raising=False)
+    assert main(["fuzz", str(GAMES / "nim.game"), "--openspiel", "--examples", "1"]) == 2
+    assert "pip install 'gdl[openspiel]'" in capsys.readouterr().err
