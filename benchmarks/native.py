@@ -7,10 +7,12 @@ are stated in).
                                            # takes about 95 s) and the Python tier on 5x4
     python benchmarks/native.py --bench DIR   # where the references are (default ../shared/bench)
 
-The references are copied to a temporary directory and built there (``make``, gcc -O2); each
-prints its median time as JSON (harness.py). gdl is timed in this process (the median of the
-same number of runs; loading and compiling the rule file excluded, as the goals say, except in
-the rows marked "whole process"). ``ratio`` is reference Python time / gdl time, the number the
+The references are copied to a temporary directory and built there (``make``, gcc -O2). Times
+are CPU time, the median of ``--repeat`` runs on both sides, so other load on a shared machine
+counts on neither: the Python references run once per process (the interpreter's start-up taken
+off), gdl runs in this process (loading and compiling the rule file excluded, as the goals say,
+except in the rows marked "whole process", which are wall-clock). The C references report their
+CPU time per run the same way. ``ratio`` is reference Python time / gdl time, the number the
 goals are written in; ``C`` is the same ratio for the hand-written C. Node counts are printed
 next to each other: where the algorithms are the same they must be equal.
 """
@@ -20,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -42,24 +45,45 @@ _SCRIPT = Path(sys.executable).parent / "gdl"
 GDL = [str(_SCRIPT)] if _SCRIPT.exists() else [sys.executable, "-m", "gdl"]
 
 
+def child_cpu(argv: list[str]) -> tuple[float, str]:
+    """CPU seconds (user + system) a child process used, and its output."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    done = subprocess.run(argv, capture_output=True, text=True, check=True)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), done.stdout
+
+
 def reference(bench: Path, script: str, name: str, repeat: int) -> dict:
-    done = subprocess.run([sys.executable, str(bench / "ref" / script), name, "--repeat",
-                           str(repeat)], capture_output=True, text=True, check=True)
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    """The textbook Python reference: its JSON line, with ``s_median`` replaced by the median
+    CPU time of ``repeat`` single runs (one process each, the interpreter's start-up taken off),
+    so that the load other users put on a shared machine counts on neither side."""
+    bare = statistics.median(child_cpu([sys.executable, "-c", "pass"])[0] for _ in range(3))
+    times, out = [], ""
+    for _ in range(repeat):
+        seconds, out = child_cpu([sys.executable, str(bench / "ref" / script), name, "--repeat",
+                                  "1", "--warmup", "0"])
+        times.append(max(seconds - bare, 1e-9))
+    record = json.loads(out.strip().splitlines()[-1])
+    record["s_median"] = statistics.median(times)
+    return record
 
 
-def c_reference(bench: Path, argv: list[str]) -> dict:
-    done = subprocess.run([str(bench / "build" / argv[0]), *argv[1:]], capture_output=True,
-                          text=True, check=True)
-    return json.loads(done.stdout.strip().splitlines()[-1])
+def c_reference(bench: Path, argv: list[str], repeat: int) -> dict:
+    """The hand-written C: its JSON line, ``s_median`` replaced by CPU time per run (the
+    program runs once to warm up, then ``repeat`` times)."""
+    seconds, out = child_cpu([str(bench / "build" / argv[0]), *argv[1:]])
+    record = json.loads(out.strip().splitlines()[-1])
+    record["s_median"] = seconds / (repeat + 1)
+    return record
 
 
 def timed(fn, repeat: int) -> tuple[float, object]:
+    """The median CPU time of ``repeat`` calls (this process), and the last result."""
     times, out = [], None
     for _ in range(repeat):
-        started = time.perf_counter()
+        started = time.process_time()
         out = fn()
-        times.append(time.perf_counter() - started)
+        times.append(time.process_time() - started)
     return statistics.median(times), out
 
 
@@ -96,7 +120,7 @@ def main(argv=None) -> int:
     # tic-tac-toe, full minimax: the same 549,946 nodes on every side
     ttt = load(GAMES / "tictactoe.game", backend="native")
     ref = reference(bench, "ttt.py", "minimax", r)
-    c = c_reference(bench, ["ttt_c", "minimax", str(r)])
+    c = c_reference(bench, ["ttt_c", "minimax", str(r)], r)
     native_s, found = timed(lambda: solve_native(ttt, "minimax"), r)
     row(rows, "tic-tac-toe minimax, native", ref["s_median"], native_s, c["s_median"],
         f"{ref['nodes']:,} / {found.stats.nodes:,}", ">=30 (20)")
@@ -107,7 +131,7 @@ def main(argv=None) -> int:
     # Connect Four 5x4: gdl solve (value and the optimal set), start-up excluded
     c4 = load(GAMES / "connect4.game", {"columns": 5, "rows": 4}, backend="native")
     ref = reference(bench, "connect4.py", "solve_5x4", 1)
-    c = c_reference(bench, ["c4_c", "solve", "5", "4", str(r)])
+    c = c_reference(bench, ["c4_c", "solve", "5", "4", str(r)], r)
     native_s, found = timed(lambda: solve_native(c4, "alphabeta"), r)
     row(rows, "Connect Four 5x4 solve, native", ref["s_median"], native_s, c["s_median"],
         f"{ref['nodes']:,} / {found.stats.nodes:,}", ">=25 (10)")
@@ -120,7 +144,7 @@ def main(argv=None) -> int:
     # playouts do; the ratio is of time per ply)
     big = load(GAMES / "connect4.game", {"columns": 7, "rows": 6}, backend="native")
     ref = reference(bench, "connect4.py", "playouts_7x6", r)
-    c = c_reference(bench, ["c4_c", "playouts", "7", "6", "100000", str(r)])
+    c = c_reference(bench, ["c4_c", "playouts", "7", "6", "100000", str(r)], r)
     count = 20_000
     native_s, found = timed(lambda: playouts(big, count, seed=1), r)
     per_ply = native_s / found["plies"] * ref["nodes"]

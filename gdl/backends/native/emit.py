@@ -29,6 +29,7 @@ from gdl.lang import ir
 
 INT64_MAX = 2 ** 63 - 1
 LIMIT = 2 ** 62          # bounds beyond this are treated as unknown (checked arithmetic)
+UNROLL = 9               # quantifiers over at most this many combinations become one expression
 MAX_CELLS = 4096        # states larger than this stay in Python (the search keeps one per ply)
 
 
@@ -302,7 +303,37 @@ class CEmitter:
                 self.ranges[var] = (min(values), max(values))
         return headers, inner
 
+    def unrolled(self, e: ir.Quantifier, env, s: str) -> str | None:
+        """A small quantifier as one C expression, each copy of the body with its binders as
+        constants (``count k in 1..3: all j in 1..3: ...``): no loop, no jump, so the C
+        compiler folds what the constants decide and shares what the copies have in common."""
+        combos: list[dict[str, str]] = [{}]
+        for name, values in e.binders:
+            combos = [{**c, name: c_int(int(v))} for c in combos for v in values]
+        if not combos or len(combos) > UNROLL:
+            return None
+        bodies = [f"({self.expr(e.body, {**env, **c}, s)})" for c in combos]
+        if e.kind == "any":
+            return "(" + " || ".join(bodies) + ")"
+        if e.kind == "all":
+            return "(" + " && ".join(bodies) + ")"
+        if e.kind == "count":
+            return "(" + " + ".join(f"(V)!!{b}" for b in bodies) + ")"
+        if e.kind == "sum":
+            text = bodies[0]
+            for body in bodies[1:]:
+                text = f"gdl_add({text}, {body})"
+            return text
+        pick = "gdl_min" if e.kind == "min" else "gdl_max"
+        text = bodies[0]
+        for body in bodies[1:]:
+            text = f"{pick}({text}, {body})"
+        return text
+
     def quantifier(self, e: ir.Quantifier, env, s: str) -> str:
+        small = self.unrolled(e, env, s)
+        if small is not None:
+            return small
         headers, inner = self.binder_loops(e.binders, env)
         body = self.expr(e.body, inner, s)
         acc, done = self.fresh("r"), self.fresh("done")
