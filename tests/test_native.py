@@ -381,3 +381,20 @@ def test_the_fuzzer_compares_native_searches_and_catches_a_planted_bug(ttt, monk
     monkeypatch.setattr(native_solve, "solve_native", off_by_one)
     problems, compared = native_problems(ttt, root, None)
     assert compared == 2 and len(problems) == 2 and all("stats" in p.message for p in problems)
+
+
+@needs_cc
+def test_ctrl_c_stops_a_native_search_cleanly(c4):
+    import _thread
+    import threading
+    import time
+
+    native = native_rules(c4)
+    timer = threading.Timer(0.3, _thread.interrupt_main)
+    started = time.perf_counter()
+    timer.start()
+    with pytest.raises(KeyboardInterrupt):
+        native.playouts(c4.initial_state(), 10 ** 10, 1, 100, 2)    # hours, unless stopped
+    assert time.perf_counter() - started < 10
+    again = native.playouts(c4.initial_state(), 50, 3, 100, 2)    # the library still works
+    assert again == playouts_python(c4, 50, seed=3)

@@ -9,9 +9,29 @@ gdl/backends/native/emit.py). States go in and out as the flat tuples of gdl.lan
 from __future__ import annotations
 
 import ctypes
+import threading
 
 V = ctypes.c_longlong
 MAX_PLY = 1024          # as search.c: a deeper principal variation cannot occur
+
+
+def interruptible(library: ctypes.CDLL, call):
+    """``call()`` (a long native search) in a worker thread, so that Ctrl-C reaches this one: the
+    search is then told to stop (``gdl_stop``), finishes within a few thousand nodes, frees its
+    memory, and KeyboardInterrupt goes on up. ctypes releases the GIL during the call."""
+    result: list = []
+    worker = threading.Thread(target=lambda: result.append(call()), daemon=True)
+    library.gdl_go()
+    worker.start()
+    try:
+        while worker.is_alive():
+            worker.join(0.05)
+    except KeyboardInterrupt:
+        library.gdl_stop()
+        worker.join()
+        library.gdl_go()
+        raise
+    return result[0]
 
 
 class NativeRules:
@@ -58,9 +78,10 @@ class NativeRules:
         root_actions, root_values = (ctypes.c_int * self.actions)(), (V * self.actions)()
         root_count, pv, pv_len = ctypes.c_int(), (ctypes.c_int * MAX_PLY)(), ctypes.c_int()
         stats = (ctypes.c_longlong * 3)()
-        failed = self.library.gdl_minimax(
-            self._state(state), -1 if depth is None else depth, ctypes.byref(value), root_actions,
-            root_values, ctypes.byref(root_count), pv, ctypes.byref(pv_len), stats)
+        root = self._state(state)
+        failed = interruptible(self.library, lambda: self.library.gdl_minimax(
+            root, -1 if depth is None else depth, ctypes.byref(value), root_actions,
+            root_values, ctypes.byref(root_count), pv, ctypes.byref(pv_len), stats))
         if failed:
             return None
         count = root_count.value
@@ -80,10 +101,11 @@ class NativeRules:
         best_flags, legal_count = (ctypes.c_int * self.actions)(), ctypes.c_int()
         pv, pv_len = (ctypes.c_int * MAX_PLY)(), ctypes.c_int()
         stats = (ctypes.c_longlong * 10)()
-        failed = self.library.gdl_alphabeta(
-            self._state(state), -1 if depth is None else depth, ctypes.c_longlong(tt_size),
+        root = self._state(state)
+        failed = interruptible(self.library, lambda: self.library.gdl_alphabeta(
+            root, -1 if depth is None else depth, ctypes.c_longlong(tt_size),
             ctypes.byref(value), best_flags, ctypes.byref(legal_count), pv, ctypes.byref(pv_len),
-            stats)
+            stats))
         if failed:
             return None
         names = ("nodes", "leaves", "cutoffs", "probes", "hits", "researches", "max_ply", "used",
@@ -94,7 +116,8 @@ class NativeRules:
     def playouts(self, state, count: int, seed: int, max_plies: int, players: int) -> dict | None:
         """``count`` random playouts (gdl.backends.native.playouts): utility sums and plies."""
         sums, stats = (V * max(1, players))(), (ctypes.c_longlong * 1)()
-        if self.library.gdl_playouts(self._state(state), count, seed & (2 ** 64 - 1), max_plies,
-                                     sums, stats):
+        root = self._state(state)
+        if interruptible(self.library, lambda: self.library.gdl_playouts(
+                root, count, seed & (2 ** 64 - 1), max_plies, sums, stats)):
             return None
         return {"sums": tuple(sums[:players]), "plies": stats[0]}

@@ -15,6 +15,13 @@ static void *table_alloc(size_t bytes) {
 }
 
 #define TERMINAL_PLAYER (-2)
+
+/* Set by gdl_stop() from another thread (Ctrl-C in Python): every search polls it and stops
+   with an error, which leaves nothing half-done (all its memory is its own and freed). */
+static volatile int gdl_stop_flag;
+void gdl_stop(void) { gdl_stop_flag = 1; }
+void gdl_go(void) { gdl_stop_flag = 0; }
+#define POLL_STOP(nodes) do { if (((nodes) & 4095) == 0 && gdl_stop_flag) gdl_err = 1; } while (0)
 #define MAX_PLY 1024   /* deeper searches stop with an error and run in Python (cycles too) */
 
 static int game_terminal(const V *s) { return rule_terminal(s) != 0; }
@@ -90,6 +97,7 @@ typedef struct {
 static V minimax_node(Search *x, int ply, int depth_left) {
     const V *s = x->states + (size_t)ply * CELLS;
     x->nodes++;
+    POLL_STOP(x->nodes);
     x->pv_len[ply] = 0;
     int player = game_current(s);
     if (gdl_err) return 0;
@@ -191,6 +199,7 @@ int gdl_playouts(const V *root, long long count, uint64_t seed, long long max_pl
             game_apply(s, actions[pick(&rng, n)], t);
             V *swap = s; s = t; t = swap;
             plies++;
+            POLL_STOP(plies);
         }
         if (gdl_err) break;
         rule_returns(s, u);
@@ -395,6 +404,7 @@ static int order_actions(AB *x, int ply, const V *s, int *actions, int n, int mo
 static V ab_search(AB *x, int ply, int depth, V alpha, V beta, int sign, const int64_t *known_key) {
     V *s = x->states + (size_t)ply * CELLS;
     x->nodes++;
+    POLL_STOP(x->nodes);
     int p = game_current(s);
     if (gdl_err) return 0;
     if (p == TERMINAL_PLAYER || depth <= 0) {
