@@ -4,7 +4,7 @@
 Codes (stable; tests assert codes and positions, never wording):
 
   E1xx syntax      E100 unexpected token, E101 unexpected character, E102 unexpected end of file,
-                   E103 nested too deeply
+                   E103 nested too deeply, E104 not UTF-8 text, E105 rule text too large
   E2xx checking    E200 duplicate declaration, E201 unknown name, E202 wrong number of arguments,
                    E203 type mismatch, E204 value outside its declared domain, E205 no players,
                    E206 no terminal condition, E207 missing utility, E208 utility or evaluation for
@@ -13,7 +13,10 @@ Codes (stable; tests assert codes and positions, never wording):
                    this name, E214 wrong number of indices, E215 bad parameter override, E216 bad
                    explicit tree, E217 invalid probabilities, E218 tree and rules mixed, E219 no
                    actions, E220 index out of range, E221 division by zero, E223 nothing to display,
-                   E224 a reserved word used as a name
+                   E224 a reserved word used as a name, E225 `when stuck lose | win` without
+                   two players, E226 `mover` in `init`, E227 `random` inside `repeat`, E230 a
+                   control character in a string, E232 a number too large (a literal, or a
+                   constant's value)
   E3xx run time    E301 value leaves its domain, E302 division by zero, E303 index out of range,
                    E304 no legal action and no pass rule, E305 invalid probabilities at a chance
                    node
@@ -31,9 +34,30 @@ Codes (stable; tests assert codes and positions, never wording):
 
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import dataclass, field
 
 from gdl.span import NOWHERE, Span
+
+EXCERPT_WIDTH = 120   # characters of a source line shown under an error
+
+# Bidirectional overrides and isolates reorder what a terminal shows ("Trojan Source").
+_BIDI_CONTROLS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+
+def is_control(char: str) -> bool:
+    """A character a terminal acts on rather than shows: C0/C1 controls, DEL, bidi controls."""
+    return unicodedata.category(char) == "Cc" or char in _BIDI_CONTROLS
+
+
+def terminal_safe(text: str, keep: str = "\n", width_one: bool = False) -> str:
+    """``text`` with every control character but those in ``keep`` made harmless: escaped as
+    ``\\x1b`` (or, with ``width_one``, replaced by U+FFFD so that columns stay aligned). Text a
+    rule file or a command line supplies passes through here before it reaches a terminal."""
+    if not any(is_control(c) for c in text):
+        return text
+    return "".join(c if c in keep or not is_control(c)
+                   else "\ufffd" if width_one else ascii(c)[1:-1] for c in text)
 
 
 @dataclass(frozen=True)
@@ -63,21 +87,28 @@ class Diagnostic:
     notes: tuple[str, ...] = field(default=())
 
     def render(self, source: Source | None) -> str:
-        where = source.filename if source else "<input>"
+        where = terminal_safe(source.filename) if source else "<input>"
         if self.span.line:
             where += f":{self.span.line}:{self.span.column}"
-        out = [f"{where}: error[{self.code}]: {self.message}"]
+        out = [f"{where}: error[{self.code}]: {terminal_safe(self.message)}"]
         if source is not None and self.span.line:
-            text = source.line(self.span.line).expandtabs(1)
+            text = terminal_safe(source.line(self.span.line).expandtabs(1), keep="", width_one=True)
             width = 1
             if self.span.end_line == self.span.line and self.span.end_column > self.span.column:
                 width = self.span.end_column - self.span.column
+            column = self.span.column
+            if len(text) > EXCERPT_WIDTH:   # a window of a long line, not the whole of it
+                start = max(0, min(column - 1 - EXCERPT_WIDTH // 4, len(text) - EXCERPT_WIDTH))
+                text = ("…" if start else "") + text[start:start + EXCERPT_WIDTH] + (
+                    "…" if start + EXCERPT_WIDTH < len(text) else "")
+                column = column - start + (1 if start else 0)
+                width = max(1, min(width, len(text) - column + 1))
             gutter = f"{self.span.line:>4} | "
             out.append(gutter + text)
-            out.append(" " * (len(gutter) + self.span.column - 1) + "^" + "~" * (width - 1))
-        out.extend(f"  note: {note}" for note in self.notes)
+            out.append(" " * (len(gutter) + column - 1) + "^" + "~" * (width - 1))
+        out.extend(f"  note: {terminal_safe(note)}" for note in self.notes)
         if self.hint:
-            out.append(f"  hint: {self.hint}")
+            out.append(f"  hint: {terminal_safe(self.hint)}")
         return "\n".join(out)
 
 

@@ -6,6 +6,7 @@ sequence that reaches a state where a rule misbehaved).
 
 from __future__ import annotations
 
+import re
 from collections import deque
 from typing import Any
 
@@ -28,9 +29,42 @@ def choices(game, state, player: int | None = None) -> list:
     return list(game.legal_actions(state))
 
 
+_SPACED_CALL = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)\s+(.+)$")
+
+
+def normalise(text: str) -> str:
+    """``place(1, 1)`` and ``place 1 1`` both become ``place(1,1)``."""
+    text = " ".join(text.split())
+    found = _SPACED_CALL.match(text)
+    if found and "(" not in text:
+        return f"{found[1]}({','.join(found[2].replace(',', ' ').split())})"
+    return re.sub(r"\s*([(),])\s*", r"\1", text)
+
+
+def split_moves(text: str) -> list[str]:
+    """Several moves in one string, written as `gdl play` takes them: separated by ';'
+    (``place 1 1; place 0 0``), or by spaces between whole moves (``place(1, 1) place(0,0) 3``)."""
+    if ";" in text:
+        return [part.strip() for part in text.split(";") if part.strip()]
+    return re.findall(r"[A-Za-z_][A-Za-z0-9_]*\s*\([^)]*\)|\S+", text)
+
+
 def find_action(game, state, name: str):
-    """The available action called ``name``; a unique prefix of a name is accepted too."""
+    """The available action a person means by ``name``: its name (``place(1,1)``, ``place(1, 1)``
+    or ``place 1 1``), a unique prefix of a name, or its number in the list of available actions
+    (from 1) -- one syntax for `gdl play` and for ``--moves``."""
     available = choices(game, state)
+    name = name.strip()
+    if name.isascii() and name.isdigit():     # '²' and '①' are digits to isdigit, not to int
+        if len(name) > 9:
+            raise MoveError(f"there is no action number {name[:12]}...; choose 1 to {len(available)}")
+        number = int(name)
+        if 1 <= number <= len(available):
+            return available[number - 1]
+        if not available:
+            raise MoveError(f"'{name}' cannot be played: the game is over")
+        raise MoveError(f"there is no action number {number}; choose 1 to {len(available)}")
+    name = normalise(name)
     names = [game.action_name(a) for a in available]
     if name in names:
         return available[names.index(name)]

@@ -9,12 +9,15 @@ DATA = Path(__file__).resolve().parent / "data"
 
 
 def expectation(path: Path) -> dict:
-    """Read the `# expect: CODE LINE:COL [path: ...]` and `# set: NAME=VALUE` header of a data file."""
+    """Read the `# expect: CODE LINE:COL [path: ...]`, `# set: NAME=VALUE` and `# hint: PHRASE`
+    header of a data file (the hint phrase must appear in the first diagnostic's hint)."""
     text = path.read_text()
     found = re.search(r"^# expect: (E\d+) (\d+):(\d+)(?: path: (.*))?$", text, re.M)
     sets = re.findall(r"^# set: (\S+)$", text, re.M)
+    hint = re.search(r"^# hint: (.*)$", text, re.M)
     return {"code": found[1], "line": int(found[2]), "column": int(found[3]),
-            "path": found[4].split() if found[4] else None, "sets": sets}
+            "path": found[4].split() if found[4] else None, "sets": sets,
+            "hint": hint[1].strip() if hint else None}
 
 
 def first_location(stderr: str) -> tuple[str, int, int]:

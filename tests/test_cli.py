@@ -61,7 +61,7 @@ def test_set_parameter(capsys):
 @pytest.mark.parametrize("argv", [
     ["solve", "no/such/file.game"],
     ["solve", TICTACTOE, "--set", "oops"],
-    ["solve", TICTACTOE, "--set", "width=wide"],
+    ["solve", TICTACTOE, "--set", "width=3.5"],        # not an integer, true/false or a symbol
     ["solve", TICTACTOE, "--moves", "place(9,9)"],
     ["solve", str(GAMES / "tictactoe.game"), "--algorithm", "maxn", "--depth", "-1"],
     [],

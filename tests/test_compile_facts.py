@@ -27,7 +27,7 @@ from gdl.lang.parse import parse
 
 PY_COMPARE = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge,
               "==": operator.eq, "!=": operator.ne}
-PY_ARITH = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.floordiv,
+PY_ARITH = {"+": operator.add, "-": operator.sub, "*": operator.mul, "//": operator.floordiv,
             "%": operator.mod}
 
 
@@ -241,20 +241,20 @@ def test_arithmetic_with_state_dependent_operands(op, k):
 
 
 def test_floor_division_and_modulo_keep_python_s_identity():
-    """a == (a / b) * b + a % b for negative operands too, through the compiled text."""
+    """a == (a // b) * b + a % b for negative operands too, through the compiled text."""
     a, b = x_in(range(-9, 10)), y_in([-4, -3, -2, -1, 1, 2, 3, 4])
-    quotient = optimize.arith("/", a, b, zero_site)
+    quotient = optimize.arith("//", a, b, zero_site)
     rebuilt = optimize.arith("+", optimize.arith("*", quotient, b, zero_site),
                              optimize.arith("%", a, b, zero_site), zero_site)
     for v in range(-9, 10):
         for w in [-4, -3, -2, -1, 1, 2, 3, 4]:
             assert run(rebuilt, x=v, y=w) == ("value", v)
-    assert optimize.arith("/", const(-7), const(2), zero_site).const == -4
+    assert optimize.arith("//", const(-7), const(2), zero_site).const == -4
     assert optimize.arith("%", const(-7), const(2), zero_site).const == 1
 
 
 def test_a_divisor_that_may_be_zero_keeps_its_error():
-    for op in ("/", "%"):
+    for op in ("//", "%"):
         p = optimize.arith(op, const(0), unknown("y"), zero_site)
         assert run(p, y=0) == ("error", "E302")
         p = optimize.arith(op, x_in([0]), const(0), zero_site)
@@ -266,7 +266,7 @@ def test_a_divisor_that_may_be_zero_keeps_its_error():
 
 
 def test_multiplying_by_zero_folds_only_what_cannot_fail():
-    may_fail = optimize.arith("/", const(1), unknown("y"), zero_site)
+    may_fail = optimize.arith("//", const(1), unknown("y"), zero_site)
     p = optimize.arith("*", may_fail, const(0), zero_site)
     assert not p.is_const
     assert run(p, y=0) == ("error", "E302")
@@ -336,7 +336,7 @@ def test_any_all_with_some_terms_constant(kind):
 
 
 def test_a_constant_term_does_not_skip_an_earlier_failure():
-    may_fail = optimize.compare("==", optimize.arith("/", const(1), unknown("y"), zero_site),
+    may_fail = optimize.compare("==", optimize.arith("//", const(1), unknown("y"), zero_site),
                                 const(1), {})
     for kind, decisive in (("any", True), ("all", False)):
         p = optimize.fold_terms(kind, [may_fail, const(decisive)])
@@ -435,8 +435,9 @@ def reference(rule, state):
 
 
 @pytest.mark.parametrize("expr", [
-    "n / m", "n % m", "n / -2", "n % -3", "-7 / m", "-7 % m", "(n - 3) / 2 + m % -2",
-    "(n * m) / (m - 1)", "0 / m", "n / m * m + n % m",
+    "n // m", "n % m", "n // -2", "n % -3", "-7 // m", "-7 % m", "(n - 3) // 2 + m % -2",
+    "(n * m) // (m - 1)", "0 // m", "n // m * m + n % m",
+    "n / m", "(n - 3) / 2 + m", "n / m * m",
     "1 if 2 < n and n <= 3 else 0", "1 if -1 >= m or 3 < n else 0",
     "1 if any k in -1..1: k > 5 else 0", "1 if all k in 0..2: k >= 0 else 0",
     "count k in -2..2: k < n", "sum k in -1..1: n / (k - 2)",

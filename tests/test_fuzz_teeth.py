@@ -144,7 +144,14 @@ def test_the_solvers_are_clean_without_planted_bugs():
         assert outcome.first_failure is None, [str(p) for p in outcome.problems]
 
 
-def test_report_examples_needed(capsys):
+def test_every_planted_bug_has_its_test_and_bound(capsys):
+    """Every bug CAUGHT_WITHIN bounds is planted by a test of this module, and every planted
+    bug has a bound: a bug whose test was dropped (or a test without a bound) fails here."""
+    source = inspect.getsource(sys.modules[__name__])
+    import re
+
+    planted = set(re.findall(r'caught\(\s*"([^"]+)"', source))
+    assert planted == set(CAUGHT_WITHIN), (sorted(planted ^ set(CAUGHT_WITHIN)))
     if FOUND:
         with capsys.disabled():
             print("\nexamples needed to catch each planted bug:",

@@ -49,14 +49,14 @@ def test_a_cache_directory_others_can_write_is_not_used(tmp_path, monkeypatch):
 
 
 @pytest.mark.parametrize("text, expected", [
-    ("x = -7 / 2", -4), ("x = -7 % 2", 1), ("x = 7 / -2", -4), ("x = 7 % -2", -1),
+    ("x = -7 // 2", -4), ("x = -7 % 2", 1), ("x = 7 // -2", -4), ("x = 7 % -2", -1),
     ("x = 2 + 3 * 4", 14), ("x = (2 + 3) * 4", 20), ("x = 10 - 4 - 3", 3),
     ("x = 1 if 2 > 3 else 5", 5), ("x = max(3, 9, 4) - abs(-2)", 7),
     ("x = sum i in 1..4: i * i", 30), ("x = count i in 0..9: i % 3 == 0", 4),
     ("x = min i in 2..5: 10 - i", 5),
 ])
 def test_integer_arithmetic_follows_floor_division(text, expected):
-    # Floor division: a == (a / b) * b + a % b, the remainder takes the divisor's sign.
+    # Floor division: a == (a // b) * b + a % b, the remainder takes the divisor's sign.
     import gdl
 
     game = gdl.loads(f'game "arith"\nplayers A\nvar x in -99..99 = 0\nvar done in bool = false\n'

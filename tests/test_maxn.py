@@ -127,6 +127,29 @@ def test_shallow_pruning_prunes_ties_below_the_root():
     assert pruned.stats.nodes == plain.stats.nodes - 1
 
 
+def test_no_pruning_when_the_same_player_moves_again_pruning_child_first():
+    # Root A (0) has (6,2,2) in hand, so below its second action the cap is 10 - 6 = 4. That
+    # child is A's own move again: its first grandchild (5,2,3) is over the cap, but A's gain
+    # there is the root's gain, so nothing may be pruned: the next grandchild (9,0,1) is better
+    # for A, and the root is worth (9,0,1). Pruning there would answer (6,2,2).
+    root = node(0, Leaf((6, 2, 2)), node(0, *leaves((5, 2, 3), (9, 0, 1)), prefix="b"))
+    game = game_of(root, sum_kind=CONSTANT_SUM, utility_sum=10)
+    assert maxn(game, shallow_pruning=True).values == (9, 0, 1)
+
+
+def test_the_same_player_test_has_teeth(monkeypatch):
+    import gdl.solvers.maxn as maxn_module
+
+    def prunes_regardless(cap, player, own_best):
+        parent, limit, strict = cap
+        return own_best > limit if strict else own_best >= limit
+
+    monkeypatch.setattr(maxn_module, "_beyond_cap", prunes_regardless)
+    root = node(0, Leaf((6, 2, 2)), node(0, *leaves((5, 2, 3), (9, 0, 1)), prefix="b"))
+    game = game_of(root, sum_kind=CONSTANT_SUM, utility_sum=10)
+    assert maxn(game, shallow_pruning=True).values == (6, 2, 2)    # the bug, seen
+
+
 def test_no_pruning_when_the_same_player_moves_again():
     # The child belongs to the root's own mover: its gain is the parent's gain, no bound at all.
     root = node(0, Leaf((6, 2, 2)), node(0, *leaves((0, 5, 5), (9, 0, 1)), prefix="b"))

@@ -108,6 +108,7 @@ def describe(game: ir.Game, emitter: Emitter) -> dict:
         "terminal_span": span(game.spans.get("terminal")),
         "initial": list(game.initial),
         "stuck_pass": game.stuck_pass,
+        "setup": game.setup,
         "domains": [[len(v.values), v.size] for v in game.variables],   # values per cell, cells
     }
 

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from gdl.backends.tree import TreeGame
 from gdl.errors import Diagnostic, GameRuntimeError, Source
 from gdl.lang import ir
-from gdl.lang.evaluate import EvalError, bindings, expr_fn, flat_index
+from gdl.lang.evaluate import EvalError, bindings_fn, expr_fn, flat_index
 from gdl.lang.values import live_outcomes, show_value
 from gdl.protocol import CHANCE, TERMINAL, GameInfo
 from gdl.span import NOWHERE
@@ -69,11 +69,11 @@ def stmt_fn(st: ir.Stmt, show: Callable) -> Step:
         cond, then, otherwise = expr_fn(st.cond), block_fn(st.then, show), block_fn(st.otherwise, show)
         return lambda run, env: then(run, env) if cond(run.cells, env) else otherwise(run, env)
     if isinstance(st, ir.For):
-        body, combos = block_fn(st.body, show), bindings(st.binders)
+        body, combos_in = block_fn(st.body, show), bindings_fn(st.binders)
 
         def loop(run: _Run, env: dict) -> None:
             inner = dict(env)
-            for combo in combos:
+            for combo in combos_in(run.cells, env):
                 inner.update(combo)
                 body(run, inner)
 
@@ -90,6 +90,20 @@ def stmt_fn(st: ir.Stmt, show: Callable) -> Step:
         return next_turn
     if isinstance(st, ir.Random):
         return _random_fn(st, show)
+    if isinstance(st, ir.Repeat):
+        body, bound = block_fn(st.body, show), st.bound
+
+        def repeat(run: _Run, env: dict) -> None:
+            for _ in range(bound):
+                before = list(run.cells)
+                body(run, env)
+                if run.cells == before:   # a pass that changed nothing: the fixpoint
+                    return
+
+        return repeat
+    if isinstance(st, ir.LetStmt):
+        value, rest, name = expr_fn(st.value), block_fn(st.body, show), st.name
+        return lambda run, env: rest(run, {**env, name: value(run.cells, env)})
     raise AssertionError(f"unknown statement {st!r}")
 
 
@@ -156,7 +170,10 @@ class InterpretedGame:
                 if ground.action.by is None or player in ground.action.by:
                     self._candidates[player].append((action_id, requires[id(ground.action)], env))
         initial = tuple(game.initial)
-        self._initial = self._settle(initial, initial[0]) if n else initial
+        if game.setup is not None:   # `init`: the set-up effect (perhaps a chance node at the root)
+            self._initial = self.apply(initial, game.setup)
+        else:
+            self._initial = self._settle(initial, initial[0]) if n else initial
         # `display` hints, keyed like the values variables() returns (symbols by name).
         self.display = {name: {self._shown_key(name, key): glyph for key, glyph in glyphs.items()}
                         for name, glyphs in game.display.items()}
@@ -198,8 +215,15 @@ class InterpretedGame:
     def is_terminal(self, state) -> bool:
         if len(state) != self._base:
             return False
+        if self._rules_end(state):
+            return True
+        # `when stuck lose | win`: a player with no legal action ends the game
+        return self.ir.stuck_end is not None and not self._legal(state, state[0])
+
+    def _rules_end(self, state) -> bool:
+        """The declared terminal condition."""
         try:
-            return self._terminal(state, {})
+            return bool(self._terminal(state, {}))
         except EvalError as error:
             raise self._fail(error, state) from None
 
@@ -223,7 +247,8 @@ class InterpretedGame:
             span = self.ir.spans.get("terminal", NOWHERE)
             raise self._fail(EvalError(
                 "E304", f"{self.ir.players[state[0]]} is to move and has no legal action, but the "
-                "terminal condition is false (add `when stuck pass`, or make `terminal` cover this)",
+                "terminal condition is false (add `when stuck lose` or `when stuck pass`, or make "
+                "`terminal` cover this)",
                 span), state)
         return actions
 
@@ -285,6 +310,8 @@ class InterpretedGame:
         return tuple(values)
 
     def returns(self, state) -> tuple:
+        if self.ir.stuck_end is not None and not self._rules_end(state):
+            return self.ir.stuck_values[state[0]]   # terminal because the mover is stuck
         return self._per_player(self._utilities, state)
 
     def evaluate(self, state) -> tuple:
@@ -316,7 +343,7 @@ def _randoms(game: ir.Game):
             stack.extend(st.body)
         elif isinstance(st, ir.If):
             stack.extend(st.then + st.otherwise)
-        elif isinstance(st, ir.For):
+        elif isinstance(st, (ir.For, ir.LetStmt, ir.Repeat)):
             stack.extend(st.body)
 
 

@@ -14,18 +14,19 @@ import hashlib
 import json
 import marshal
 import os
-import stat
 import sys
 from collections.abc import Mapping
 from pathlib import Path
 
 from gdl.backends.runtime import CompiledGame
-from gdl.cache import private_cache_dir
+from gdl.cache import cache_base, open_private_dir
 from gdl.errors import Source
+from gdl.lang.text import normalize, read_rule_file
 from gdl.protocol import Game
 
 FORMAT = 1
 CACHE_ENTRIES = 256    # the cache keeps about this many generated modules (oldest go first)
+MAX_ENTRY_BYTES = 4 * 1024 * 1024   # a larger compiled module is not cached
 
 
 BACKENDS = ("native", "compile", "interpret")
@@ -43,6 +44,7 @@ def loads(text: str, filename: str = "<input>", params: Mapping[str, int | bool]
     games are cached per user (gdl.backends.runtime), so loading the same rules again is quick."""
     if backend not in BACKENDS:
         raise ValueError(f"unknown backend {backend!r}; choose from {', '.join(BACKENDS)}")
+    text = normalize(text, filename)
     if backend == "compile":
         return load_text(text, filename, params)
     if backend == "native":
@@ -62,15 +64,16 @@ def loads(text: str, filename: str = "<input>", params: Mapping[str, int | bool]
 def load(path: str | Path, params: Mapping[str, int | bool] | None = None,
          backend: str = "compile") -> Game:
     """Load a game from a rule file: `loads` on its text, with the file's name in every error.
-    ``params`` overrides the file's ``param`` declarations, as ``--set`` does."""
-    path = Path(path)
-    return loads(path.read_text(encoding="utf-8"), str(path), params, backend)
+    ``params`` overrides the file's ``param`` declarations, as ``--set`` does. A file that cannot
+    be read raises OSError; one that is not UTF-8 or too large, GdlError (gdl.lang.text)."""
+    return loads(read_rule_file(path), str(path), params, backend)
 
 
 def load_text(text: str, filename: str = "<input>", params=None):
     """The compiled game for rule text (a TreeGame for an explicit tree), from the cache when
     this text was compiled before with the same parameters and the same gdl."""
     params = dict(params or {})
+    text = normalize(text, filename)
     key = _cache_key(text, filename, params)
     entry = _cache_read(key) if key else None
     source = Source(filename, text)
@@ -114,7 +117,7 @@ def _gdl_stamp() -> str:
 
 def _cache_key(text: str, filename: str, params: dict) -> str | None:
     try:
-        if private_cache_dir("compiled") is None:
+        if cache_base() is None:
             return None
         overrides = sorted((k, type(v).__name__, v) for k, v in params.items())
         material = "\0".join([sys.version, _gdl_stamp(), filename, repr(overrides), text])
@@ -123,41 +126,23 @@ def _cache_key(text: str, filename: str, params: dict) -> str | None:
         return None
 
 
-def _read_private(path: Path) -> bytes | None:
-    """A file's bytes, if it is ours and writable by nobody else (it is going to run)."""
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-    except OSError:
-        return None
-    try:
-        info = os.fstat(fd)
-        if info.st_uid != os.getuid() or info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
-            return None
-        with os.fdopen(fd, "rb") as handle:
-            fd = -1
-            return handle.read()
-    except OSError:
-        return None
-    finally:
-        if fd >= 0:
-            os.close(fd)
-
-
 def _cache_read(key: str) -> dict | None:
-    """The cached entry: descriptor, source and (when present and sound) the code object."""
-    directory = private_cache_dir("compiled")
+    """The cached entry: descriptor, source and (when present and sound) the code object. Both
+    files are opened through the checked private directory (gdl.cache), never by path."""
+    directory = open_private_dir("compiled")
     if directory is None:
         return None
-    data = _read_private(directory / f"{key}.json")
-    if data is None:
-        return None
-    try:
-        entry = json.loads(data.decode("utf-8"))
-    except (ValueError, UnicodeError):
-        return None
-    if not isinstance(entry, dict) or entry.get("format") != FORMAT:
-        return None
-    code = _read_private(directory / f"{key}.code")
+    with directory:
+        data = directory.read(f"{key}.json", limit=MAX_ENTRY_BYTES)
+        if data is None:
+            return None
+        try:
+            entry = json.loads(data.decode("utf-8"))
+        except (ValueError, UnicodeError):
+            return None
+        if not isinstance(entry, dict) or entry.get("format") != FORMAT:
+            return None
+        code = directory.read(f"{key}.code", limit=MAX_ENTRY_BYTES)
     if code is not None:
         try:
             entry["code"] = marshal.loads(code)   # written by this Python (the key says so)
@@ -167,30 +152,23 @@ def _cache_read(key: str) -> dict | None:
 
 
 def _cache_write(key: str, entry: dict, code=None) -> None:
-    directory = private_cache_dir("compiled")
+    """Keep an entry, unless it is too large to be worth its disk space (a game with a million
+    ground actions compiles to megabytes that are quicker to build again than to read)."""
+    try:
+        document = json.dumps({"format": FORMAT, **entry}).encode("utf-8")
+        marshalled = marshal.dumps(code) if code is not None else None
+    except (ValueError, TypeError):
+        return
+    if len(document) + len(marshalled or b"") > MAX_ENTRY_BYTES:
+        return
+    directory = open_private_dir("compiled")
     if directory is None:
         return
-    try:
-        existing = sorted(directory.glob("*.json"), key=lambda p: p.stat().st_mtime)
+    with directory:
+        existing = sorted((n for n in directory.names() if n.endswith(".json")), key=directory.mtime)
         for old in existing[:max(0, len(existing) - CACHE_ENTRIES + 1)]:
-            old.unlink(missing_ok=True)
-            old.with_suffix(".code").unlink(missing_ok=True)
-        if code is not None:
-            _write_private(directory / f"{key}.code", marshal.dumps(code))
-        _write_private(directory / f"{key}.json",
-                       json.dumps({"format": FORMAT, **entry}).encode("utf-8"))
-    except (OSError, ValueError, TypeError):
-        pass
-
-
-def _write_private(path: Path, data: bytes) -> None:
-    """Write a file readable and writable by its owner only, atomically."""
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        os.replace(temporary, path)
-    finally:
-        if temporary.exists():
-            temporary.unlink()
+            directory.remove(old)
+            directory.remove(old[:-len(".json")] + ".code")
+        if marshalled is not None:
+            directory.write(f"{key}.code", marshalled)
+        directory.write(f"{key}.json", document)

@@ -15,7 +15,7 @@ import linecache
 from fractions import Fraction
 
 from gdl.errors import Diagnostic, GameRuntimeError, Source
-from gdl.lang.values import live_outcomes, show_value
+from gdl.lang.values import exact_quotient, live_outcomes, show_value
 from gdl.protocol import GameInfo
 from gdl.span import NOWHERE, Span
 
@@ -90,7 +90,10 @@ class CompiledGame:
         self.evaluate = namespace["evaluate"]
         self.is_quiet = namespace["is_quiet"]
         initial = tuple(d["initial"])
-        self._initial = namespace["_settle"](initial) if d["stuck_pass"] and initial else initial
+        if d.get("setup") is not None:   # `init`: the set-up effect (perhaps a chance node)
+            self._initial = self.apply(initial, d["setup"])
+        else:
+            self._initial = namespace["_settle"](initial) if d["stuck_pass"] and initial else initial
 
     def _namespace(self, d: dict) -> dict:
         """What the generated module may see: its helpers, and a few builtins."""
@@ -131,7 +134,7 @@ class CompiledGame:
         def exact(a, b, site):
             if b == 0:
                 raise RuleError("E302", sites[site][1], sites[site][2])
-            return Fraction(a, b)
+            return exact_quotient(a, b)
 
         def dist(site, pairs):
             _, index, type_, span = sites[site]
@@ -143,7 +146,8 @@ class CompiledGame:
         def stuck(state) -> RuleError:
             return RuleError(
                 "E304", f"{players[state[0]]} is to move and has no legal action, but the "
-                "terminal condition is false (add `when stuck pass`, or make `terminal` cover this)",
+                "terminal condition is false (add `when stuck lose` or `when stuck pass`, or make "
+                "`terminal` cover this)",
                 terminal_span)
 
         def slow(method: str, *args):

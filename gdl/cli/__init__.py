@@ -12,16 +12,21 @@ that can go on forever), 2 a usage error (bad arguments, an algorithm that does 
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib
 import json
+import math
+import os
+import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from gdl.errors import GameRuntimeError, GdlError
+from gdl.errors import GameRuntimeError, GdlError, terminal_safe
 from gdl.version import __version__
 
 USAGE_ERROR = 2
+_OUTPUT_ERRORS = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO, errno.EPIPE)
 
 
 class UsageError(Exception):
@@ -30,21 +35,54 @@ class UsageError(Exception):
 
 # ---- shared helpers ----------------------------------------------------------------------------
 
-def parse_sets(pairs: Sequence[str]) -> dict[str, int | bool]:
-    params: dict[str, int | bool] = {}
+def parse_sets(pairs: Sequence[str]) -> dict[str, int | bool | str]:
+    """``NAME=VALUE`` pairs: an integer, true/false, or a symbol's name (kept as written)."""
+    params: dict[str, int | bool | str] = {}
     for pair in pairs:
         name, sep, text = pair.partition("=")
         if not sep or not name.strip():
             raise UsageError(f"--set expects NAME=VALUE, not {pair!r}")
-        text = text.strip().lower()
-        if text in ("true", "false"):
-            params[name.strip()] = text == "true"
+        text = text.strip()
+        if text.lower() in ("true", "false"):
+            params[name.strip()] = text.lower() == "true"
+            continue
+        if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", text):
+            params[name.strip()] = text          # a symbol: the checker looks it up
             continue
         try:
             params[name.strip()] = int(text)
         except ValueError:
-            raise UsageError(f"--set {name}: {text!r} is not an integer or true/false") from None
+            raise UsageError(f"--set {name}: {text!r} is not an integer, true/false or a "
+                             "symbol") from None
     return params
+
+
+def seconds(text: str) -> float:
+    """An argparse type: a finite, positive number of seconds (``nan`` and ``inf`` are not)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"{text!r}: give a positive, finite number of seconds")
+    return value
+
+
+def whole(low: int, high: int | None = None):
+    """An argparse type: an integer from ``low`` to ``high`` (ASCII digits only)."""
+    def parse(text: str) -> int:
+        stripped = text.strip()
+        if not stripped.lstrip("+-").isascii() or not stripped.lstrip("+-").isdigit() \
+                or len(stripped) > 30:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number")
+        value = int(stripped)
+        if value < low or (high is not None and value > high):
+            bound = f"from {low:,} to {high:,}" if high is not None else f"at least {low:,}"
+            raise argparse.ArgumentTypeError(f"{value:,} is out of range: give a number {bound}")
+        return value
+
+    parse.__name__ = "whole number"
+    return parse
 
 
 # The backend chosen with --backend for this run; main() sets it, load_game() uses it.
@@ -56,13 +94,25 @@ _backend_explicit = False
 NATIVE_BY_DEFAULT = ("solve",)
 
 
+def read_rule_text(path: str) -> str:
+    """A rule file's text (gdl.lang.text); a file that cannot be read is a usage error, the
+    same in every command (exit 2)."""
+    from gdl.lang.text import read_rule_file
+
+    try:
+        return read_rule_file(path)
+    except OSError as error:
+        reason = "no such file" if isinstance(error, FileNotFoundError) else (
+            "a directory, not a rule file" if isinstance(error, IsADirectoryError)
+            else error.strerror or str(error))
+        raise UsageError(f"{terminal_safe(path)}: {reason}") from None
+
+
 def load_game(path: str, params: dict | None = None, backend: str | None = None):
     """Load a rule file with the command line's --backend (or ``backend``, when given)."""
-    from gdl.backends.load import load
+    from gdl.backends.load import loads
 
-    if not Path(path).is_file():
-        raise UsageError(f"{path}: no such file")
-    game = load(path, params, backend=backend or _backend)
+    game = loads(read_rule_text(path), path, params, backend=backend or _backend)
     found = getattr(game, "__dict__", {})
     # The note when native code was asked for, or when it is the default and cannot run here
     # (no C compiler); a game the native tier does not cover just runs in Python by default.
@@ -71,8 +121,52 @@ def load_game(path: str, params: dict | None = None, backend: str | None = None)
     return game
 
 
+def replace_file(path: Path, data: bytes) -> None:
+    """Write ``data`` over ``path`` without ever leaving it truncated: a temporary file in the
+    same directory, flushed to disk, then renamed over the original, whose mode it keeps. When
+    anything fails (a full disk, a quota, a file-size limit) the original is untouched."""
+    import stat
+    import tempfile
+
+    path = Path(os.path.realpath(path))     # a symlink stays a symlink; its target is rewritten
+    try:
+        mode = stat.S_IMODE(os.stat(path).st_mode)
+    except FileNotFoundError:
+        umask = os.umask(0)
+        os.umask(umask)
+        mode = 0o666 & ~umask
+    fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(temporary, mode)
+        os.replace(temporary, path)
+    except BaseException:
+        try:
+            os.unlink(temporary)
+        except OSError:
+            pass
+        raise
+
+
+
+def write_output(path: str, data: bytes, option: str = "--output") -> None:
+    """Write a file the user named on the command line; a path that cannot be written (a
+    missing folder, a directory, no permission, a full disk) is a usage error."""
+    try:
+        if Path(path).is_dir():
+            raise IsADirectoryError(21, "a directory, not a file")
+        replace_file(Path(path), data)
+    except OSError as error:
+        raise UsageError(f"{option} {terminal_safe(path)}: {error.strerror or error}") from None
+
 def moves_arg(args) -> list[str]:
-    return " ".join(args.moves or []).split()
+    """--moves, in `gdl play`'s syntax: ``"place(1,1) place(0, 0)"`` or ``"place 1 1; 3"``."""
+    from gdl.moves import split_moves
+
+    return split_moves(" ".join(args.moves or []))
 
 
 def report_runtime(error: GameRuntimeError, game) -> str:
@@ -132,8 +226,25 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    if not hasattr(sys, "set_int_max_str_digits"):
+        return _main(argv)
+    # Exact values are printed in full, however long: the rules bound how large they get
+    # (literals and constants, E232), and a traceback is no way to show a big utility. The
+    # process-wide limit is put back afterwards (main() is also called as a function).
+    previous = sys.get_int_max_str_digits()
+    sys.set_int_max_str_digits(0)
+    try:
+        return _main(argv)
+    finally:
+        sys.set_int_max_str_digits(previous)
+
+
+def _main(argv: list[str]) -> int:
     parser = build_parser(argv[0] if argv and not argv[0].startswith("-") else None)
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exit:     # argparse's usage errors (and --help, --version): a code, not an exit
+        return exit.code if isinstance(exit.code, int) else USAGE_ERROR
     global _backend, _backend_explicit
     _backend_explicit = getattr(args, "backend", None) is not None
     if hasattr(args, "backend") and args.backend is None:
@@ -146,7 +257,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     from gdl.solvers.result import SolverError
 
     try:
-        return args.run(args)
+        code = args.run(args)
+        sys.stdout.flush()    # a full disk or a closed pipe is met here, not at interpreter exit
+        return code
     except GdlError as error:
         print(error.render(), file=sys.stderr)
         return 1
@@ -159,11 +272,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except MemoryError:
+        print(f"gdl {args.command}: error: out of memory (the game or the table asked for is too "
+              "large for this machine)", file=sys.stderr)
+        return USAGE_ERROR
     except BrokenPipeError:  # `gdl ... | head`: the reader left; that is not an error
-        import os
-
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+    except OSError as error:
+        if error.errno not in _OUTPUT_ERRORS:
+            raise
+        # stdout is full or gone (`gdl ... > /dev/full`): say so once, and drop what is buffered
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        print(f"gdl {args.command}: error: cannot write the output: {error.strerror}", file=sys.stderr)
+        return USAGE_ERROR
 
 
 if __name__ == "__main__":

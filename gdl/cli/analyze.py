@@ -54,15 +54,33 @@ def cmd_analyze(args) -> int:
             raise UsageError(f"--strategy is for two-player zero-sum games without chance: "
                              f"{error}") from None
     started = time.perf_counter()
+    known: list[tuple] = []      # (action, values) as each is found: shown if the run is cut short
+    status = sys.stderr.isatty() and not args.json
+
+    def progress(action, values, done: int, total: int) -> None:
+        known.append((action, values))
+        if status:
+            shown = ", ".join(f"{p} {format_value(v)}" for p, v in zip(game.info.players, values))
+            print(f"\r\033[K  {done}/{total}: {game.action_name(action)}  {shown}", end="",
+                  file=sys.stderr, flush=True)
+
     try:
         analysis = analyze_position(game, root, depth=args.depth, algorithm=args.algorithm,
-                                    player=player)
+                                    player=player, progress=progress)
         written = None
         if args.strategy is not None:
             written = _write_strategy(game, root, moves, args)
     except GameRuntimeError as error:
         print(report_runtime(error, game), file=sys.stderr)
         return 1
+    except KeyboardInterrupt:
+        if status:
+            print("\r\033[K", end="", file=sys.stderr)
+        print(f"interrupted after {len(known)} action(s); their values:", file=sys.stderr)
+        for action, values in known:
+            shown = ", ".join(f"{p} {format_value(v)}" for p, v in zip(game.info.players, values))
+            print(f"  {game.action_name(action)}  {shown}", file=sys.stderr)
+        return 130
     except SolverError as error:
         if str(error).startswith("more than"):
             raise UsageError(f"--strategy: {str(error).split(';')[0]} (the cap is --max-states "
@@ -70,6 +88,8 @@ def cmd_analyze(args) -> int:
                              "variant (--set), or raise --max-states") from None
         raise
     elapsed = time.perf_counter() - started
+    if status and known:
+        print("\r\033[K", end="", file=sys.stderr, flush=True)
     names = game.action_name
 
     def mover_name(m: int) -> str:

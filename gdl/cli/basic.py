@@ -5,38 +5,48 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from pathlib import Path
 
-from gdl.cli import UsageError, add_common, load_game, moves_arg, parse_sets, print_json, report_runtime
-from gdl.errors import GameRuntimeError, GdlError
+from gdl.cli import (
+    USAGE_ERROR,
+    UsageError,
+    add_common,
+    load_game,
+    moves_arg,
+    parse_sets,
+    print_json,
+    read_rule_text,
+    report_runtime,
+    whole,
+)
+from gdl.errors import GameRuntimeError, GdlError, terminal_safe
 from gdl.protocol import format_value, json_value
 
 
 def cmd_check(args) -> int:
-    from gdl.backends.load import load
+    from gdl.backends.load import loads
 
     if args.deep or args.json:  # playing the game (gdl.tools.validate): see gdl/cli/deep.py
         from gdl.cli.deep import check_files
 
         return check_files(args)
-    failed = 0
+    failed = unreadable = 0
     params = parse_sets(args.set)
     for path in args.files:
-        if not Path(path).is_file():
-            print(f"{path}: no such file", file=sys.stderr)
-            failed += 1
-            continue
         try:
-            game = load(path, params, backend=args.backend)
+            game = loads(read_rule_text(path), path, params, backend=args.backend)
+        except UsageError as error:
+            print(f"gdl check: error: {error}", file=sys.stderr)
+            unreadable += 1
+            continue
         except GdlError as error:
             print(error.render(), file=sys.stderr)
             failed += 1
             continue
         if not args.quiet:
             info = game.info
-            print(f"{path}: ok ({info.name or 'untitled'}, {len(info.players)} player(s): "
-                  f"{', '.join(info.players)})")
-    return 1 if failed else 0
+            print(f"{terminal_safe(path)}: ok ({info.name or 'untitled'}, {len(info.players)} "
+                  f"player(s): {', '.join(info.players)})")
+    return USAGE_ERROR if unreadable else 1 if failed else 0
 
 
 def cmd_solve(args) -> int:
@@ -47,8 +57,16 @@ def cmd_solve(args) -> int:
     solve = with_progress(solve)    # a status line on stderr when it is a terminal (gdl/tools/progress.py)
 
     game = load_game(args.file, parse_sets(args.set))
+    root = None
+    if args.position:
+        from gdl.backends.position import PositionError, parse_assignments, position
+
+        try:
+            root = position(game, parse_assignments("; ".join(args.position)))
+        except PositionError as error:
+            raise UsageError(f"--position: {error}") from None
     try:
-        root = play(game, moves_arg(args))
+        root = play(game, moves_arg(args), state=root)
     except MoveError as error:
         raise UsageError(str(error)) from None
     from gdl.cli.deep import solve_result_notes, solve_size_check
@@ -59,16 +77,27 @@ def cmd_solve(args) -> int:
     options, budget = engine_settings(args, algorithm)   # --time, --nodes, --tt/--no-tt, ...
     if budget is None:  # a --time / --nodes budget bounds the work itself
         solve_size_check(game, args, root, args.algorithm)  # warns, or refuses with --strict
+    searched = game
+    if budget is not None and not game.info.has_evaluate:
+        # A budget may stop the search before it proves anything; without an evaluation there
+        # would be no shallower answer to give. Positions at the horizon count as even, and the
+        # answer is labelled not proven (gdl.tools.session.NeutralEvaluation).
+        from gdl.tools.session import NeutralEvaluation
+
+        searched = NeutralEvaluation(game)
+        print(f"gdl solve: note: '{game.info.name}' declares no evaluate: a search the budget "
+              "stops counts positions at its horizon as even", file=sys.stderr)
     started = time.perf_counter()
     from gdl.tools.native_solve import solve_native
 
     try:
-        # With --backend native, the searches the native tier implements run in C; anything
-        # else, or a native search stopped by a rule error, runs the Python solver.
-        result = solve_native(game, algorithm, depth=args.depth, root_state=root,
-                              options=options, budget=budget) or solve(
-            game, args.algorithm, depth=args.depth, root_state=root, options=options,
-            budget=budget, player=_player_index(game, args.player))
+        # The searches the native tier implements run in C (the default backend of solve);
+        # anything else, or a native search stopped by a rule error, runs the Python solver.
+        result = (None if searched is not game else solve_native(
+            game, algorithm, depth=args.depth, root_state=root, options=options,
+            budget=budget)) or solve(searched, args.algorithm, depth=args.depth, root_state=root,
+                                     options=options, budget=budget,
+                                     player=_player_index(game, args.player))
     except GameRuntimeError as error:
         print(report_runtime(error, game), file=sys.stderr)
         return 1
@@ -111,14 +140,25 @@ def _player_index(game, name: str | None) -> int:
 
 
 def cmd_count(args) -> int:
-    from gdl.tools.count import count
+    from gdl.tools.count import EndlessGame, count
 
     game = load_game(args.file, parse_sets(args.set))
+    status = sys.stderr.isatty() and not args.json
+
+    def progress(ply: int, layer: int) -> None:   # a long count says where it is
+        print(f"\r  counting: ply {ply:,}, {layer:,} distinct states in it", end="",
+              file=sys.stderr, flush=True)
+
     try:
-        result = count(game, args.depth)
+        result = count(game, args.depth, progress=progress if status else None)
     except GameRuntimeError as error:
         print(report_runtime(error, game), file=sys.stderr)
         return 1
+    except EndlessGame as endless:
+        raise UsageError(f"{endless}; the tree is infinite: give --depth N to count N plies") from None
+    finally:
+        if status:
+            print("\r\033[K", end="", file=sys.stderr, flush=True)
     if args.json:
         print_json(result.as_dict())
         return 0
@@ -141,7 +181,7 @@ def register(commands) -> None:
     deep = check.add_argument_group("deep check (play the game: gdl.tools.validate)")
     deep.add_argument("--deep", action="store_true",
                       help="also play: random playouts, and every reachable state when few")
-    deep.add_argument("--playouts", type=int, default=100, metavar="N", help="random playouts (100)")
+    deep.add_argument("--playouts", type=whole(0), default=100, metavar="N", help="random playouts (100)")
     deep.add_argument("--seed", type=int, default=0, metavar="S", help="random seed (0)")
     deep.add_argument("--max-length", type=int, metavar="L",
                       help="report plays longer than L moves (besides the declared max-length)")
@@ -163,16 +203,21 @@ def register(commands) -> None:
                             "(default: the first player)")
     solve.add_argument("--moves", nargs="+", metavar="MOVE",
                        help='play these actions first, e.g. --moves "place(1,1) place(0,0)"')
+    solve.add_argument("--position", action="append", default=[], metavar="NAME=VALUE;...",
+                       help='start from this position: state variables by name, e.g. '
+                            '--position "heap=[1, 2, 3]; mover=Second" (then --moves, if given)')
     solve.add_argument("--json", action="store_true", help="one JSON document on stdout")
     from gdl.cli.engine import add_engine_arguments
 
     add_engine_arguments(solve)   # --time, --nodes, --tt/--no-tt, ... (gdl/cli/engine.py)
     solve.add_argument("--strict", action="store_true",
                        help="refuse (exit 2) when the estimated search is over budget, not just warn")
+    solve.add_argument("--force", action="store_true",
+                       help="search even when the estimate says it would take more than an hour")
     solve.set_defaults(run=cmd_solve)
 
     count = commands.add_parser("count", help="perft: nodes per ply, complete games, distinct states")
     add_common(count)
-    count.add_argument("--depth", type=int, metavar="N", help="stop after N plies")
+    count.add_argument("--depth", type=whole(0), metavar="N", help="stop after N plies")
     count.add_argument("--json", action="store_true", help="one JSON document on stdout")
     count.set_defaults(run=cmd_count)

@@ -8,10 +8,10 @@ declared state-space bound (from the checked game's variables), the positions of
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
-from gdl.cli import UsageError, parse_sets, print_json
-from gdl.errors import Diagnostic, GdlError, Source
+from gdl.cli import USAGE_ERROR, UsageError, parse_sets, print_json, read_rule_text
+from gdl.errors import Diagnostic, GdlError, Source, terminal_safe
+from gdl.lang.text import read_rule_file
 from gdl.span import NOWHERE
 
 
@@ -42,8 +42,8 @@ def _source(path: str, game) -> Source | None:
     if source is not None:
         return source
     try:
-        return Source(path, Path(path).read_text(encoding="utf-8"))
-    except OSError:
+        return Source(path, read_rule_file(path))
+    except (OSError, GdlError):
         return None
 
 
@@ -126,7 +126,7 @@ def summary(report) -> list[str]:
 
 def check_files(args) -> int:
     """`gdl check` with --deep and/or --json: static checks, then (with --deep) play."""
-    from gdl.backends.load import load
+    from gdl.backends.load import loads
     from gdl.tools.validate import validate
 
     deep = getattr(args, "deep", False)
@@ -136,18 +136,18 @@ def check_files(args) -> int:
     if deep and args.max_length is not None and args.max_length < 1:
         raise UsageError("--max-length must be at least 1")
     params = parse_sets(args.set)
-    failed = 0
+    failed = unreadable = 0
     documents = []
     for path in args.files:
         document: dict = {"file": path}
         documents.append(document)
-        if not Path(path).is_file():
-            print(f"{path}: no such file", file=sys.stderr)
-            document.update(ok=False, errors=[{"message": "no such file"}])
-            failed += 1
-            continue
         try:
-            game = load(path, params, backend=getattr(args, "backend", "compile"))
+            game = loads(read_rule_text(path), path, params, backend=getattr(args, "backend", "compile"))
+        except UsageError as error:
+            print(f"gdl check: error: {error}", file=sys.stderr)
+            document.update(ok=False, errors=[{"message": str(error)}])
+            unreadable += 1
+            continue
         except GdlError as error:
             print(error.render(), file=sys.stderr)
             document.update(ok=False, errors=[
@@ -159,7 +159,7 @@ def check_files(args) -> int:
         document.update(ok=True, game=info.name, players=list(info.players))
         if not deep:
             if not args.quiet and not as_json:
-                print(f"{path}: ok ({info.name or 'untitled'}, {len(info.players)} player(s): "
+                print(f"{terminal_safe(path)}: ok ({info.name or 'untitled'}, {len(info.players)} player(s): "
                       f"{', '.join(info.players)})")
             continue
         exhaustive = getattr(args, "exhaustive", None)
@@ -180,22 +180,45 @@ def check_files(args) -> int:
             for line in summary(report):
                 print(line)
     if as_json:
-        print_json({"ok": not failed, "files": documents})
-    return 1 if failed else 0
+        print_json({"ok": not (failed or unreadable), "files": documents})
+    return USAGE_ERROR if unreadable else 1 if failed else 0
+
+
+REFUSE_SECONDS = 3600.0   # `gdl solve` refuses a search estimated longer than this (unless --force)
+
+
+def _check_declared_length(game, root) -> None:
+    """A game that declares max-length is searched without repetition checks: if it can in
+    fact cycle, say so now rather than after a search 200,000 plies deep."""
+    from gdl.tools.count import find_cycle
+
+    found = find_cycle(game, root, limit=20_000)
+    if found is not None:
+        path, cycle = found
+        raise UsageError(f"the game declares max-length {game.info.max_length}, but it can go on "
+                         f"forever: after {' '.join(path) or 'the start'}, the moves "
+                         f"{' '.join(cycle)} come back to the same state (gdl check --deep shows it)")
 
 
 def solve_size_check(game, args, root, algorithm: str) -> None:
     """Before `gdl solve`: warn on stderr (or, with --strict, refuse with exit 2) when the
     estimated work exceeds the budget (gdl.tools.validate.BUDGET nodes)."""
-    from gdl.tools.validate import budget_problem, estimate
+    from gdl.tools.validate import budget_problem, estimate, measure_node_seconds, search_seconds
 
     if algorithm == "auto":
         from gdl.solvers import choose
 
         algorithm = choose(game.info)
+    if args.depth is None and game.info.max_length is not None:
+        _check_declared_length(game, root)
     est = estimate(game, root=root, declared_states=declared_state_bound(game))
+    transpositions = getattr(args, "engine_tt", None)   # --tt / --no-tt
+    node_seconds = measure_node_seconds(game, root)
     problem = budget_problem(est, algorithm, depth=args.depth, info=game.info,
-                             transpositions=getattr(args, "engine_tt", None))  # --tt / --no-tt
+                             transpositions=transpositions, node_seconds=node_seconds)
+    seconds = search_seconds(est, algorithm, args.depth, transpositions, node_seconds)
+    if problem is not None and seconds > REFUSE_SECONDS and not getattr(args, "force", False):
+        raise UsageError(f"refusing to search: {problem}; --force searches anyway")
     if problem is None and est.cycles and args.depth is None and game.info.max_length is None:
         problem = ("a random playout met a state twice: the game can cycle, and it declares no "
                    "max-length, so the search will stop at the first repetition (gdl check --deep "

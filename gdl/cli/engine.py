@@ -14,7 +14,7 @@ import argparse
 from dataclasses import replace
 from typing import Any
 
-from gdl.cli import UsageError
+from gdl.cli import UsageError, seconds, whole
 
 # (flag, SearchOptions field, help)
 TECHNIQUES = (
@@ -29,18 +29,21 @@ TECHNIQUES = (
 )
 
 
+# Two lists of this many slots are allocated up front (8 bytes a slot): 1 GiB at the most.
+MAX_TT_SIZE = 1 << 26
+
 def add_engine_arguments(parser) -> None:
     group = parser.add_argument_group(
         "alpha-beta engine (switches not given keep the defaults: gdl.solvers.default_options)")
-    group.add_argument("--time", type=float, metavar="SECONDS",
+    group.add_argument("--time", type=seconds, metavar="SECONDS",
                        help="stop after SECONDS; answer with the deepest completed iteration")
-    group.add_argument("--nodes", type=int, metavar="N",
+    group.add_argument("--nodes", type=whole(1), metavar="N",
                        help="stop after N nodes; answer with the deepest completed iteration")
     for flag, field, text in TECHNIQUES:
         group.add_argument(f"--{flag}", dest=f"engine_{field}", default=None,
                            action=argparse.BooleanOptionalAction, help=text)
-    group.add_argument("--tt-size", type=int, metavar="N",
-                       help="transposition table entries (default 1,048,576)")
+    group.add_argument("--tt-size", type=whole(2, MAX_TT_SIZE), metavar="N",
+                       help=f"transposition table entries (default 1,048,576; at most {MAX_TT_SIZE:,})")
 
 
 def given_switches(args) -> list[str]:

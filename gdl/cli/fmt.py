@@ -6,20 +6,29 @@ import difflib
 import sys
 from pathlib import Path
 
-from gdl.errors import GdlError
+from gdl.cli import USAGE_ERROR, UsageError, read_rule_text, replace_file
+from gdl.errors import GdlError, terminal_safe
 
 
 def cmd_fmt(args) -> int:
     from gdl.lang.format import FormatError, format_text
 
-    failed = changed = 0
+    failed = changed = unreadable = 0
     for path in args.files:
-        file = Path(path)
-        if not file.is_file():
-            print(f"{path}: no such file", file=sys.stderr)
+        try:
+            text = read_rule_text(path)
+        except UsageError as error:
+            print(f"gdl fmt: error: {error}", file=sys.stderr)
+            unreadable += 1
+            continue
+        except GdlError as error:
+            print(error.render(), file=sys.stderr)
             failed += 1
             continue
-        text = file.read_text(encoding="utf-8")
+        try:
+            original = Path(path).read_bytes().decode("utf-8")
+        except (OSError, UnicodeError):
+            original = text
         try:
             result = format_text(text, path)
         except GdlError as error:
@@ -30,7 +39,7 @@ def cmd_fmt(args) -> int:
             print(f"gdl fmt: internal error: {error}", file=sys.stderr)
             failed += 1
             continue
-        differs = result != text
+        differs = result != original
         changed += differs
         if args.diff and differs:
             sys.stdout.writelines(difflib.unified_diff(
@@ -41,10 +50,18 @@ def cmd_fmt(args) -> int:
                 print(f"would reformat {path}", file=sys.stderr)
         elif args.write:
             if differs:
-                file.write_text(result, encoding="utf-8")
-                print(f"reformatted {path}", file=sys.stderr)
+                try:
+                    replace_file(Path(path), result.encode("utf-8"))
+                except OSError as error:
+                    print(f"gdl fmt: error: {terminal_safe(path)}: not rewritten, left as it was: "
+                          f"{error.strerror or error}", file=sys.stderr)
+                    failed += 1
+                    continue
+                print(f"reformatted {terminal_safe(path)}", file=sys.stderr)
         elif not args.diff:
             sys.stdout.write(result)
+    if unreadable:
+        return USAGE_ERROR
     if failed:
         return 1
     if args.check and changed:

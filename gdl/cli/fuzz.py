@@ -6,7 +6,7 @@ import shlex
 import sys
 from pathlib import Path
 
-from gdl.cli import UsageError, parse_sets, print_json
+from gdl.cli import UsageError, parse_sets, print_json, read_rule_text, whole
 
 TARGET_WORDS = {"trees2": "trees, two players", "chance": "trees with chance",
                 "trees3": "trees, three players", "rules": "rule files"}
@@ -39,7 +39,13 @@ def _write_counterexample(directory: Path, stem: str, failure, args, kind: str) 
 
 
 def cmd_fuzz(args) -> int:
-    from gdl.tools.fuzz import fuzz_file, fuzz_generated
+    try:
+        from gdl.tools.fuzz import fuzz_file, fuzz_generated
+        from gdl.tools.strategies import st  # noqa: F401 - hypothesis, needed by both kinds
+    except ImportError as error:
+        raise UsageError(f"gdl fuzz needs the hypothesis package ({error}); "
+                         "install it with: pip install hypothesis") from None
+    from gdl.tools.count import EndlessGame
 
     if args.examples < 1:
         raise UsageError("--examples must be at least 1")
@@ -53,11 +59,14 @@ def cmd_fuzz(args) -> int:
         raise UsageError("--openspiel needs FILE arguments")
     if args.files:
         for file in args.files:
-            if not Path(file).is_file():
-                raise UsageError(f"{file}: no such file")
+            read_rule_text(file)    # a file that cannot be read is a usage error, before any work
         for file in args.files:
-            summaries.append(("file", fuzz_file(file, args.examples, args.seed, args.workers,
-                                                args.budget, params or None)))
+            try:
+                summaries.append(("file", fuzz_file(file, args.examples, args.seed, args.workers,
+                                                    args.budget, params or None)))
+            except EndlessGame as endless:
+                raise UsageError(f"{file}: {endless}; the fuzzer compares exact solutions, "
+                                 "which need a game that ends") from None
             if crosscheck is not None:
                 summaries.append(("openspiel", _run_crosscheck(crosscheck, file, args, params)))
     else:
@@ -162,12 +171,12 @@ def register(commands) -> None:
                     "game. A disagreement is shrunk and written as a .game file; exit status 1.",
         epilog="Example: gdl fuzz --examples 2000 --seed 1 --workers 2")
     fuzz.add_argument("files", nargs="*", metavar="FILE", help="rule files to fuzz (optional)")
-    fuzz.add_argument("--examples", type=int, default=200, metavar="N",
+    fuzz.add_argument("--examples", type=whole(1), default=200, metavar="N",
                       help="generated games in all, or positions per FILE (default 200)")
     fuzz.add_argument("--seed", type=int, default=0, metavar="S", help="random seed (default 0)")
-    fuzz.add_argument("--workers", type=int, default=1, metavar="N",
+    fuzz.add_argument("--workers", type=whole(1), default=1, metavar="N",
                       help="processes; worker w uses seed S + w (default 1)")
-    fuzz.add_argument("--budget", type=int, default=2000, metavar="NODES",
+    fuzz.add_argument("--budget", type=whole(1), default=2000, metavar="NODES",
                       help="FILE mode: largest game tree solved in full at a position "
                            "(default 2000 nodes)")
     fuzz.add_argument("--target", action="append", choices=sorted(TARGET_WORDS),

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sys
 
-from gdl.cli import UsageError, add_common, load_game, moves_arg, parse_sets, report_runtime
+from gdl.cli import UsageError, add_common, load_game, moves_arg, parse_sets, report_runtime, seconds, whole
 from gdl.errors import GameRuntimeError
 from gdl.protocol import CHANCE, TERMINAL, format_value
 
@@ -115,6 +115,9 @@ def cmd_play(args) -> int:
                     "or: hint, undo, board, help, quit.")
     else:
         console.say(f"{title}: the solver ({solver_label()}) plays every seat.")
+    if ai_seats and advisor.depth is None and advisor.time is None and advisor.default_time:
+        console.say(f"The solver thinks up to {advisor.default_time:g} s a move, then answers with "
+                    "its deepest finished search (--time, --depth change that; Ctrl-C stops it).")
     if args.seed is not None and game.info.has_chance:
         console.say(f"Chance is drawn with seed {args.seed}.")
     console.say()
@@ -137,6 +140,8 @@ def cmd_play(args) -> int:
                 action = choose(game, session.state, advice.best_actions)
                 result = advice.result
                 note = "" if result.proven else ", an estimate"
+                if advisor.interrupted:
+                    note += ": the search was interrupted"
                 console.say(f"{players[player]} plays {names(action)} "
                             f"(value {describe_values(players, result.values)}{note})")
                 session.play(action)
@@ -236,9 +241,9 @@ def register(commands) -> None:
                      help="a seat you play (repeatable); with none the solver plays every seat")
     sub.add_argument("--ai", default="auto", choices=("auto",) + ALGORITHMS,
                      help="the solver's algorithm (default: chosen from the game)")
-    sub.add_argument("--depth", type=int, metavar="N",
+    sub.add_argument("--depth", type=whole(1), metavar="N",
                      help="the solver searches N decision plies, then uses the game's evaluate")
-    sub.add_argument("--time", type=float, metavar="S",
+    sub.add_argument("--time", type=seconds, metavar="S",
                      help="seconds per move for the solver (alphabeta; deepens iteratively)")
     sub.add_argument("--moves", nargs="+", metavar="MOVE", help="start after these actions")
     sub.add_argument("--seed", type=int, metavar="S", help="seed for chance rolls (reproducible)")

@@ -12,9 +12,8 @@ from __future__ import annotations
 
 import dataclasses
 from fractions import Fraction
-from pathlib import Path
 
-from gdl.cli import UsageError, add_common, parse_sets
+from gdl.cli import UsageError, add_common, parse_sets, read_rule_text
 
 EMITS = ("ast", "ir", "python", "c")
 
@@ -24,9 +23,7 @@ def cmd_show(args) -> int:
     from gdl.lang.check import check
     from gdl.lang.parse import parse
 
-    if not Path(args.file).is_file():
-        raise UsageError(f"{args.file}: no such file")
-    text = Path(args.file).read_text(encoding="utf-8")
+    text = read_rule_text(args.file)
     source = Source(args.file, text)
     tree = parse(text, args.file)
     if args.emit == "ast":
@@ -125,7 +122,9 @@ def format_ast(node, indent: str = "") -> list[str]:
 
 # ---- the checked game --------------------------------------------------------------------------
 
-def _values(values, type_: str, symbols) -> str:
+def _values(values, type_: str, symbols, text: _IrText | None = None) -> str:
+    if not isinstance(values, tuple) and text is not None:   # an ir.Range: bounds use local names
+        return f"{text.expr(values.low)}..{text.expr(values.high)}"
     values = tuple(values)
     if type_ == "sym":
         return "{" + ", ".join(symbols[v] if 0 <= v < len(symbols) else str(v) for v in values) + "}"
@@ -164,13 +163,14 @@ class _IrText:
         if isinstance(e, ir.Unary):
             return f"(-{self.expr(e.operand)})" if e.op == "-" else f"(not {self.expr(e.operand)})"
         if isinstance(e, ir.Binary):
-            op = "/" if e.op == "÷" else e.op
-            return f"({self.expr(e.left)} {op} {self.expr(e.right)})"
+            return f"({self.expr(e.left)} {e.op} {self.expr(e.right)})"
         if isinstance(e, ir.IfExpr):
             return f"({self.expr(e.then)} if {self.expr(e.cond)} else {self.expr(e.otherwise)})"
         if isinstance(e, ir.Quantifier):
-            binders = ", ".join(f"{n} in {_values(v, 'int', ())}" for n, v in e.binders)
+            binders = ", ".join(f"{n} in {_values(v, 'int', (), self)}" for n, v in e.binders)
             return f"({e.kind} {binders}: {self.expr(e.body)})"
+        if isinstance(e, ir.Let):
+            return f"(let {e.name} = {self.expr(e.value)}: {self.expr(e.body)})"
         if isinstance(e, (ir.Builtin, ir.Call)):
             name = e.name if isinstance(e, ir.Builtin) else e.define.name
             return f"{name}({', '.join(self.expr(a) for a in e.args)})"
@@ -191,13 +191,16 @@ class _IrText:
                     lines.append(f"{indent}else:")
                     lines.extend(self.stmts(st.otherwise, indent + "    "))
             elif isinstance(st, ir.For):
-                binders = ", ".join(f"{n} in {_values(v, 'int', ())}" for n, v in st.binders)
+                binders = ", ".join(f"{n} in {_values(v, 'int', (), self)}" for n, v in st.binders)
                 lines.append(f"{indent}for {binders}:")
                 lines.extend(self.stmts(st.body, indent + "    "))
             elif isinstance(st, ir.Pass):
                 lines.append(f"{indent}pass")
             elif isinstance(st, ir.Next):
                 lines.append(f"{indent}next {self.expr(st.player)}")
+            elif isinstance(st, ir.LetStmt):
+                lines.append(f"{indent}let {st.name} = {self.expr(st.value)}, then:")
+                lines.extend(self.stmts(st.body, indent + "    "))
             elif isinstance(st, ir.Random):
                 outcomes = ", ".join(f"{self.expr(v)}: {self.expr(p)}" for v, p in st.outcomes)
                 lines.append(f"{indent}random #{st.index} {st.name} in {{{outcomes}}}, then:")
@@ -230,7 +233,7 @@ def format_ir(game) -> list[str]:
     lines.append(f"actions: {len(game.actions)} ({len(game.ground_actions)} ground actions, "
                  "ids in this order)")
     for action in game.actions:
-        params = ", ".join(f"{n} in {_values(v, t, game.symbols)}" for n, t, v in action.params)
+        params = ", ".join(f"{n} in {_values(v, t, game.symbols, text)}" for n, t, v in action.params)
         by = "" if action.by is None else " by " + ", ".join(game.players[p] for p in sorted(action.by))
         lines.append(f"  action {action.name}{'(' + params + ')' if params else ''}{by}"
                      f"  @{action.span.line}")
@@ -254,5 +257,7 @@ def format_ir(game) -> list[str]:
         lines.append(f"max-length {game.max_length}")
     if game.stuck_pass:
         lines.append("when stuck pass")
+    if game.stuck_end:
+        lines.append(f"when stuck {game.stuck_end}")
     lines.append(f"chance: {'yes' if game.has_chance else 'no'}")
     return lines

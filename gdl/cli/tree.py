@@ -5,9 +5,8 @@ from __future__ import annotations
 import shutil
 import subprocess
 import sys
-from pathlib import Path
 
-from gdl.cli import UsageError, add_common, load_game, moves_arg, parse_sets, report_runtime
+from gdl.cli import UsageError, add_common, load_game, moves_arg, parse_sets, report_runtime, write_output
 from gdl.errors import GameRuntimeError
 
 NO_GRAPHVIZ = ("gdl tree: SVG needs Graphviz's `dot` program, which is not installed.\n"
@@ -58,7 +57,7 @@ def cmd_tree(args) -> int:
     else:
         data = text.encode("utf-8")
     if args.output:
-        Path(args.output).write_bytes(data)
+        write_output(args.output, data)
         print(f"{args.output}: {tree.nodes:,} node(s), {tree.pruned:,} pruned ({args.format})",
               file=sys.stderr)
     else:

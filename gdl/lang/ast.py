@@ -98,7 +98,26 @@ class Quantifier:
     span: Span = _span()
 
 
-Expr = IntLit | BoolLit | Name | Mover | Call | Index | ListLit | Unary | Binary | IfExpr | Quantifier
+@dataclass(frozen=True)
+class Member:
+    """`value in {a, b}` (symbols, which must exist elsewhere) or `value in lo..hi`."""
+    value: Expr
+    symbols: tuple[Ident, ...] | None
+    range: RangeDomain | None
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Let:
+    """`let a = e1, b = e2: body`: each name bound to its value (which may use the names before
+    it) in the body."""
+    bindings: tuple[tuple[Ident, Expr], ...]
+    body: Expr
+    span: Span = _span()
+
+
+Expr = (IntLit | BoolLit | Name | Mover | Call | Index | ListLit | Unary | Binary | IfExpr | Quantifier
+        | Let | Member)
 
 
 # ---- domains -----------------------------------------------------------------------------------
@@ -183,7 +202,24 @@ class For:
     span: Span = _span()
 
 
-Stmt = Assign | Pass | Next | Random | If | For
+@dataclass(frozen=True)
+class Repeat:
+    """`repeat bound { body }`: the body again and again until a pass changes nothing, at most
+    ``bound`` times."""
+    bound: Expr
+    body: tuple
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class LetStmt:
+    """`let name = value`: ``name`` holds the value, computed here, for the rest of the block."""
+    name: Ident
+    value: Expr
+    span: Span = _span()
+
+
+Stmt = Assign | Pass | Next | Random | If | For | LetStmt | Repeat
 
 
 # ---- explicit trees ----------------------------------------------------------------------------
@@ -256,6 +292,13 @@ class VarDecl:
 
 
 @dataclass(frozen=True)
+class InitDecl:
+    """`init { statements }`: run once, on the declared initial values, to set up the start."""
+    body: tuple
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
 class ActionDecl:
     name: Ident
     params: tuple[Binder, ...]
@@ -295,7 +338,7 @@ class UtilityBoundsDecl:
 @dataclass(frozen=True)
 class SumDecl:
     kind: str  # "zero-sum" or "constant-sum"
-    total: int
+    total: int | Expr   # a number, or a constant expression (`constant-sum players_count * 2`)
     span: Span = _span()
 
 
@@ -320,6 +363,8 @@ class LengthDecl:
 
 @dataclass(frozen=True)
 class StuckDecl:
+    """`when stuck pass | lose | win`; ``outcome`` as written (the checker refuses other words)."""
+    outcome: Ident
     span: Span = _span()
 
 
@@ -338,7 +383,7 @@ class TreeDecl:
 
 Decl = (GameDecl | PlayersDecl | ParamDecl | ConstDecl | VarDecl | ActionDecl | DefineDecl | TerminalDecl |
         UtilityDecl | UtilityBoundsDecl | SumDecl | EvaluateDecl | QuietDecl | LengthDecl | StuckDecl |
-        DisplayDecl | TreeDecl)
+        DisplayDecl | TreeDecl | InitDecl)
 
 
 @dataclass(frozen=True)

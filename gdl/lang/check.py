@@ -14,30 +14,42 @@ from fractions import Fraction
 from gdl.errors import Diagnostic, GdlError, Source, did_you_mean
 from gdl.lang import ast, ir
 from gdl.lang.ast import NOWHERE, Span
-from gdl.lang.evaluate import EvalError, eval_const
+from gdl.lang.evaluate import EvalError, bindings_fn, eval_const
 from gdl.lang.grammar import reserved_words
 from gdl.lang.ir import Chance, Decision, Leaf
 from gdl.lang.values import show_value
 from gdl.protocol import CONSTANT_SUM, ZERO_SUM, distribution_problem
 
-INT, BOOL, SYM = ir.INT, ir.BOOL, ir.SYM
+INT, BOOL, SYM, NUM = ir.INT, ir.BOOL, ir.SYM, ir.NUM
 ERROR = "error"  # the type of a placeholder for something already reported
 # Ranges, arrays and the combinations of a binder list are enumerated when a game is built; a
 # larger one is refused (E210) rather than exhausting memory or time.
 MAX_VALUES = 1_000_000
 START = Span(1, 1, 1, 2)
+# A constant is computed from literals and earlier constants, so bounding each one bounds them
+# all: `const K2 = K1 * K1` chained forty times would otherwise compute for ever.
+MAX_CONSTANT_BITS = 4096
+# Definitions calling definitions: each level is a few Python frames in the checker and in
+# both back ends, so the chain is bounded where it is written rather than by a RecursionError.
+MAX_DEFINE_DEPTH = 48
+# Quantifiers nested in one expression multiply: their innermost body runs at most this often.
+MAX_QUANTIFIED = 10_000_000
 
-_TYPE_WORDS = {INT: "an integer", BOOL: "a boolean", SYM: "a symbol", ERROR: "an error"}
-_ARITHMETIC = {"+", "-", "*", "/", "%"}
+_TYPE_WORDS = {INT: "an integer", BOOL: "a boolean", SYM: "a symbol", NUM: "a rational number",
+               ERROR: "an error"}
+_NUMBERS = (INT, NUM)
+_EXACT = {"+", "-", "*", "/"}   # numbers in, a number out (an integer from integers, but for `/`)
+_INTEGRAL = {"//", "%"}         # integers in, an integer out
 _ORDERING = {"<", "<=", ">", ">="}
+DIVISION_HINT = "`/` divides exactly and gives a rational number; write `//` for floor division"
 _SINGLETONS = (ast.GameDecl, ast.PlayersDecl, ast.TerminalDecl, ast.SumDecl, ast.LengthDecl,
-               ast.StuckDecl, ast.QuietDecl, ast.TreeDecl, ast.UtilityBoundsDecl)
+               ast.StuckDecl, ast.QuietDecl, ast.TreeDecl, ast.UtilityBoundsDecl, ast.InitDecl)
 _RULE_DECLS = (ast.VarDecl, ast.ActionDecl, ast.DefineDecl, ast.TerminalDecl, ast.UtilityDecl,
-               ast.EvaluateDecl, ast.QuietDecl, ast.StuckDecl, ast.DisplayDecl)
+               ast.EvaluateDecl, ast.QuietDecl, ast.StuckDecl, ast.DisplayDecl, ast.InitDecl)
 _KEYWORD_OF = {ast.GameDecl: "game", ast.PlayersDecl: "players", ast.TerminalDecl: "terminal",
                ast.SumDecl: "zero-sum / constant-sum", ast.LengthDecl: "max-length",
-               ast.StuckDecl: "when stuck pass", ast.QuietDecl: "quiet when",
-               ast.TreeDecl: "tree", ast.UtilityBoundsDecl: "utility in"}
+               ast.StuckDecl: "when stuck", ast.QuietDecl: "quiet when",
+               ast.TreeDecl: "tree", ast.UtilityBoundsDecl: "utility in", ast.InitDecl: "init"}
 
 
 def check(game_file: ast.GameFile, source: Source | None = None,
@@ -52,16 +64,21 @@ def check(game_file: ast.GameFile, source: Source | None = None,
 
 
 class _Scope:
-    """Local names (parameters, bound variables) and whether probabilities divide exactly."""
+    """Local names (parameters, bound variables) and their types."""
 
-    def __init__(self, names: dict[str, str] | None = None, rational: bool = False,
-                 state: bool = True):
+    def __init__(self, names: dict[str, str] | None = None, state: bool = True,
+                 mover: bool = True):
         self.names = names or {}
-        self.rational = rational
         self.state = state  # False where only constants may appear
+        self.mover = mover  # False in `init`, before anybody moves
 
     def bind(self, more: dict[str, str]) -> _Scope:
-        return _Scope({**self.names, **more}, self.rational, self.state)
+        return _Scope({**self.names, **more}, self.state, self.mover)
+
+
+def _number_type(*types: str) -> str:
+    """The type of arithmetic on these number types: rational if any is."""
+    return NUM if NUM in types else INT
 
 
 class _Checker:
@@ -75,10 +92,15 @@ class _Checker:
         # Every global name: name -> (kind, payload, span); kinds: player symbol param const var define
         self.globals: dict[str, tuple[str, object, Span]] = {}
         self.params: dict[str, int | bool] = {}
+        self.param_types: dict[str, str] = {}
         self.define_decls: dict[str, ast.DefineDecl] = {}
         self.define_instances: dict[tuple[str, tuple[str, ...]], ir.Define] = {}
         self.defines_in_progress: list[str] = []
         self.random_count = 0
+        # names bound by quantifiers and lets already checked, with where they were bound: an
+        # unknown name among them is most likely used after its binder's body ended
+        self.ended_binders: dict[str, Span] = {}
+        self.quantifier_scale = 1   # how many times the quantifiers around here run their body
 
     # ---- reporting -------------------------------------------------------------------------
 
@@ -125,11 +147,18 @@ class _Checker:
             game.sum_kind, game.sum_total = sum_decl.kind, sum_decl.total
             if sum_decl.kind == ZERO_SUM:
                 game.sum_total = 0
+            elif not isinstance(sum_decl.total, int):   # a constant expression: a number
+                total = self.constant(sum_decl.total, "the constant sum")
+                if total is not None and type(total) not in (int, Fraction):
+                    self.error("E203", f"the constant sum must be a number, not {_kind_of(total)}",
+                               sum_decl.total.span)
+                    total = None
+                game.sum_total = total if total is not None else 0
         if ast.LengthDecl in seen:
             bound = seen[ast.LengthDecl].bound
             game.max_length = self.constant_int(bound, "a length bound")
-            if game.max_length is not None and game.max_length < 1:
-                self.error("E210", "the length bound must be at least 1", bound.span)
+            if game.max_length is not None and game.max_length < 0:
+                self.error("E210", "the length bound must be at least 0", bound.span)
         if ast.UtilityBoundsDecl in seen:
             game.utility_bounds = self.bounds(seen[ast.UtilityBoundsDecl])
 
@@ -152,27 +181,49 @@ class _Checker:
                     continue
                 self.define_decls[decl.name.name] = decl
         game.actions = tuple(self.action(d) for d in decls if isinstance(d, ast.ActionDecl))
+        user_actions = game.actions
+        init = seen.get(ast.InitDecl)
+        if init is not None:
+            # `init` is an action nobody may take (by no player), applied once to the declared
+            # initial values: so both back ends run it, chance included, as any effect.
+            effect = self.statements(init.body, _Scope(mover=False))
+            game.actions += (ir.Action("init", (), frozenset(), None, effect, init.span),)
         self.check_action_names(decls)
         game.ground_actions = tuple(self.ground(a) for a in game.actions if a is not None)
         game.ground_actions = tuple(itertools.chain.from_iterable(game.ground_actions))
-        if not game.actions and self.players:
+        if init is not None:
+            game.setup = len(game.ground_actions) - 1
+        if not user_actions and self.players:
             self.error("E219", "the game has no actions", START, hint="declare at least one `action`")
 
+        self.stuck_rule(seen.get(ast.StuckDecl), game)
         terminal = seen.get(ast.TerminalDecl)
-        if terminal is None:
+        if terminal is None and ast.StuckDecl not in seen:   # (a bad stuck rule is reported once)
             self.error("E206", "the game has no terminal condition", START,
-                       hint="add `terminal <condition>`, e.g. `terminal moves == 9`")
+                       hint="add `terminal <condition>`, e.g. `terminal moves == 9`, or "
+                       "`when stuck lose` if a player who cannot move loses")
+        elif terminal is None:
+            game.terminal = ir.Lit(False, BOOL)   # the game ends only when a player is stuck
+            if ast.StuckDecl in seen and seen[ast.StuckDecl].outcome.name == "pass":
+                self.error("E206", "the game has no terminal condition", START,
+                           hint="`when stuck pass` skips a player; add `terminal <condition>`, or "
+                           "write `when stuck lose` if a player who cannot move loses")
         else:
             game.terminal = self.typed(terminal.cond, _Scope(), BOOL, "the terminal condition")
-        game.utilities = self.per_player(decls, ast.UtilityDecl, "utility", game, required=True)
+        # Without `terminal` (normal play), the game ends only when someone is stuck, and the
+        # stuck rule gives the utilities.
+        game.utilities = self.per_player(decls, ast.UtilityDecl, "utility", game,
+                                         required=terminal is not None)
         game.evaluations = self.per_player(decls, ast.EvaluateDecl, "evaluate", game, required=False)
         if ast.QuietDecl in seen:
             game.quiet = self.typed(seen[ast.QuietDecl].cond, _Scope(), BOOL, "the quiet condition")
-        game.stuck_pass = ast.StuckDecl in seen
         self.check_unused_defines()
         game.display = self.display(decls)
         game.symbols = tuple(self.symbols)
         game.initial = self.initial_state(decls, game.variables)
+        if game.setup is not None and self.players:
+            # `init` runs as if the last player had moved, so the turn then passes to the first
+            game.initial = (len(self.players) - 1,) + game.initial[1:]
         game.has_chance = self.random_count > 0
         game.spans = {"terminal": terminal.span if terminal else NOWHERE}
         # Declarations `gdl check --deep` points at (gdl.tools.validate names them by these keys).
@@ -185,6 +236,31 @@ class _Checker:
             if kind in seen:
                 game.spans[key] = seen[kind].span
         return game
+
+    def stuck_rule(self, decl: ast.StuckDecl | None, game: ir.Game) -> None:
+        """`when stuck pass | lose | win`. With lose/win the stuck player gets the loss (the
+        win) and the other player the opposite: -1 and 1, or 0 and N in a `constant-sum N`."""
+        if decl is None:
+            return
+        word = decl.outcome.name
+        if word not in ("pass", "lose", "win"):
+            self.error("E201", f"unknown stuck rule '{word}'", decl.outcome.span,
+                       hint=did_you_mean(word, ["pass", "lose", "win"])
+                       or "write `when stuck pass`, `when stuck lose` or `when stuck win`")
+            return
+        if word == "pass":
+            game.stuck_pass = True
+            return
+        if len(self.players) != 2:
+            self.error("E225", f"`when stuck {word}` needs two players; the game has "
+                       f"{len(self.players)}", decl.span,
+                       hint="with more players, declare `terminal` and `utility` for a player "
+                       "who cannot move")
+            return
+        low, high = (0, game.sum_total) if game.sum_kind == CONSTANT_SUM else (-1, 1)
+        stuck, other = (low, high) if word == "lose" else (high, low)
+        game.stuck_end = word
+        game.stuck_values = ((stuck, other), (other, stuck))
 
     # ---- players, symbols, params, constants -------------------------------------------------
 
@@ -220,15 +296,16 @@ class _Checker:
                            START, hint=did_you_mean(name, declared_params))
         for decl in decls:
             if isinstance(decl, ast.ParamDecl):
-                value = self.constant(decl.value, "a parameter")
+                value, type_ = self.constant_typed(decl.value) or (None, ERROR)
+                if value is not None and type_ not in (INT, BOOL, SYM):
+                    self.error("E203", f"a parameter must be an integer, a boolean or a symbol, not "
+                               f"{_kind_of(value)}", decl.value.span, hint=DIVISION_HINT)
+                    value = None
                 if decl.name.name in self.overrides:
-                    override = self.overrides[decl.name.name]
-                    if type(override) is not type(value) and value is not None:
-                        self.error("E215", f"parameter '{decl.name.name}' is {_kind_of(value)}, "
-                                   f"not {_kind_of(override)}", decl.name.span)
-                    value = override
+                    value, type_ = self.override(decl, value, type_)
                 if value is not None and self.declare(decl.name, "param", value):
                     self.params[decl.name.name] = value
+                    self.param_types[decl.name.name] = type_
             elif isinstance(decl, ast.ConstDecl):
                 found = self.constant_typed(decl.value)
                 if found is not None:
@@ -236,6 +313,30 @@ class _Checker:
                     shape = _table_shape(value)[0]
                     self.declare(decl.name, "const", ir.Constant(decl.name.name, value, shape, type_,
                                                                  decl.name.span))
+                else:   # reported; later uses of the name are placeholders, not "unknown name"
+                    self.declare(decl.name, "const", None)
+
+    def override(self, decl: ast.ParamDecl, value, type_: str):
+        """A parameter's value given by ``--set`` (or the API): an int, a bool, or a symbol's name
+        (a str), of the type of the declared value. Symbols are not integers."""
+        name, given = decl.name.name, self.overrides[decl.name.name]
+        if isinstance(given, str):
+            if given not in self.symbol_ids:
+                same = [s for s in self.symbols if s.lower() == given.lower()]
+                hint = (f"did you mean '{same[0]}'? (names are case-sensitive)" if same else
+                        did_you_mean(given, self.symbol_ids) or f"its symbols: {', '.join(self.symbols)}")
+                self.error("E215", f"--set {name}={given}: '{given}' is not a symbol of this game",
+                           decl.name.span, hint=hint)
+                return value, type_    # (the declared value, so that its uses are still checked)
+            found, found_type = self.symbol_ids[given], SYM
+        else:
+            found, found_type = given, BOOL if type(given) is bool else INT
+        if value is not None and found_type != type_:
+            self.error("E215", f"--set {name}={given}: parameter '{name}' is "
+                       f"{_TYPE_WORDS[type_]}, not {_TYPE_WORDS[found_type]}", decl.name.span,
+                       hint=f"declared as `param {name} = ...` on line {decl.span.line}")
+            return value, type_
+        return found, found_type
 
     def constant(self, node: ast.Expr, what: str):
         """Evaluate an expression that must not depend on the state."""
@@ -250,6 +351,8 @@ class _Checker:
             if any(item is None for item in items):
                 return None
             types = {t for _, t in items}
+            if types == {INT, NUM}:
+                types = {NUM}  # a table of numbers, some of them fractions
             value = tuple(v for v, _ in items)
             if len(types) != 1 or _table_shape(value)[1] is None:
                 self.error("E203", "a table must be rectangular, with one type of element", node.span)
@@ -259,17 +362,25 @@ class _Checker:
         if expr.type == ERROR:
             return None
         try:
-            return eval_const(expr), expr.type
+            value = eval_const(expr)
         except EvalError as error:
             # The run-time codes have load-time twins: E302 -> E221, E303 -> E220.
             code = {"E302": "E221", "E303": "E220"}.get(error.code, error.code)
             self.error(code, error.message, error.span or node.span)
             return None
+        if type(value) is int and value.bit_length() > MAX_CONSTANT_BITS:
+            self.error("E232", f"this constant is larger than 2^{MAX_CONSTANT_BITS} "
+                       f"(about 10^{MAX_CONSTANT_BITS * 30103 // 100000})", node.span,
+                       hint="numbers in rules are sizes, scores and probabilities")
+            return None
+        # A constant is typed by its value: `n / 2` is an integer when n is even.
+        return value, INT if expr.type == NUM and type(value) is int else expr.type
 
     def constant_int(self, node: ast.Expr, what: str) -> int | None:
         value = self.constant(node, what)
         if value is not None and type(value) is not int:
-            self.error("E203", f"{what} must be an integer, not {_kind_of(value)}", node.span)
+            self.error("E203", f"{what} must be an integer, not {_kind_of(value)}", node.span,
+                       hint=DIVISION_HINT if type(value) is Fraction else None)
             return None
         return value
 
@@ -278,6 +389,8 @@ class _Checker:
         if isinstance(domain, ast.BoolDomain):
             return BOOL, (False, True)
         if isinstance(domain, ast.PlayersDomain):
+            if not self.players:   # no `players` declaration: E205 says so, and nothing ranges over it
+                return None
             return SYM, tuple(range(len(self.players)))
         if isinstance(domain, ast.SymbolDomain):
             ids = []
@@ -367,7 +480,8 @@ class _Checker:
             value, type_ = found
             if type_ != var.type:
                 self.error("E203", f"'{var.name}' holds {_TYPE_WORDS[var.type]}, but its initial "
-                           f"value is {_TYPE_WORDS[type_]}", decl.init.span)
+                           f"value is {_TYPE_WORDS[type_]}", decl.init.span,
+                           hint=DIVISION_HINT if type_ == NUM else None)
                 state.extend([var.values[0]] * var.size)
                 continue
             cells = _broadcast(value, var.shape)
@@ -409,6 +523,12 @@ class _Checker:
         resolved = []
         for binder in binders:
             self.check_local_name(binder.name, scope.names.keys() | names.keys())
+            local = self.local_range(binder.domain, scope.bind(names))
+            if local is not None:
+                names[binder.name.name] = INT if local.low.type == local.high.type == INT else ERROR
+                if names[binder.name.name] == INT:
+                    resolved.append((binder.name.name, INT, local))
+                continue
             found = self.domain_values(binder.domain)
             if found is None:
                 names[binder.name.name] = ERROR
@@ -417,13 +537,27 @@ class _Checker:
             resolved.append((binder.name.name, found[0], found[1]))
         combinations = 1
         for _, _, values in resolved:
-            combinations *= len(values)
+            combinations *= len(values) if isinstance(values, tuple) else 1
         if combinations > MAX_VALUES:
             self.error("E210", f"these ranges give {combinations:,} combinations, more than "
                        f"{MAX_VALUES:,}", binders[0].span,
                        hint="parameters and bound names are enumerated; keep their ranges small")
             return {name: ERROR for name in names}, []
         return names, resolved
+
+    def local_range(self, domain, scope: _Scope) -> ir.Range | None:
+        """A range whose bounds use local names (an action parameter, an outer binder, a define
+        parameter): constant for each ground action or binding, so computed there; None for a
+        range of constants. Bounds that read the state are still refused (E211)."""
+        if not isinstance(domain, ast.RangeDomain) or not scope.names:
+            return None
+        used = {n.name for n in _walk((domain.low, domain.high), ast.Name)}
+        if not used & scope.names.keys():
+            return None
+        local = _Scope(scope.names, state=False)
+        low = self.typed(domain.low, local, INT, "a range bound")
+        high = self.typed(domain.high, local, INT, "a range bound")
+        return ir.Range(low, high, domain.span)
 
     def reserved(self, ident: ast.Ident) -> bool:
         if ident.name in reserved_words():
@@ -463,7 +597,14 @@ class _Checker:
 
     def ground(self, action: ir.Action) -> list[ir.GroundAction]:
         grounds = []
-        for args in itertools.product(*(values for _, _, values in action.params)):
+        try:
+            combos = bindings_fn([(name, values) for name, _, values in action.params])(None, {})
+        except EvalError as error:
+            code = {"E302": "E221", "E303": "E220"}.get(error.code, error.code)
+            self.error(code, error.message, error.span or action.span)
+            return []
+        for combo in combos:
+            args = tuple(value for _, value in combo)
             shown = ",".join(self.show(a, t) for a, (_, t, _) in zip(args, action.params))
             name = f"{action.name}({shown})" if action.params else action.name
             grounds.append(ir.GroundAction(action, tuple(args), name))
@@ -476,6 +617,12 @@ class _Checker:
         for position, stmt in enumerate(stmts):
             if isinstance(stmt, ast.Random):
                 out.append(self.random(stmt, stmts[position + 1:], scope))
+                break
+            if isinstance(stmt, ast.LetStmt):   # the name holds for the rest of the block
+                self.check_local_name(stmt.name, scope.names.keys())
+                value = self.expr(stmt.value, scope)
+                rest = self.statements(stmts[position + 1:], scope.bind({stmt.name.name: value.type}))
+                out.append(ir.LetStmt(stmt.name.name, value, rest, stmt.span))
                 break
             out.append(self.statement(stmt, scope))
         return tuple(out)
@@ -490,7 +637,20 @@ class _Checker:
         if isinstance(stmt, ast.For):
             names, binders = self.binders(stmt.binders, scope)
             body = self.statements(stmt.body, scope.bind(names))
-            return ir.For(tuple((n, v) for n, _, v in binders), body, stmt.span)
+            pairs = tuple((n, v) for n, _, v in binders)
+            split = _first_range(pairs)
+            if split:   # `for i in 0..3, j in i..3 {...}` is `for i in 0..3 { for j in i..3 {...} }`
+                return ir.For(pairs[:split], (ir.For(pairs[split:], body, stmt.span),), stmt.span)
+            return ir.For(pairs, body, stmt.span)
+        if isinstance(stmt, ast.Repeat):
+            bound = self.constant_int(stmt.bound, "a repeat bound")
+            if bound is not None and bound < 0:
+                self.error("E210", f"a repeat bound must be at least 0, not {bound}", stmt.bound.span)
+            body = self.statements(stmt.body, scope)
+            for inner in _walk(stmt.body, ast.Random):
+                self.error("E227", "`random` inside `repeat`", inner.span,
+                           hint="a repeated block is deterministic: draw the chance event before it")
+            return ir.Repeat(bound or 0, body, stmt.span)
         if isinstance(stmt, ast.Pass):
             return ir.Pass(stmt.span)
         if isinstance(stmt, ast.Next):
@@ -521,7 +681,8 @@ class _Checker:
             return ir.Pass(stmt.span)
         if value.type not in (ERROR, var.type):
             self.error("E203", f"'{var.name}' holds {_TYPE_WORDS[var.type]}, "
-                       f"but this is {_TYPE_WORDS[value.type]}", stmt.value.span)
+                       f"but this is {_TYPE_WORDS[value.type]}", stmt.value.span,
+                       hint=DIVISION_HINT if value.type == NUM else None)
         elif isinstance(value, ir.Lit) and value.type != ERROR and value.value not in var.values:
             self.error("E204", f"{self.show(value.value, value.type)} is outside the domain of "
                        f"'{var.name}'", stmt.value.span, hint=self.domain_hint(var))
@@ -534,13 +695,12 @@ class _Checker:
             found = self.domain_values(stmt.uniform)
             values = found[1] if found else (0,)
             type_ = found[0] if found else ERROR
-            share = ir.Binary("÷", ir.Lit(1, INT), ir.Lit(len(values), INT), INT)
+            share = ir.Binary("/", ir.Lit(1, INT), ir.Lit(len(values), INT), NUM)
             outcomes = [(ir.Lit(v, type_), share) for v in values]
         else:
-            rational = _Scope(scope.names, rational=True, state=scope.state)
             for value_node, probability_node in stmt.outcomes:
                 value = self.expr(value_node, scope)
-                probability = self.typed(probability_node, rational, INT, "a probability")
+                probability = self.typed(probability_node, scope, NUM, "a probability")
                 outcomes.append((value, probability))
             types = {v.type for v, _ in outcomes} - {ERROR}
             if len(types) > 1:
@@ -597,12 +757,13 @@ class _Checker:
                            hint=f"the first is on line {given[name].span.line}")
                 continue
             given[name] = decl
-            exprs[self.players.index(name)] = self.typed(decl.value, _Scope(), INT, f"a {word}")
+            exprs[self.players.index(name)] = self.typed(decl.value, _Scope(), NUM, f"a {word}")
         if not given and not required:
             return ()
         missing = [p for p, e in zip(self.players, exprs) if e is None]
         derivable = game.sum_kind in (ZERO_SUM, CONSTANT_SUM) and len(missing) == 1
-        if missing and not derivable:
+        misnamed = any(d.player.name not in self.players for d in decls if isinstance(d, kind))
+        if missing and not derivable and not misnamed:   # (a misnamed player is reported once: E208)
             for name in missing:
                 span = next(i.span for i in self.players_decl.players if i.name == name)
                 hint = ("declare `zero-sum` (or `constant-sum N`) to derive one player's utility"
@@ -684,16 +845,29 @@ class _Checker:
     # ---- expressions -----------------------------------------------------------------------
 
     def typed(self, node: ast.Expr, scope: _Scope, want: str, what: str) -> ir.Expr:
+        """``node`` checked to have type ``want``; an integer is also a rational number (NUM)."""
         expr = self.expr(node, scope)
-        if expr.type not in (want, ERROR):
-            self.error("E203", f"{what} must be {_TYPE_WORDS[want]}, not {_TYPE_WORDS[expr.type]}",
-                       node.span)
+        if expr.type not in (want, ERROR) and not (want == NUM and expr.type == INT):
+            wanted = "a number" if want == NUM else _TYPE_WORDS[want]
+            self.error("E203", f"{what} must be {wanted}, not {_TYPE_WORDS[expr.type]}",
+                       node.span, hint=DIVISION_HINT if expr.type == NUM else None)
             return self.placeholder(node.span)
         return expr
 
     def unknown(self, name: str, span: Span, scope: _Scope, candidates=None) -> ir.Lit:
-        pool = list(candidates) if candidates is not None else [*self.globals, *scope.names]
-        self.error("E201", f"unknown name '{name}'", span, hint=did_you_mean(name, pool))
+        pool = list(candidates) if candidates is not None else [
+            *self.globals, *scope.names, "mover", "true", "false", "players", "abs", "min", "max",
+            *(["opponent"] if len(self.players) == 2 else [])]
+        hint = did_you_mean(name, pool)
+        if name.lower() in ("true", "false") and name not in pool:
+            hint = f"write `{name.lower()}`: the language's words are lower case"
+        ended = self.ended_binders.get(name)
+        if ended is not None and candidates is None and (ended.end_line, ended.end_column) <= (
+                span.line, span.column) and span.line - ended.line <= 3:
+            hint = (f"'{name}' is bound by the quantifier or `let` at line {ended.line}, column "
+                    f"{ended.column}, whose body ends at the first comparison: put the body in "
+                    "parentheses, e.g. `any i in 0..2: (a[i] == 0 or b[i] == 0)`")
+        self.error("E201", f"unknown name '{name}'", span, hint=hint)
         return self.placeholder(span)
 
     def expr(self, node: ast.Expr, scope: _Scope) -> ir.Expr:
@@ -705,6 +879,10 @@ class _Checker:
         if isinstance(node, ast.Mover):
             if not scope.state:
                 return self.not_constant(node)
+            if not scope.mover:
+                self.error("E226", "`mover` has no value in `init`: nobody has moved yet", span,
+                           hint="name the player (`next A` chooses who moves first)")
+                return self.placeholder(span)
             return ir.Mover(SYM, span)
         if isinstance(node, (ast.Name, ast.Index)):
             return self.reference(node, scope)
@@ -712,10 +890,11 @@ class _Checker:
             return self.call(node, scope)
         if isinstance(node, ast.Unary):
             operand = self.expr(node.operand, scope)
-            want = INT if node.op == "-" else BOOL
-            if operand.type not in (want, ERROR):
-                self.error("E203", f"'{node.op}' needs {_TYPE_WORDS[want]}, not "
-                           f"{_TYPE_WORDS[operand.type]}", node.operand.span)
+            wants = _NUMBERS if node.op == "-" else (BOOL,)
+            if operand.type not in (*wants, ERROR):
+                wanted = "a number" if node.op == "-" else "a boolean"
+                self.error("E203", f"'{node.op}' needs {wanted}, not {_TYPE_WORDS[operand.type]}",
+                           node.operand.span)
                 return self.placeholder(span)
             return ir.Unary(node.op, operand, operand.type, span)
         if isinstance(node, ast.Binary):
@@ -725,6 +904,8 @@ class _Checker:
             then, otherwise = self.expr(node.then, scope), self.expr(node.otherwise, scope)
             if ERROR in (then.type, otherwise.type):
                 return self.placeholder(span)
+            if {then.type, otherwise.type} == {INT, NUM}:
+                return ir.IfExpr(cond, then, otherwise, NUM, span)
             if then.type != otherwise.type:
                 self.error("E203", f"the two branches differ: {_TYPE_WORDS[then.type]} and "
                            f"{_TYPE_WORDS[otherwise.type]}", node.otherwise.span)
@@ -732,6 +913,10 @@ class _Checker:
             return ir.IfExpr(cond, then, otherwise, then.type, span)
         if isinstance(node, ast.Quantifier):
             return self.quantifier(node, scope)
+        if isinstance(node, ast.Let):
+            return self.let(node, scope)
+        if isinstance(node, ast.Member):
+            return self.member(node, scope)
         if isinstance(node, ast.ListLit):
             self.error("E203", "a list can only be the value of a `const` or a `var`'s initial value",
                        span)
@@ -748,15 +933,23 @@ class _Checker:
         if ERROR in (left.type, right.type):
             return self.placeholder(node.span)
         op = node.op
-        if op in _ARITHMETIC or op in _ORDERING:
+        if op in _EXACT or op in _ORDERING:
+            for side, operand in ((node.left, left), (node.right, right)):
+                if operand.type not in _NUMBERS:
+                    self.error("E203", f"'{op}' needs numbers, not {_TYPE_WORDS[operand.type]}",
+                               side.span)
+                    return self.placeholder(node.span)
+            if op in _ORDERING:
+                return ir.Binary(op, left, right, BOOL, node.span)
+            type_ = NUM if op == "/" else _number_type(left.type, right.type)
+            return ir.Binary(op, left, right, type_, node.span)
+        if op in _INTEGRAL:
             for side, operand in ((node.left, left), (node.right, right)):
                 if operand.type != INT:
                     self.error("E203", f"'{op}' needs integers, not {_TYPE_WORDS[operand.type]}",
-                               side.span)
+                               side.span, hint=DIVISION_HINT if operand.type == NUM else None)
                     return self.placeholder(node.span)
-            if op == "/" and scope.rational:
-                op = "÷"  # probabilities divide exactly
-            return ir.Binary(op, left, right, INT if op in _ARITHMETIC or op == "÷" else BOOL, node.span)
+            return ir.Binary(op, left, right, INT, node.span)
         if op in ("and", "or"):
             for side, operand in ((node.left, left), (node.right, right)):
                 if operand.type != BOOL:
@@ -764,7 +957,7 @@ class _Checker:
                                side.span)
                     return self.placeholder(node.span)
             return ir.Binary(op, left, right, BOOL, node.span)
-        if left.type != right.type:
+        if left.type != right.type and {left.type, right.type} != {INT, NUM}:
             self.error("E203", f"cannot compare {_TYPE_WORDS[left.type]} with "
                        f"{_TYPE_WORDS[right.type]}", node.span)
             return self.placeholder(node.span)
@@ -774,10 +967,83 @@ class _Checker:
         names, binders = self.binders(node.binders, scope)
         if len(binders) != len(node.binders):
             return self.placeholder(node.span)
-        want = BOOL if node.kind in ("any", "all", "count") else INT
-        body = self.typed(node.body, scope.bind(names), want, f"the body of `{node.kind}`")
-        type_ = BOOL if node.kind in ("any", "all") else INT
-        return ir.Quantifier(node.kind, tuple((n, v) for n, _, v in binders), body, type_, node.span)
+        if node.kind in ("min", "max") and any(isinstance(v, ir.Range) for _, _, v in binders):
+            self.error("E210", f"`{node.kind}` needs a constant range: this one depends on a local "
+                       "name and may be empty", node.span,
+                       hint=f"use a constant range and a condition, e.g. `{node.kind} i in 0..9: "
+                       "(x if i <= k else ...)`")
+            return self.placeholder(node.span)
+        want = BOOL if node.kind in ("any", "all", "count") else NUM
+        # A range that depends on a local name is at most as long as the constant ranges it is
+        # built from; it is not counted here (its length is known only where it is used).
+        combinations = 1
+        for _, _, values in binders:
+            if not isinstance(values, ir.Range):
+                combinations *= len(values)
+        outer = self.quantifier_scale
+        if outer * combinations > MAX_QUANTIFIED:
+            # A search's time budget is looked at between positions: one position whose rule
+            # evaluates a body 10^9 times would run past any budget, so it is refused here.
+            self.error("E210", f"nested quantifiers evaluate this body {outer * combinations:,} "
+                       f"times, more than {MAX_QUANTIFIED:,}", node.span,
+                       hint="quantify over smaller ranges, or keep the count in a variable")
+            return self.placeholder(node.span)
+        self.quantifier_scale = outer * combinations
+        try:
+            body = self.typed(node.body, scope.bind(names), want, f"the body of `{node.kind}`")
+        finally:
+            self.quantifier_scale = outer
+        self.ended_binders.update((n, node.span) for n in names)
+        type_ = BOOL if node.kind in ("any", "all") else INT if node.kind == "count" else body.type
+        if type_ == ERROR:
+            return self.placeholder(node.span)
+        return _nest_quantifier(node.kind, tuple((n, v) for n, _, v in binders), body, type_,
+                                node.span)
+
+    def member(self, node: ast.Member, scope: _Scope) -> ir.Expr:
+        """`v in {a, b}` is `v == a or v == b`; `v in lo..hi` is `lo <= v and v <= hi`."""
+        value = self.expr(node.value, scope)
+        if value.type == ERROR:
+            return self.placeholder(node.span)
+        if node.range is not None:
+            low = self.typed(node.range.low, scope, NUM, "a range bound")
+            high = self.typed(node.range.high, scope, NUM, "a range bound")
+            if value.type not in _NUMBERS:
+                self.error("E203", f"`in lo..hi` needs a number, not {_TYPE_WORDS[value.type]}",
+                           node.value.span)
+                return self.placeholder(node.span)
+            if ERROR in (low.type, high.type):
+                return self.placeholder(node.span)
+            return ir.Binary("and", ir.Binary("<=", low, value, BOOL, node.span),
+                             ir.Binary("<=", value, high, BOOL, node.span), BOOL, node.span)
+        if value.type != SYM:
+            self.error("E203", f"`in {{...}}` needs a symbol, not {_TYPE_WORDS[value.type]}",
+                       node.value.span, hint="for numbers, write a range: `x in 1..3`")
+            return self.placeholder(node.span)
+        test: ir.Expr | None = None
+        for ident in node.symbols:
+            if ident.name not in self.symbol_ids:
+                self.unknown(ident.name, ident.span, scope, candidates=self.symbols)
+                return self.placeholder(node.span)
+            same = ir.Binary("==", value, ir.Lit(self.symbol_ids[ident.name], SYM), BOOL, node.span)
+            test = same if test is None else ir.Binary("or", test, same, BOOL, node.span)
+        return test
+
+    def let(self, node: ast.Let, scope: _Scope) -> ir.Expr:
+        bound: dict[str, str] = {}
+        values = []
+        for ident, value_node in node.bindings:
+            self.check_local_name(ident, scope.names.keys() | bound.keys())
+            value = self.expr(value_node, scope.bind(bound))   # may use the names before it
+            bound[ident.name] = value.type
+            values.append((ident.name, value))
+        body = self.expr(node.body, scope.bind(bound))
+        self.ended_binders.update((n, node.span) for n in bound)
+        if body.type == ERROR or any(v.type == ERROR for _, v in values):
+            return self.placeholder(node.span)
+        for name, value in reversed(values):
+            body = ir.Let(name, value, body, body.type, node.span)
+        return body
 
     def call(self, node: ast.Call, scope: _Scope) -> ir.Expr:
         name = node.func.name
@@ -789,10 +1055,12 @@ class _Checker:
                            f"given {len(args)}", node.span)
                 return self.placeholder(node.span)
             for arg, source in zip(args, node.args):
-                if arg.type not in (INT, ERROR):
-                    self.error("E203", f"{name}() needs integers, not {_TYPE_WORDS[arg.type]}", source.span)
+                if arg.type not in (*_NUMBERS, ERROR):
+                    self.error("E203", f"{name}() needs numbers, not {_TYPE_WORDS[arg.type]}", source.span)
                     return self.placeholder(node.span)
-            return ir.Builtin(name, tuple(args), INT, node.span)
+            if any(arg.type == ERROR for arg in args):
+                return self.placeholder(node.span)
+            return ir.Builtin(name, tuple(args), _number_type(*(a.type for a in args)), node.span)
         return self.call_define(name, node.func.span, args, node.span, scope)
 
     def call_define(self, name: str, name_span: Span, args, span: Span, scope: _Scope) -> ir.Expr:
@@ -816,6 +1084,11 @@ class _Checker:
         signature = tuple(a.type for a in args)
         key = (name, signature)
         if key not in self.define_instances:
+            if len(self.defines_in_progress) >= MAX_DEFINE_DEPTH:
+                self.error("E103", f"definitions call each other more than {MAX_DEFINE_DEPTH} deep "
+                           f"('{self.defines_in_progress[0]}' down to '{name}')", span,
+                           hint="write the chain as a quantifier or a table")
+                return self.placeholder(span)
             if name in self.defines_in_progress:
                 self.error("E212", f"'{name}' is defined in terms of itself", decl.name.span,
                            hint="definitions cannot be recursive; use a quantifier instead")
@@ -823,7 +1096,9 @@ class _Checker:
             self.defines_in_progress.append(name)
             for param in decl.params:
                 self.check_local_name(param, ())
+            outer, self.quantifier_scale = self.quantifier_scale, 1   # a define is checked once
             body = self.expr(decl.body, _Scope(dict(zip((p.name for p in decl.params), signature))))
+            self.quantifier_scale = outer
             self.defines_in_progress.pop()
             self.define_instances[key] = ir.Define(name, tuple(p.name for p in decl.params), body,
                                                    body.type, decl.span)
@@ -849,6 +1124,8 @@ class _Checker:
             type_ = scope.names[name]
             return ir.Local(name, type_, node.span) if type_ != ERROR else self.placeholder(node.span)
         entry = self.globals.get(name)
+        if entry is None and name == "opponent" and not index_nodes:
+            return self.opponent(node, scope)
         if entry is None:
             return self.unknown(name, base.span, scope)
         kind, payload, _ = entry
@@ -858,7 +1135,7 @@ class _Checker:
         if kind in ("player", "symbol"):
             return ir.Lit(payload, SYM, node.span)
         if kind == "param":
-            return ir.Lit(payload, BOOL if type(payload) is bool else INT, node.span)
+            return ir.Lit(payload, self.param_types[name], node.span)
         if kind == "define":
             if index_nodes:
                 self.error("E214", f"'{name}' is a definition and takes no index", node.span)
@@ -885,6 +1162,19 @@ class _Checker:
             return self.placeholder(node.span)
         return ir.VarRef(var, indices, var.type, node.span)
 
+    def opponent(self, node, scope: _Scope) -> ir.Expr:
+        """The built-in `opponent` of a two-player game: the player who is not to move (a file
+        that declares its own `opponent` uses that instead)."""
+        if len(self.players) != 2:
+            self.error("E201", "unknown name 'opponent'", node.span,
+                       hint="`opponent` is built in for two-player games only")
+            return self.placeholder(node.span)
+        mover = self.expr(ast.Mover(node.span), scope)
+        if mover.type == ERROR:
+            return mover
+        first = ir.Binary("==", mover, ir.Lit(0, SYM), BOOL, node.span)
+        return ir.IfExpr(first, ir.Lit(1, SYM, node.span), ir.Lit(0, SYM, node.span), SYM, node.span)
+
     def indices(self, name, shape, index_nodes, scope: _Scope, span: Span):
         if len(index_nodes) != len(shape):
             self.error("E214", f"'{name}' takes {len(shape)} index(es), given {len(index_nodes)}",
@@ -898,7 +1188,8 @@ class _Checker:
                 return None
             if index.type not in (INT, SYM):
                 self.error("E203", f"an index must be an integer or a player, not "
-                           f"{_TYPE_WORDS[index.type]}", node.span)
+                           f"{_TYPE_WORDS[index.type]}", node.span,
+                           hint=DIVISION_HINT if index.type == NUM else None)
                 return None
             if isinstance(index, ir.Lit) and not 0 <= index.value < extent:
                 self.error("E220", f"index {self.show(index.value, index.type)} is out of range "
@@ -909,6 +1200,21 @@ class _Checker:
 
 
 # ---- helpers ---------------------------------------------------------------------------------
+
+def _first_range(binders) -> int:
+    """The position of the first binder after the first whose range is computed (ir.Range), or 0."""
+    return next((k for k, (_, values) in enumerate(binders) if k and isinstance(values, ir.Range)), 0)
+
+
+def _nest_quantifier(kind: str, binders, body: ir.Expr, type_: str, span: Span) -> ir.Expr:
+    """A quantifier whose later binder's range depends on an earlier one, as nested quantifiers
+    (`count i in 0..3, j in i..3: c` is `sum i in 0..3: count j in i..3: c`), so that every
+    binder list a back end meets has its ranges computable before the list is entered."""
+    split = _first_range(binders)
+    if not split:
+        return ir.Quantifier(kind, binders, body, type_, span)
+    inner = _nest_quantifier(kind, binders[split:], body, type_, span)
+    return ir.Quantifier("sum" if kind == "count" else kind, binders[:split], inner, type_, span)
 
 def _walk(node, kind):
     """Every node of type ``kind`` inside a syntax tree (dataclasses, tuples)."""
@@ -928,6 +1234,8 @@ def _uses_state(expr) -> bool:
 
 
 def _kind_of(value) -> str:
+    if type(value) is Fraction:
+        return f"the fraction {value}"
     return "a boolean" if type(value) is bool else "an integer"
 
 

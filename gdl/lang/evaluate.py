@@ -4,8 +4,9 @@ This is the semantics of the rule language's expressions, written once. The chec
 evaluate constants (``eval_const``), and the reference interpreter (gdl.backends.interpret) runs
 games with it; every faster back end is compared with it.
 
-Arithmetic: ``/`` is floor division and ``%`` its remainder (Python's ``//`` and ``%``), so
-``a == (a / b) * b + a % b`` always holds and ``-7 / 2 == -4``, ``-7 % 2 == 1``.
+Arithmetic is exact: ``/`` gives a rational (an int when it divides evenly, else a Fraction);
+``//`` is floor division and ``%`` its remainder (Python's ``//`` and ``%``), so
+``a == (a // b) * b + a % b`` always holds and ``-7 // 2 == -4``, ``-7 % 2 == 1``.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from collections.abc import Callable
 from fractions import Fraction
 
 from gdl.lang import ir
+from gdl.lang.values import exact_quotient
 from gdl.span import Span
 
 
@@ -40,15 +42,15 @@ def _mod(a: int, b: int, span: Span) -> int:
     return a % b
 
 
-def _exact(a: int, b: int, span: Span) -> Fraction:
+def _exact(a, b, span: Span) -> int | Fraction:
     if b == 0:
         raise EvalError("E302", "division by zero", span)
-    return Fraction(a, b)
+    return exact_quotient(a, b)
 
 
 _BINARY = {
     "+": lambda a, b, s: a + b, "-": lambda a, b, s: a - b, "*": lambda a, b, s: a * b,
-    "/": _floordiv, "%": _mod, "÷": _exact,
+    "/": _exact, "//": _floordiv, "%": _mod,
     "==": lambda a, b, s: a == b, "!=": lambda a, b, s: a != b,
     "<": lambda a, b, s: a < b, "<=": lambda a, b, s: a <= b,
     ">": lambda a, b, s: a > b, ">=": lambda a, b, s: a >= b,
@@ -133,6 +135,9 @@ def expr_fn(e: ir.Expr) -> Fn:
         return lambda s, env: body[0](s, {p: a(s, env) for p, a in zip(params, args)})
     if isinstance(e, ir.Quantifier):
         return _quantifier_fn(e)
+    if isinstance(e, ir.Let):
+        value, body, name = expr_fn(e.value), expr_fn(e.body), e.name
+        return lambda s, env: body(s, {**env, name: value(s, env)})
     raise AssertionError(f"unknown expression {e!r}")
 
 
@@ -156,12 +161,37 @@ def bindings(binders):
     return combos
 
 
+def bindings_fn(binders) -> Callable[[object, dict], list]:
+    """``(cells, env) -> combinations``: like ``bindings``, for binders some of whose ranges
+    (ir.Range) depend on local names; each range is computed with the binders before it bound."""
+    if not any(isinstance(values, ir.Range) for _, values in binders):
+        combos = bindings(binders)
+        return lambda s, env: combos
+    steps = [(name, None, expr_fn(values.low), expr_fn(values.high)) if isinstance(values, ir.Range)
+             else (name, values, None, None) for name, values in binders]
+
+    def combos_in(s, env) -> list:
+        combos: list[tuple] = [()]
+        for name, values, low, high in steps:
+            grown = []
+            for combo in combos:
+                if values is None:
+                    inner = {**env, **dict(combo)}
+                    grown.extend(combo + ((name, v),) for v in range(low(s, inner), high(s, inner) + 1))
+                else:
+                    grown.extend(combo + ((name, v),) for v in values)
+            combos = grown
+        return combos
+
+    return combos_in
+
+
 def _quantifier_fn(e: ir.Quantifier) -> Fn:
-    body, combos, kind = expr_fn(e.body), bindings(e.binders), e.kind
+    body, combos_in, kind = expr_fn(e.body), bindings_fn(e.binders), e.kind
 
     def values(s, env):
         inner = dict(env)
-        for combo in combos:
+        for combo in combos_in(s, env):
             inner.update(combo)
             yield body(s, inner)
 

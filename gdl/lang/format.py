@@ -251,7 +251,7 @@ def render(doc, width: int = WIDTH) -> list[tuple[str, int]]:
 # Precedence levels, loosest first (grammars/game.lark, "expressions").
 COND, OR, AND, NOT, CMP, SUM, PROD, UNARY, ATOM = range(9)
 _COMPARISONS = {"==", "!=", "<", "<=", ">", ">="}
-_LEVEL = {"or": OR, "and": AND, "+": SUM, "-": SUM, "*": PROD, "/": PROD, "%": PROD}
+_LEVEL = {"or": OR, "and": AND, "+": SUM, "-": SUM, "*": PROD, "/": PROD, "//": PROD, "%": PROD}
 _RIGHT_LEVEL = {OR: AND, AND: NOT, CMP: SUM, SUM: PROD, PROD: UNARY}
 
 
@@ -261,7 +261,9 @@ def level(e: ast.Expr) -> int:
         return COND
     if isinstance(e, ast.Binary):
         return CMP if e.op in _COMPARISONS else _LEVEL[e.op]
-    if isinstance(e, ast.Quantifier):
+    if isinstance(e, ast.Member):
+        return CMP
+    if isinstance(e, (ast.Quantifier, ast.Let)):
         return NOT
     if isinstance(e, ast.Unary):
         return NOT if e.op == "not" else UNARY
@@ -329,6 +331,13 @@ class _Printer:
         if isinstance(e, ast.Quantifier):
             return [e.kind, " ", join(", ", [self.binder(b) for b in e.binders]), ": ",
                     self.expr(e.body, NOT)]
+        if isinstance(e, ast.Member):
+            domain = ("{" + ", ".join(s.name for s in e.symbols) + "}" if e.symbols is not None
+                      else self.domain(e.range))
+            return [self.expr(e.value, SUM), " in ", domain]
+        if isinstance(e, ast.Let):
+            bindings = [[name.name, " = ", self.expr(value)] for name, value in e.bindings]
+            return ["let ", join(", ", bindings), ": ", self.expr(e.body, NOT)]
         raise TypeError(f"not an expression: {e!r}")
 
     def chain(self, e: ast.Binary, pad: bool):
@@ -409,7 +418,7 @@ class _Printer:
                 run.clear()
 
         for stmt in stmts:
-            if isinstance(stmt, (ast.If, ast.For)):
+            if isinstance(stmt, (ast.If, ast.For, ast.Repeat)):
                 flush(True)
                 if out:
                     out.append(HARDLINE)
@@ -427,6 +436,8 @@ class _Printer:
             return [anchor(stmt.span), "pass"]
         if isinstance(stmt, ast.Next):
             return [anchor(stmt.span), "next ", self.expr(stmt.player)]
+        if isinstance(stmt, ast.LetStmt):
+            return [anchor(stmt.span), "let ", stmt.name.name, " = ", self.expr(stmt.value)]
         if isinstance(stmt, ast.Random):
             head = [anchor(stmt.span), "random ", stmt.name.name, " in "]
             if stmt.uniform is not None:
@@ -446,6 +457,9 @@ class _Printer:
         if isinstance(stmt, ast.For):
             binders = join(", ", [self.binder(b) for b in stmt.binders])
             return group(anchor(stmt.span), "for ", binders, " ", self.block(stmt.body, stmt.span))
+        if isinstance(stmt, ast.Repeat):
+            return group(anchor(stmt.span), "repeat ", self.expr(stmt.bound, SUM), " ",
+                         self.block(stmt.body, stmt.span))
         parts: list = [anchor(stmt.span)]
         while True:
             otherwise = stmt.otherwise
@@ -533,15 +547,21 @@ class _Printer:
         if isinstance(d, ast.UtilityBoundsDecl):
             return ["utility in ", self.domain(d.bounds)]
         if isinstance(d, ast.SumDecl):
-            return "zero-sum" if d.kind == "zero-sum" else f"constant-sum {d.total}"
+            if d.kind == "zero-sum":
+                return "zero-sum"
+            if isinstance(d.total, int):
+                return f"constant-sum {d.total}"
+            return ["constant-sum ", self.expr(d.total, SUM)]
         if isinstance(d, ast.EvaluateDecl):
             return self.valued(f"evaluate {d.player.name}", d.value)
         if isinstance(d, ast.QuietDecl):
             return ["quiet when ", align(self.expr(d.cond))]
+        if isinstance(d, ast.InitDecl):
+            return ["init ", self.block(d.body, d.span)]
         if isinstance(d, ast.LengthDecl):
             return ["max-length ", align(self.expr(d.bound))]
         if isinstance(d, ast.StuckDecl):
-            return "when stuck pass"
+            return f"when stuck {d.outcome.name}"
         if isinstance(d, ast.DisplayDecl):
             if not d.glyphs:
                 return f"display {d.name.name}"
@@ -578,7 +598,7 @@ def _glyph_key(key) -> str:
 # ==== files and comments ========================================================================
 
 _GROUPS = {ast.GameDecl: 0, ast.PlayersDecl: 0, ast.ParamDecl: 1, ast.ConstDecl: 1,
-           ast.VarDecl: 2, ast.DefineDecl: 3, ast.ActionDecl: 4, ast.TerminalDecl: 5,
+           ast.VarDecl: 2, ast.InitDecl: 2, ast.DefineDecl: 3, ast.ActionDecl: 4, ast.TerminalDecl: 5,
            ast.UtilityDecl: 5, ast.SumDecl: 5, ast.UtilityBoundsDecl: 5, ast.LengthDecl: 5,
            ast.StuckDecl: 5, ast.EvaluateDecl: 6, ast.QuietDecl: 6, ast.DisplayDecl: 7,
            ast.TreeDecl: 8}
@@ -739,7 +759,9 @@ def format_text(text: str, filename: str = "<input>", width: int = WIDTH) -> str
     """Parse ``text`` and print it canonically, comments included. Raises GdlError (with its
     location) if it does not parse, FormatError if the result would not read back the same."""
     from gdl.lang.parse import parse
+    from gdl.lang.text import normalize
 
+    text = normalize(text, filename)
     tree = parse(text, filename)
     comments = collect_comments(text)
     result = format_file(tree, comments, text.split("\n"), width)

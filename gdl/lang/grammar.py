@@ -10,14 +10,18 @@ could write would run their code.
 from __future__ import annotations
 
 import hashlib
+import io
 import re
+import sys
 from functools import cache
 from importlib import resources
 from typing import Any
 
 import lark
 
-from gdl.cache import private_cache_dir
+from gdl.cache import open_private_dir
+
+MAX_CACHED_TABLES = 16 * 1024 * 1024   # bytes; a larger file is not our tables
 
 
 def grammar_text() -> str:
@@ -26,16 +30,28 @@ def grammar_text() -> str:
 
 def build_lark(kind: str, cached: bool = True, **options: Any) -> lark.Lark:
     """A Lark object for the grammar, its tables cached per user under a name of ``kind``, the
-    Lark version and the grammar (a new grammar never reads old tables)."""
+    Lark and Python versions, the options and the grammar (a new grammar never reads old tables).
+
+    The cache file is opened relative to the private directory's descriptor and checked before
+    it is unpickled (gdl.cache); Lark is handed the bytes, never a path it would open again."""
     text = grammar_text()
-    directory = private_cache_dir() if cached else None
-    if directory is not None:
-        key = hashlib.sha256(f"{lark.__version__}\0{kind}\0{text}".encode()).hexdigest()[:32]
-        try:
-            return lark.Lark(text, cache=str(directory / f"{kind}-{key}.lark.cache"), **options)
-        except OSError:
-            pass  # an unwritable cache is no reason to fail
-    return lark.Lark(text, **options)
+    directory = open_private_dir() if cached else None
+    if directory is None:
+        return lark.Lark(text, **options)
+    with directory:
+        material = f"{lark.__version__}\0{sys.version}\0{kind}\0{sorted(options.items())!r}\0{text}"
+        name = f"{kind}-{hashlib.sha256(material.encode()).hexdigest()[:32]}.lark.cache"
+        data = directory.read(name, limit=MAX_CACHED_TABLES)
+        if data is not None:
+            try:
+                return lark.Lark.load(io.BytesIO(data))
+            except Exception:   # a damaged cache entry is rebuilt, never fatal
+                directory.remove(name)
+        parser = lark.Lark(text, **options)
+        buffer = io.BytesIO()
+        parser.save(buffer)
+        directory.write(name, buffer.getvalue())
+        return parser
 
 
 @cache

@@ -19,6 +19,7 @@ from gdl.protocol import Value
 from gdl.span import NOWHERE, Span
 
 INT, BOOL = "int", "bool"
+NUM = "num"  # a rational number: what `/` gives; an INT is a NUM, never the other way round
 
 
 def strides(shape: tuple[int, ...]) -> list[int]:
@@ -66,6 +67,26 @@ class Lit:
 
 
 @dataclass(frozen=True)
+class Let:
+    """`let name = value: body` (a `let` of several names is nested Lets, the first outermost)."""
+    name: str
+    value: Expr
+    body: Expr
+    type: str
+    span: Span = NOWHERE
+
+
+@dataclass(frozen=True)
+class Range:
+    """The values low..high of a binder whose bounds depend on local names (an action parameter,
+    an outer binder, a define parameter), never on the state: computed where the binder is, so
+    it may be empty. A binder's values are either a tuple (constant bounds) or a Range."""
+    low: Expr
+    high: Expr
+    span: Span = NOWHERE
+
+
+@dataclass(frozen=True)
 class Local:
     """An action parameter, quantifier or loop variable, define parameter, or random outcome."""
     name: str
@@ -105,8 +126,8 @@ class Unary:
 
 @dataclass(frozen=True)
 class Binary:
-    """op: + - * / % (floor division and its modulo), exact "÷" (probabilities only),
-    == != < <= > >=, and / or (short-circuit)."""
+    """op: + - * (exact), / (exact division, a rational), // % (floor division and its modulo,
+    integers only), == != < <= > >=, and / or (short-circuit)."""
     op: str
     left: Expr
     right: Expr
@@ -126,7 +147,7 @@ class IfExpr:
 @dataclass(frozen=True)
 class Quantifier:
     kind: str  # any all count sum min max
-    binders: tuple[tuple[str, tuple[int, ...]], ...]  # (local name, values in order)
+    binders: tuple[tuple[str, tuple[int, ...] | Range], ...]  # (local name, values in order)
     body: Expr
     type: str
     span: Span = NOWHERE
@@ -148,7 +169,7 @@ class Call:
     span: Span = NOWHERE
 
 
-Expr = Lit | Local | Mover | VarRef | ConstRef | Unary | Binary | IfExpr | Quantifier | Builtin | Call
+Expr = Lit | Local | Mover | VarRef | ConstRef | Unary | Binary | IfExpr | Quantifier | Builtin | Call | Let
 
 
 @dataclass(frozen=True, eq=False)
@@ -181,7 +202,25 @@ class If:
 
 @dataclass(frozen=True)
 class For:
-    binders: tuple[tuple[str, tuple[int, ...]], ...]
+    binders: tuple[tuple[str, tuple[int, ...] | Range], ...]
+    body: tuple[Stmt, ...]
+    span: Span = NOWHERE
+
+
+@dataclass(frozen=True)
+class Repeat:
+    """The body again and again until a pass changes no variable, at most ``bound`` times."""
+    bound: int
+    body: tuple[Stmt, ...]
+    span: Span = NOWHERE
+
+
+@dataclass(frozen=True)
+class LetStmt:
+    """`let name = value`: the value is computed here, and ``body`` (the rest of the block) runs
+    with ``name`` bound to it."""
+    name: str
+    value: Expr
     body: tuple[Stmt, ...]
     span: Span = NOWHERE
 
@@ -209,13 +248,13 @@ class Random:
     span: Span = NOWHERE
 
 
-Stmt = Assign | If | For | Pass | Next | Random
+Stmt = Assign | If | For | Pass | Next | Random | LetStmt | Repeat
 
 
 @dataclass(frozen=True)
 class Action:
     name: str
-    params: tuple[tuple[str, str, tuple[int, ...]], ...]  # (name, type, values)
+    params: tuple[tuple[str, str, tuple[int, ...] | Range], ...]  # (name, type, values)
     by: frozenset[int] | None
     requires: Expr | None
     effect: tuple[Stmt, ...]
@@ -278,6 +317,13 @@ class Game:
     quiet: Expr | None = None
     max_length: int | None = None
     stuck_pass: bool = False
+    # `init { ... }`: the id of the ground action (by no player) that sets up the start, applied
+    # to ``initial`` (whose mover is then the last player, so the turn passes to the first).
+    setup: int | None = None
+    # `when stuck lose | win`: a player to move without a legal action ends the game, and
+    # stuck_values[p] is the utility vector when player p is the one stuck.
+    stuck_end: str | None = None
+    stuck_values: tuple[tuple[Value, ...], ...] = ()
     display: dict[str, object] = field(default_factory=dict)  # variable name -> {value: glyph}
     tree: TreeSpec | None = None
     has_chance: bool = False

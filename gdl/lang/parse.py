@@ -7,20 +7,24 @@ path: the cache is a pickle, and loading one another user could write would run 
 
 from __future__ import annotations
 
+import re
 from fractions import Fraction
 
 import lark
 from lark import Token, Transformer, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
 
-from gdl.errors import Diagnostic, GdlError, Source
+from gdl.errors import Diagnostic, GdlError, Source, is_control
 from gdl.lang import ast
 from gdl.lang.grammar import build_parser, reserved_words
+from gdl.lang.text import normalize
+
+MAX_LITERAL_DIGITS = 1000
 
 # Readable names for the grammar's terminals, used in "expected ..." messages.
 _TERMINAL_WORDS = {
     "NAME": "a name", "INT": "a number", "STRING": 'a quoted string like "Nim"',
-    "COMPARE": "a comparison", "MUL_OP": "'*', '/' or '%'", "$END": "the end of the file",
+    "COMPARE": "a comparison", "MUL_OP": "'*', '/', '//' or '%'", "$END": "the end of the file",
     "MINUS": "'-'", "PLUS": "'+'", "ZERO_SUM": "'zero-sum'", "CONSTANT_SUM": "'constant-sum'",
     "MAX_LENGTH": "'max-length'",
 }
@@ -40,7 +44,6 @@ def _describe_terminal(parser: lark.Lark, name: str) -> str:
 
 def _reserved_before(text: str, position: int) -> str | None:
     """The reserved word just before ``position``, if any (a likely cause of a syntax error)."""
-    import re
 
     words = re.findall(r"[A-Za-z_][A-Za-z0-9_]*", text[max(0, position - 40):position])
     return words[-1] if words and words[-1] in reserved_words() else None
@@ -53,13 +56,43 @@ def _expected(parser: lark.Lark, names) -> str:
     return ", ".join(words)
 
 
+# Characters from other languages, and what gdl writes instead.
+_FOREIGN_CHARACTERS = {"|": "write `or` (not `||`)", "&": "write `and` (not `&&`)",
+                       "!": "write `not` (`!=` is 'not equal')"}
+_QUANTIFIER_WORDS = ("any", "all", "count", "sum", "min", "max")
+
+
+def _newcomer_hint(token: Token, expected: set[str], described: list[str], source: Source) -> str | None:
+    """The fix for a syntax error newcomers make first, when the unexpected token shows it."""
+    value, before = str(token.value), source.text[:token.start_pos or 0].rstrip()
+    if value == "=" and "COMPARE" in expected:
+        return "`=` assigns (in an effect); write `==` to compare"
+    if token.type == "COMPARE" and value == ">" and before.endswith("<"):
+        return "write `!=` for 'not equal' (not `<>`)"
+    if token.type == "COMPARE":
+        return "comparisons do not chain: write `a < b and b < c`"
+    if value == "elif" or before.endswith((" elif", "}elif")):
+        return "write `else if`"
+    if value == ":" and "'{'" in described:
+        return "a block is written in braces, with no ':' before it: `if c { ... }`"
+    if value == "effect":
+        return "an action has one `effect`: separate its statements with ';'"
+    if value == "random" or before.endswith("random"):
+        return "`random` is a statement: it belongs in an `effect` or in `init`, not in an expression"
+    if value == "let" and "';'" in described:
+        return "end the statement before `let` with ';'"
+    return None
+
+
 def _syntax_error(parser: lark.Lark, error: UnexpectedInput, source: Source) -> GdlError:
     line, column = getattr(error, "line", 0) or 0, getattr(error, "column", 0) or 0
     if isinstance(error, UnexpectedCharacters):
         char = source.text[error.pos_in_stream] if error.pos_in_stream < len(source.text) else "?"
         span = ast.Span(line, column, line, column + 1)
-        return GdlError(Diagnostic("E101", f"unexpected character {char!r}", span,
-                                   hint=f"expected {_expected(parser, error.allowed or [])}"), source)
+        hint = f"expected {_expected(parser, error.allowed or [])}"
+        if char in _FOREIGN_CHARACTERS:
+            hint = f"{_FOREIGN_CHARACTERS[char]}; {hint}"
+        return GdlError(Diagnostic("E101", f"unexpected character {char!r}", span, hint=hint), source)
     if isinstance(error, UnexpectedEOF) or (
             isinstance(error, UnexpectedToken) and error.token.type == "$END"):
         lines = source.lines()
@@ -71,12 +104,20 @@ def _syntax_error(parser: lark.Lark, error: UnexpectedInput, source: Source) -> 
     span = ast.Span(token.line, token.column, token.end_line or token.line,
                     token.end_column or token.column + len(token))
     expected = set(error.accepts or error.expected)
+    described = [_describe_terminal(parser, n) for n in expected]
     hint = f"expected {_expected(parser, expected)}"
-    if ";" in [_describe_terminal(parser, n).strip("'") for n in expected]:
+    if "';'" in described:
         hint += "; statements in an effect are separated by ';'"
+    if "'else'" in described:
+        hint += ("; if an `if` on this line or the one before starts a new statement, end the "
+                 "statement before it with ';'")
     keyword = _reserved_before(source.text, token.start_pos or 0)
-    if keyword in ("any", "all", "count", "sum", "min", "max"):
-        hint = f"'{keyword}' is a reserved word (a quantifier) and cannot be a name; " + hint
+    newcomer = _newcomer_hint(token, expected, described, source)
+    if newcomer:
+        hint = f"{newcomer}; {hint}"
+    elif keyword in _QUANTIFIER_WORDS:
+        hint = (f"'{keyword}' starts a quantifier: to use one as an operand, put it in parentheses, "
+                f"`({keyword} i in 0..3: ...) + 1`; it cannot be a name; " + hint)
     return GdlError(Diagnostic("E100", f"unexpected {token.value!r}", span, hint=hint), source)
 
 
@@ -108,14 +149,53 @@ def _nesting_error(node: lark.Tree | None, source: Source) -> GdlError:
                                hint="split it up, e.g. with `define`"), source)
 
 
+# Declarations start with a keyword; a line that starts with one at its first column is where
+# parsing can safely start again after a syntax error.
+_DECLARATION_START = re.compile(
+    r"^(game|players|param|const|var|init|action|define|terminal|utility|zero-sum|constant-sum"
+    r"|evaluate|quiet|max-length|when|display|tree)\b", re.M)
+MAX_SYNTAX_ERRORS = 5
+
+
+def _later_syntax_errors(parser: lark.Lark, error: UnexpectedInput, source: Source) -> list:
+    """The syntax errors after the first, each found by parsing again from the next line that
+    starts a declaration (the text before it blanked out, so every position stays the same):
+    reliable, since declarations cannot nest. At most MAX_SYNTAX_ERRORS in all; an E102 (end
+    of file) is not repeated."""
+    found: list[Diagnostic] = []
+    line = getattr(error, "line", 0) or 0
+    while line and len(found) < MAX_SYNTAX_ERRORS - 1:
+        restart = next((m for m in _DECLARATION_START.finditer(source.text)
+                        if source.text.count("\n", 0, m.start()) + 1 > line), None)
+        if restart is None:
+            break
+        rest = re.sub(r"[^\n]", " ", source.text[:restart.start()]) + source.text[restart.start():]
+        try:
+            parser.parse(rest)
+            break
+        except UnexpectedInput as later:
+            diagnostic = _syntax_error(parser, later, source).diagnostics[0]
+            if diagnostic.code == "E102":
+                break
+            found.append(diagnostic)
+            line = getattr(later, "line", 0) or 0
+    return found
+
+
 def parse(text: str, filename: str = "<input>") -> ast.GameFile:
-    """Parse a rule file. Raises GdlError (E1xx) with the position of the first syntax error."""
+    """Parse a rule file. Raises GdlError (E1xx) with the position of the first syntax error,
+    and of the next ones where parsing can start again (at a later declaration)."""
+    text = normalize(text, filename)
     source = Source(filename, text)
     parser = build_parser()
     try:
         tree = parser.parse(text)
     except UnexpectedInput as error:
-        raise _syntax_error(parser, error, source) from None
+        first = _syntax_error(parser, error, source)
+        more = _later_syntax_errors(parser, error, source)
+        if more:
+            raise GdlError(first.diagnostics + more, source) from None
+        raise first from None
     deep = _too_deep(tree)
     if deep is not None:
         raise _nesting_error(deep, source)
@@ -144,9 +224,36 @@ def _token_span(token: Token) -> ast.Span:
 
 
 def _fraction(numerator: int, denominator, meta) -> Fraction:
-    if denominator is not None and int(denominator) == 0:
+    denominator = _integer(denominator) if denominator is not None else 1
+    if denominator == 0:
         raise GdlError(Diagnostic("E221", "division by zero in a number", _span_of(meta)))
-    return Fraction(numerator, int(denominator) if denominator is not None else 1)
+    return Fraction(numerator, denominator)
+
+
+def _string(token: Token) -> str:
+    """A quoted string's text. Titles and glyphs are printed to terminals, so a control
+    character (an escape sequence could set the window title, clear the screen or write the
+    clipboard) or a bidirectional override is refused where it stands (E230)."""
+    text = str(token)[1:-1]
+    for offset, char in enumerate(text):
+        if is_control(char):
+            column = token.column + 1 + offset
+            raise GdlError(Diagnostic(
+                "E230", f"a control character ({ascii(char)[1:-1]}) inside a string",
+                ast.Span(token.line, column, token.line, column + 1),
+                hint="strings are printed as they are; use visible characters only"))
+    return text
+
+
+def _integer(token: Token) -> int:
+    """An integer literal; more than MAX_LITERAL_DIGITS digits is refused (E232) rather than
+    met later as a number too large to print or to compute with."""
+    digits = str(token)
+    if len(digits) > MAX_LITERAL_DIGITS:
+        raise GdlError(Diagnostic(
+            "E232", f"a number with {len(digits):,} digits, more than {MAX_LITERAL_DIGITS}",
+            _token_span(token), hint="numbers in rules are sizes, scores and probabilities"))
+    return int(digits)
 
 
 def _ident(token: Token) -> ast.Ident:
@@ -160,7 +267,7 @@ class _ToAst(Transformer):
         return ast.GameFile(tuple(decls), _span_of(meta))
 
     def game_decl(self, meta, c):
-        return ast.GameDecl(str(c[0])[1:-1], _span_of(meta))
+        return ast.GameDecl(_string(c[0]), _span_of(meta))
 
     def players_decl(self, meta, c):
         return ast.PlayersDecl(c[0], _span_of(meta))
@@ -237,7 +344,10 @@ class _ToAst(Transformer):
 
     def sum_decl(self, meta, c):
         kind = str(c[0])
-        return ast.SumDecl(kind, c[1] if len(c) > 1 else 0, _span_of(meta))
+        total = c[1] if len(c) > 1 else 0
+        if isinstance(total, ast.IntLit):
+            total = total.value     # a number stays a number: most totals are
+        return ast.SumDecl(kind, total, _span_of(meta))
 
     def evaluate_decl(self, meta, c):
         return ast.EvaluateDecl(_ident(c[0]), c[1], _span_of(meta))
@@ -249,7 +359,7 @@ class _ToAst(Transformer):
         return ast.LengthDecl(c[1], _span_of(meta))
 
     def stuck_decl(self, meta, c):
-        return ast.StuckDecl(_span_of(meta))
+        return ast.StuckDecl(_ident(c[0]), _span_of(meta))
 
     def display_decl(self, meta, c):
         glyphs = tuple(g for g in c[1:] if g is not None)
@@ -259,7 +369,7 @@ class _ToAst(Transformer):
         key = c[0]
         if isinstance(key, Token):
             key = {"TRUE": True, "FALSE": False}.get(key.type, str(key))
-        return (key, str(c[1])[1:-1])
+        return (key, _string(c[1]))
 
     # -- trees
     def tree_decl(self, meta, c):
@@ -279,7 +389,7 @@ class _ToAst(Transformer):
         return ast.ChanceEdge(label, c[1], c[2], _span_of(meta))
 
     def probability(self, meta, c):
-        return _fraction(int(c[0]), c[1], meta)
+        return _fraction(_integer(c[0]), c[1], meta)
 
     def leaf(self, meta, c):
         return ast.TreeLeaf(tuple(c), _span_of(meta))
@@ -288,7 +398,7 @@ class _ToAst(Transformer):
         return _fraction(c[0], c[1], meta)
 
     def signed_int(self, meta, c):
-        return -int(c[1]) if c[0] is not None else int(c[1])
+        return -_integer(c[1]) if c[0] is not None else _integer(c[1])
 
     # -- statements
     def statements(self, meta, c):
@@ -309,6 +419,27 @@ class _ToAst(Transformer):
 
     def next_stmt(self, meta, c):
         return ast.Next(c[0], _span_of(meta))
+
+    def repeat_stmt(self, meta, c):
+        return ast.Repeat(c[0], c[1], _span_of(meta))
+
+    def init_decl(self, meta, c):
+        return ast.InitDecl(c[0], _span_of(meta))
+
+    def member(self, meta, c):
+        value, domain = c
+        if isinstance(domain, ast.SymbolDomain):
+            return ast.Member(value, domain.symbols, None, _span_of(meta))
+        return ast.Member(value, None, domain, _span_of(meta))
+
+    def let_stmt(self, meta, c):
+        return ast.LetStmt(_ident(c[0]), c[1], _span_of(meta))
+
+    def let_binding(self, meta, c):
+        return (_ident(c[0]), c[1])
+
+    def let_expr(self, meta, c):
+        return ast.Let(tuple(c[:-1]), c[-1], _span_of(meta))
 
     def random_stmt(self, meta, c):
         name, choice = c
@@ -366,7 +497,7 @@ class _ToAst(Transformer):
         return ast.Unary("-", operand, _span_of(meta))
 
     def int_lit(self, meta, c):
-        return ast.IntLit(int(c[0]), _span_of(meta))
+        return ast.IntLit(_integer(c[0]), _span_of(meta))
 
     def true_lit(self, meta, c):
         return ast.BoolLit(True, _span_of(meta))

@@ -20,6 +20,13 @@ def show_value(value: Any, type_: str, symbols: tuple[str, ...] | list[str]) -> 
     return str(value).lower() if type(value) is bool else str(value)
 
 
+def exact_quotient(a: Any, b: Any) -> int | Fraction:
+    """``a / b`` in the rule language: exact, an int when it divides evenly (so that values read
+    and hash alike whichever back end computed them). The caller has ruled out ``b == 0``."""
+    q = Fraction(a, b)
+    return q.numerator if q.denominator == 1 else q
+
+
 def live_outcomes(pairs: Iterable[tuple[Any, Any]], describe: Callable[[Any], str]
                   ) -> tuple[list[tuple[Any, Fraction]], str | None]:
     """The outcomes of a `random` whose probability is not 0, and what is wrong with them (or

@@ -25,6 +25,7 @@ optimal actions, in the schema documented on that function.
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -64,10 +65,12 @@ class Analysis:
 
 
 def analyze_position(game: Any, state: State | None = None, *, depth: int | None = None,
-                     algorithm: str = "auto", options: Any = None, player: int = 0) -> Analysis:
+                     algorithm: str = "auto", options: Any = None, player: int = 0,
+                     progress: Callable[[Action, tuple, int, int], None] | None = None) -> Analysis:
     """Every action (or chance outcome) at ``state`` with its value; see the module docstring.
     ``options`` go to alpha-beta (default: a transposition table and move ordering); ``player`` is
-    paranoid's chosen player."""
+    paranoid's chosen player. ``progress(action, values, done, total)`` is told each action's
+    value as soon as it is known (one search per action; alpha-beta analyses them together)."""
     from gdl.solvers import ALGORITHMS, choose
 
     if depth is not None and depth < 1:
@@ -95,7 +98,7 @@ def analyze_position(game: Any, state: State | None = None, *, depth: int | None
         # values are only claimed to be searched to that depth.
         proven = depth is None
     else:
-        scored, proven = _per_child(game, state, mover, depth, algorithm, options, player)
+        scored, proven = _per_child(game, state, mover, depth, algorithm, options, player, progress)
 
     if mover == CHANCE:
         weighted = [(p, v) for _, v, p in scored if p is not None]  # every outcome has its p
@@ -119,7 +122,7 @@ def _exact(x: Value) -> Value:
     return x.numerator if isinstance(x, Fraction) and x.denominator == 1 else x
 
 
-def _per_child(game, state, mover, depth, algorithm, options, player):
+def _per_child(game, state, mover, depth, algorithm, options, player, progress=None):
     from gdl.solvers import solve
 
     if mover == CHANCE:
@@ -145,6 +148,8 @@ def _per_child(game, state, mover, depth, algorithm, options, player):
             values = tuple(result.values)
             proven = proven and result.proven
         scored.append((action, values, probability))
+        if progress is not None:
+            progress(action, values, len(scored), len(moves))
     return scored, proven
 
 

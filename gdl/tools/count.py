@@ -51,9 +51,65 @@ def reachable_states(game, root, limit: int) -> int | None:
     return len(seen)
 
 
+class EndlessGame(Exception):
+    """Counting every history of a game with a cycle never ends: ``path`` reaches a state and
+    ``cycle`` comes back to it."""
+
+    def __init__(self, path: list[str], cycle: list[str]):
+        self.path, self.cycle = path, cycle
+        shown = " ".join(path) or "the initial state"
+        super().__init__(f"the game can go on forever: after {shown}, the moves "
+                         f"{' '.join(cycle)} come back to the same state")
+
+    def __reduce__(self):     # crosses process boundaries (gdl fuzz --workers)
+        return (EndlessGame, (self.path, self.cycle))
+
+
+def find_cycle(game, root, limit: int = 100_000) -> tuple[list, list] | None:
+    """(path to a state, actions around a cycle back to it) for the first cycle a depth-first
+    walk from ``root`` meets, or None when the reachable states form no cycle or number more
+    than ``limit`` (then nobody knows, cheaply). Iterative: no recursion limit."""
+    from gdl.moves import choices as moves_of
+
+    on_path: dict = {root: 0}
+    done: set = set()
+    stack = [(root, iter(moves_of(game, root)))]
+    actions: list = []
+    while stack:
+        state, pending = stack[-1]
+        advanced = False
+        for action in pending:
+            child = game.apply(state, action)
+            if child in on_path:
+                start = on_path[child]
+                names = [game.action_name(a) for a in actions + [action]]
+                return names[:start], names[start:]
+            if child in done:
+                continue
+            if len(done) + len(on_path) > limit:
+                return None
+            on_path[child] = len(actions) + 1
+            actions.append(action)
+            stack.append((child, iter(moves_of(game, child))))
+            advanced = True
+            break
+        if not advanced:
+            stack.pop()
+            del on_path[state]
+            done.add(state)
+            if actions:
+                actions.pop()
+    return None
+
+
 def count(game, depth: int | None = None, progress=None) -> CountResult:
     """Count the tree below the initial state, down to ``depth`` plies (chance events count as
-    plies: every outcome is a branch). ``progress(ply, layer_size)`` is called once per ply."""
+    plies: every outcome is a branch). ``progress(ply, layer_size)`` is called once per ply.
+    Without a depth, a game with a cycle (whose tree is infinite) raises EndlessGame at once."""
+    if depth is None:
+        found = find_cycle(game, game.initial_state())
+        if found is not None:
+            raise EndlessGame(*found)
     layer = {game.initial_state(): 1}
     seen: set = set()
     terminal_states = 0

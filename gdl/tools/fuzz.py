@@ -34,13 +34,13 @@ from collections.abc import Callable, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
-from pathlib import Path
 from typing import Any
 
 from gdl.lang import ast
+from gdl.lang.text import read_rule_file
 from gdl.moves import choices
 from gdl.protocol import CHANCE, CONSTANT_SUM, GENERAL_SUM, TERMINAL, ZERO_SUM, GameInfo, format_value
-from gdl.tools.count import reachable_states
+from gdl.tools.count import EndlessGame, find_cycle, reachable_states
 
 __all__ = [
     "Comparison",
@@ -962,7 +962,7 @@ def _run_targets(examples: int, seed: int, targets: Sequence[str]) -> Summary:
             continue
         started = time.perf_counter()
         if name == "rule files":
-            strategy = st.tuples(rule_games(), _option_sets(), st.integers(0, 3))
+            strategy = st.tuples(rule_games(second_edition=True), _option_sets(), st.integers(0, 3))
             check = check_rules_example
         else:
             strategy = st.tuples(strategies[name], _option_sets())
@@ -1085,8 +1085,11 @@ def _fuzz_file_part(path: str, params: dict | None, examples: int, seed: int, bu
     summary = Summary(seed=seed, examples=examples)
     report = summary.targets.setdefault(path, TargetReport(path))
     started = time.perf_counter()
-    text = Path(path).read_text(encoding="utf-8")
+    text = read_rule_file(path)
     interpreted = loads(text, path, params, backend="interpret")  # a GdlError is the user's
+    cycle = find_cycle(interpreted, interpreted.initial_state(), limit=max(budget, 20_000))
+    if cycle is not None:   # no exact solve of a game that may not end: refuse, do not recurse
+        raise EndlessGame(*cycle)
 
     def fail(problems, moves=(), depth=None):
         summary.failures.append(Failure(path, seed, problems, format_text(text, path),

@@ -14,15 +14,15 @@ Nothing here prints; ``gdl play`` (gdl.cli.play) is the only user of it that tal
 
 from __future__ import annotations
 
+import math
 import random
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from math import lcm
 from typing import Any
 
-from gdl.moves import MoveError, choices, find_action
+from gdl.moves import MoveError, choices, find_action, normalise
 from gdl.protocol import CHANCE, TERMINAL, format_value
 
 # ---- a neutral evaluation ----------------------------------------------------------------------
@@ -67,6 +67,49 @@ def needs_neutral_evaluation(game: Any, depth: int | None, time: float | None) -
     return (depth is not None or time is not None) and not game.info.has_evaluate
 
 
+# ---- a search that can be stopped --------------------------------------------------------------
+
+class SearchStopped(BaseException):
+    """Raised inside a search when its time is up or it was interrupted. A BaseException, so
+    that no solver's ``except Exception`` can swallow it on its way out."""
+
+
+class Stoppable:
+    """A game whose every protocol call first checks a deadline and a stop flag: any solver
+    searching it stops within one node of either (alpha-beta's own budget is only looked at
+    between positions, and the other solvers have none)."""
+
+    def __init__(self, game: Any, deadline: float | None):
+        import time as _time
+
+        self._game, self.info, self.deadline, self.stopped = game, game.info, deadline, False
+        self._clock = _time.monotonic
+
+    def _check(self) -> None:
+        if self.stopped or (self.deadline is not None and self._clock() > self.deadline):
+            self.stopped = True
+            raise SearchStopped
+
+    def current_player(self, state):
+        self._check()
+        return self._game.current_player(state)
+
+    def legal_actions(self, state):
+        self._check()
+        return self._game.legal_actions(state)
+
+    def chance_outcomes(self, state):
+        self._check()
+        return self._game.chance_outcomes(state)
+
+    def apply(self, state, action):
+        self._check()
+        return self._game.apply(state, action)
+
+    def __getattr__(self, name: str):
+        return getattr(self._game, name)
+
+
 # ---- the solver as a player --------------------------------------------------------------------
 
 @dataclass
@@ -92,6 +135,10 @@ class Advisor:
     depth: int | None = None
     time: float | None = None
     stop: Any = None      # a threading.Event that stops alpha-beta (Ctrl-C does too)
+    # Seconds a move may take when neither ``depth`` nor ``time`` is given: an exact search is
+    # tried first, then depth 1, 2, ... with the deepest finished one answering. None: no limit.
+    default_time: float | None = 10.0
+    interrupted: bool = False   # the last search was cut short by Ctrl-C
     # A context manager factory ``watch(game) -> game to search`` around every search, e.g.
     # gdl.tools.progress.watch for a status line; None: search the game as it is.
     watch: Any = None
@@ -111,7 +158,7 @@ class Advisor:
         if self.time is not None and name != "alphabeta":
             raise SolverError(f"a time limit needs alphabeta, and this game uses {name}; "
                               "give --depth instead")
-        if self.time is not None and self.time <= 0:
+        if self.time is not None and not (math.isfinite(self.time) and self.time > 0):
             raise SolverError("the time limit must be positive")
         if self.depth is not None and self.depth < 1:
             raise SolverError("the depth limit must be at least 1")
@@ -119,10 +166,50 @@ class Advisor:
     def advise(self, game: Any, state: Any, *, values_per_action: bool = False) -> Advice:
         """The solver's best actions at ``state`` (a decision state), with its result; with
         ``values_per_action`` also every legal action's value where the solver can tell."""
+        self.check(game)
+        self.interrupted = False
+        if self.depth is None and self.time is None and self.default_time is not None:
+            return self._advise_in_time(game, state, values_per_action)
+        return self._advise(game, state, values_per_action=values_per_action)
+
+    def _advise_in_time(self, game: Any, state: Any, values_per_action: bool) -> Advice:
+        """Exact if that finishes within ``default_time`` seconds, else the deepest depth-limited
+        search that does; Ctrl-C stops the search (not the game) the same way."""
+        import time as _time
+
+        started = _time.monotonic()
+        best: Advice | None = None
+        for depth in (None, *range(1, 1000)):
+            # the exact search may take half the time; the depth-limited ones share the rest
+            share = 0.5 if depth is None else 1.0
+            watched = Stoppable(game, started + share * self.default_time)
+            try:
+                advice = replace(self, depth=depth)._advise(watched, state,
+                                                           values_per_action=values_per_action,
+                                                           original=game)
+            except SearchStopped:
+                if depth is None:
+                    continue
+                break
+            except KeyboardInterrupt:
+                watched.stopped = True          # the search thread stops at its next call
+                self.interrupted = True
+                break
+            if depth is None:
+                return advice
+            best = advice
+            if advice.result.proven or depth >= (game.info.max_length or 10 ** 9):
+                break
+        if best is None:   # not even one ply in time: one ply without a clock
+            best = replace(self, depth=1)._advise(game, state, values_per_action=values_per_action)
+        return best
+
+    def _advise(self, game: Any, state: Any, *, values_per_action: bool = False,
+                original: Any = None) -> Advice:
         from gdl.solvers import solve
 
-        self.check(game)
-        neutral = needs_neutral_evaluation(game, self.depth, self.time)
+        original = game if original is None else original
+        neutral = needs_neutral_evaluation(original, self.depth, self.time)
         searched = NeutralEvaluation(game) if neutral else game
         name = self.resolved(game)
         budget = None
@@ -206,16 +293,9 @@ class Session:
         """The legal action a person means by ``text``: its name, a unique prefix of it, its
         number in the list of legal actions (from 1), or ``name a b`` for ``name(a,b)``.
         Raises MoveError with a readable message otherwise."""
-        text = text.strip()
-        available = self.legal()
-        if not available:
+        if not self.legal():
             raise MoveError("the game is over")
-        if text.isdigit():
-            number = int(text)
-            if 1 <= number <= len(available):
-                return available[number - 1]
-            raise MoveError(f"there is no action number {number}; choose 1 to {len(available)}")
-        return find_action(self.game, self.state, normalise(text))
+        return find_action(self.game, self.state, text)   # (the same syntax as --moves)
 
     def play(self, action) -> Move:
         """Apply a legal action (or a chance outcome) and remember it."""
@@ -267,18 +347,6 @@ def draw(rng: random.Random, outcomes: Sequence[tuple[Any, Fraction]]):
             return outcome
         ticket -= share
     raise ValueError("chance outcomes do not sum to 1")
-
-
-_SPACED_CALL = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)\s+(.+)$")
-
-
-def normalise(text: str) -> str:
-    """``place(1, 1)`` and ``place 1 1`` both become ``place(1,1)``."""
-    text = " ".join(text.split())
-    found = _SPACED_CALL.match(text)
-    if found and "(" not in text:
-        return f"{found[1]}({','.join(found[2].replace(',', ' ').split())})"
-    return re.sub(r"\s*([(),])\s*", r"\1", text)
 
 
 # ---- drawing a state ---------------------------------------------------------------------------

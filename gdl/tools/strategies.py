@@ -237,13 +237,13 @@ def _negate(e: _ast.Expr) -> _ast.Expr:
     return _ast.Unary("-", e)
 
 
-_OPERATORS = ("+", "-", "*", "/", "%", "==", "!=", "<", "<=", ">", ">=", "and", "or")
+_OPERATORS = ("+", "-", "*", "/", "//", "%", "==", "!=", "<", "<=", ">", ">=", "and", "or")
 _QUANTIFIERS = ("any", "all", "count", "sum", "min", "max")
 
 
 def syntax_expressions(max_leaves: int = 10) -> st.SearchStrategy[_ast.Expr]:
-    """Any expression the grammar can write: every operator, quantifier, call, index, list and
-    conditional, nested at random (types are not respected)."""
+    """Any expression the grammar can write: every operator, quantifier, `let`, call, index, list
+    and conditional, nested at random (types are not respected)."""
     leaves = st.one_of(
         st.integers(-5, 30).map(_ast.IntLit), st.booleans().map(_ast.BoolLit),
         identifiers().map(_ast.Name), st.just(_ast.Mover()))
@@ -262,6 +262,10 @@ def syntax_expressions(max_leaves: int = 10) -> st.SearchStrategy[_ast.Expr]:
             st.builds(_ast.ListLit, some_args),
             st.builds(_ast.Quantifier, st.sampled_from(_QUANTIFIERS),
                       st.lists(_binders(inner), min_size=1, max_size=2).map(tuple), inner),
+            st.builds(_ast.Let, st.lists(st.tuples(_idents(), inner), min_size=1,
+                                         max_size=2).map(tuple), inner),
+            st.builds(lambda v, s: _ast.Member(v, s.symbols, None), inner, _symbol_sets()),
+            st.builds(lambda v, r: _ast.Member(v, None, r), inner, _ranges(inner)),
         )
 
     return st.recursive(leaves, extend, max_leaves=max_leaves)
@@ -291,6 +295,7 @@ def syntax_statements(expr: st.SearchStrategy[_ast.Expr], max_leaves: int = 6
         st.builds(_ast.Next, expr),
         st.builds(lambda n, o: _ast.Random(n, o, None), _idents(), outcomes),
         st.builds(lambda n, r: _ast.Random(n, None, r), _idents(), _ranges(expr)),
+        st.builds(_ast.LetStmt, _idents(), expr),
     )
 
     def extend(block: st.SearchStrategy[tuple]) -> st.SearchStrategy[tuple]:
@@ -323,10 +328,12 @@ def _syntax_tree_nodes(max_leaves: int = 8) -> st.SearchStrategy[_ast.TreeNode]:
 
 
 def _strings() -> st.SearchStrategy[str]:
-    # What a STRING token may hold: anything but a quote, a backslash or a newline. Other line
-    # separators (\r, \x0c, \u2028, ...) are allowed and worth testing.
-    return st.text(st.characters(blacklist_characters='"\\\n', blacklist_categories=("Cs",)),
-                   max_size=8)
+    # What a STRING token may hold: anything but a quote, a backslash, a newline or a control
+    # character (E230: strings reach terminals). Other separators (\u2028, ...) are worth testing.
+    from gdl.errors import is_control
+
+    return st.text(st.characters(blacklist_characters='"\\\n', blacklist_categories=("Cs", "Cc"))
+                   .filter(lambda c: not is_control(c)), max_size=8)
 
 
 def syntax_declarations(expr: st.SearchStrategy[_ast.Expr] | None = None
@@ -359,7 +366,7 @@ def syntax_declarations(expr: st.SearchStrategy[_ast.Expr] | None = None
         st.builds(_ast.EvaluateDecl, names, expr),
         st.builds(_ast.QuietDecl, expr),
         st.builds(_ast.LengthDecl, expr),
-        st.just(_ast.StuckDecl()),
+        st.sampled_from(("pass", "lose", "win")).map(lambda w: _ast.StuckDecl(_ast.Ident(w))),
         st.builds(_ast.DisplayDecl, names, glyphs),
         st.builds(_ast.TreeDecl, _syntax_tree_nodes()),
     )
@@ -375,7 +382,8 @@ def syntax_trees(max_declarations: int = 6) -> st.SearchStrategy[_ast.GameFile]:
 
 @_dataclass(frozen=True)
 class _IntExpr:
-    """An integer expression with bounds on its value in every state (interval arithmetic)."""
+    """A number expression with integer bounds on its value in every state (interval arithmetic);
+    the value itself is an integer unless the expression divides exactly (``/``)."""
     node: _ast.Expr
     lo: int
     hi: int
@@ -396,6 +404,11 @@ def _op(op: str, a: _IntExpr, b: _IntExpr) -> _IntExpr:
         return _IntExpr(_ast.Binary("-", a.node, b.node), a.lo - b.hi, a.hi - b.lo)
     corners = [x * y for x in (a.lo, a.hi) for y in (b.lo, b.hi)]
     return _IntExpr(_ast.Binary("*", a.node, b.node), min(corners), max(corners))
+
+
+def _divide(a: _IntExpr, k: int) -> _IntExpr:
+    """``a / k``, exact (k > 0): a rational value whose integer bounds are rounded outwards."""
+    return _IntExpr(_ast.Binary("/", a.node, _ast.IntLit(k)), a.lo // k, -(-a.hi // k))
 
 
 def _call(func: str, *args: _IntExpr) -> _IntExpr:
@@ -450,7 +463,7 @@ _PLAYER_NAMES = ("P0", "P1", "P2", "P3")
 def rule_games(draw, players: int | Sequence[int] = (2, 3), *, chance: bool | None = None,
                sum_kinds: Sequence[str] = (ZERO_SUM, CONSTANT_SUM, GENERAL_SUM),
                evaluate: bool | None = None, bounds: bool | None = None,
-               max_nodes: int = 300) -> GeneratedRules:
+               max_nodes: int = 300, second_edition: bool = False) -> GeneratedRules:
     """Small games in the rule language, valid by construction.
 
     Every game has a counter ``moves`` that every action increases by one and the terminal condition
@@ -463,10 +476,16 @@ def rule_games(draw, players: int | Sequence[int] = (2, 3), *, chance: bool | No
     flag, add to a per-player score, and end with a chance event (``random r in {1: 1/3, 2: 2/3}``
     or ``random r in 0..2``, exact probabilities; perhaps a second one, ``random q in 0..1``, right
     after) whose outcomes feed the effect. Utilities (and, optionally, evaluations) are arithmetic
-    of the variables, perhaps through a ``define`` or a ``const`` table; the game is zero-sum,
+    of the variables, perhaps through a ``define`` or a ``const`` table, perhaps divided exactly
+    (``/ 2``, a rational value); the game is zero-sum,
     constant-sum (with non-negative utilities, as max^n shallow pruning needs) or general-sum, and
     may declare utility bounds (computed by interval arithmetic, so they hold). ``K`` is chosen so
     that the game tree has at most about ``max_nodes`` nodes.
+
+    With ``second_edition=True`` the games also use the rule language's second-edition constructs:
+    utilities divided exactly (``/``, rational values), ``let`` and ``repeat`` in effects, and
+    an ``init`` block (a value, perhaps who moves first). It is off by
+    default so that a seed keeps drawing the games it drew before (tests pin some of them).
 
     Everything shrinks towards fewer players, variables, actions and statements, smaller
     constants, no chance, no evaluation.
@@ -612,7 +631,17 @@ def rule_games(draw, players: int | Sequence[int] = (2, 3), *, chance: bool | No
                        _IntExpr(_ast.Unary("-", k.node), -k.hi, -k.lo))
             effect.append(_ast.Assign(_ast.Ident(name0), (),
                                       _clamp(_op("+", _name(name0, lo0, hi0), step), lo0, hi0).node))
-        effect += statements(extra)
+        if second_edition and draw(st.booleans()):
+            # a local name for the rest of the effect, taken before the statements change the state
+            held = value(extra)
+            effect.append(_ast.LetStmt(_ast.Ident("h"), held.node))
+            extra = extra + [_IntExpr(_ast.Name("h"), held.lo, held.hi)]
+        more = statements(extra)
+        if second_edition and more and draw(st.integers(0, 3)) == 0:
+            # the statements again until they change nothing, at most twice (every assignment
+            # is clamped or taken modulo its domain, so repeating it stays valid)
+            more = [_ast.Repeat(_ast.IntLit(2), tuple(more))]
+        effect += more
         if has_chance and draw(st.booleans()):
             if draw(st.booleans()):
                 lo = draw(st.integers(0, 1))
@@ -670,6 +699,8 @@ def rule_games(draw, players: int | Sequence[int] = (2, 3), *, chance: bool | No
         result = parts[0]
         for part in parts[1:]:
             result = _op("+", result, part)
+        if second_edition and draw(st.integers(0, 3)) == 0:   # exact division: a rational utility
+            result = _divide(result, draw(st.integers(2, 3)))
         return result
 
     def payoffs() -> tuple[list[tuple[str, _ast.Expr]], int, int, int]:
@@ -717,6 +748,14 @@ def rule_games(draw, players: int | Sequence[int] = (2, 3), *, chance: bool | No
         decls.append(_ast.VarDecl(_ast.Ident("flag"), (), _ast.BoolDomain(), _ast.BoolLit(False)))
     if define is not None:
         decls.append(define[0])
+    if second_edition and draw(st.booleans()):
+        # set up the start with statements: a variable's value, and perhaps who moves first
+        name, v_lo, v_hi = variables[draw(st.integers(0, len(variables) - 1))]
+        start = _ast.IntLit(draw(st.integers(v_lo, v_hi)))
+        setup: list[_ast.Stmt] = [_ast.Assign(_ast.Ident(name), (), start)]
+        if draw(st.booleans()):
+            setup.append(_ast.Next(_ast.Name(pick(names))))
+        decls.append(_ast.InitDecl(tuple(setup)))
     decls += actions
     end: _ast.Expr = _ast.Binary("==", _ast.Name("moves"), _ast.IntLit(length))
     if draw(st.booleans()):

@@ -891,8 +891,46 @@ def search_cost(est: Estimate, algorithm: str, depth: int | None = None,
     return nodes, what
 
 
+SEARCH_OVERHEAD = 2.0   # a solver's own work per node, as a multiple of the rules' (measured: 1.5-3)
+
+
+def measure_node_seconds(game, root, seconds: float = 0.2, steps: int = 5000, seed: int = 0) -> float:
+    """What one search node costs on this game, measured: random walks from ``root`` timing the
+    calls a solver makes at a node (player to move, actions or outcomes, apply, and returns at
+    the end), times SEARCH_OVERHEAD. A fixed guess is off by 2-7x between games."""
+    import time as _time
+
+    from gdl.moves import choices as moves_of
+
+    rng = random.Random(seed)
+    state, done = root, 0
+    started = _time.perf_counter()
+    deadline = started + seconds
+    try:
+        while done < steps and _time.perf_counter() < deadline:
+            player = game.current_player(state)
+            if player == TERMINAL:
+                game.returns(state)
+                state = root
+            else:
+                options = moves_of(game, state, player)
+                state = game.apply(state, options[rng.randrange(len(options))]) if options else root
+            done += 1
+    except Exception:   # a rule failing in play is for the search to report, not this measure
+        pass
+    elapsed = _time.perf_counter() - started
+    return max(elapsed / max(done, 1), 1e-7) * SEARCH_OVERHEAD
+
+
+def search_seconds(est: Estimate, algorithm: str, depth: int | None = None,
+                   transpositions: bool | None = None, node_seconds: float = NODE_SECONDS) -> float:
+    """The estimated time of a search: the estimated nodes times the cost of one."""
+    return search_cost(est, algorithm, depth, transpositions)[0] * node_seconds
+
+
 def budget_problem(est: Estimate, algorithm: str, *, depth: int | None = None, info=None,
-                   budget: int | None = None, transpositions: bool | None = None) -> str | None:
+                   budget: int | None = None, transpositions: bool | None = None,
+                   node_seconds: float = NODE_SECONDS) -> str | None:
     """Why ``algorithm`` may not finish within ``budget`` nodes (default ``BUDGET``), with a
     suggestion (a depth limit where the game declares an evaluation, another algorithm, a smaller
     variant or a time budget); None when it should."""
@@ -900,9 +938,10 @@ def budget_problem(est: Estimate, algorithm: str, *, depth: int | None = None, i
     needed, what = search_cost(est, algorithm, depth, transpositions)
     if needed <= budget:
         return None
-    hours = needed * NODE_SECONDS / 3600
+    hours = needed * node_seconds / 3600
     text = (f"{algorithm} would visit about {needed:.3g} {what}, over the budget of "
-            f"{budget:.0e} (about {_duration(hours)} at {NODE_SECONDS * 1e6:.0f} µs a node)")
+            f"{budget:.0e} (about {_duration(hours)} at {node_seconds * 1e6:.0f} µs a node, "
+            f"measured on this game; the estimate of the nodes may be off by 10x or more)")
     has_evaluate = info is not None and info.has_evaluate
     fits = [d for d in range(1, len(est.tree_by_depth))
             if search_cost(est, algorithm, d, transpositions)[0] <= budget]

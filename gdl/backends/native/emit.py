@@ -21,6 +21,7 @@ non-printable. Every C name is the compiler's own (``s``, ``t3``, ``q5``, ``a12`
 from __future__ import annotations
 
 import re
+from fractions import Fraction
 from importlib import resources
 
 from gdl.backends.native.attach import Unsupported as _Unsupported
@@ -41,6 +42,10 @@ def c_int(value: object) -> str:
     """A number as C text: ints and bools only, within int64 (else the game is Unsupported)."""
     if type(value) is bool:
         return "1" if value else "0"
+    if type(value) is Fraction:
+        if value.denominator != 1:
+            raise Unsupported(f"the rational constant {value} (the native tier has integers only)")
+        value = value.numerator
     if type(value) is not int:
         raise AssertionError(f"not a number: {value!r}")
     if not -INT64_MAX <= value <= INT64_MAX:
@@ -59,6 +64,8 @@ class CEmitter:
             raise Unsupported("explicit trees run in Python")
         if game.has_chance:
             raise Unsupported("chance (`random`) is not compiled natively yet")
+        if game.stuck_end is not None:
+            raise Unsupported("`when stuck lose | win` is not compiled natively yet")
         self.game, self.filename = game, filename
         self.counter = 0
         self.tables: list[str] = []
@@ -118,7 +125,10 @@ class CEmitter:
             left, right = self.expr(e.left, env, s), self.expr(e.right, env, s)
             if e.op == "or":
                 return f"(({left}) || ({right}))"
-            helper = {"+": "gdl_add", "-": "gdl_sub", "*": "gdl_mul", "/": "gdl_div", "%": "gdl_mod"}
+            # `/` is exact: an int when it divides evenly, else a rational, which the native tier
+            # does not have (gdl_quot stops the search; the Python tier computes it). `//` floors.
+            helper = {"+": "gdl_add", "-": "gdl_sub", "*": "gdl_mul", "/": "gdl_quot",
+                      "//": "gdl_div", "%": "gdl_mod"}
             if e.op in ("+", "-", "*") and self.bounds(e, env) is not None:
                 # Both sides' bounds are known and the result fits: no overflow check, so the
                 # expression is pure and the C compiler may share and hoist it.
@@ -285,6 +295,8 @@ class CEmitter:
         """``for`` headers binding each quantifier/loop variable to a fresh C local."""
         inner, headers = dict(env), []
         for local_name, values in binders:
+            if isinstance(values, ir.Range):
+                raise Unsupported("a range whose bounds depend on local names")
             var = self.fresh("q")
             values = tuple(int(v) for v in values)
             if values and values == tuple(range(values[0], values[0] + len(values))):
@@ -309,6 +321,8 @@ class CEmitter:
         compiler folds what the constants decide and shares what the copies have in common."""
         combos: list[dict[str, str]] = [{}]
         for name, values in e.binders:
+            if isinstance(values, ir.Range):
+                raise Unsupported("a range whose bounds depend on local names")
             combos = [{**c, name: c_int(int(v))} for c in combos for v in values]
         if not combos or len(combos) > UNROLL:
             return None

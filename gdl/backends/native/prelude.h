@@ -20,6 +20,12 @@ static inline V gdl_div(V a, V b) {
     if (a % b != 0 && ((a < 0) != (b < 0))) q--;
     return q;
 }
+/* `/` is exact: the native tier has integers only, so a quotient that is not whole stops the
+   search (the Python tier then computes the rational exactly). */
+static inline V gdl_quot(V a, V b) {
+    if (b == 0 || (b == -1 && a == INT64_MIN) || a % b != 0) { gdl_err = 1; return 0; }
+    return a / b;
+}
 static inline V gdl_mod(V a, V b) {
     if (b == 0) { gdl_err = 1; return 0; }
     if (b == -1) return 0;

@@ -113,6 +113,8 @@ class Emitter:
         self.dists: dict[str, str] = {}
         self.fractions: dict[Fraction, str] = {}
         self.domains: dict[int, frozenset | None] = {}
+        self.allowed_values: dict[int, frozenset] = {}
+        self.contiguous: dict[int, bool] = {}
         self.commented: set = set()   # (action, player) whose rule lines are already shown
         # every value slot 0 can hold: a player (`next` naming anything else is an error)
         self.mover_vals = frozenset(range(self.n))
@@ -177,6 +179,8 @@ class Emitter:
             return self.call(e, ctx)
         if isinstance(e, ir.Quantifier):
             return self.quantifier(e, ctx)
+        if isinstance(e, ir.Let):
+            return self.let(e, ctx)
         raise AssertionError(f"unknown expression {e!r}")
 
     # -- indexing
@@ -201,6 +205,22 @@ class Emitter:
                          small_set(v for v in x.vals if 0 <= v < extent))
             parts.append(x if step == 1 else optimize.arith("*", x, const(step)))
         return constant, parts
+
+    def domain_test(self, v: str, var: ir.Variable) -> str:
+        """Python text that is true when ``v`` is outside the variable's domain; whether the
+        domain is one range is worked out once per variable, not once per assignment."""
+        if var.slot not in self.contiguous:
+            values = var.values
+            self.contiguous[var.slot] = var.type == ir.INT and tuple(values) == tuple(
+                range(values[0], values[-1] + 1))
+        return _domain_test(v, var, self.contiguous[var.slot])
+
+    def allowed(self, var: ir.Variable) -> frozenset:
+        """Every value a variable may hold, built once per variable (not once per assignment of
+        every ground action: a million-value domain times 10^4 actions was minutes)."""
+        if var.slot not in self.allowed_values:
+            self.allowed_values[var.slot] = frozenset(var.values)
+        return self.allowed_values[var.slot]
 
     def domain(self, var: ir.Variable):
         """The values a variable's cells hold, as a frozenset; None for large domains."""
@@ -264,7 +284,7 @@ class Emitter:
         left, right = self.expr(e.left, ctx), self.expr(e.right, ctx)
         if op in optimize.COMPARE:
             return optimize.compare(op, left, right, ctx.facts)
-        if op == "÷":
+        if op == "/":
             return optimize.exact_division(left, right, self.zero_site(e.span))
         return optimize.arith(op, left, right, self.zero_site(e.span))
 
@@ -298,6 +318,18 @@ class Emitter:
         return node("bind", (tuple(pairs), body), safe=body.safe and all(a.safe for _, a in pairs),
                     vals=body.vals, cost=body.cost + sum(a.cost + 1 for _, a in pairs))
 
+    def let(self, e: ir.Let, ctx: _Ctx) -> P:
+        """`let name = value: body`, like a call's argument: a constant, a name or a cheap safe
+        value is substituted; anything else is computed once, first (as the interpreter does)."""
+        value = self.expr(e.value, ctx)
+        if value.is_const or value.kind == "name" or (
+                value.safe and (value.cost <= 3 or local_uses(e.body).get(e.name, 0) <= 1)):
+            return self.expr(e.body, ctx.bind({e.name: value}))
+        temp = ctx.temps.temp_for("_a", value.text)
+        body = self.expr(e.body, ctx.bind({e.name: name(temp, value.vals)}))
+        return node("bind", (((temp, value),), body), safe=body.safe and value.safe,
+                    vals=body.vals, cost=body.cost + value.cost + 1)
+
     def call_function(self, define: ir.Define, args, ctx: _Ctx) -> P:
         if ctx.dirty:
             raise _NeedList   # the function reads the state; changed slots live in locals
@@ -324,18 +356,39 @@ class Emitter:
         return node("read", (container, const(0)), vals=self.mover_vals, cost=1)
 
     # -- quantifiers
+    def resolve(self, binders, ctx: _Ctx):
+        """The binders with each ir.Range whose bounds are known here (an action parameter, an
+        unrolled outer binder) turned into its values; a range that uses a binder of the same
+        list (the checker nests those) or a loop variable, stays an ir.Range."""
+        out = []
+        for binder_name, values in binders:
+            if isinstance(values, ir.Range):   # (the checker nests a range that uses its own list)
+                low, high = self.expr(values.low, ctx), self.expr(values.high, ctx)
+                if low.is_const and high.is_const:
+                    values = tuple(range(low.const, high.const + 1))
+            out.append((binder_name, values))
+        return tuple(out)
+
+    def range_loop(self, var: str, values, ctx: _Ctx) -> str:
+        """``for var in ...`` over a binder's values: a tuple, or a range computed here."""
+        if isinstance(values, tuple):
+            return f"for {var} in {tuple_literal(values)}"
+        low, high = self.expr(values.low, ctx), self.expr(values.high, ctx)
+        return f"for {var} in range({low.text}, {optimize.arith('+', high, const(1)).text})"
+
     def quantifier(self, e: ir.Quantifier, ctx: _Ctx) -> P:
-        combos = combos_count(e.binders)
-        if combos <= UNROLL_COMBOS and combos * self.sizes.expr(e.body) <= UNROLL_SIZE:
+        binders = self.resolve(e.binders, ctx)
+        combos = combos_count(binders)
+        if _known(binders) and combos <= UNROLL_COMBOS and combos * self.sizes.expr(e.body) <= UNROLL_SIZE:
             terms = []
-            for combo in bindings(e.binders):
+            for combo in bindings(binders):
                 terms.append(self.expr(e.body, ctx.bind({n: const(v) for n, v in combo})))
             return optimize.fold_terms(e.kind, terms)
         loops, env = [], {}
-        for binder_name, values in e.binders:
+        for binder_name, values in binders:
             var = ctx.temps.temp(f"q{name_part(binder_name)}_")
-            env[binder_name] = name(var, frozenset(values))
-            loops.append(f"for {var} in {tuple_literal(values)}")
+            loops.append(self.range_loop(var, values, ctx.bind(env)))
+            env[binder_name] = name(var, small_set(values) if isinstance(values, tuple) else None)
         body = self.expr(e.body, ctx.bind(env))
         loop_text = " ".join(loops)
         if e.kind == "count":
@@ -474,9 +527,10 @@ class Emitter:
                 return
             self.branches(cond, st.then, st.otherwise, ctx, state, out, indent, has_next)
         elif isinstance(st, ir.For):
+            st = ir.For(self.resolve(st.binders, here), st.body, st.span)
             combos = combos_count(st.binders)
             body_size = sum(self.sizes.statement(s) for s in st.body)
-            if combos <= UNROLL_COMBOS and combos * body_size <= UNROLL_SIZE:
+            if _known(st.binders) and combos <= UNROLL_COMBOS and combos * body_size <= UNROLL_SIZE:
                 for combo in bindings(st.binders):
                     self.block(st.body, ctx.bind({n: const(v) for n, v in combo}), state, out,
                                indent, has_next)
@@ -490,13 +544,34 @@ class Emitter:
             out.append(f"{indent}t = {player.text}")
         elif isinstance(st, ir.Random):
             self.random(st, ctx, state, out, indent, has_next)
+        elif isinstance(st, ir.Repeat):
+            if state.mode == "tuple":
+                raise _NeedList      # the loop compares and changes the cells in place
+            local = ctx.temps.temp("rep_")
+            out.append(f"{indent}for {local} in range({st.bound}):")
+            out.append(f"{indent}    {local} = {ctx.container}[:]")
+            saved = state.force
+            state.force = True
+            self.block(st.body, ctx, state, out, indent + "    ", has_next)
+            state.force = saved
+            out.append(f"{indent}    if {ctx.container} == {local}:")
+            out.append(f"{indent}        break")
+        elif isinstance(st, ir.LetStmt):
+            # computed here, into a Python local: later assignments must not change it
+            value = self.final_expr(st.value, here)
+            bound = value
+            if not value.is_const:
+                local = ctx.temps.temp(f"l{name_part(st.name)}_")
+                out.append(f"{indent}{local} = {value.text}")
+                bound = name(local, value.vals)
+            self.block(st.body, ctx.bind({st.name: bound}), state, out, indent, has_next)
         else:
             raise AssertionError(f"unknown statement {st!r}")
 
     def assign(self, st: ir.Assign, ctx: _Ctx, state: _EffectState, out: list, indent: str) -> None:
         var = st.var
         value = self.final_expr(st.value, ctx)
-        allowed = frozenset(var.values)
+        allowed = self.allowed(var)
         needs_check = not (value.vals is not None and value.vals <= allowed) and var.type != ir.BOOL
         if value.is_const and value.const in allowed:
             needs_check = False
@@ -508,7 +583,7 @@ class Emitter:
                 # a constant index out of range: the value and its domain first, then the error
                 out.append(f"{indent}v = {value.text}")
                 if needs_check:
-                    out.append(f"{indent}if {_domain_test('v', var)}: _e301(v, {check_site})")
+                    out.append(f"{indent}if {self.domain_test('v', var)}: _e301(v, {check_site})")
                 out.append(f"{indent}{cse(self.sum_of(const(0), parts), ctx.temps).text}")
                 state.dead = True   # what follows cannot run
                 return
@@ -524,8 +599,8 @@ class Emitter:
             local = f"c{slot}"
             out.append(f"{indent}{local} = {value.text}")
             if needs_check:
-                out.append(f"{indent}if {_domain_test(local, var)}: _e301({local}, {check_site})")
-            state.slots[slot] = name(local, allowed if needs_check or value.vals is None
+                out.append(f"{indent}if {self.domain_test(local, var)}: _e301({local}, {check_site})")
+            state.slots[slot] = name(local, self.domain(var) if needs_check or value.vals is None
                                      else value.vals & allowed)
             return
         # list mode: the value, its domain, then the index (the interpreter's order)
@@ -533,14 +608,14 @@ class Emitter:
             target = f"c[{var.slot + constant}]"
             if needs_check:
                 out.append(f"{indent}v = {value.text}")
-                out.append(f"{indent}if {_domain_test('v', var)}: _e301(v, {check_site})")
+                out.append(f"{indent}if {self.domain_test('v', var)}: _e301(v, {check_site})")
                 out.append(f"{indent}{target} = v")
             else:
                 out.append(f"{indent}{target} = {value.text}")
             return
         out.append(f"{indent}v = {value.text}")
         if needs_check:
-            out.append(f"{indent}if {_domain_test('v', var)}: _e301(v, {check_site})")
+            out.append(f"{indent}if {self.domain_test('v', var)}: _e301(v, {check_site})")
         index = cse(self.sum_of(const(var.slot + constant), parts), ctx.temps)
         out.append(f"{indent}c[{index.text}] = v")
 
@@ -567,7 +642,7 @@ class Emitter:
                     if text != f"c{k}":
                         lines.append(f"{indent}    c{k} = {text}")
             for k in changed:
-                state.slots[k] = name(f"c{k}", frozenset(self.slot_values(k)))
+                state.slots[k] = name(f"c{k}", small_set(self.slot_values(k)))
         (_, then_lines), (_, else_lines) = arms
         out.append(f"{indent}if {cond.text}:")
         out.extend(then_lines or [f"{indent}    pass"])
@@ -585,8 +660,8 @@ class Emitter:
         loops, env = [], {}
         for binder_name, values in st.binders:
             var = ctx.temps.temp(f"q{name_part(binder_name)}_")
-            env[binder_name] = name(var, frozenset(values))
-            loops.append((var, values))
+            loops.append(self.range_loop(var, values, ctx.bind(env)))
+            env[binder_name] = name(var, small_set(values) if isinstance(values, tuple) else None)
         inner = ctx.bind(env)
         if state.mode == "tuple":
             # a first pass finds the slots the body writes: they live in locals from here on
@@ -598,10 +673,10 @@ class Emitter:
                 text = p.text if p is not None else f"s[{k}]"
                 if text != f"c{k}":
                     out.append(f"{indent}c{k} = {text}")
-                state.slots[k] = name(f"c{k}", frozenset(self.slot_values(k)))
+                state.slots[k] = name(f"c{k}", small_set(self.slot_values(k)))
         depth = indent
-        for var, values in loops:
-            out.append(f"{depth}for {var} in {tuple_literal(values)}:")
+        for loop in loops:
+            out.append(f"{depth}{loop}:")
             depth += "    "
         lines: list[str] = []
         saved = state.force
@@ -670,6 +745,8 @@ class Emitter:
             lines = [indent + term_comment] if term_comment else []
             body = [f"{indent}try:", f"{indent}    t = {term.text}", f"{indent}except _EvalError as e:",
                     f"{indent}    raise _fail(e, s) from None"]
+            if game.stuck_end:   # `when stuck lose | win`: no legal action ends the game
+                body += [f"{indent}if not t:", f"{indent}    t = not _LEGAL[s[0]](s)"]
             if not cache_terminal:
                 return lines + body
             return lines + [f"{indent}t = _TC.get(s)", f"{indent}if t is None:"] + \
@@ -701,7 +778,8 @@ class Emitter:
         lines += ["    else:", "        return _slow('legal_actions', s)", "    if not r:",
                   "        raise _fail(_stuck(s), s) from None", "    return r"]
         fns.append(lines)
-        if game.stuck_pass:     # _settle asks each player in turn
+        asks_legal = game.stuck_pass or game.stuck_end is not None
+        if asks_legal:     # _settle (or the terminal test) asks each player in turn
             for p, body in enumerate(per_player):
                 fns.append([f"def _legal{p}(s):"] + body + ["    return r"])
 
@@ -767,7 +845,17 @@ class Emitter:
                         f"        u = ((p + step) % {n},) + t[1:]",
                         "        if _LEGAL[u[0]](u):", "            return u", "    return t"])
 
-        fns.append(self.per_player_fn("returns", game.utilities))
+        if game.stuck_end is None:
+            fns.append(self.per_player_fn("returns", game.utilities))
+        else:
+            # terminal by the rules: the utilities; otherwise the mover is stuck: _STUCK
+            if game.utilities:
+                fns.append(self.per_player_fn("_returns_rules", game.utilities))
+            t_term = self.rule_expr(game.terminal, "s", Temporaries())
+            fns.append(["def returns(s):", "    try:", f"        t = {t_term.text}",
+                        "    except _EvalError as e:", "        raise _fail(e, s) from None",
+                        "    if not t:", "        return _STUCK[s[0]]",
+                        "    return _returns_rules(s)" if game.utilities else "    return _STUCK[s[0]]"])
         if game.evaluations:
             fns.append(self.per_player_fn("evaluate", game.evaluations))
         else:
@@ -789,7 +877,11 @@ class Emitter:
         for lines in fns:
             functions.extend(lines)
             functions.append("")
-        tables = [f"_LEGAL = ({''.join(f'_legal{p}, ' for p in range(n))})"] if game.stuck_pass else []
+        tables = [f"_LEGAL = ({''.join(f'_legal{p}, ' for p in range(n))})"] if asks_legal else []
+        if game.stuck_end is not None:
+            rows = "".join("(" + "".join(f"{literal(v)}, " for v in values) + "), "
+                           for values in game.stuck_values)
+            tables.append(f"_STUCK = ({rows})")
         if runs:
             tables.append(runs)
         return "\n".join(caches + self.preamble + [""] + self.out + functions + tables) + "\n"
@@ -903,9 +995,9 @@ class _EffectState:
         return _EffectState(self.mode, self.chance, dict(self.slots), self.force, self.suspend)
 
 
-def _domain_test(v: str, var: ir.Variable) -> str:
+def _domain_test(v: str, var: ir.Variable, contiguous: bool) -> str:
     values = var.values
-    if var.type == ir.INT and tuple(values) == tuple(range(values[0], values[-1] + 1)):
+    if contiguous:
         return f"not {literal(values[0])} <= {v} <= {literal(values[-1])}"
     return f"{v} not in {{{', '.join(literal(x) for x in values)}}}"
 
@@ -916,3 +1008,8 @@ def _flatten(value):
             yield from _flatten(item)
     else:
         yield value
+
+
+def _known(binders) -> bool:
+    """Whether every binder's values are known when the code is generated (none is an ir.Range)."""
+    return all(isinstance(values, tuple) for _, values in binders)

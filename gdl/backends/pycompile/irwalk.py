@@ -21,6 +21,8 @@ def ir_children(e) -> tuple:
         return e.args
     if isinstance(e, ir.Quantifier):
         return (e.body,)
+    if isinstance(e, ir.Let):
+        return (e.value, e.body)
     return ()
 
 
@@ -48,7 +50,7 @@ def walk_statements(stmts) -> Iterator:
         if isinstance(st, ir.If):
             yield from walk_statements(st.then)
             yield from walk_statements(st.otherwise)
-        elif isinstance(st, (ir.For, ir.Random)):
+        elif isinstance(st, (ir.For, ir.Random, ir.LetStmt, ir.Repeat)):
             yield from walk_statements(st.body)
 
 
@@ -56,10 +58,13 @@ def has_random(stmts) -> bool:
     return any(isinstance(st, ir.Random) for st in walk_statements(stmts))
 
 
+RANGE_GUESS = 8   # how many values a range computed at run time (ir.Range) is taken to have
+
+
 def combos_count(binders) -> int:
     total = 1
     for _, values in binders:
-        total *= len(values)
+        total *= len(values) if isinstance(values, tuple) else RANGE_GUESS
     return total
 
 
@@ -103,4 +108,8 @@ class Sizes:
         if isinstance(st, ir.Random):
             return 1 + sum(self.expr(v) + self.expr(p) for v, p in st.outcomes) + \
                 sum(self.statement(s) for s in st.body)
+        if isinstance(st, ir.LetStmt):
+            return 1 + self.expr(st.value) + sum(self.statement(s) for s in st.body)
+        if isinstance(st, ir.Repeat):
+            return 2 + sum(self.statement(s) for s in st.body)
         return 1

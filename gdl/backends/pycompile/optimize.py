@@ -18,9 +18,9 @@ whole of the compiler's reasoning about values, so each can be tested alone
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from fractions import Fraction
 
 from gdl.backends.pycompile.pyexpr import P, Temporaries, children, const, name, node, rebuild
+from gdl.lang.values import exact_quotient
 
 Facts = dict   # text of an expression -> True, or (low, high) bounds
 
@@ -29,6 +29,8 @@ Facts = dict   # text of an expression -> True, or (low, high) bounds
 
 def small_set(values: Iterable, limit: int = 512) -> frozenset | None:
     """The values as a frozenset, or None (unknown) when there are more than ``limit``."""
+    if isinstance(values, (tuple, list, range)) and len(values) > 4 * limit:
+        return None     # a large domain: not worth a set built only to be thrown away
     values = frozenset(values)
     return values if len(values) <= limit else None
 
@@ -54,7 +56,7 @@ def bounds(vals: frozenset | None) -> tuple[int | None, int | None]:
 
 
 ARITH = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
-         "/": lambda a, b: a // b, "%": lambda a, b: a % b}
+         "//": lambda a, b: a // b, "%": lambda a, b: a % b}
 COMPARE = {"==": lambda a, b: a == b, "!=": lambda a, b: a != b, "<": lambda a, b: a < b,
            "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b}
 MIRROR = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}   # k op x is x MIRROR[op] k
@@ -196,9 +198,9 @@ ZeroSite = Callable[[str], int]   # the error's message -> the number of its sit
 
 
 def arith(op: str, left: P, right: P, zero_site: ZeroSite | None = None) -> P:
-    """``left op right`` for + - * / % (``/`` is floor division). ``zero_site`` registers the
-    located error raised when a divisor that may be zero is zero (required for ``/`` and ``%``)."""
-    if left.is_const and right.is_const and not (op in "/%" and right.const == 0):
+    """``left op right`` for + - * // % (``//`` is floor division). ``zero_site`` registers the
+    located error raised when a divisor that may be zero is zero (required for ``//`` and ``%``)."""
+    if left.is_const and right.is_const and not (op in ("//", "%") and right.const == 0):
         return const(ARITH[op](left.const, right.const))
     if op in ("+", "-") and right.is_const and right.const == 0:
         return left
@@ -213,12 +215,12 @@ def arith(op: str, left: P, right: P, zero_site: ZeroSite | None = None) -> P:
         return const(0)
     vals = combine(left.vals, right.vals, ARITH[op])
     cost = left.cost + right.cost + 1
-    if op in ("/", "%"):
+    if op in ("//", "%"):
         if right.is_const and right.const != 0:
             return node("op", (op, left, right), safe=left.safe, vals=vals, cost=cost)
         assert zero_site is not None, "a division needs the site of its error"
-        site = zero_site("division by zero" if op == "/" else "modulo by zero")
-        return node("call", ("_div" if op == "/" else "_mod", (left, right, const(site))),
+        site = zero_site("division by zero" if op == "//" else "modulo by zero")
+        return node("call", ("_div" if op == "//" else "_mod", (left, right, const(site))),
                     safe=False, vals=vals, cost=cost + 1)
     if op == "-" and right.is_const and type(right.const) is int and right.const < 0:
         op, right = "+", const(-right.const)
@@ -228,9 +230,9 @@ def arith(op: str, left: P, right: P, zero_site: ZeroSite | None = None) -> P:
 
 
 def exact_division(left: P, right: P, zero_site: ZeroSite) -> P:
-    """``left ÷ right``, an exact Fraction."""
+    """``left / right``, exact: an int when it divides evenly, else a Fraction."""
     if left.is_const and right.is_const and right.const != 0:
-        return const(Fraction(left.const, right.const))
+        return const(exact_quotient(left.const, right.const))
     site = zero_site("division by zero")
     return node("call", ("_exact", (left, right, const(site))), safe=False,
                 cost=left.cost + right.cost + 2)

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from gdl.backends.pycompile.safe_text import literal
 
 _NOCONST = object()
-_PYOP = {"/": "//", "and": "and", "or": "or"}
+_PYOP = {"and": "and", "or": "or"}
 _FLAT = {"and", "or", "+", "*"}
 
 
