@@ -285,11 +285,14 @@ def _code_only(c_source: str) -> str:
     return re.sub(r"/\*.*?\*/", " ", c_source, flags=re.S)
 
 
-@pytest.mark.parametrize("breaker", ["\r", "\x00", "\u2028", "*/", "\n"], ids=repr)
+@pytest.mark.parametrize("breaker", ["\r", "\x00", "\u2028", "*/"], ids=repr)
 def test_hostile_names_and_strings_stay_comments(tmp_path, breaker):
     marker = tmp_path / "PWNED_FILE"
-    text = hostile_game(marker, breaker if breaker not in ("*/", "\n") else "\x0c")
-    text = text.replace('game "evil', f'game "evil{breaker}' if breaker != "\n" else 'game "evil')
+    # test_untrusted's hostile file, with the breaker where the rule language lets it stand;
+    # `*/` (printable, so a title may hold it) goes into the title as well
+    text = hostile_game(marker, breaker if breaker != "*/" else "\x0c")
+    if breaker == "*/":
+        text = text.replace('game "evil', 'game "evil*/', 1)
     from gdl.errors import Source
     from gdl.lang.check import check
     from gdl.lang.parse import parse
