@@ -246,6 +246,8 @@ def main(argv=None) -> int:
     parser.add_argument("--quick", action="store_true", help="small workloads, one repetition")
     parser.add_argument("--repeat", type=int, help="timed repetitions per side (default 5; quick 1)")
     parser.add_argument("--only", help="run only workloads whose name contains this text")
+    parser.add_argument("--no-memory", action="store_true",
+                        help="skip the peak-memory pass (tracemalloc slows it several times over)")
     parser.add_argument("--no-state-cache", action="store_true",
                         help="compile the games without their per-state caches of costly "
                              "terminal / utility rules")
@@ -280,7 +282,7 @@ def main(argv=None) -> int:
         g, r = statistics.median(times["gdl"]), statistics.median(times["ref"])
         print(f"{w.name:<44} {gdl_nodes:>11,} {g:>8.3f} {r:>8.3f} {r / g:>7.2f}x", flush=True)
         rows.append((w, g, r))
-        if w.memory:
+        if w.memory and not args.no_memory:
             gm, rm = peak_memory(w.gdl_run), peak_memory(w.ref_run)
             print(f"{'  peak memory (tracemalloc)':<44} {'':>11} {gm / 2**20:>6.1f}MB {rm / 2**20:>6.1f}MB")
     return 0

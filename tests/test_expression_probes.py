@@ -2,8 +2,10 @@
 of a state variable v in -6..6 and compared with Python's own arithmetic, written here. The
 compiled back end folds constants, reorders comparisons with a constant on the left, folds
 quantifiers whose terms are all constant and carries facts from one guard to the next; the
-interpreter does none of that. Floor division and its remainder are checked on the run-time
+interpreter does none of that. Floor division (`//`) and its remainder are checked on the run-time
 path of both (the operands depend on the state), not only in the constant folder."""
+
+from fractions import Fraction
 
 import pytest
 
@@ -13,7 +15,7 @@ from gdl.errors import GameRuntimeError
 VALUES = range(-6, 7)
 
 
-def fdiv(a, b):   # the rule language's '/' is floor division: -7 / 2 == -4
+def fdiv(a, b):   # the rule language's '//' is floor division: -7 // 2 == -4
     return a // b
 
 
@@ -23,24 +25,30 @@ def fmod(a, b):   # and '%' its remainder, with the divisor's sign: -7 % 2 == 1
 
 # (rule expression over v, the same in Python)
 INTEGER_PROBES = [
-    ("(v - 5) / -3", lambda v: fdiv(v - 5, -3)),
+    ("(v - 5) // -3", lambda v: fdiv(v - 5, -3)),
     ("(v - 5) % -3", lambda v: fmod(v - 5, -3)),
-    ("-v / 2", lambda v: fdiv(-v, 2)),
+    ("-v // 2", lambda v: fdiv(-v, 2)),
     ("-v % 2", lambda v: fmod(-v, 2)),
-    ("v / 4 * 4 + v % 4", lambda v: v),                     # a == (a / b) * b + a % b
+    ("v // 4 * 4 + v % 4", lambda v: v),                     # a == (a // b) * b + a % b
     ("(0 - v) % 4", lambda v: fmod(-v, 4)),
-    ("7 / (v + 1)", lambda v: fdiv(7, v + 1)),                # E302 at v = -1
+    ("7 // (v + 1)", lambda v: fdiv(7, v + 1)),                # E302 at v = -1
     ("7 % (v - 2)", lambda v: fmod(7, v - 2)),                # E302 at v = 2
-    ("-7 / 2 + v * 0", lambda v: -4),
+    ("-7 // 2 + v * 0", lambda v: -4),
     ("-7 % 2 + v * 0", lambda v: 1),
-    ("7 / -2 + v * 0", lambda v: -4),
+    ("7 // -2 + v * 0", lambda v: -4),
     ("7 % -2 + v * 0", lambda v: -1),
-    ("sum i in 0..3: (v - i) / 2", lambda v: sum(fdiv(v - i, 2) for i in range(4))),
+    ("sum i in 0..3: (v - i) // 2", lambda v: sum(fdiv(v - i, 2) for i in range(4))),
     ("max i in 0..3: i - v", lambda v: max(i - v for i in range(4))),
     ("min(v, 2) % 3", lambda v: fmod(min(v, 2), 3)),
-    ("abs(v - 9) / 4", lambda v: fdiv(abs(v - 9), 4)),
+    ("abs(v - 9) // 4", lambda v: fdiv(abs(v - 9), 4)),
     ("count i in 0..3: 2 < i", lambda v: 1),
     ("count i in -3..3: i < v", lambda v: sum(1 for i in range(-3, 4) if i < v)),
+    # '/' is exact: a rational number, never rounded (Fraction is Python's exact arithmetic)
+    ("(v - 5) / -3", lambda v: Fraction(v - 5, -3)),
+    ("v / 4 * 4", lambda v: v),
+    ("7 / (v + 1)", lambda v: Fraction(7, v + 1)),             # E302 at v = -1
+    ("-7 / 2 + v * 0", lambda v: Fraction(-7, 2)),
+    ("sum i in 0..3: (v - i) / 2", lambda v: sum(Fraction(v - i, 2) for i in range(4))),
 ]
 
 # (condition over v, the same in Python): constants on either side, folding quantifiers,
@@ -63,7 +71,7 @@ CONDITION_PROBES = [
     ("v > 2 or v < -2", lambda v: v > 2 or v < -2),
     ("v >= 2 and not (v >= 3)", lambda v: v == 2),
     ("v <= -1 and v > -3", lambda v: -3 < v <= -1),
-    ("v / 2 >= 1 and v % 2 == 1", lambda v: fdiv(v, 2) >= 1 and v % 2 == 1),
+    ("v // 2 >= 1 and v % 2 == 1", lambda v: fdiv(v, 2) >= 1 and v % 2 == 1),
     # a constant on the left after a guard: its meaning and the fact it leaves both matter
     ("v >= 3 and 3 < v", lambda v: v > 3),
     ("v <= -2 and -2 > v", lambda v: v < -2),

@@ -28,6 +28,11 @@ def cmd_analyze(args) -> int:
 
     if args.depth is not None and args.depth < 1:
         raise UsageError("--depth must be at least 1")
+    if args.db is not None:
+        if args.depth is not None or args.strategy is not None or args.algorithm != "auto":
+            raise UsageError("--db answers from the database; it takes no --depth, --strategy "
+                             "or --algorithm")
+        return _analyze_from_database(args)
     if args.strategy is not None and args.depth is not None:
         raise UsageError("--strategy is exact; it cannot be combined with --depth")
     if args.max_states < 1:
@@ -145,6 +150,60 @@ def cmd_analyze(args) -> int:
     return 0
 
 
+def _analyze_from_database(args) -> int:
+    from gdl.cli.strong import open_bound_database
+    from gdl.moves import MoveError, play
+    from gdl.tools.database_advice import move_entries, ranked_best
+
+    game = load_game(args.file, parse_sets(args.set))
+    db = open_bound_database(args)
+    moves = moves_arg(args)
+    try:
+        root = play(game, moves)
+    except MoveError as error:
+        raise UsageError(str(error)) from None
+    here = db.lookup(root)
+    if here is None:
+        raise UsageError(f"--db {args.db}: this position is not in the database")
+    players = game.info.players
+    mover = game.current_player(root)
+    entries = move_entries(db, game, root)
+    optimal = {id(e) for e in ranked_best(game, mover, entries)} if mover >= 0 else set()
+    names = game.action_name
+
+    def shown(values):
+        return None if values is None else {p: json_value(v) for p, v in zip(players, values)}
+
+    if args.json:
+        print_json({
+            "game": game.info.name, "players": list(players), "moves": moves,
+            "mover": players[mover] if mover >= 0 else ("chance" if mover == CHANCE else None),
+            "algorithm": "position database", "exact": db.exact, "proven": db.exact,
+            "values": shown(here.values),
+            "remoteness": here.remoteness if here.remoteness >= 0 else None,
+            "actions": [{"action": names(e.action), "values": shown(e.values),
+                         "remoteness": e.remoteness if e.remoteness >= 0 else None,
+                         "optimal": id(e) in optimal} for e in entries],
+        })
+        return 0
+    after = f" after {' '.join(moves)}" if moves else ""
+    who = players[mover] if mover >= 0 else "chance" if mover == CHANCE else "nobody (game over)"
+    print(f"{args.file}: {game.info.name}, {who} to move{after}")
+
+    def text(values):
+        return ("a draw (endless play)" if values is None
+                else ", ".join(f"{p} {format_value(v)}" for p, v in zip(players, values)))
+
+    far = f", remoteness {here.remoteness}" if here.remoteness >= 0 else ""
+    print(f"  value  {text(here.values)}{far}  (position database"
+          + ("" if db.exact else ", not exact") + ")")
+    for entry in entries:
+        mark = "*" if id(entry) in optimal else " "
+        distance = f"  remoteness {entry.remoteness}" if entry.remoteness >= 0 else ""
+        print(f"  {mark} {names(entry.action):<16} {text(entry.values)}{distance}")
+    return 0
+
+
 def _write_strategy(game, root, moves, args) -> int:
     from gdl.solvers.analysis import strategy_document
 
@@ -181,4 +240,7 @@ def register(commands) -> None:
     sub.add_argument("--max-states", type=int, default=DEFAULT_MAX_STATES, metavar="N",
                      help=f"refuse --strategy above N non-terminal states "
                           f"(default {DEFAULT_MAX_STATES:,})")
+    sub.add_argument("--db", metavar="DB",
+                     help="answer from a position database (gdl solve --strong --save DB): every "
+                          "move's value and remoteness, at once")
     sub.set_defaults(run=cmd_analyze)

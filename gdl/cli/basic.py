@@ -69,9 +69,16 @@ def cmd_solve(args) -> int:
         root = play(game, moves_arg(args), state=root)
     except MoveError as error:
         raise UsageError(str(error)) from None
+    if args.strong:
+        from gdl.cli.strong import cmd_strong
+
+        return cmd_strong(args, game, root)
+    if args.save is not None:
+        raise UsageError("--save needs --strong")
     from gdl.cli.deep import solve_result_notes, solve_size_check
     from gdl.cli.engine import engine_settings, proof_note, stats_document, stats_lines
     from gdl.solvers import choose
+    from gdl.solvers.repetition import RepetitionError
 
     algorithm = choose(game.info) if args.algorithm == "auto" else args.algorithm
     options, budget = engine_settings(args, algorithm)   # --time, --nodes, --tt/--no-tt, ...
@@ -101,6 +108,10 @@ def cmd_solve(args) -> int:
     except GameRuntimeError as error:
         print(report_runtime(error, game), file=sys.stderr)
         return 1
+    except RepetitionError as error:   # the game can repeat positions: solve its state graph
+        from gdl.cli.strong import solve_cyclic
+
+        return solve_cyclic(args, game, root, error)
     elapsed = time.perf_counter() - started
     for note in solve_result_notes(result):
         print(note, file=sys.stderr)
@@ -128,6 +139,16 @@ def cmd_solve(args) -> int:
     for line in stats_lines(result, elapsed):
         print(line)
     return 0
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return value
 
 
 def _player_index(game, name: str | None) -> int:
@@ -210,6 +231,16 @@ def register(commands) -> None:
     from gdl.cli.engine import add_engine_arguments
 
     add_engine_arguments(solve)   # --time, --nodes, --tt/--no-tt, ... (gdl/cli/engine.py)
+    graph = solve.add_argument_group("strong solving (every reachable position: gdl.graph)")
+    graph.add_argument("--strong", action="store_true",
+                       help="value every reachable position: the root's value and remoteness, "
+                            "and a census by value and remoteness")
+    graph.add_argument("--max-states", type=_positive, metavar="N",
+                       help="refuse a game with more than N reachable positions (default: what "
+                            "fits in half the available memory)")
+    graph.add_argument("--save", metavar="DB",
+                       help="with --strong: write the position database DB (docs/graph.md), for "
+                            "gdl analyze --db and gdl play --db")
     solve.add_argument("--strict", action="store_true",
                        help="refuse (exit 2) when the estimated search is over budget, not just warn")
     solve.add_argument("--force", action="store_true",

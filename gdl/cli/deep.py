@@ -216,13 +216,13 @@ def solve_size_check(game, args, root, algorithm: str) -> None:
     node_seconds = measure_node_seconds(game, root)
     problem = budget_problem(est, algorithm, depth=args.depth, info=game.info,
                              transpositions=transpositions, node_seconds=node_seconds)
+    if est.cycles and args.depth is None and game.info.max_length is None:
+        # A game that cycles is no problem here: where the tree search meets a repetition,
+        # `gdl solve` solves the state graph instead, within its own bound (gdl/cli/strong.py).
+        return
     seconds = search_seconds(est, algorithm, args.depth, transpositions, node_seconds)
     if problem is not None and seconds > REFUSE_SECONDS and not getattr(args, "force", False):
         raise UsageError(f"refusing to search: {problem}; --force searches anyway")
-    if problem is None and est.cycles and args.depth is None and game.info.max_length is None:
-        problem = ("a random playout met a state twice: the game can cycle, and it declares no "
-                   "max-length, so the search will stop at the first repetition (gdl check --deep "
-                   "shows the cycle)")
     if problem is None:
         return
     if getattr(args, "strict", False):

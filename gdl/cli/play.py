@@ -70,8 +70,16 @@ def cmd_play(args) -> int:
     game = load_game(args.file, parse_sets(args.set))
     players = game.info.players
     seats = _seat_indices(args.seat or [], players)
-    advisor = Advisor(args.ai, args.depth, args.time)
-    advisor.watch = lambda searched: watch(searched, label="thinking")   # a status line on a tty
+    if args.db is not None:
+        if args.depth is not None or args.time is not None or args.ai != "auto":
+            raise UsageError("--db answers from the database; it takes no --ai, --depth or --time")
+        from gdl.cli.strong import open_bound_database
+        from gdl.tools.database_advice import DatabaseAdvisor
+
+        advisor = DatabaseAdvisor(open_bound_database(args))
+    else:
+        advisor = Advisor(args.ai, args.depth, args.time)
+        advisor.watch = lambda searched: watch(searched, label="thinking")   # a status line on a tty
     if len(seats) < len(players):
         advisor.check(game)      # refuse up front what the AI could not do
     try:
@@ -224,6 +232,14 @@ def _show_hint(console: _Console, game, players, advice, describe_values) -> Non
         qualifier += (", and the game declares no evaluation, so unresolved positions count as even)"
                       if advice.neutral else ")")
     console.say(f"  hint: best {best}; value {describe_values(players, result.values)}{qualifier}")
+    entries = getattr(advice, "entries", None)
+    if entries is not None:      # from a position database: every move, with its remoteness
+        for entry in entries:
+            shown = ("a draw (endless play)" if entry.values is None
+                     else describe_values(players, entry.values))
+            far = f"  remoteness {entry.remoteness}" if entry.remoteness >= 0 else ""
+            console.say(f"    {game.action_name(entry.action):<16} {shown}{far}")
+        return
     for action, values in advice.action_values:
         console.say(f"    {game.action_name(action):<16} {describe_values(players, values)}")
 
@@ -247,4 +263,7 @@ def register(commands) -> None:
                      help="seconds per move for the solver (alphabeta; deepens iteratively)")
     sub.add_argument("--moves", nargs="+", metavar="MOVE", help="start after these actions")
     sub.add_argument("--seed", type=int, metavar="S", help="seed for chance rolls (reproducible)")
+    sub.add_argument("--db", metavar="DB",
+                     help="answer from a position database (gdl solve --strong --save DB): at "
+                          "once, winning fastest and losing slowest; hint shows remoteness")
     sub.set_defaults(run=cmd_play)

@@ -35,13 +35,15 @@ def cmd_serve(args) -> int:
     if args.host not in LOOPBACK:
         print(f"gdl serve: warning: listening on {args.host}: anyone who can reach this machine "
               "can use the page", file=sys.stderr)
-    print(f"gdl serve: {bench.game.info.name or args.file} at {server.url}  (Ctrl-C stops)",
-          flush=True)
-    if args.open:
-        import webbrowser
-
-        webbrowser.open(server.url)
     try:
+        # Inside the try: a Ctrl-C that arrives as soon as the address is printed (a script
+        # reading it, say) still stops the server cleanly.
+        print(f"gdl serve: {bench.game.info.name or args.file} at {server.url}  (Ctrl-C stops)",
+              flush=True)
+        if args.open:
+            import webbrowser
+
+            webbrowser.open(server.url)
         server.serve_forever()
     except KeyboardInterrupt:
         print("gdl serve: stopped", file=sys.stderr)

@@ -42,12 +42,16 @@ from gdl.solvers.repetition import guard_path
 from gdl.solvers.result import SolveResult, Stats
 
 
-def expectiminimax(game, *, depth: int | None = None) -> SolveResult:
-    """Exact expectiminimax value, optimal root actions and principal variation."""
-    return search_game(game, depth, "expectiminimax")
+def expectiminimax(game, *, depth: int | None = None, table: bool = False) -> SolveResult:
+    """Exact expectiminimax value, optimal root actions and principal variation. With
+    ``table``, a transposition table keyed by (state, depth left) answers a position met again
+    (``stats.tt_probes`` / ``tt_hits``): a horizon game then costs what its states cost, not its
+    histories. The answer is the same either way (a position's value and first best child
+    depend only on the position and the depth left)."""
+    return search_game(game, depth, "expectiminimax", table)
 
 
-def search_game(game, depth: int | None, algorithm: str) -> SolveResult:
+def search_game(game, depth: int | None, algorithm: str, table: bool = False) -> SolveResult:
     """The one recursion behind expectiminimax and minimax (which is this on chance-free games:
     the chance branch is then never taken, so the two visit the same nodes)."""
     info = game.info
@@ -60,8 +64,22 @@ def search_game(game, depth: int | None, algorithm: str) -> SolveResult:
     current_player, apply, leaf_value = game.current_player, game.apply, frontier.value
     legal = game.legal_actions
     nodes = 0
+    known: dict | None = {} if table else None
 
     def search(state: State, depth_left: int | None, children: list | None
+               ) -> tuple[tuple[Value, ...], PvLink]:
+        if known is None or children is not None:   # the root always lists its children
+            return expand(state, depth_left, children)
+        stats.tt_probes += 1
+        key = (state, depth_left)
+        found = known.get(key)
+        if found is not None:
+            stats.tt_hits += 1
+            return found
+        found = known[key] = expand(state, depth_left, children)
+        return found
+
+    def expand(state: State, depth_left: int | None, children: list | None
                ) -> tuple[tuple[Value, ...], PvLink]:
         nonlocal nodes
         nodes += 1

@@ -56,9 +56,15 @@ from gdl.solvers.result import SolverError, SolveResult, Stats
 Cap = tuple[int, Value, bool] | None
 
 
-def maxn(game, *, depth: int | None = None, shallow_pruning: bool = False) -> SolveResult:
-    """max^n value vector, optimal root actions and principal variation (first best on ties)."""
+def maxn(game, *, depth: int | None = None, shallow_pruning: bool = False,
+         table: bool = False) -> SolveResult:
+    """max^n value vector, optimal root actions and principal variation (first best on ties).
+    With ``table`` (and without shallow pruning, whose results depend on the parent's bound), a
+    transposition table keyed by (state, depth left) answers a position met again."""
     info = game.info
+    if table and shallow_pruning:
+        raise SolverError("maxn: the transposition table needs shallow pruning off (a pruned "
+                          "node's vector depends on its parent's bound, not only on the position)")
     require_depth(info, depth, "maxn")
     total = None
     if shallow_pruning:
@@ -67,8 +73,22 @@ def maxn(game, *, depth: int | None = None, shallow_pruning: bool = False) -> So
     frontier = Frontier(game, stats, total=total,
                         bounds=info.utility_bounds if shallow_pruning else None)
     root_children: list[tuple[Action, tuple[Value, ...]]] = []
+    known: dict | None = {} if table else None
 
     def search(state: State, depth_left: int | None, cap: Cap, children: list | None
+               ) -> tuple[tuple[Value, ...], PvLink]:
+        if known is None or children is not None:   # the root always lists its children
+            return expand(state, depth_left, cap, children)
+        stats.tt_probes += 1
+        key = (state, depth_left)
+        found = known.get(key)
+        if found is not None:
+            stats.tt_hits += 1
+            return found
+        found = known[key] = expand(state, depth_left, cap, children)
+        return found
+
+    def expand(state: State, depth_left: int | None, cap: Cap, children: list | None
                ) -> tuple[tuple[Value, ...], PvLink]:
         stats.nodes += 1
         player = game.current_player(state)

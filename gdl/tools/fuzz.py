@@ -205,6 +205,21 @@ def for_depth(options):
     return replace(options, tt=False, quiescence=False)
 
 
+# The strong solver joins the comparison on games up to this many positions (fuzzed games are
+# small; a user's game may not be, and is then compared without it).
+GRAPH_MAX_STATES = 20_000
+
+
+def _graph_or_skip(game):
+    """The strong solver's root result, or None (not compared) when the game is too big."""
+    from gdl.graph import TooManyPositions, solve_root
+
+    try:
+        return solve_root(game, max_states=GRAPH_MAX_STATES)
+    except TooManyPositions:
+        return None
+
+
 def _solver_calls(info: GameInfo, depth: int | None, options: Sequence) -> list[tuple[str, Callable]]:
     """(label, function of a game) for every solver that applies to a game with this info."""
     import gdl.solvers as solvers
@@ -229,6 +244,8 @@ def _solver_calls(info: GameInfo, depth: int | None, options: Sequence) -> list[
             calls.append(("star1", lambda g: solvers.solve(g, "star1", depth=depth)))
             calls.append(("star2", lambda g: solvers.solve(g, "star2", depth=depth)))
     calls.append(("maxn", lambda g: solvers.solve(g, "maxn", depth=depth, shallow_pruning=False)))
+    if depth is None:   # the strong solver: every reachable position, by its own methods
+        calls.append(("graph", _graph_or_skip))
     if solvers.shallow_pruning_applies(info):
         calls.append(("maxn[shallow]",
                       lambda g: solvers.solve(g, "maxn", depth=depth, shallow_pruning=True)))
@@ -298,6 +315,9 @@ def compare_position(game: Any, state: Any = None, depth: int | None = None,
             result = call(target)
         except Exception as error:
             problems.append(Problem("error", label, f"{type(error).__name__}: {error}"))
+            return None
+        if result is None:          # the solver does not apply here (too big): not compared
+            comparison.solvers.pop()
             return None
         nodes[label] = result.stats.nodes
         if tuple(result.values) != tuple(expected.values):

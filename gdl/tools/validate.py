@@ -381,8 +381,14 @@ class _Checker:
         self.add(TOO_LONG, f"a play goes on past {what} of {limit} moves{detail}", path,
                  rules=rules)
 
-    def cycle(self, stem, around: Sequence[str]) -> None:
+    def cycle(self, stem, around: Sequence[str], ends_surely: bool = False) -> None:
         self.at = None
+        if ends_surely and (self.bound is None or self.bound[1] != 0):
+            self.add(CYCLE, f"a state comes back after {len(around)} move(s), but whatever the "
+                     "players do, every play ends with probability 1 (chance ends it): gdl solve "
+                     "solves its state graph (gdl solve --strong)", stem, rules=("terminal",),
+                     cycle=around, severity="note")
+            return
         described = (f"a state comes back after {len(around)} move(s), so a play can go on "
                      "forever")
         if self.bound is not None and self.bound[1] == 0:
@@ -671,6 +677,30 @@ class _Graph:
             v = w
         return length[0], names
 
+    def endless(self) -> int:
+        """States from which the players together can keep the game going for ever with
+        probability 1: none means every play ends with probability 1 whatever anyone does. (The
+        states that must end: terminals, a chance state with an outcome that must end, a
+        decision state all of whose moves must end.)"""
+        n = len(self.succ)
+        preds: list[list[int]] = [[] for _ in range(n)]
+        for v, edges in enumerate(self.succ):
+            for w, _ in edges:
+                preds[w].append(v)
+        ends = [k == TERMINAL for k in self.kind]
+        remaining = [len(edges) for edges in self.succ]
+        queue = deque(v for v in range(n) if ends[v])
+        while queue:
+            w = queue.popleft()
+            for v in preds[w]:
+                if ends[v] or self.kind[v] is None:
+                    continue
+                remaining[v] -= 1
+                if self.kind[v] == CHANCE or remaining[v] == 0:
+                    ends[v] = True
+                    queue.append(v)
+        return n - sum(ends)
+
     def stuck(self) -> int:
         """States from which no terminal state can be reached."""
         n = len(self.succ)
@@ -697,7 +727,7 @@ def _analyse(graph: _Graph, report: Report) -> None:
     cyclic = graph.cyclic(comp)
     witness = graph.cycle_witness(comp, cyclic) if any(cyclic) else None
     if witness is not None:
-        checker.cycle(*witness)
+        checker.cycle(*witness, ends_surely=graph.complete and graph.endless() == 0)
     if not graph.complete:
         return
     longest = None

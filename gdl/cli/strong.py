@@ -1,0 +1,190 @@
+"""`gdl solve --strong`, and `gdl solve` on a game that can repeat positions: the command-line
+side of gdl.graph (value every reachable position, then report the root and a census)."""
+
+from __future__ import annotations
+
+import sys
+import time
+
+from gdl.cli import print_json
+from gdl.protocol import CHANCE, TERMINAL, format_value, json_value
+from gdl.tools.progress import wants_progress
+
+
+class Rooted:
+    """A game seen from another starting state (after --moves)."""
+
+    def __init__(self, game, root):
+        self._game, self._root, self.info = game, root, game.info
+        for name in ("current_player", "legal_actions", "apply", "chance_outcomes", "returns",
+                     "evaluate", "action_name", "is_quiet"):
+            setattr(self, name, getattr(game, name))
+
+    def initial_state(self):
+        return self._root
+
+
+def progress_line(stream=None):
+    """A progress callback drawing ``enumerating  1,234,567 positions  3.1 s`` on a terminal
+    (None when ``stream`` is not one), and a function that erases the line."""
+    stream = sys.stderr if stream is None else stream
+    if not wants_progress(stream):
+        return None, lambda: None
+    started = time.monotonic()
+    drawn = []
+
+    def report(stage: str, done: int, found: int) -> None:
+        stream.write(f"\r{stage}  {done:,}/{found:,} positions  {time.monotonic() - started:.1f} s"
+                     "\033[K")
+        stream.flush()
+        drawn.append(1)
+
+    def erase() -> None:
+        if drawn:
+            stream.write("\r\033[K")
+            stream.flush()
+
+    return report, erase
+
+
+def strong(game, root, max_states: int | None):
+    """Strong-solve ``game`` from ``root``, with a progress line on a terminal."""
+    from gdl.graph import strong_solve
+
+    report, erase = progress_line()
+    try:
+        return strong_solve(Rooted(game, root), max_states=max_states, progress=report)
+    finally:
+        erase()
+
+
+def print_strong(args, game, solution, elapsed: float, census: bool = True) -> int:
+    names = game.action_name
+    players = game.info.players
+    values = solution.value(0)
+    kind = int(solution.graph.player[0])
+    best = [names(a) for a in solution.best_actions(0)]
+    value_class = solution.value_class(0)
+    remoteness = solution.remoteness(0)
+    if args.json:
+        document = {
+            "game": game.info.name, "players": list(players),
+            "values": None if values is None else {p: json_value(v)
+                                                   for p, v in zip(players, values)},
+            "class": value_class, "remoteness": None if remoteness < 0 else remoteness,
+            "best_actions": best, "algorithm": solution.method, "exact": solution.exact,
+            "proven": solution.exact, "strong": True,
+            "seconds": {k: round(v, 6) for k, v in solution.seconds.items()},
+        }
+        if not solution.exact:
+            document["residual"] = solution.residual
+            document["note"] = solution.note
+        if census:
+            document["census"] = _json_census(solution.census())
+        print_json(document)
+        return 0
+    print(f"{args.file}: {game.info.name}")
+    label = solution.method + ("" if solution.exact else f" (not exact: {solution.note})")
+    print(f"  algorithm     {label} over every reachable position")
+    if values is None:
+        print("  value         a draw: neither player can force an end (endless play decides)")
+    else:
+        shown = ", ".join(f"{p} {format_value(v)}" for p, v in zip(players, values))
+        if not solution.exact and solution.residual is not None:
+            shown += (f"  (approximate: value iteration's last change {solution.residual:.1e}, "
+                      "not an error bound)")
+        print(f"  value         {shown}")
+    if value_class is not None:
+        print(f"  class         {value_class} for {players[kind]}"
+              + (f", remoteness {remoteness}" if remoteness >= 0 else ""))
+    empty = ("(chance moves first)" if kind == CHANCE else "(game over)" if kind == TERMINAL
+             else "")
+    print(f"  best actions  {' '.join(best) or empty}")
+    if census:
+        document = solution.census()
+        print(f"  positions     {document['positions']:,} ({document['decision']:,} decision, "
+              f"{document['chance']:,} chance, {document['terminal']:,} terminal), "
+              f"{document['edges']:,} moves")
+        if "classes" in document:
+            print("  mover's value " + "  ".join(f"{k} {v:,}" for k, v in document["classes"].items()))
+            print("  remoteness    " + "  ".join(f"{r}: {c:,}" for r, c in document["remoteness"].items()))
+            print("  terminal      " + "  ".join(f"{players[0]} {k}: {v:,}"
+                                                 for k, v in document["terminal_outcomes"].items()))
+    times = "  ".join(f"{k} {v:.2f} s" for k, v in solution.seconds.items())
+    print(f"  time          {times}  total {elapsed:.2f} s")
+    return 0
+
+
+def _json_census(document: dict) -> dict:
+    out = dict(document)
+    if "remoteness" in out:
+        out["remoteness"] = {str(k): v for k, v in out["remoteness"].items()}
+    return out
+
+
+def binding(path: str, params: dict) -> dict:
+    """What a position database is bound to: the rule file's exact bytes and the --set values."""
+    import hashlib
+    from pathlib import Path
+
+    return {"rules_sha256": hashlib.sha256(Path(path).read_bytes()).hexdigest(),
+            "params": {k: params[k] for k in sorted(params)}}
+
+
+def open_bound_database(args):
+    """The database named by --db, refused (DatabaseError) unless it was saved for this rule
+    file with these --set values."""
+    from gdl.cli import parse_sets
+    from gdl.graph.database import open_database
+
+    return open_database(args.db, binding(args.file, parse_sets(args.set)))
+
+
+def cmd_strong(args, game, root) -> int:
+    from gdl.cli import UsageError, moves_arg, parse_sets
+
+    if args.save is not None and moves_arg(args):
+        raise UsageError("--save stores the whole game; it cannot be combined with --moves")
+    started = time.perf_counter()
+    solution = strong(game, root, args.max_states)
+    code = print_strong(args, game, solution, time.perf_counter() - started)
+    if args.save is not None:
+        from gdl.graph.database import save
+
+        try:
+            size = save(solution, args.save, binding(args.file, parse_sets(args.set)),
+                        source=args.file)
+        except OSError as error:
+            raise UsageError(f"--save {args.save}: {error.strerror or error}") from None
+        print(f"  saved         {args.save}: {len(solution.graph):,} positions, {size:,} bytes "
+              f"({size / max(1, len(solution.graph)):.2f} bytes a position)",
+              file=sys.stderr if args.json else sys.stdout)
+    return code
+
+
+def solve_cyclic(args, game, root, repetition) -> int:
+    """`gdl solve` met a cycle: solve over the state graph when it is small enough; a draw at
+    the root (or a graph too big) is still refused, with the cycle as its witness."""
+    from gdl.graph import TooManyPositions
+    from gdl.solvers.result import SolverError
+
+    limit = args.max_states if args.max_states is not None else CYCLIC_LIMIT
+    started = time.perf_counter()
+    try:
+        solution = strong(game, root, limit)
+    except TooManyPositions:
+        raise repetition from None
+    except SolverError as error:
+        raise type(repetition)(f"{repetition}; the state graph cannot be solved either: {error}",
+                               repetition.path, repetition.cycle) from None
+    if solution.value(0) is None:
+        raise type(repetition)(
+            f"{repetition}. Solved over its {len(solution.graph):,} positions, the start is a "
+            "draw: neither player can force the game to end", repetition.path,
+            repetition.cycle) from None
+    return print_strong(args, game, solution, time.perf_counter() - started, census=False)
+
+
+# Without --max-states, `gdl solve` tries the state graph of a cyclic game up to this many
+# positions (a few seconds); --strong uses the machine's memory as its bound.
+CYCLIC_LIMIT = 2_000_000

@@ -1,0 +1,287 @@
+"""The position database: a strong solve saved to a file, bound to the rules it came from.
+
+File format (version 1; all integers little-endian)::
+
+    b"GDLPOS1\\n"                       magic, 8 bytes
+    uint32 header length, then the header: UTF-8 JSON
+    uint32 sections; per section: uint64 compressed length, then zlib data
+
+The header holds ``binding`` (what the file is bound to: the caller's choice; the command line
+stores the SHA-256 of the rule file and the ``--set`` values), the game's name and players,
+``positions``, the solve ``method``, ``exact``, the key encoding ``key`` ("u8": each state
+component one byte, or "i32": four bytes, signed; "u8v" / "i32v": the number of components
+first, then zeros to the width, for states of different lengths) with ``key_width`` bytes a
+position, the
+``values`` table (every distinct value vector, exact fractions as "p/q" strings, floats in an
+approximate database, null for a draw), and the record layout ``record``.
+
+Sections, each one zlib-compressed numpy array, positions in the order of their sorted keys:
+
+1. keys: ``positions x key_width`` bytes, sorted: a lookup is a binary search;
+2. records: ``record = "packed16"``: one uint16 a position, the value's table index in the top
+   bits and the remoteness in the low ``remoteness_bits`` (all ones: none, a draw or a game
+   with chance), 2 bytes a position whenever the table has at most 4 entries (win, lose, tie,
+   draw) and no remoteness reaches 2^14 - 1; otherwise ``record = "split"``: a value index array
+   (uint8/16/32) and a remoteness array (int32, -1: none).
+
+Writing goes to a temporary file beside the target, renamed into place only when complete:
+an interrupted save leaves no half-written database. Opening checks the magic, the lengths and
+the binding: a corrupt, truncated or stale file is refused with ``DatabaseError``, a message
+that says which.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import struct
+import tempfile
+import zlib
+from dataclasses import dataclass
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+
+from gdl.solvers.result import SolverError
+
+MAGIC = b"GDLPOS1\n"
+VERSION = 1
+
+
+class DatabaseError(SolverError):
+    """A position database that cannot be used: missing, corrupt, or built from other rules."""
+
+
+def _encode_value(v):
+    if v is None:
+        return None
+    if isinstance(v, float):
+        return v
+    if isinstance(v, Fraction) and v.denominator != 1:
+        return f"{v.numerator}/{v.denominator}"
+    return int(v)
+
+
+def _decode_value(v):
+    if isinstance(v, str):
+        return Fraction(v)
+    return v
+
+
+def _encode_key(state, kind: str, width: int) -> bytes | None:
+    """A state's fixed-width key: its components as bytes ("u8") or little-endian int32s
+    ("i32"); "u8v" / "i32v" put the number of components first and pad with zeros (states of
+    different lengths, such as a chance node's pending outcome)."""
+    try:
+        if kind.startswith("u8"):
+            body = bytes(state)
+            key = (bytes([len(body)]) + body) if kind == "u8v" else body
+        else:
+            items = ([len(state)] if kind == "i32v" else []) + list(state)
+            if not all(type(x) is int and -2**31 <= x < 2**31 for x in items):
+                return None
+            key = np.array(items, dtype="<i4").tobytes()
+    except (TypeError, ValueError, OverflowError):
+        return None
+    if len(key) > width:
+        return None
+    return key + bytes(width - len(key))
+
+
+def _keys(solution) -> tuple[np.ndarray, str, int]:
+    graph = solution.graph
+    n = len(graph)
+    states = [graph.state(p) for p in range(n)]
+    if not all(type(s) is tuple and all(type(x) is int for x in s) for s in states):
+        raise DatabaseError("only games whose states are tuples of integers can be saved")
+    lengths = {len(s) for s in states}
+    same = len(lengths) == 1
+    longest = max(lengths, default=0)
+    if graph.packed and (same or longest < 256):
+        kind, width = ("u8", longest) if same else ("u8v", longest + 1)
+    elif all(-2**31 <= x < 2**31 for s in states for x in s):
+        kind, width = ("i32", 4 * longest) if same else ("i32v", 4 * (longest + 1))
+    else:
+        raise DatabaseError("state components beyond 32-bit integers cannot be saved")
+    keys = [_encode_key(s, kind, width) for s in states]
+    if any(key is None for key in keys):
+        raise DatabaseError("a state could not be encoded as a key")
+    joined = b"".join(key for key in keys if key is not None)
+    raw = np.frombuffer(joined, dtype=np.uint8).reshape(n, width)
+    return raw, kind, width
+
+
+def save(solution, path: str | Path, binding: dict, source: str = "") -> int:
+    """Write ``solution`` to ``path`` (atomically); returns the file's size in bytes."""
+    graph = solution.graph
+    n = len(graph)
+    raw, key, width = _keys(solution)
+    order = np.lexsort(raw.T[::-1]) if width else np.arange(n)
+    table: dict = {}
+    value_index = np.empty(n, dtype=np.int64)
+    remoteness = np.empty(n, dtype=np.int64)
+    for rank, position in enumerate(order.tolist()):
+        value = solution.value(position)
+        encoded = None if value is None else tuple(_encode_value(v) for v in value)
+        value_index[rank] = table.setdefault(encoded, len(table))
+        remoteness[rank] = solution.remoteness(position)
+    bits_for_index = max(1, (len(table) - 1).bit_length())
+    remoteness_bits = 16 - bits_for_index
+    none = (1 << remoteness_bits) - 1
+    sections = [np.ascontiguousarray(raw[order]).tobytes()]
+    if remoteness_bits >= 8 and int(remoteness.max(initial=0)) < none:
+        packed = (value_index << remoteness_bits) | np.where(remoteness < 0, none, remoteness)
+        sections.append(packed.astype("<u2").tobytes())
+        record = {"layout": "packed16", "remoteness_bits": remoteness_bits}
+    else:
+        dtype = "<u1" if len(table) <= 256 else "<u2" if len(table) <= 65536 else "<u4"
+        sections.append(value_index.astype(dtype).tobytes())
+        sections.append(remoteness.astype("<i4").tobytes())
+        record = {"layout": "split", "index_dtype": dtype}
+    info = graph.game.info
+    header = {
+        "format": VERSION, "binding": binding, "source": source, "game": info.name,
+        "players": list(info.players),
+        "positions": n, "method": solution.method, "exact": solution.exact,
+        "note": solution.note, "key": key, "key_width": width,
+        "values": [None if v is None else list(v) for v in table], "record": record,
+    }
+    blob = json.dumps(header, sort_keys=True).encode("utf-8")
+    path = Path(path)
+    directory = path.parent if str(path.parent) else Path(".")
+    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".partial", dir=directory)
+    try:
+        with os.fdopen(handle, "wb") as out:
+            out.write(MAGIC)
+            out.write(struct.pack("<I", len(blob)))
+            out.write(blob)
+            out.write(struct.pack("<I", len(sections)))
+            for section in sections:
+                data = zlib.compress(section, 6)
+                out.write(struct.pack("<Q", len(data)))
+                out.write(data)
+        os.replace(temporary, path)
+    except BaseException:           # Ctrl-C included: never leave a half-written file behind
+        try:
+            os.unlink(temporary)
+        except OSError:
+            pass
+        raise
+    return path.stat().st_size
+
+
+@dataclass
+class Entry:
+    """What the database knows about one position."""
+
+    values: tuple | None        # one value per player; None for a draw (endless play)
+    remoteness: int             # -1: none (a draw, or a game with chance or more players)
+
+
+class PositionDatabase:
+    """A saved strong solve, opened for lookups: ``db.lookup(state)`` → ``Entry`` or None."""
+
+    def __init__(self, path: str | Path, binding: dict | None = None):
+        self.path = str(path)
+        try:
+            data = Path(path).read_bytes()
+        except FileNotFoundError:
+            raise DatabaseError(f"{path}: no such database") from None
+        except OSError as error:
+            raise DatabaseError(f"{path}: cannot be read ({error.strerror})") from None
+        try:
+            self._parse(data)
+        except (ValueError, KeyError, TypeError, struct.error, zlib.error, json.JSONDecodeError,
+                UnicodeDecodeError) as error:
+            raise DatabaseError(f"{path}: not a valid gdl position database, or damaged "
+                                f"({type(error).__name__}: {error}); solve again with --save"
+                                ) from None
+        if binding is not None and binding != self.header["binding"]:
+            raise DatabaseError(self._stale(binding))
+
+    def _parse(self, data: bytes) -> None:
+        if not data.startswith(MAGIC):
+            raise ValueError("the file does not start with the gdl position database mark")
+        offset = len(MAGIC)
+        (length,) = struct.unpack_from("<I", data, offset)
+        offset += 4
+        self.header = header = json.loads(data[offset:offset + length].decode("utf-8"))
+        offset += length
+        if header.get("format") != VERSION:
+            raise ValueError(f"format {header.get('format')!r}, this gdl reads {VERSION}")
+        (count,) = struct.unpack_from("<I", data, offset)
+        offset += 4
+        sections = []
+        for _ in range(count):
+            (size,) = struct.unpack_from("<Q", data, offset)
+            offset += 8
+            if offset + size > len(data):
+                raise ValueError("the file is truncated")
+            sections.append(zlib.decompress(data[offset:offset + size]))
+            offset += size
+        if offset != len(data):
+            raise ValueError("trailing bytes after the last section")
+        n, width = header["positions"], header["key_width"]
+        keys = np.frombuffer(sections[0], dtype=np.uint8)
+        if len(keys) != n * width:
+            raise ValueError("the key section has the wrong length")
+        self._keys = keys.view(f"S{width}") if width else np.zeros(n, dtype="S1")
+        record = header["record"]
+        if record["layout"] == "packed16":
+            packed = np.frombuffer(sections[1], dtype="<u2").astype(np.int64)
+            bits = record["remoteness_bits"]
+            self._index = packed >> bits
+            self._remoteness = packed & ((1 << bits) - 1)
+            self._remoteness[self._remoteness == (1 << bits) - 1] = -1
+        else:
+            self._index = np.frombuffer(sections[1], dtype=record["index_dtype"])
+            self._remoteness = np.frombuffer(sections[2], dtype="<i4")
+        if len(self._index) != n or len(self._remoteness) != n:
+            raise ValueError("the record section has the wrong length")
+        self._values = [None if v is None else tuple(_decode_value(x) for x in v)
+                        for v in header["values"]]
+        if n and int(self._index.max()) >= len(self._values):
+            raise ValueError("a record points outside the value table")
+        if n > 1 and not bool(np.all(self._keys[:-1] < self._keys[1:])):
+            raise ValueError("the keys are not sorted")
+
+    def _stale(self, binding: dict) -> str:
+        stored = self.header["binding"]
+        differences = [k for k in sorted(set(binding) | set(stored))
+                       if binding.get(k) != stored.get(k)]
+        return (f"{self.path}: this database was built from other rules ({', '.join(differences)} "
+                f"differ: it was saved for {self.header.get('source') or '?'} with "
+                f"{_show_params(stored.get('params'))}); solve again with --save")
+
+    def __len__(self) -> int:
+        return self.header["positions"]
+
+    @property
+    def exact(self) -> bool:
+        return bool(self.header["exact"])
+
+    def _key(self, state) -> bytes | None:
+        return _encode_key(state, self.header["key"], self.header["key_width"])
+
+    def lookup(self, state) -> Entry | None:
+        """The value and remoteness of a state, or None if it is not in the database."""
+        key = self._key(state)
+        if key is None:
+            return None
+        probe = np.array([key], dtype=self._keys.dtype)
+        at = int(np.searchsorted(self._keys, probe[0]))
+        if at >= len(self._keys) or self._keys[at] != probe[0]:
+            return None
+        return Entry(self._values[int(self._index[at])], int(self._remoteness[at]))
+
+
+def _show_params(params) -> str:
+    if not params:
+        return "no --set"
+    return " ".join(f"--set {k}={v}" for k, v in sorted(params.items()))
+
+
+def open_database(path: str | Path, binding: dict | None = None) -> PositionDatabase:
+    """Open a saved database; with ``binding``, refuse one saved for anything else."""
+    return PositionDatabase(path, binding)

@@ -1,0 +1,339 @@
+"""Two players, constant-sum, chance and cycles (Pig, Piglet): value iteration, then an exact
+check of the policy it finds.
+
+1. **Does every play end?** The positions from which the players *together* could keep the game
+   going for ever with probability 1 (a decision position with a move staying among them, a
+   chance position whose outcomes all do) are found as the complement of an attractor. When
+   there are none, every pair of strategies ends the game with probability 1 (a *stopping*
+   game), and then the Bellman equations have exactly one solution: any exact solution is the
+   value (Shapley 1953; Condon 1992 for simple stochastic games).
+2. **Value iteration in floats**, strongly connected component by component in reverse
+   topological order (``order.components``), layers of the condensation at a time, with numpy:
+   the values of a layer are iterated until they stop changing, the layers below being final.
+3. **Exact check** (when the game is stopping and small enough): the policy read off the float
+   values (the first move within 1e-9 of the best) is evaluated exactly, component by
+   component: the positions on the component's cycles are found (the targets of a depth-first
+   search's back edges: a feedback vertex set), every other position is written as an affine
+   function of them in exact ``Fraction`` arithmetic, and the small linear system left is
+   solved exactly. Then every decision position is checked: no move may be better than the
+   policy's for the mover. Where one is, the policy takes it and the component is evaluated
+   again (policy iteration, at most ``MAX_IMPROVEMENTS`` rounds). Checked values satisfy the
+   Bellman equations exactly, so in a stopping game they are the value: the result is exact.
+
+When the check cannot be made (the game is not stopping, or the exact numbers grow beyond
+``MAX_DIGITS`` digits, or the graph has more than ``EXACT_LIMIT`` positions), the float values
+are returned labelled approximate, with the last iteration's largest change as the residual:
+never as exact.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+
+from gdl.graph.induction import centred_terminals
+from gdl.graph.order import components, edge_owner, gather, levels
+from gdl.graph.retrograde import attractor
+from gdl.graph.solution import GraphSolution, VectorValues
+from gdl.protocol import CHANCE, TERMINAL
+
+TOLERANCE = 1e-13        # value iteration stops when no value of a layer moves more than this
+MAX_SWEEPS = 1_000_000
+POLICY_SLACK = 1e-9      # moves within this of the best float value count as best
+EXACT_LIMIT = 300_000    # positions: beyond this the exact check is not attempted
+MAX_DIGITS = 2_000       # digits of a numerator or denominator before the exact check gives up
+MAX_IMPROVEMENTS = 50
+
+
+class _TooBig(Exception):
+    pass
+
+
+def endless_positions(graph) -> np.ndarray:
+    """The positions from which the players together can keep the game going for ever."""
+    player = graph.player
+    out_degree = np.diff(graph.first)
+    ends = attractor(graph, np.flatnonzero(player == TERMINAL), player == CHANCE, out_degree)
+    return np.flatnonzero(ends < 0)
+
+
+def condensation_layers(graph) -> tuple[list[list[int]], np.ndarray, list[list[np.ndarray]]]:
+    """The components (sinks first), each position's component, and the positions in layers:
+    every move out of a layer leads to an earlier one. Each layer is a list of groups in the
+    order to update them: inside a component, the moves to positions discovered later by the
+    depth-first search form no cycle, and the groups follow that acyclic order (children first),
+    so one sweep carries values along every such move; only the other moves (back along a
+    cycle) wait for the next sweep."""
+    discovery: list = []
+    parts = components(graph, discovery)
+    component = np.empty(len(graph), dtype=np.int64)
+    for number, members in enumerate(parts):
+        component[members] = number
+    owner = edge_owner(graph)
+    child = graph.child
+    same = component[owner] == component[child]
+    found = np.array(discovery, dtype=np.int64)
+    forward = ~same | (found[child] > found[owner])
+    depth = np.empty(len(graph), dtype=np.int64)
+    forward_levels = levels(graph, forward)
+    assert forward_levels is not None     # discovery numbers increase along these moves: no cycle
+    for h, nodes in enumerate(forward_levels):
+        depth[nodes] = h
+    between = ~same
+    source, target = component[owner][between], component[child][between]
+    order = np.argsort(source, kind="stable")
+    source, target = source[order], target[order]
+    starts = np.searchsorted(source, np.arange(len(parts) + 1)).tolist()
+    target_list = target.tolist()
+    height = [0] * len(parts)
+    # components are listed sinks first, so each one's successors already have their height
+    for number in range(len(parts)):
+        a, b = starts[number], starts[number + 1]
+        if a < b:
+            height[number] = 1 + max(height[t] for t in target_list[a:b])
+    position_height = np.array(height, dtype=np.int64)[component]
+    by = np.lexsort((depth, position_height))
+    layer_of = position_height[by]
+    layers = []
+    for bounds in np.split(np.arange(len(by)), np.flatnonzero(np.diff(layer_of)) + 1):
+        nodes = by[bounds]
+        groups = np.split(nodes, np.flatnonzero(np.diff(depth[nodes])) + 1)
+        layers.append(groups)
+    return parts, component, layers
+
+
+def float_values(graph, centred: np.ndarray, scale: int, layers) -> tuple[np.ndarray, float]:
+    """Player 0's centred values as floats, and the largest change in the last sweep of any
+    layer that needed more than one."""
+    player, first, child = graph.player, graph.first, graph.child
+    probability = np.zeros(graph.edges)
+    chance_edges = graph.probability_index >= 0
+    table = np.array([float(p) for p in graph.probabilities] or [0.0])
+    probability[chance_edges] = table[graph.probability_index[chance_edges]]
+    value = centred.astype(np.float64) / scale
+    every_edge = np.arange(graph.edges)
+    residual = 0.0
+    for groups in layers:
+        work = []
+        for nodes in groups:
+            nodes = nodes[player[nodes] != TERMINAL]
+            if not len(nodes):
+                continue
+            edges_children, counts = gather(first, child, nodes)
+            starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
+            edge_ids, _ = gather(first, every_edge, nodes)
+            kind = player[nodes]
+            sign = np.where(kind == 1, -1.0, 1.0)
+            work.append((nodes, edges_children, starts, probability[edge_ids],
+                         np.repeat(sign, counts), sign, kind == CHANCE))
+        if not work:
+            continue
+        change = np.inf
+        sweeps = 0
+        while change > TOLERANCE and sweeps < MAX_SWEEPS:
+            change = 0.0
+            for nodes, edges_children, starts, weights, edge_sign, sign, is_chance in work:
+                seen = value[edges_children]
+                best = np.maximum.reduceat(seen * edge_sign, starts) * sign
+                mean = np.add.reduceat(seen * weights, starts)
+                new = np.where(is_chance, mean, best)
+                change = max(change, float(np.max(np.abs(new - value[nodes]))))
+                value[nodes] = new
+            sweeps += 1
+        if sweeps > 1:
+            residual = max(residual, change)
+    return value, residual
+
+
+def exact_values(graph, centred: np.ndarray, scale: int, parts, approximate: np.ndarray
+                 ) -> list[Fraction]:
+    """Player 0's exact centred values (divided by ``scale``), checked as described above;
+    raises _TooBig when the numbers or the rounds of improvement run out."""
+    n = len(graph)
+    player = graph.player.tolist()
+    first = graph.first.tolist()
+    child = graph.child.tolist()
+    probability_index = graph.probability_index.tolist()
+    probabilities = graph.probabilities
+    value: list = [None] * n
+    for position in range(n):
+        if player[position] == TERMINAL:
+            value[position] = Fraction(int(centred[position]), scale)
+    guess = approximate.tolist()
+    policy: dict[int, int] = {}
+    for position in range(n):
+        kind = player[position]
+        if kind >= 0:
+            edges = range(first[position], first[position + 1])
+            seen = [guess[child[e]] * (1 if kind == 0 else -1) for e in edges]
+            top = max(seen)
+            policy[position] = next(e for e, v in zip(edges, seen) if v >= top - POLICY_SLACK)
+    for members in parts:
+        if len(members) == 1 and player[members[0]] == TERMINAL:
+            continue
+        for _ in range(MAX_IMPROVEMENTS):
+            _evaluate(members, player, first, child, probability_index, probabilities, policy,
+                      value)
+            if not _improve(members, player, first, child, policy, value):
+                break
+        else:
+            raise _TooBig()
+    return value
+
+
+def _evaluate(members, player, first, child, probability_index, probabilities, policy, value):
+    """Exact values of one component under a fixed policy (see the module docstring)."""
+    inside = set(members)
+    # the positions on the component's cycles under the policy: targets of DFS back edges
+    successors = {}
+    for position in members:
+        if player[position] == CHANCE:
+            successors[position] = [(child[e], probabilities[probability_index[e]])
+                                    for e in range(first[position], first[position + 1])]
+        else:
+            successors[position] = [(child[policy[position]], 1)]
+    state: dict[int, int] = {}         # 1 on the DFS path, 2 finished
+    finished: list[int] = []
+    cut: list[int] = []
+    for root in members:
+        if root in state:
+            continue
+        state[root] = 1
+        work = [(root, iter(successors[root]))]
+        while work:
+            node, it = work[-1]
+            for target, _ in it:
+                if target not in inside:
+                    continue
+                mark = state.get(target)
+                if mark is None:
+                    state[target] = 1
+                    work.append((target, iter(successors[target])))
+                    break
+                if mark == 1 and target not in cut:
+                    cut.append(target)
+            else:
+                work.pop()
+                state[node] = 2
+                finished.append(node)
+    index = {c: i for i, c in enumerate(cut)}
+    size = len(cut) + 1                # affine form: coefficients of the cut values, then a constant
+    form: dict[int, list] = {c: [Fraction(0)] * size for c in cut}
+    for c in cut:
+        form[c][index[c]] = Fraction(1)
+    equations = {}
+    for node in finished:              # post-order: every non-cut successor is done
+        combined = [Fraction(0)] * size
+        for target, weight in successors[node]:
+            if target in inside:
+                part = form[target]
+                for i in range(size):
+                    if part[i]:
+                        combined[i] += weight * part[i]
+            else:
+                combined[-1] += weight * value[target]
+        if node in index:
+            equations[node] = combined
+        else:
+            form[node] = combined
+    # x_c = equations[c](x): solve (I - A) x = b exactly
+    k = len(cut)
+    matrix = [[(1 if i == j else 0) - equations[c][j] for j in range(k)] + [equations[c][-1]]
+              for i, c in enumerate(cut)]
+    solution = _solve(matrix)
+    for node in members:
+        if node in index:
+            v = solution[index[node]]
+        else:
+            f = form[node]
+            v = f[-1] + sum(f[i] * solution[i] for i in range(k) if f[i])
+        if max(abs(v.numerator), v.denominator).bit_length() > MAX_DIGITS * 3.33:
+            raise _TooBig()
+        value[node] = v
+
+
+def _solve(matrix: list[list[Fraction]]) -> list[Fraction]:
+    """Gauss-Jordan elimination in exact arithmetic; the last column is the right-hand side."""
+    k = len(matrix)
+    for col in range(k):
+        pivot = next((r for r in range(col, k) if matrix[r][col] != 0), None)
+        if pivot is None:               # singular: the policy keeps some play going for ever
+            raise _TooBig()
+        matrix[col], matrix[pivot] = matrix[pivot], matrix[col]
+        lead = matrix[col][col]
+        matrix[col] = [x / lead for x in matrix[col]]
+        for r in range(k):
+            if r != col and matrix[r][col] != 0:
+                factor = matrix[r][col]
+                matrix[r] = [a - factor * b for a, b in zip(matrix[r], matrix[col])]
+    return [matrix[r][k] for r in range(k)]
+
+
+def _improve(members, player, first, child, policy, value) -> bool:
+    """Switch every decision position with a strictly better move to its best; True if any."""
+    changed = False
+    for position in members:
+        kind = player[position]
+        if kind < 0:
+            continue
+        sign = 1 if kind == 0 else -1
+        current = value[child[policy[position]]] * sign
+        best_edge, best = policy[position], current
+        for e in range(first[position], first[position + 1]):
+            v = value[child[e]] * sign
+            if v > best:
+                best_edge, best = e, v
+        if best_edge != policy[position]:
+            policy[position] = best_edge
+            changed = True
+    return changed
+
+
+def solve_stochastic(graph, total, progress=None) -> GraphSolution:
+    """Every position of a two-player constant-sum game with chance and cycles."""
+    from gdl.graph import VALUE_ITERATION
+
+    terminal = centred_terminals(graph, total)
+    if terminal is None:
+        from gdl.solvers.result import SolverError
+
+        raise SolverError("strong solve: utilities too large for value iteration")
+    centred, scale = terminal
+    if progress is not None:
+        progress("ordering", 0, len(graph))
+    parts, _, layers = condensation_layers(graph)
+    if progress is not None:
+        progress("iterating", 0, len(graph))
+    approximate, residual = float_values(graph, centred, scale, layers)
+    endless = endless_positions(graph)
+    note = ""
+    exact = None
+    if len(endless):
+        note = (f"{len(endless):,} positions can go on for ever with probability 1, so the "
+                "equations may have several solutions; values from iteration started at a "
+                "level result")
+    elif len(graph) > EXACT_LIMIT:
+        note = (f"the exact check is not attempted beyond {EXACT_LIMIT:,} positions (its "
+                "fractions would grow too large); values from value iteration")
+    else:
+        if progress is not None:
+            progress("checking exactly", 0, len(graph))
+        try:
+            exact = exact_values(graph, centred, scale, parts, approximate)
+        except _TooBig:
+            note = (f"the exact check gave up (numbers beyond {MAX_DIGITS:,} digits, or no "
+                    "stable policy); values from value iteration")
+    if exact is not None:
+        vectors = [((v + total) / 2, (total - v) / 2 + 0) for v in exact]
+        vectors = [tuple(_plain(x) for x in pair) for pair in vectors]
+        return GraphSolution(graph, VALUE_ITERATION, VectorValues(vectors), exact=True)
+    vectors = [((v + float(total)) / 2, (float(total) - v) / 2) for v in approximate.tolist()]
+    return GraphSolution(graph, VALUE_ITERATION, VectorValues(vectors), exact=False,
+                         residual=residual, note=note)
+
+
+def _plain(v):
+    if isinstance(v, Fraction) and v.denominator == 1:
+        return v.numerator
+    return v

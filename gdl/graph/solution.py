@@ -1,0 +1,192 @@
+"""What a strong solve returns: a value for every reachable position, and the answers built on
+it (value class, remoteness, the optimal moves of any position, a census).
+
+Two representations, one interface:
+
+- ``TwoPlayerValues``: two players, constant-sum, no chance (the retrograde and the fast
+  backward induction). Each position holds an interval ``[lower, upper]`` of *centred* values
+  ``w = scale * (2 * u0 - total)`` (player 0's utility u0, shifted so that a level result is 0
+  and scaled to an integer): ``lower`` is what player 0 can force *with the game ending*,
+  ``upper`` what player 1 can hold it to, with the game ending. Where they meet the position is
+  decided; where they differ, neither side can force an end within that range: endless play
+  (a *draw*) decides it, and with a value ``d`` for endless play the value is ``d`` clamped to
+  ``[lower, upper]``. ``NO_END_LOW`` / ``NO_END_HIGH`` stand for "cannot force an end at all".
+- ``VectorValues``: any game (chance, n players, general-sum): one exact vector per position.
+
+Value classes are the mover's: *win* (more than level), *lose*, *tie* (the game ends level)
+and *draw* (it need not end). Remoteness is the number of moves to the end when the winner
+wins as fast as possible and the loser loses as slowly as possible (a tie: as fast as possible),
+counted along optimal moves; it is -1 for a draw and for games with chance or more players.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from gdl.protocol import CHANCE, TERMINAL, Value
+
+NO_END_LOW = -(2**62)
+NO_END_HIGH = 2**62
+
+# Approximate values (floats from value iteration) this close to the best count as best.
+APPROXIMATE_SLACK = 1e-9
+
+WIN, LOSE, TIE, DRAW = "win", "lose", "tie", "draw"
+CLASSES = (WIN, LOSE, TIE, DRAW)
+
+
+@dataclass
+class TwoPlayerValues:
+    lower: np.ndarray
+    upper: np.ndarray
+    remoteness: np.ndarray          # int32, -1 for a draw
+    scale: int                      # w = scale * (2 * u0 - total)
+    total: Value                    # u0 + u1
+    endless: Value | None = None    # player 0's utility for endless play, where declared
+
+    def centred_endless(self) -> Fraction | None:
+        if self.endless is None:
+            return None
+        w = Fraction(self.endless) * 2 * self.scale - self.total * self.scale
+        return w
+
+    def vector(self, position: int) -> tuple[Value, ...] | None:
+        lo, hi = int(self.lower[position]), int(self.upper[position])
+        centre = Fraction(lo)
+        if lo != hi:
+            d = self.centred_endless()
+            if d is None:
+                return None
+            centre = min(max(d, Fraction(lo)), Fraction(hi))
+        u0 = (centre / self.scale + self.total) / 2
+        return (_plain(u0), _plain(self.total - u0))
+
+    def mover_centred(self, position: int, player: int) -> tuple[int, int]:
+        lo, hi = int(self.lower[position]), int(self.upper[position])
+        return (lo, hi) if player == 0 else (-hi, -lo)
+
+
+@dataclass
+class VectorValues:
+    vectors: list                   # position -> tuple of exact values (None: not solved)
+
+
+def _plain(v: Value) -> Value:
+    if isinstance(v, Fraction) and v.denominator == 1:
+        return v.numerator
+    return v
+
+
+@dataclass
+class GraphSolution:
+    """Every reachable position of ``graph`` valued by ``method``. ``exact`` is True when every
+    value is proven exact; otherwise ``residual`` is the largest change in value iteration's last
+    sweep (how settled the values are, *not* a bound on their error), and ``note`` says why the
+    values are not exact."""
+
+    graph: Any
+    method: str
+    values: TwoPlayerValues | VectorValues
+    exact: bool = True
+    residual: float | None = None
+    note: str = ""
+    seconds: dict = field(default_factory=dict)
+
+    # ---- one position
+    def value(self, position: int) -> tuple[Value, ...] | None:
+        """The value vector, or None for a draw whose endless play has no declared value."""
+        if isinstance(self.values, TwoPlayerValues):
+            return self.values.vector(position)
+        return self.values.vectors[position]
+
+    def remoteness(self, position: int) -> int:
+        if isinstance(self.values, TwoPlayerValues):
+            return int(self.values.remoteness[position])
+        return -1
+
+    def value_class(self, position: int) -> str | None:
+        """win / lose / tie / draw for the player to move (None at chance and terminal
+        positions, and in games with more players or general-sum)."""
+        player = int(self.graph.player[position])
+        if player < 0 or not isinstance(self.values, TwoPlayerValues):
+            return None
+        lo, hi = self.values.mover_centred(position, player)
+        if lo != hi:
+            return DRAW
+        return WIN if lo > 0 else LOSE if lo < 0 else TIE
+
+    def moves(self, position: int) -> list[tuple[Any, int, tuple | None, int]]:
+        """Each available move at a position, in the game's order: ``(action, child id, value
+        vector, remoteness)``."""
+        graph = self.graph
+        state = graph.state(position)
+        game = graph.game
+        player = int(graph.player[position])
+        if player == TERMINAL:
+            return []
+        if player == CHANCE:
+            actions = [outcome for outcome, _ in game.chance_outcomes(state)]
+        else:
+            actions = list(game.legal_actions(state))
+        children = graph.children(position).tolist()
+        return [(a, c, self.value(c), self.remoteness(c)) for a, c in zip(actions, children)]
+
+    def best_actions(self, position: int) -> tuple:
+        """The optimal actions at a decision position, in declaration order: every action whose
+        value for the mover equals the best (the tree solvers' rule). At a draw, the moves that
+        keep every outcome the mover can hope for (the same interval)."""
+        player = int(self.graph.player[position])
+        if player < 0:
+            return ()
+        children = self.graph.children(position).tolist()
+        state = self.graph.state(position)
+        actions = list(self.graph.game.legal_actions(state))
+        if isinstance(self.values, TwoPlayerValues):
+            target = self.values.mover_centred(position, player)
+            if self.values.endless is None or target[0] == target[1]:
+                return tuple(a for a, c in zip(actions, children)
+                             if self.values.mover_centred(c, player) == target)
+        known = [(a, v) for a, v in zip(actions, (self.value(c) for c in children))
+                 if v is not None]
+        best = max(v[player] for _, v in known)
+        slack = 0 if self.exact else APPROXIMATE_SLACK
+        return tuple(a for a, v in known if v[player] >= best - slack)
+
+    # ---- the whole graph
+    def census(self) -> dict:
+        """Positions by kind, by the mover's value class and by remoteness."""
+        graph = self.graph
+        document: dict[str, Any] = dict(graph.census())
+        if isinstance(self.values, TwoPlayerValues):
+            player = graph.player
+            lower, upper = self.values.lower, self.values.upper
+            decision = player >= 0
+            sign = np.where(player == 1, -1, 1)
+            lo = np.where(player == 1, -upper, lower)
+            hi = np.where(player == 1, -lower, upper)
+            decided = lo == hi
+            del sign
+            document["classes"] = {
+                WIN: int(np.count_nonzero(decision & decided & (lo > 0))),
+                LOSE: int(np.count_nonzero(decision & decided & (lo < 0))),
+                TIE: int(np.count_nonzero(decision & decided & (lo == 0))),
+                DRAW: int(np.count_nonzero(decision & ~decided)),
+            }
+            remoteness = self.values.remoteness[decision & decided]
+            counts = np.bincount(remoteness) if len(remoteness) else np.zeros(0, np.int64)
+            document["remoteness"] = {int(r): int(c) for r, c in enumerate(counts) if c}
+            terminal = player == TERMINAL
+            outcomes = Counter(lower[terminal].tolist())
+            document["terminal_outcomes"] = {
+                _outcome_name(w, self.values): c for w, c in sorted(outcomes.items(), reverse=True)}
+        return document
+
+
+def _outcome_name(w: int, values: TwoPlayerValues) -> str:
+    u0 = (Fraction(w, values.scale) + values.total) / 2
+    return str(_plain(u0))
