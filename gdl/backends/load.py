@@ -29,7 +29,7 @@ CACHE_ENTRIES = 256    # the cache keeps about this many generated modules (olde
 MAX_ENTRY_BYTES = 4 * 1024 * 1024   # a larger compiled module is not cached
 
 
-BACKENDS = ("compile", "interpret")
+BACKENDS = ("native", "compile", "interpret")
 
 
 def loads(text: str, filename: str = "<input>", params: Mapping[str, int | bool] | None = None,
@@ -37,6 +37,8 @@ def loads(text: str, filename: str = "<input>", params: Mapping[str, int | bool]
     """Parse, check and build a game from rule text. Raises GdlError for any mistake in it.
 
     ``backend="compile"`` (the default) generates Python source for the rules (gdl.backends.compiler);
+    ``backend="native"`` is that game with the rules and the search loops also compiled to machine
+    code (gdl.backends.native: ``game.native``, or ``game.native_note`` saying why not);
     ``backend="interpret"`` uses the reference interpreter (gdl.backends.interpret). Both implement the
     same protocol with the same results; explicit trees are a TreeGame either way. Compiled
     games are cached per user (gdl.backends.runtime), so loading the same rules again is quick."""
@@ -45,6 +47,12 @@ def loads(text: str, filename: str = "<input>", params: Mapping[str, int | bool]
     text = normalize(text, filename)
     if backend == "compile":
         return load_text(text, filename, params)
+    if backend == "native":
+        from gdl.backends.native.attach import attach
+
+        game = load_text(text, filename, params)
+        attach(game, filename, _cache_key(text, filename, dict(params or {})))
+        return game
     from gdl.backends.interpret import build
     from gdl.lang.check import check
     from gdl.lang.parse import parse

@@ -87,6 +87,11 @@ def whole(low: int, high: int | None = None):
 
 # The backend chosen with --backend for this run; main() sets it, load_game() uses it.
 _backend = "compile"
+_backend_explicit = False
+# Where --backend is not given: native code for `solve` (the searches it runs natively), the
+# compiled Python tier elsewhere (their work is in Python anyway, and a first load would pay
+# for a C compile that nothing uses).
+NATIVE_BY_DEFAULT = ("solve",)
 
 
 def read_rule_text(path: str) -> str:
@@ -107,7 +112,13 @@ def load_game(path: str, params: dict | None = None, backend: str | None = None)
     """Load a rule file with the command line's --backend (or ``backend``, when given)."""
     from gdl.backends.load import loads
 
-    return loads(read_rule_text(path), path, params, backend=backend or _backend)
+    game = loads(read_rule_text(path), path, params, backend=backend or _backend)
+    found = getattr(game, "__dict__", {})
+    # The note when native code was asked for, or when it is the default and cannot run here
+    # (no C compiler); a game the native tier does not cover just runs in Python by default.
+    if found.get("native_note") and (_backend_explicit or found.get("native_route_missing")):
+        print(found["native_note"], file=sys.stderr)
+    return game
 
 
 def replace_file(path: Path, data: bytes) -> None:
@@ -190,9 +201,11 @@ def add_common(sub, many: bool = False) -> None:
         sub.add_argument("file", metavar="FILE", help="a rule file (.game)")
     sub.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
                      help="override a `param` of the game (repeatable)")
-    sub.add_argument("--backend", choices=("compile", "interpret"), default="compile",
-                     help="run the rules as generated Python (compile, the default) or with the "
-                          "reference interpreter (interpret); the results are the same")
+    sub.add_argument("--backend", choices=("native", "compile", "interpret"), default=None,
+                     help="run the rules and the searches it implements as generated C (native, "
+                          "the default of `solve`; where it cannot run, the compiled Python tier "
+                          "with a note), as generated Python (compile, the default elsewhere) or "
+                          "with the reference interpreter (interpret); the results are the same")
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
@@ -232,7 +245,10 @@ def _main(argv: list[str]) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exit:     # argparse's usage errors (and --help, --version): a code, not an exit
         return exit.code if isinstance(exit.code, int) else USAGE_ERROR
-    global _backend
+    global _backend, _backend_explicit
+    _backend_explicit = getattr(args, "backend", None) is not None
+    if hasattr(args, "backend") and args.backend is None:
+        args.backend = "native" if args.command in NATIVE_BY_DEFAULT else "compile"
     _backend = getattr(args, "backend", None) or "compile"
     if not getattr(args, "run", None):
         parser.print_help()

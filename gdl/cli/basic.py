@@ -95,10 +95,16 @@ def cmd_solve(args) -> int:
         print(f"gdl solve: note: '{game.info.name}' declares no evaluate: a search the budget "
               "stops counts positions at its horizon as even", file=sys.stderr)
     started = time.perf_counter()
+    from gdl.tools.native_solve import solve_native
+
     try:
-        result = solve(searched, args.algorithm, depth=args.depth, root_state=root,
-                       options=options, budget=budget,
-                       player=_player_index(game, args.player))
+        # The searches the native tier implements run in C (the default backend of solve);
+        # anything else, or a native search stopped by a rule error, runs the Python solver.
+        result = (None if searched is not game else solve_native(
+            game, algorithm, depth=args.depth, root_state=root, options=options,
+            budget=budget)) or solve(searched, args.algorithm, depth=args.depth, root_state=root,
+                                     options=options, budget=budget,
+                                     player=_player_index(game, args.player))
     except GameRuntimeError as error:
         print(report_runtime(error, game), file=sys.stderr)
         return 1

@@ -3,7 +3,9 @@
 * ``ast``: the syntax tree (gdl.lang.ast), one node per line, with the line:column it came from;
 * ``ir``: the checked game (gdl.lang.ir): state layout (slot of every variable), symbols, initial
   state, actions with their ground count, rules written back as resolved expressions;
-* ``python``: the source the compiler generates (gdl.backends.compiler), exactly as it is run.
+* ``python``: the source the compiler generates (gdl.backends.compiler), exactly as it is run;
+* ``c``: the C the native backend generates (gdl.backends.native.emit): the rules, with their
+  ``file:line`` as comments, and the search loops, exactly as the C compiler gets it.
 """
 
 from __future__ import annotations
@@ -11,9 +13,9 @@ from __future__ import annotations
 import dataclasses
 from fractions import Fraction
 
-from gdl.cli import add_common, parse_sets, read_rule_text
+from gdl.cli import UsageError, add_common, parse_sets, read_rule_text
 
-EMITS = ("ast", "ir", "python")
+EMITS = ("ast", "ir", "python", "c")
 
 
 def cmd_show(args) -> int:
@@ -35,6 +37,15 @@ def cmd_show(args) -> int:
         print(f"# {args.file} is an explicit tree: it is played as a gdl.backends.tree.TreeGame, "
               "no code is generated.")
         return 0
+    if args.emit == "c":
+        from gdl.backends.native.emit import Unsupported
+        from gdl.backends.native.emit import generate as generate_c
+
+        try:
+            print(generate_c(game, args.file), end="")
+        except Unsupported as error:
+            raise UsageError(f"{args.file}: no native code for this game ({error})") from None
+        return 0
     from gdl.backends.compiler import generate
 
     print(generate(game, source), end="")
@@ -43,7 +54,7 @@ def cmd_show(args) -> int:
 
 def register(commands) -> None:
     show = commands.add_parser(
-        "show", help="print the syntax tree, the checked game, or the generated Python",
+        "show", help="print the syntax tree, the checked game, or the generated Python or C",
         epilog="Example: gdl show games/tictactoe.game --emit python")
     add_common(show)
     show.add_argument("--emit", choices=EMITS, default="python",

@@ -18,6 +18,9 @@ principal variation that starts with one of them and follows legal moves. This m
   the values exactly as they should and the optimal actions not at all (``metamorphic_problems``);
 * compares the compiled backend (gdl.backends.compiler) with the reference interpreter, state by state
   (``backend_problems``), when the compiler is there;
+* on a rule file of yours (``gdl fuzz FILE``), compares the native tier's searches with the
+  Python solvers at every position, counters included (``native_problems``), when a C compiler
+  is there;
 * runs hypothesis programmatically, with a fixed seed and no example database, and returns the
   shrunk counterexample (``run_property``); ``fuzz_generated`` and ``fuzz_file`` are what
   `gdl fuzz` runs, with or without files.
@@ -1115,7 +1118,9 @@ def _fuzz_file_part(path: str, params: dict | None, examples: int, seed: int, bu
     game = interpreted
     if have_compiler():
         try:
-            game = loads(text, path, params, backend="compile")
+            # "native": the compiled game, with the rules and searches also in C where the
+            # native tier runs here (its searches are compared below); else just compiled.
+            game = loads(text, path, params, backend="native")
         except Exception as error:
             fail([Problem("backend", "compile", f"building the compiled game failed: "
                           f"{type(error).__name__}: {error}")])
@@ -1167,8 +1172,45 @@ def _fuzz_file_part(path: str, params: dict | None, examples: int, seed: int, bu
         report.solvers.update(_solver_family(s) for s in comparison.solvers)
         if comparison.problems:
             fail(comparison.problems, moves, depth)
+            continue
+        more, compared = native_problems(game, state, depth)
+        report.comparisons += compared
+        if compared:
+            report.solvers.add("native")
+        if more:
+            fail(more, moves, depth)
     report.seconds += time.perf_counter() - started
     return summary
+
+
+def native_problems(game: Any, state: Any, depth: int | None) -> tuple[list[Problem], int]:
+    """The native tier's searches (gdl.tools.native_solve) against the Python solvers on the
+    same game and position: values, optimal sets, principal variations, proof and every
+    counter must be identical. Returns (problems, searches compared); nothing when the game
+    has no native rules or the search is not one the native tier runs."""
+    from gdl.solvers import solve
+    from gdl.tools.native_solve import native_rules, solve_native
+
+    if native_rules(game) is None:
+        return [], 0
+    problems: list[Problem] = []
+    compared = 0
+    for algorithm in ("minimax", "alphabeta"):
+        fast = solve_native(game, algorithm, depth=depth, root_state=state)
+        if fast is None:
+            continue
+        compared += 1
+        try:
+            slow = solve(game, algorithm, depth=depth, root_state=state)
+        except Exception as error:
+            problems.append(Problem("backend", "native", f"{algorithm}: native answered, the "
+                                    f"Python tier raised {type(error).__name__}: {error}"))
+            continue
+        for part in ("values", "best_actions", "pv", "proven", "stats"):
+            if getattr(fast, part) != getattr(slow, part):
+                problems.append(Problem("backend", "native", f"{algorithm} {part}: native "
+                                        f"{getattr(fast, part)!r}, Python {getattr(slow, part)!r}"))
+    return problems, compared
 
 
 def _backend_walk(compiled, interpreted, sc, si, limit):

@@ -1,0 +1,69 @@
+"""Giving a loaded game its native rules (``game.native``), or a one-line note saying why not.
+
+The game itself stays the compiled Python game (the protocol, names, errors, helpers); whole
+searches that the native tier implements run in C through ``game.native`` (see
+gdl.tools.native_solve). Where the native tier cannot run (no C compiler, chance, an explicit
+tree, a constant beyond 64 bits) ``game.native`` is None and ``game.native_note`` says why.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+from gdl.backends.native.build import NativeUnavailable, library_for
+from gdl.backends.native.runtime import NativeRules
+
+
+class Unsupported(Exception):
+    """The game uses something the native tier does not compile (gdl.backends.native.emit
+    raises its own subclass); it runs in Python."""
+
+
+def attach(game, filename: str, key: str | None = None) -> None:
+    """Set ``game.native`` (NativeRules or None) and ``game.native_note`` (None or why not).
+    ``key`` (the loader's cache key of the rule text) finds a library built before without
+    rebuilding the checked game."""
+    note = None
+    native = None
+    game.native_route_missing = False
+    try:
+        if getattr(game, "backend", None) != "compile":
+            raise Unsupported("this game is not compiled (explicit tree or interpreted)")
+        if game.info.has_chance:
+            raise Unsupported("chance (`random`) is not compiled natively yet")
+
+        def source() -> str:
+            # Only on a cache miss: the emitter needs the checked game (parse and check again).
+            from gdl.backends.native.emit import generate
+
+            return generate(game.ir, filename)
+
+        native = NativeRules(library_for(source, None if key is None else _versioned(key)))
+    except (Unsupported, NativeUnavailable) as error:
+        note = f"note: native backend unavailable ({error}); using the compiled Python tier"
+        game.native_route_missing = isinstance(error, NativeUnavailable)
+    game.native = native
+    game.native_note = note
+    if native is not None:
+        game.backend = "native"
+
+
+def _versioned(key: str) -> str:
+    """The loader's key plus the native compiler's own files: a changed emitter or search loop
+    never reuses a library built by the old one."""
+    from importlib import resources
+
+    here = resources.files("gdl.backends.native")
+    parts = [key] + [here.joinpath(name).read_text(encoding="utf-8")
+                     for name in ("emit.py", "prelude.h", "search.c", "runtime.py")]
+    return hashlib.sha256("\0".join(parts).encode()).hexdigest()
+
+
+def c_source(game, filename: str) -> str:
+    """The generated C for a loaded game (``gdl show --emit c``); Unsupported if there is none."""
+    from gdl.backends.native.emit import generate
+
+    checked = getattr(game, "ir", None)
+    if checked is None:
+        raise Unsupported("this game is not compiled (explicit tree)")
+    return generate(checked, filename)

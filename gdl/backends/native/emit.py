@@ -1,0 +1,502 @@
+"""Checked game (gdl.lang.ir) → one C translation unit: the rules *and* the search loops.
+
+The rules become C functions over a state array ``V s[]`` with exactly the layout of gdl.lang.ir
+(``s[0]`` the mover, then the slots); the search loops (gdl/backends/native/search.c, appended
+verbatim) call them directly, so a search never crosses back into Python.
+
+What is supported: every expression and statement of the language except ``random`` (chance)
+and explicit trees; such games are refused with ``Unsupported`` and run in Python. Run-time rule
+errors (an index out of range, a value outside its domain, division by zero, a dead end, a sum
+that breaks the declared total) and 64-bit overflow (checked on every ``+ - *``) set the
+thread-local flag ``gdl_err`` and the search stops: the caller then runs the same search in
+Python, which reports the error located, or computes with unbounded integers. So a native answer
+is either the exact answer or none at all.
+
+Untrusted input stays data (the argument of gdl.backends.pycompile.safe_text, for C): the only
+rule-file content that becomes C text is numbers (``c_int``: Python ints, range-checked) and
+rule-file text inside ``/* */`` comments after ``comment_text`` removed ``*/`` and everything
+non-printable. Every C name is the compiler's own (``s``, ``t3``, ``q5``, ``a12``).
+"""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+from importlib import resources
+
+from gdl.backends.native.attach import Unsupported as _Unsupported
+from gdl.backends.pycompile.safe_text import comment_text
+from gdl.lang import ir
+
+INT64_MAX = 2 ** 63 - 1
+LIMIT = 2 ** 62          # bounds beyond this are treated as unknown (checked arithmetic)
+UNROLL = 9               # quantifiers over at most this many combinations become one expression
+MAX_CELLS = 4096        # states larger than this stay in Python (the search keeps one per ply)
+
+
+class Unsupported(_Unsupported):
+    """The game uses something the native tier does not compile; it runs in Python."""
+
+
+def c_int(value: object) -> str:
+    """A number as C text: ints and bools only, within int64 (else the game is Unsupported)."""
+    if type(value) is bool:
+        return "1" if value else "0"
+    if type(value) is Fraction:
+        if value.denominator != 1:
+            raise Unsupported(f"the rational constant {value} (the native tier has integers only)")
+        value = value.numerator
+    if type(value) is not int:
+        raise AssertionError(f"not a number: {value!r}")
+    if not -INT64_MAX <= value <= INT64_MAX:
+        raise Unsupported(f"the constant {value} does not fit in 64 bits")
+    return f"{value}LL" if value >= 0 else f"(-{-value}LL)"
+
+
+def c_comment(text: str) -> str:
+    """Rule-file text as a C comment that cannot end early."""
+    return "/* " + comment_text(text.replace("*/", "* /").replace("/*", "/ *")) + " */"
+
+
+class CEmitter:
+    def __init__(self, game: ir.Game, filename: str = "<input>"):
+        if game.tree is not None:
+            raise Unsupported("explicit trees run in Python")
+        if game.has_chance:
+            raise Unsupported("chance (`random`) is not compiled natively yet")
+        if game.stuck_end is not None:
+            raise Unsupported("`when stuck lose | win` is not compiled natively yet")
+        self.game, self.filename = game, filename
+        self.counter = 0
+        self.tables: list[str] = []
+        # C name or text -> (low, high) known to hold where it is used (loop ranges, guards)
+        self.ranges: dict[str, tuple[int | None, int | None]] = {}
+        self.cells = len(game.initial)
+        if self.cells > MAX_CELLS:
+            raise Unsupported(f"the state has {self.cells} cells (native limit {MAX_CELLS})")
+        for value in game.initial:
+            c_int(value)
+        for variable in game.variables:
+            for value in variable.values:
+                c_int(value)
+
+    def fits_in_a_byte(self) -> bool:
+        values = [len(self.game.players) - 1, *self.game.initial]
+        values += [v for variable in self.game.variables for v in variable.values]
+        return all(-128 <= int(v) <= 127 for v in values)
+
+    def fresh(self, prefix: str) -> str:
+        self.counter += 1
+        return f"{prefix}{self.counter}"
+
+    def where(self, span) -> str:
+        return c_comment(f"{self.filename}:{span.line}") if span and span.line else ""
+
+    # ---- expressions: each is a C expression of type V (int64) -----------------------------
+    def expr(self, e: ir.Expr, env: dict[str, str], s: str = "s") -> str:
+        if isinstance(e, ir.Lit):
+            return c_int(e.value)
+        if isinstance(e, ir.Local):
+            return env[e.name]
+        if isinstance(e, ir.Mover):
+            return f"{s}[0]"
+        if isinstance(e, ir.VarRef):
+            return f"{s}[{self.offset(e.var.slot, e.var.shape, e.indices, env, s)}]"
+        if isinstance(e, ir.ConstRef):
+            return self.const_ref(e, env, s)
+        if isinstance(e, ir.Unary):
+            operand = self.expr(e.operand, env, s)
+            return f"gdl_neg({operand})" if e.op == "-" else f"(!({operand}))"
+        if isinstance(e, ir.Binary):
+            if e.op == "and":
+                # What the left side proves about a value holds while the right side runs
+                # (``c >= 0 and c < columns and cell[c][r] == p``): its index checks go.
+                left = self.expr(e.left, env, s)
+                saved = dict(self.ranges)
+                for text, low, high in self.guard_facts(e.left, env, s):
+                    old_low, old_high = self.ranges.get(text, (None, None))
+                    self.ranges[text] = (low if old_low is None or (low is not None and low > old_low)
+                                         else old_low,
+                                         high if old_high is None or (high is not None and high < old_high)
+                                         else old_high)
+                right = self.expr(e.right, env, s)
+                self.ranges = saved
+                return f"(({left}) && ({right}))"
+            left, right = self.expr(e.left, env, s), self.expr(e.right, env, s)
+            if e.op == "or":
+                return f"(({left}) || ({right}))"
+            # `/` is exact: an int when it divides evenly, else a rational, which the native tier
+            # does not have (gdl_quot stops the search; the Python tier computes it). `//` floors.
+            helper = {"+": "gdl_add", "-": "gdl_sub", "*": "gdl_mul", "/": "gdl_quot",
+                      "//": "gdl_div", "%": "gdl_mod"}
+            if e.op in ("+", "-", "*") and self.bounds(e, env) is not None:
+                # Both sides' bounds are known and the result fits: no overflow check, so the
+                # expression is pure and the C compiler may share and hoist it.
+                return f"(({left}) {e.op} ({right}))"
+            if e.op in helper:
+                return f"{helper[e.op]}({left}, {right})"
+            if e.op in ("==", "!=", "<", "<=", ">", ">="):
+                return f"(({left}) {e.op} ({right}))"
+            raise Unsupported(f"operator {e.op!r}")
+        if isinstance(e, ir.IfExpr):
+            return (f"(({self.expr(e.cond, env, s)}) ? ({self.expr(e.then, env, s)}) : "
+                    f"({self.expr(e.otherwise, env, s)}))")
+        if isinstance(e, ir.Builtin):
+            args = [self.expr(a, env, s) for a in e.args]
+            if e.name == "abs":
+                return f"gdl_abs({args[0]})"
+            pick = "gdl_min" if e.name == "min" else "gdl_max"
+            text = args[0]
+            for arg in args[1:]:
+                text = f"{pick}({text}, {arg})"
+            return text
+        if isinstance(e, ir.Call):
+            # Inlined: the arguments are evaluated once, in order, into fresh locals.
+            names, parts = [], []
+            for arg in e.args:
+                name = self.fresh("t")
+                parts.append(f"V {name} = {self.expr(arg, env, s)};")
+                names.append(name)
+                known = self.bounds(arg, env)
+                if known is not None:
+                    self.ranges[name] = known
+            inner = dict(zip(e.define.params, names))
+            return "({ " + " ".join(parts) + f" {self.expr(e.define.body, inner, s)}; }})"
+        if isinstance(e, ir.Quantifier):
+            return self.quantifier(e, env, s)
+        raise Unsupported(f"expression {type(e).__name__}")
+
+    def guard_facts(self, e: ir.Expr, env, s: str):
+        """(C text, low, high) bounds that hold when ``e`` is true: from ``x >= k``, ``x < k``
+        (and the other comparisons of a local with a literal) joined by ``and``."""
+        if isinstance(e, ir.Binary) and e.op == "and":
+            yield from self.guard_facts(e.left, env, s)
+            yield from self.guard_facts(e.right, env, s)
+            return
+        if not (isinstance(e, ir.Binary) and isinstance(e.left, ir.Local)
+                and isinstance(e.right, ir.Lit) and type(e.right.value) is int):
+            return
+        text, k = env[e.left.name], e.right.value
+        bounds = {">=": (k, None), ">": (k + 1, None), "<": (None, k - 1), "<=": (None, k),
+                  "==": (k, k)}.get(e.op)
+        if bounds is not None:
+            yield (text, *bounds)
+
+    def bounds(self, e: ir.Expr, env) -> tuple[int, int] | None:
+        """Interval bounds of an int (or bool) expression's value, or None when unknown or
+        beyond ±2^62 (so sums and products of known bounds can never overflow 64 bits).
+        Sound because every state cell holds a value of its declared domain (an assignment
+        outside it stops the search before the store)."""
+        found = self._bounds(e, env)
+        if found is None or found[0] < -LIMIT or found[1] > LIMIT:
+            return None
+        return found
+
+    def _bounds(self, e: ir.Expr, env) -> tuple[int, int] | None:
+        if isinstance(e, ir.Lit):
+            return int(e.value), int(e.value)
+        if isinstance(e, ir.Local):
+            return self.known_range(e, env, env[e.name])
+        if isinstance(e, ir.Mover):
+            return 0, len(self.game.players) - 1
+        if isinstance(e, ir.VarRef):
+            values = [int(v) for v in e.var.values]
+            return (min(values), max(values)) if values else None
+        if isinstance(e, ir.ConstRef):
+            flat = _flatten(e.const.value)
+            return (min(flat), max(flat)) if flat else None
+        if isinstance(e, ir.Unary):
+            if e.op == "not":
+                return 0, 1
+            inner = self.bounds(e.operand, env)
+            return None if inner is None else (-inner[1], -inner[0])
+        if isinstance(e, ir.Binary):
+            if e.op in ("and", "or", "==", "!=", "<", "<=", ">", ">="):
+                return 0, 1
+            if e.op not in ("+", "-", "*"):
+                return None
+            a, b = self.bounds(e.left, env), self.bounds(e.right, env)
+            if a is None or b is None:
+                return None
+            if e.op == "+":
+                return a[0] + b[0], a[1] + b[1]
+            if e.op == "-":
+                return a[0] - b[1], a[1] - b[0]
+            products = [x * y for x in a for y in b]
+            return min(products), max(products)
+        if isinstance(e, ir.IfExpr):
+            a, b = self.bounds(e.then, env), self.bounds(e.otherwise, env)
+            return None if a is None or b is None else (min(a[0], b[0]), max(a[1], b[1]))
+        if isinstance(e, ir.Builtin):
+            args = [self.bounds(a, env) for a in e.args]
+            if any(a is None for a in args):
+                return None
+            if e.name == "abs":
+                low, high = args[0]
+                return (0 if low <= 0 <= high else min(abs(low), abs(high))), max(abs(low), abs(high))
+            pick = min if e.name == "min" else max
+            return pick(a[0] for a in args), pick(a[1] for a in args)
+        if isinstance(e, ir.Quantifier):
+            if e.kind in ("any", "all"):
+                return 0, 1
+            size = 1
+            for _, values in e.binders:
+                size *= len(values)
+            if e.kind == "count":
+                return 0, size
+            return None     # sum, min, max: their bodies' bounds need the binders' (left out)
+        return None
+
+    def known_range(self, e: ir.Expr, env, text: str) -> tuple[int, int] | None:
+        """Bounds of an index the emitter knows: a literal, an action parameter (a constant),
+        a quantifier or loop variable over a range, or a value a guard bounded."""
+        if isinstance(e, ir.Lit) and type(e.value) is int:
+            return e.value, e.value
+        constant = re.fullmatch(r"\(?(-?)(\d+)LL\)?", text)
+        if constant:
+            value = int(constant.group(2)) * (-1 if constant.group(1) else 1)
+            return value, value
+        low, high = self.ranges.get(text, (None, None))
+        return None if low is None or high is None else (low, high)
+
+    def offset(self, slot: int, shape, indices, env, s: str) -> str:
+        if not indices:
+            return str(slot)
+        terms = [str(slot)]
+        for index, extent, stride in zip(indices, shape, ir.strides(shape)):
+            text = self.expr(index, env, s)
+            known = self.bounds(index, env)
+            # An index proven to fit needs no check (the only reason gdl_idx exists).
+            checked = f"({text})" if known and known[0] >= 0 and known[1] < extent else \
+                f"gdl_idx({text}, {extent})"
+            terms.append(checked if stride == 1 else f"{checked} * {stride}")
+        return " + ".join(terms)
+
+    def const_ref(self, e: ir.ConstRef, env, s: str) -> str:
+        value = e.const.value
+        if not e.indices:
+            return c_int(value)
+        flat: list[object] = []
+
+        def flatten(v):
+            if isinstance(v, tuple):
+                for item in v:
+                    flatten(item)
+            else:
+                flat.append(v)
+
+        flatten(value)
+        name = self.fresh("k")
+        self.tables.append(f"static const V {name}[{len(flat)}] = {{"
+                           + ", ".join(c_int(v) for v in flat) + "}; " + c_comment(e.const.name))
+        return f"{name}[{self.offset(0, e.const.shape, e.indices, env, s)}]"
+
+    def binder_loops(self, binders, env) -> tuple[list[str], dict[str, str]]:
+        """``for`` headers binding each quantifier/loop variable to a fresh C local."""
+        inner, headers = dict(env), []
+        for local_name, values in binders:
+            if isinstance(values, ir.Range):
+                raise Unsupported("a range whose bounds depend on local names")
+            var = self.fresh("q")
+            values = tuple(int(v) for v in values)
+            if values and values == tuple(range(values[0], values[0] + len(values))):
+                headers.append(f"for (V {var} = {c_int(values[0])}; {var} <= {c_int(values[-1])}; "
+                               f"{var}++)")
+            else:
+                table = self.fresh("k")
+                self.tables.append(f"static const V {table}[{max(1, len(values))}] = {{"
+                                   + ", ".join(c_int(v) for v in values or (0,)) + "};")
+                index = self.fresh("i")
+                headers.append(f"for (int {index} = 0; {index} < {len(values)}; {index}++) "
+                               f"for (V {var} = {table}[{index}], {var}_once = 1; {var}_once; "
+                               f"{var}_once = 0)")
+            inner[local_name] = var
+            if values:
+                self.ranges[var] = (min(values), max(values))
+        return headers, inner
+
+    def unrolled(self, e: ir.Quantifier, env, s: str) -> str | None:
+        """A small quantifier as one C expression, each copy of the body with its binders as
+        constants (``count k in 1..3: all j in 1..3: ...``): no loop, no jump, so the C
+        compiler folds what the constants decide and shares what the copies have in common."""
+        combos: list[dict[str, str]] = [{}]
+        for name, values in e.binders:
+            if isinstance(values, ir.Range):
+                raise Unsupported("a range whose bounds depend on local names")
+            combos = [{**c, name: c_int(int(v))} for c in combos for v in values]
+        if not combos or len(combos) > UNROLL:
+            return None
+        bodies = [f"({self.expr(e.body, {**env, **c}, s)})" for c in combos]
+        if e.kind == "any":
+            return "(" + " || ".join(bodies) + ")"
+        if e.kind == "all":
+            return "(" + " && ".join(bodies) + ")"
+        if e.kind == "count":
+            return "(" + " + ".join(f"(V)!!{b}" for b in bodies) + ")"
+        if e.kind == "sum":
+            text = bodies[0]
+            for body in bodies[1:]:
+                text = f"gdl_add({text}, {body})"
+            return text
+        pick = "gdl_min" if e.kind == "min" else "gdl_max"
+        text = bodies[0]
+        for body in bodies[1:]:
+            text = f"{pick}({text}, {body})"
+        return text
+
+    def quantifier(self, e: ir.Quantifier, env, s: str) -> str:
+        small = self.unrolled(e, env, s)
+        if small is not None:
+            return small
+        headers, inner = self.binder_loops(e.binders, env)
+        body = self.expr(e.body, inner, s)
+        acc, done = self.fresh("r"), self.fresh("done")
+        loops = " ".join(headers)
+        if e.kind in ("any", "all"):
+            start, stop = ("0", "1") if e.kind == "any" else ("1", "0")
+            test = f"({body})" if e.kind == "any" else f"!({body})"
+            return (f"({{ __label__ {done}; V {acc} = {start}; {loops} {{ if ({test}) {{ {acc} = {stop}; "
+                    f"goto {done}; }} }} {done}: {acc}; }})")
+        if e.kind == "count":
+            return f"({{ V {acc} = 0; {loops} {{ if ({body}) {acc}++; }} {acc}; }})"
+        if e.kind == "sum":
+            return f"({{ V {acc} = 0; {loops} {{ {acc} = gdl_add({acc}, {body}); }} {acc}; }})"
+        seen, pick = self.fresh("n"), "gdl_min" if e.kind == "min" else "gdl_max"
+        return (f"({{ V {acc} = 0; int {seen} = 0; {loops} {{ V v_ = {body}; {acc} = {seen} ? "
+                f"{pick}({acc}, v_) : v_; {seen} = 1; }} if (!{seen}) gdl_err = 1; {acc}; }})")
+
+    # ---- statements: effects change ``s`` in place, as the interpreter's cells -------------
+    def stmts(self, statements, env, depth: int) -> list[str]:
+        pad = "    " * depth
+        lines: list[str] = []
+        for st in statements:
+            if isinstance(st, ir.Assign):
+                where = self.offset(st.var.slot, st.var.shape, st.indices, env, "s")
+                target, value = self.fresh("o"), self.fresh("v")
+                # A value outside the domain is never stored: every cell always holds a value
+                # of its domain, which the bounds of expressions rely on.
+                lines.append(f"{pad}{{ int {target} = {where}; V {value} = {self.expr(st.value, env)}; "
+                             f"if ({self.in_domain(value, st.var.values)}) s[{target}] = {value}; "
+                             f"else gdl_err = 1; }} {self.where(st.span)}")
+            elif isinstance(st, ir.If):
+                lines.append(f"{pad}if ({self.expr(st.cond, env)}) {{ {self.where(st.span)}")
+                lines += self.stmts(st.then, env, depth + 1)
+                lines.append(f"{pad}}} else {{")
+                lines += self.stmts(st.otherwise, env, depth + 1)
+                lines.append(f"{pad}}}")
+            elif isinstance(st, ir.For):
+                headers, inner = self.binder_loops(st.binders, env)
+                lines.append(f"{pad}{' '.join(headers)} {{ {self.where(st.span)}")
+                lines += self.stmts(st.body, inner, depth + 1)
+                lines.append(f"{pad}}}")
+            elif isinstance(st, ir.Pass):
+                lines.append(f"{pad}*turn = -1;")
+            elif isinstance(st, ir.Next):
+                lines.append(f"{pad}*turn = {self.expr(st.player, env)}; {self.where(st.span)}")
+            else:
+                raise Unsupported(f"statement {type(st).__name__}")
+        return lines
+
+    @staticmethod
+    def in_domain(value: str, values) -> str:
+        values = sorted(set(int(v) for v in values))
+        if values and values == list(range(values[0], values[-1] + 1)):
+            return f"{value} >= {c_int(values[0])} && {value} <= {c_int(values[-1])}"
+        return " || ".join(f"{value} == {c_int(v)}" for v in values) or "0"
+
+    # ---- the game ---------------------------------------------------------------------------
+    def per_player(self, name: str, expressions) -> list[str]:
+        """``void name(const V *s, V *out)``: one value per player, the missing one from the sum."""
+        g = self.game
+        lines = [f"static void {name}(const V *s, V *out) {{"]
+        missing = None
+        for player, e in enumerate(expressions):
+            if e is None:
+                missing = player
+                lines.append(f"    out[{player}] = 0;")
+            else:
+                lines.append(f"    out[{player}] = {self.expr(e, {})};")
+        if missing is not None:
+            others = " ".join(f"out[{missing}] = gdl_sub(out[{missing}], out[{p}]);"
+                              for p in range(len(expressions)) if p != missing)
+            lines.append(f"    out[{missing}] = {c_int(g.sum_total)}; {others}")
+        lines.append("}")
+        return lines
+
+    def unit(self) -> str:
+        g = self.game
+        n = len(g.players)
+        body: list[str] = []
+        terminal = self.expr(g.terminal, {}) if g.terminal is not None else "0"
+        body += ["static int rule_terminal(const V *s) { return (int)(" + terminal + "); } "
+                 + self.where(g.spans.get("terminal"))]
+        body += self.per_player("rule_returns", g.utilities)
+        if g.evaluations:
+            body += self.per_player("rule_evaluate", g.evaluations)
+        else:
+            body += ["static void rule_evaluate(const V *s, V *out) { (void)s; (void)out; gdl_err = 1; }"]
+        # legal actions, one function per player, in declaration order
+        for player in range(n):
+            body.append(f"static int rule_legal_{player}(const V *s, int *out) {{")
+            body.append("    int n = 0;")
+            for action_id, ground in enumerate(g.ground_actions):
+                action = ground.action
+                if action.by is not None and player not in action.by:
+                    continue
+                env = {name: c_int(v) for (name, _, _), v in zip(action.params, ground.args)}
+                test = self.expr(action.requires, env) if action.requires is not None else "1"
+                body.append(f"    if ({test}) out[n++] = {action_id}; "
+                            + c_comment(ground.name))
+            body.append("    return n;")
+            body.append("}")
+        body.append("static int rule_legal(const V *s, int *out) {")
+        body.append("    switch ((int)s[0]) {")
+        body += [f"    case {p}: return rule_legal_{p}(s, out);" for p in range(n)]
+        body.append("    default: gdl_err = 1; return 0;")
+        body.append("    }")
+        body.append("}")
+        # effects: one case per ground action, its parameters as constants
+        body.append("static void rule_effect(V *s, int action, V *turn) {")
+        body.append("    switch (action) {")
+        for action_id, ground in enumerate(g.ground_actions):
+            action = ground.action
+            env = {name: c_int(v) for (name, _, _), v in zip(action.params, ground.args)}
+            body.append(f"    case {action_id}: {{ {c_comment(ground.name)} {self.where(action.span)}")
+            body += self.stmts(action.effect, env, 2)
+            body.append("        break; }")
+        body.append("    default: gdl_err = 1;")
+        body.append("    }")
+        body.append("}")
+        header = [
+            "/* Generated by gdl.backends.native from " + comment_text(self.filename).replace("*/", "* /")
+            + ": do not edit. */",
+            c_comment("Game: " + g.title),
+            c_comment("Variables: " + ", ".join(
+                f"{v.name}{''.join(f'[{x}]' for x in v.shape)}@{v.slot}" for v in g.variables)),
+            "#include <stdint.h>",
+            "#include <string.h>",
+            "typedef long long V;",
+            f"#define CELLS {self.cells}",
+            f"#define PLAYERS {n}",
+            f"#define ACTIONS {max(1, len(g.ground_actions))}",
+            f"#define STUCK_PASS {1 if g.stuck_pass else 0}",
+            f"#define SUM_TOTAL {c_int(g.sum_total)}",
+            f"#define CONSTANT_SUM {1 if g.sum_kind != 'general-sum' else 0}",
+            f"#define HAS_EVALUATE {1 if g.evaluations else 0}",
+            # The transposition table keeps states as bytes when every cell fits in one.
+            f"typedef {'signed char' if self.fits_in_a_byte() else 'V'} K;",
+            resources.files("gdl.backends.native").joinpath("prelude.h").read_text(),
+        ]
+        search = resources.files("gdl.backends.native").joinpath("search.c").read_text()
+        return "\n".join(header + self.tables + body) + "\n" + search
+
+
+def _flatten(value) -> list[int]:
+    if isinstance(value, tuple):
+        return [v for item in value for v in _flatten(item)]
+    return [int(value)]
+
+
+def generate(game: ir.Game, filename: str = "<input>") -> str:
+    """The C source for a checked game (deterministic), or Unsupported."""
+    return CEmitter(game, filename).unit()

@@ -1,0 +1,123 @@
+"""A native game library at run time: ctypes calls into the generated C, with plain Python results.
+
+``NativeRules`` wraps one loaded library. Every call returns ``None`` when the native code met a
+rule error, a 64-bit overflow or a line deeper than its limit: the caller then does the same work
+in the Python tier, which reports the error located or computes with unbounded integers (see
+gdl/backends/native/emit.py). States go in and out as the flat tuples of gdl.lang.ir.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import threading
+
+V = ctypes.c_longlong
+MAX_PLY = 1024          # as search.c: a deeper principal variation cannot occur
+
+
+def interruptible(library: ctypes.CDLL, call):
+    """``call()`` (a long native search) in a worker thread, so that Ctrl-C reaches this one: the
+    search is then told to stop (``gdl_stop``), finishes within a few thousand nodes, frees its
+    memory, and KeyboardInterrupt goes on up. ctypes releases the GIL during the call."""
+    result: list = []
+    worker = threading.Thread(target=lambda: result.append(call()), daemon=True)
+    library.gdl_go()
+    worker.start()
+    try:
+        while worker.is_alive():
+            worker.join(0.05)
+    except KeyboardInterrupt:
+        library.gdl_stop()
+        worker.join()
+        library.gdl_go()
+        raise
+    return result[0]
+
+
+class NativeRules:
+    def __init__(self, library: ctypes.CDLL):
+        self.library = library
+        self.cells = library.gdl_cells()
+        self.actions = library.gdl_actions()
+        library.gdl_hash.restype = ctypes.c_int64
+        library.gdl_playouts.argtypes = [ctypes.POINTER(V), ctypes.c_longlong, ctypes.c_uint64,
+                                         ctypes.c_longlong, ctypes.POINTER(V),
+                                         ctypes.POINTER(ctypes.c_longlong)]
+
+    def _state(self, state) -> ctypes.Array:
+        if len(state) != self.cells:
+            raise ValueError("a state of another layout (pending chance?) for the native rules")
+        return (V * self.cells)(*(int(v) for v in state))
+
+    # -- one step of the protocol (the agreement tests compare these with the Python tier)
+    def current_player(self, state) -> int | None:
+        player = ctypes.c_int()
+        return None if self.library.gdl_current(self._state(state), ctypes.byref(player)) else player.value
+
+    def legal_actions(self, state) -> list[int] | None:
+        out, count = (ctypes.c_int * self.actions)(), ctypes.c_int()
+        if self.library.gdl_legal(self._state(state), out, ctypes.byref(count)):
+            return None
+        return list(out[:count.value])
+
+    def apply(self, state, action: int) -> tuple[int, ...] | None:
+        out = (V * self.cells)()
+        if self.library.gdl_apply(self._state(state), action, out):
+            return None
+        return tuple(out)
+
+    def returns(self, state, players: int) -> tuple[int, ...] | None:
+        out = (V * max(1, players))()
+        return None if self.library.gdl_returns(self._state(state), out) else tuple(out[:players])
+
+    # -- whole searches
+    def minimax(self, state, depth: int | None) -> dict | None:
+        """Plain minimax from ``state``: player 0's value, the root's actions with their values
+        for player 0, the principal variation and the counters; None if the search stopped."""
+        value = V()
+        root_actions, root_values = (ctypes.c_int * self.actions)(), (V * self.actions)()
+        root_count, pv, pv_len = ctypes.c_int(), (ctypes.c_int * MAX_PLY)(), ctypes.c_int()
+        stats = (ctypes.c_longlong * 3)()
+        root = self._state(state)
+        failed = interruptible(self.library, lambda: self.library.gdl_minimax(
+            root, -1 if depth is None else depth, ctypes.byref(value), root_actions,
+            root_values, ctypes.byref(root_count), pv, ctypes.byref(pv_len), stats))
+        if failed:
+            return None
+        count = root_count.value
+        return {"value": value.value, "root": list(zip(root_actions[:count], root_values[:count])),
+                "pv": list(pv[:pv_len.value]), "nodes": stats[0], "leaves": stats[1],
+                "evaluations": stats[2]}
+
+    def hash(self, state) -> int:
+        """Python's hash of the state tuple, computed in C (the table's buckets depend on it)."""
+        return self.library.gdl_hash(self._state(state))
+
+    def alphabeta(self, state, depth: int | None, tt_size: int) -> dict | None:
+        """gdl.solvers.alphabeta with its exact defaults (table, ordering, PVS): player 0's value,
+        the optimal root actions (declaration order), the principal variation and the counters;
+        None if the search stopped."""
+        value = V()
+        best_flags, legal_count = (ctypes.c_int * self.actions)(), ctypes.c_int()
+        pv, pv_len = (ctypes.c_int * MAX_PLY)(), ctypes.c_int()
+        stats = (ctypes.c_longlong * 10)()
+        root = self._state(state)
+        failed = interruptible(self.library, lambda: self.library.gdl_alphabeta(
+            root, -1 if depth is None else depth, ctypes.c_longlong(tt_size),
+            ctypes.byref(value), best_flags, ctypes.byref(legal_count), pv, ctypes.byref(pv_len),
+            stats))
+        if failed:
+            return None
+        names = ("nodes", "leaves", "cutoffs", "probes", "hits", "researches", "max_ply", "used",
+                 "replaced", "proven")
+        return {"value": value.value, "best_flags": list(best_flags[:legal_count.value]),
+                "pv": list(pv[:pv_len.value]), **dict(zip(names, stats))}
+
+    def playouts(self, state, count: int, seed: int, max_plies: int, players: int) -> dict | None:
+        """``count`` random playouts (gdl.backends.native.playouts): utility sums and plies."""
+        sums, stats = (V * max(1, players))(), (ctypes.c_longlong * 1)()
+        root = self._state(state)
+        if interruptible(self.library, lambda: self.library.gdl_playouts(
+                root, count, seed & (2 ** 64 - 1), max_plies, sums, stats)):
+            return None
+        return {"sums": tuple(sums[:players]), "plies": stats[0]}

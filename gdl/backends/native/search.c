@@ -1,0 +1,600 @@
+/* ---- the protocol and the search loops, shared by every game (gdl/backends/native/search.c) ----
+   The same semantics as gdl.backends.interpret and gdl.solvers: see gdl/backends/native/emit.py. */
+#include <stdlib.h>
+#include <sys/mman.h>
+
+/* Large zeroed tables (the transposition table: tens of megabytes probed at random) in huge
+   pages where the system offers them: a probe then costs a cache miss without a page walk. */
+static void *table_alloc(size_t bytes) {
+    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) return NULL;
+#ifdef MADV_HUGEPAGE
+    madvise(p, bytes, MADV_HUGEPAGE);
+#endif
+    return p;
+}
+
+#define TERMINAL_PLAYER (-2)
+
+/* Set by gdl_stop() from another thread (Ctrl-C in Python): every search polls it and stops
+   with an error, which leaves nothing half-done (all its memory is its own and freed). */
+static volatile int gdl_stop_flag;
+void gdl_stop(void) { gdl_stop_flag = 1; }
+void gdl_go(void) { gdl_stop_flag = 0; }
+#define POLL_STOP(nodes) do { if (((nodes) & 4095) == 0 && gdl_stop_flag) gdl_err = 1; } while (0)
+#define MAX_PLY 1024   /* deeper searches stop with an error and run in Python (cycles too) */
+
+static int game_terminal(const V *s) { return rule_terminal(s) != 0; }
+
+static int game_current(const V *s) { return game_terminal(s) ? TERMINAL_PLAYER : (int)s[0]; }
+
+/* The legal actions of a non-terminal state; none is the dead end E304 (an error). */
+static int game_legal(const V *s, int *out) {
+    int n = rule_legal(s, out);
+    if (n == 0) gdl_err = 1;
+    return n;
+}
+
+/* `when stuck pass`: a player without a legal action is skipped, in rotation. */
+static void game_settle(V *s) {
+    if (!STUCK_PASS || game_terminal(s)) return;
+    int scratch[ACTIONS];
+    V first = s[0];
+    for (int step = 0; step < PLAYERS; step++) {
+        s[0] = (first + step) % PLAYERS;
+        if (rule_legal(s, scratch) > 0) return;
+    }
+    s[0] = first;
+}
+
+static void game_apply(const V *s, int action, V *out) {
+    memcpy(out, s, sizeof(V) * CELLS);
+    V turn = -1;
+    rule_effect(out, action, &turn);
+    V following = turn == -1 ? (s[0] + 1) % PLAYERS : turn;
+    if (following < 0 || following >= PLAYERS) { gdl_err = 1; following = 0; }
+    out[0] = following;
+    game_settle(out);
+}
+
+/* A leaf's value for player 0; the vector must keep the declared sum (as gdl.solvers' Frontier checks). */
+static V leaf_value(const V *s, int terminal) {
+    V u[PLAYERS];
+    if (terminal) rule_returns(s, u); else rule_evaluate(s, u);
+    if (CONSTANT_SUM) {
+        V total = 0;
+        for (int p = 0; p < PLAYERS; p++) total = gdl_add(total, u[p]);
+        if (total != SUM_TOTAL) gdl_err = 1;
+    }
+    return u[0];
+}
+
+/* ---- exported: one step of the protocol, for the agreement tests ---- */
+int gdl_cells(void) { return CELLS; }
+int gdl_actions(void) { return ACTIONS; }
+int gdl_current(const V *s, int *player) { gdl_err = 0; *player = game_current(s); return gdl_err; }
+int gdl_legal(const V *s, int *out, int *count) { gdl_err = 0; *count = game_legal(s, out); return gdl_err; }
+int gdl_apply(const V *s, int action, V *out) {
+    gdl_err = 0;
+    if (action < 0 || action >= ACTIONS) return 1;
+    game_apply(s, action, out);
+    return gdl_err;
+}
+int gdl_returns(const V *s, V *out) { gdl_err = 0; rule_returns(s, out); return gdl_err; }
+
+/* ---- minimax (gdl.solvers.minimax): two players, constant sum, every node visited ----
+   Player 0 maximises v0, player 1 maximises total - v0, i.e. minimises v0; the first best child
+   in declaration order wins ties and extends the principal variation. */
+typedef struct {
+    V *states;                 /* one state per ply */
+    int *actions;              /* ACTIONS per ply */
+    int *pv;                   /* triangular: MAX_PLY x MAX_PLY */
+    int *pv_len;
+    long long nodes, leaves, evaluations;
+    V *root_values;
+} Search;
+
+static V minimax_node(Search *x, int ply, int depth_left) {
+    const V *s = x->states + (size_t)ply * CELLS;
+    x->nodes++;
+    POLL_STOP(x->nodes);
+    x->pv_len[ply] = 0;
+    int player = game_current(s);
+    if (gdl_err) return 0;
+    if (player == TERMINAL_PLAYER || depth_left == 0) {
+        x->leaves++;
+        if (player != TERMINAL_PLAYER) x->evaluations++;
+        return leaf_value(s, player == TERMINAL_PLAYER);
+    }
+    if (ply + 1 >= MAX_PLY) { gdl_err = 1; return 0; }
+    int *actions = x->actions + (size_t)ply * ACTIONS;
+    int n = game_legal(s, actions);
+    if (gdl_err) return 0;
+    V best = 0;
+    int have = 0;
+    V *child = x->states + (size_t)(ply + 1) * CELLS;
+    for (int i = 0; i < n; i++) {
+        game_apply(s, actions[i], child);
+        if (gdl_err) return 0;
+        V v = minimax_node(x, ply + 1, depth_left > 0 ? depth_left - 1 : -1);
+        if (gdl_err) return 0;
+        if (ply == 0) x->root_values[i] = v;
+        if (!have || (player == 0 ? v > best : v < best)) {
+            best = v;
+            have = 1;
+            int *row = x->pv + (size_t)ply * MAX_PLY, *below = x->pv + (size_t)(ply + 1) * MAX_PLY;
+            row[0] = actions[i];
+            memcpy(row + 1, below, sizeof(int) * x->pv_len[ply + 1]);
+            x->pv_len[ply] = x->pv_len[ply + 1] + 1;
+        }
+    }
+    return best;
+}
+
+/* Returns 0 and fills the outputs, or 1 when a rule error, an overflow or a too deep line
+   stopped the search (then nothing is filled in but the counters). depth < 0: no limit.
+   root_actions/root_values: the root's legal actions and their values (root_count of them);
+   stats: nodes, leaves, evaluations. */
+int gdl_minimax(const V *root, int depth, V *value0, int *root_actions, V *root_values,
+                int *root_count, int *pv, int *pv_len, long long *stats) {
+    gdl_err = 0;
+    Search x = {0};
+    x.states = malloc(sizeof(V) * CELLS * (size_t)MAX_PLY);
+    x.actions = malloc(sizeof(int) * ACTIONS * (size_t)MAX_PLY);
+    x.pv = malloc(sizeof(int) * (size_t)MAX_PLY * MAX_PLY);
+    x.pv_len = malloc(sizeof(int) * (size_t)MAX_PLY);
+    x.root_values = root_values;
+    int failed = 1;
+    if (x.states && x.actions && x.pv && x.pv_len) {
+        memcpy(x.states, root, sizeof(V) * CELLS);
+        *value0 = minimax_node(&x, 0, depth);
+        failed = gdl_err != 0;
+        if (!failed) {
+            int player = game_current(root);
+            *root_count = player == TERMINAL_PLAYER || depth == 0 ? 0 : rule_legal(root, root_actions);
+            *pv_len = x.pv_len[0];
+            memcpy(pv, x.pv, sizeof(int) * x.pv_len[0]);
+        }
+    }
+    stats[0] = x.nodes; stats[1] = x.leaves; stats[2] = x.evaluations;
+    free(x.states); free(x.actions); free(x.pv); free(x.pv_len);
+    return failed;
+}
+
+/* ---- random playouts: splitmix64, an unbiased pick among the legal actions ----
+   gdl.backends.native.playouts_python runs the same loop over the protocol, with the same
+   generator, so both tiers make the same choices. */
+static uint64_t splitmix(uint64_t *state) {
+    uint64_t z = (*state += 0x9E3779B97F4A7C15ULL);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+
+static int pick(uint64_t *rng, int n) {
+    uint64_t limit = UINT64_MAX - UINT64_MAX % (uint64_t)n;   /* rejection: every index equally likely */
+    uint64_t r;
+    do r = splitmix(rng); while (r >= limit);
+    return (int)(r % (uint64_t)n);
+}
+
+/* `count` playouts from root; sums: total utility per player; stats: plies played. Returns 1 on
+   a rule error or overflow, or when a playout exceeds max_plies. */
+int gdl_playouts(const V *root, long long count, uint64_t seed, long long max_plies, V *sums,
+                 long long *stats) {
+    gdl_err = 0;
+    V a[CELLS], b[CELLS], u[PLAYERS];
+    int actions[ACTIONS];
+    uint64_t rng = seed;
+    long long plies = 0;
+    for (int p = 0; p < PLAYERS; p++) sums[p] = 0;
+    for (long long k = 0; k < count && !gdl_err; k++) {
+        V *s = a, *t = b;
+        memcpy(s, root, sizeof(V) * CELLS);
+        long long length = 0;
+        while (!gdl_err && !game_terminal(s)) {
+            if (length++ >= max_plies) { gdl_err = 1; break; }
+            int n = game_legal(s, actions);
+            if (gdl_err) break;
+            game_apply(s, actions[pick(&rng, n)], t);
+            V *swap = s; s = t; t = swap;
+            plies++;
+            POLL_STOP(plies);
+        }
+        if (gdl_err) break;
+        rule_returns(s, u);
+        for (int p = 0; p < PLAYERS; p++) sums[p] = gdl_add(sums[p], u[p]);
+    }
+    stats[0] = plies;
+    return gdl_err != 0;
+}
+
+/* ---- alpha-beta, as gdl.solvers.alphabeta with its exact defaults: a TwoBig transposition
+   table keyed by Python's own hash of the state tuple (so the same buckets, the same
+   replacements and the same node counts), the table's move first, then the children by the
+   static evaluation (when the game declares one), PVS, and the root's exact set of optimal
+   actions by the tightest tie window. Integer values only; the window ends are sentinels beyond
+   every value a leaf may have (|v| < 2^62, else an error and the Python tier). ---- */
+
+#define NEG_INF (-(1LL << 62))
+#define POS_INF (1LL << 62)
+#define FULL_DEPTH (1 << 30)
+#define BOUND_EXACT 0
+#define BOUND_LOWER 1
+#define BOUND_UPPER 2
+#define NO_ACTION (-1)
+
+/* CPython's hash of an int (modular, P = 2^61 - 1; -1 becomes -2) and of a tuple (xxHash). */
+static inline int64_t py_int_hash(V v) {
+    const uint64_t P = (1ULL << 61) - 1;
+    if (v > -(int64_t)P && v < (int64_t)P) return v == -1 ? -2 : v;   /* every small int */
+    uint64_t a = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+    int64_t r = (int64_t)(a % P);
+    if (v < 0) r = -r;
+    return r == -1 ? -2 : r;
+}
+
+static int64_t py_tuple_hash(const V *s) {
+    uint64_t acc = 2870177450012600261ULL;
+    for (int i = 0; i < CELLS; i++) {
+        uint64_t lane = (uint64_t)py_int_hash(s[i]);
+        acc += lane * 14029467366897019727ULL;
+        acc = (acc << 31) | (acc >> 33);
+        acc *= 11400714785074694791ULL;
+    }
+    acc += (uint64_t)CELLS ^ (2870177450012600261ULL ^ 3527539ULL);
+    if (acc == (uint64_t)-1) return 1546275796;
+    return (int64_t)acc;
+}
+
+int64_t gdl_hash(const V *s) { return py_tuple_hash(s); }
+
+typedef struct {
+    K state[CELLS];
+    V value;
+    long long work;
+    int depth, best;
+    signed char bound, used;
+} Entry;
+
+typedef struct { K state[CELLS]; int action, used; } PvSlot;
+
+typedef struct {
+    V *states;                  /* one state per ply */
+    int *actions;               /* ACTIONS per ply */
+    V **children;               /* per ply, built on first use: ACTIONS children */
+    V *scores;                  /* ACTIONS per ply */
+    int64_t *keys;              /* ACTIONS per ply: the hash of each child built by ordering */
+    int *order;                 /* ACTIONS per ply */
+    Entry *table;
+    long long buckets;
+    PvSlot *pv;                 /* state -> best action where its value was exact */
+    long long pv_capacity, pv_used;
+    int has_evaluate;
+    long long nodes, leaves, cutoffs, probes, hits, researches, inexact, used, replaced;
+    int max_ply;
+} AB;
+
+static void pack(const V *s, K *k) { for (int i = 0; i < CELLS; i++) k[i] = (K)s[i]; }
+static int same(const K *k, const V *s) {
+    for (int i = 0; i < CELLS; i++) if ((V)k[i] != s[i]) return 0;
+    return 1;
+}
+
+static long long bucket_of(AB *x, int64_t key) {
+    /* Python's key % buckets; for a power of two (the default) that is a mask, whatever the
+       sign, and a mask costs a cycle where a division costs dozens */
+    if ((x->buckets & (x->buckets - 1)) == 0) return (long long)((uint64_t)key & (uint64_t)(x->buckets - 1));
+    long long i = key % x->buckets;
+    return i < 0 ? i + x->buckets : i;
+}
+
+static Entry *tt_find(AB *x, const V *s, int64_t key) {
+    Entry *slot = x->table + 2 * bucket_of(x, key);
+    if (slot[0].used && same(slot[0].state, s)) return &slot[0];
+    if (slot[1].used && same(slot[1].state, s)) return &slot[1];
+    return NULL;
+}
+
+static void tt_store(AB *x, const V *s, int64_t key, V value, int bound, int depth, int best, long long work) {
+    Entry e;
+    pack(s, e.state);
+    e.value = value; e.bound = (signed char)bound; e.depth = depth; e.best = best; e.work = work; e.used = 1;
+    Entry *slot = x->table + 2 * bucket_of(x, key);
+    Entry *first = &slot[0], *second = &slot[1];
+    if (!first->used) { *first = e; x->used++; return; }
+    if (same(first->state, s)) { if (depth >= first->depth) *first = e; return; }
+    if (!second->used) x->used++;
+    else if (!same(second->state, s)) x->replaced++;
+    if (work >= first->work) { *second = *first; *first = e; }
+    else *second = e;
+}
+
+static uint64_t mix(int64_t key) { uint64_t z = (uint64_t)key * 0x9E3779B97F4A7C15ULL; return z ^ (z >> 29); }
+
+static int pv_grow(AB *x);
+
+static void pv_put(AB *x, const V *s, int64_t key, int action) {
+    if (2 * (x->pv_used + 1) > x->pv_capacity && !pv_grow(x)) { gdl_err = 1; return; }
+    uint64_t i = mix(key) & (uint64_t)(x->pv_capacity - 1);
+    while (x->pv[i].used && !same(x->pv[i].state, s)) i = (i + 1) & (uint64_t)(x->pv_capacity - 1);
+    if (!x->pv[i].used) { x->pv[i].used = 1; pack(s, x->pv[i].state); x->pv_used++; }
+    x->pv[i].action = action;
+}
+
+static int pv_get(AB *x, const V *s) {
+    uint64_t i = mix(py_tuple_hash(s)) & (uint64_t)(x->pv_capacity - 1);
+    while (x->pv[i].used) {
+        if (same(x->pv[i].state, s)) return x->pv[i].action;
+        i = (i + 1) & (uint64_t)(x->pv_capacity - 1);
+    }
+    return NO_ACTION;
+}
+
+static int pv_grow(AB *x) {
+    long long old_capacity = x->pv_capacity;
+    PvSlot *old = x->pv;
+    PvSlot *fresh = calloc((size_t)old_capacity * 2, sizeof(PvSlot));
+    if (!fresh) return 0;
+    x->pv = fresh; x->pv_capacity = old_capacity * 2; x->pv_used = 0;
+    V s[CELLS];
+    for (long long j = 0; j < old_capacity; j++) {
+        if (!old[j].used) continue;
+        for (int i = 0; i < CELLS; i++) s[i] = (V)old[j].state[i];
+        uint64_t i = mix(py_tuple_hash(s)) & (uint64_t)(x->pv_capacity - 1);
+        while (x->pv[i].used) i = (i + 1) & (uint64_t)(x->pv_capacity - 1);
+        x->pv[i] = old[j];
+        x->pv_used++;
+    }
+    free(old);
+    return 1;
+}
+
+static V checked_value(V v) { if (v <= NEG_INF || v >= POS_INF) gdl_err = 1; return v; }
+
+static V first_value(const V *s, int terminal) {
+    V u[PLAYERS];
+    if (terminal) rule_returns(s, u); else rule_evaluate(s, u);
+    return checked_value(u[0]);
+}
+
+/* The search order of a node's actions (gdl.solvers.ordering with table_move_first and, when
+   the game has an evaluation, by_evaluation): the table's move, then the rest by the child's
+   evaluation for the mover (returns for a terminal child), ties by declaration order. When
+   children are built here they are kept: returns 1, and children[ply][i] is action i's child. */
+static int order_actions(AB *x, int ply, const V *s, int *actions, int n, int mover, int table_move) {
+    int *order = x->order + (size_t)ply * ACTIONS;
+    int firsts = 0;
+    if (table_move != NO_ACTION) {
+        for (int i = 0; i < n; i++) if (actions[i] == table_move) { order[firsts++] = i; break; }
+    }
+    if (!x->has_evaluate) {
+        int k = firsts;
+        for (int i = 0; i < n; i++) if (!(firsts && order[0] == i)) order[k++] = i;
+        return 0;
+    }
+    if (!x->children[ply]) {
+        x->children[ply] = malloc(sizeof(V) * CELLS * (size_t)ACTIONS);
+        if (!x->children[ply]) { gdl_err = 1; return 0; }
+    }
+    V *kids = x->children[ply];
+    V *scores = x->scores + (size_t)ply * ACTIONS;
+    int k = firsts;
+    for (int i = 0; i < n; i++) {
+        V *child = kids + (size_t)i * CELLS;
+        game_apply(s, actions[i], child);
+        if (gdl_err) return 0;
+        /* the child's table bucket is fetched from memory while the others are built, and its
+           hash kept for its own node */
+        int64_t key = py_tuple_hash(child);
+        x->keys[(size_t)ply * ACTIONS + i] = key;
+        __builtin_prefetch(x->table + 2 * bucket_of(x, key));
+        if (firsts && order[0] == i) continue;
+        V value = first_value(child, game_terminal(child));
+        if (gdl_err) return 0;
+        scores[i] = mover > 0 ? -value : value;
+        /* insertion sort, stable: (score, declaration order) ascending */
+        int j = k++;
+        while (j > firsts && scores[order[j - 1]] > scores[i]) { order[j] = order[j - 1]; j--; }
+        order[j] = i;
+    }
+    return 1;
+}
+
+static V ab_search(AB *x, int ply, int depth, V alpha, V beta, int sign, const int64_t *known_key) {
+    V *s = x->states + (size_t)ply * CELLS;
+    x->nodes++;
+    POLL_STOP(x->nodes);
+    int p = game_current(s);
+    if (gdl_err) return 0;
+    if (p == TERMINAL_PLAYER || depth <= 0) {
+        x->leaves++;
+        if (p != TERMINAL_PLAYER) x->inexact++;
+        if (ply > x->max_ply) x->max_ply = ply;
+        V v = first_value(s, p == TERMINAL_PLAYER);
+        return sign > 0 ? v : -v;
+    }
+    if (ply + 1 >= MAX_PLY) { gdl_err = 1; return 0; }
+    int m = p ? -1 : 1;
+    int flip = m != sign;
+    if (flip) { V t = alpha; alpha = -beta; beta = -t; }
+    int table_move = NO_ACTION;
+    x->probes++;
+    int64_t key = known_key ? *known_key : py_tuple_hash(s);
+    Entry *entry = tt_find(x, s, key);
+    if (entry) {
+        int answers = entry->depth >= depth && (entry->bound == BOUND_EXACT
+            || (entry->bound == BOUND_LOWER && entry->value >= beta)
+            || (entry->bound == BOUND_UPPER && entry->value <= alpha));
+        if (answers) {
+            x->hits++;
+            if (entry->depth < FULL_DEPTH) x->inexact++;
+            return flip ? -entry->value : entry->value;
+        }
+        table_move = entry->best;
+    }
+    long long inexact0 = x->inexact, nodes0 = x->nodes;
+    V alpha0 = alpha, best = NEG_INF;
+    int best_move = NO_ACTION;
+    int *actions = x->actions + (size_t)ply * ACTIONS;
+    int n = game_legal(s, actions);
+    if (gdl_err) return 0;
+    int built = order_actions(x, ply, s, actions, n, m, table_move);
+    if (gdl_err) return 0;
+    int *order = x->order + (size_t)ply * ACTIONS;
+    V *child = x->states + (size_t)(ply + 1) * CELLS;
+    int scout = 0;
+    for (int k = 0; k < n; k++) {
+        int i = order[k];
+        if (built) memcpy(child, x->children[ply] + (size_t)i * CELLS, sizeof(V) * CELLS);
+        else { game_apply(s, actions[i], child); if (gdl_err) return 0; }
+        const int64_t *hint = built ? x->keys + (size_t)ply * ACTIONS + i : NULL;
+        V v;
+        if (scout) {
+            V nb = alpha + 1;
+            if (nb < beta) {
+                v = ab_search(x, ply + 1, depth - 1, alpha, nb, m, hint);
+                if (gdl_err) return 0;
+                if (nb <= v && v < beta) {
+                    x->researches++;
+                    if (built) memcpy(child, x->children[ply] + (size_t)i * CELLS, sizeof(V) * CELLS);
+                    else game_apply(s, actions[i], child);
+                    v = ab_search(x, ply + 1, depth - 1, alpha, beta, m, hint);
+                }
+            } else {
+                v = ab_search(x, ply + 1, depth - 1, alpha, beta, m, hint);
+            }
+        } else {
+            v = ab_search(x, ply + 1, depth - 1, alpha, beta, m, hint);
+            scout = 1;
+        }
+        if (gdl_err) return 0;
+        if (v > best) {
+            best = v;
+            best_move = actions[i];
+            if (v > alpha) {
+                if (v >= beta) { x->cutoffs++; break; }
+                alpha = v;
+            }
+        }
+    }
+    int bound = best >= beta ? BOUND_LOWER : best <= alpha0 ? BOUND_UPPER : BOUND_EXACT;
+    tt_store(x, s, key, best, bound, x->inexact == inexact0 ? FULL_DEPTH : depth, best_move,
+             x->nodes - nodes0);
+    if (alpha0 < best && best < beta && best_move != NO_ACTION) pv_put(x, s, key, best_move);
+    return flip ? -best : best;
+}
+
+/* The root (gdl.solvers.alphabeta Engine._root and solve_root, no aspiration): the exact value
+   for player 0, the optimal actions as flags over the root's legal list, the principal
+   variation (pv_from), and the counters: nodes, leaves, cutoffs, probes, hits, researches,
+   max ply, entries used, entries replaced, proven. Returns 1 when it stopped (an error). */
+int gdl_alphabeta(const V *root, int depth, long long tt_size, V *value0, int *best_flags,
+                  int *legal_count, int *pv, int *pv_len, long long *stats) {
+    gdl_err = 0;
+    AB x;
+    memset(&x, 0, sizeof x);
+    x.has_evaluate = HAS_EVALUATE;
+    x.buckets = tt_size / 2 > 0 ? tt_size / 2 : 1;
+    x.states = malloc(sizeof(V) * CELLS * (size_t)MAX_PLY);
+    x.actions = malloc(sizeof(int) * ACTIONS * (size_t)MAX_PLY);
+    x.order = malloc(sizeof(int) * ACTIONS * (size_t)MAX_PLY);
+    x.scores = malloc(sizeof(V) * ACTIONS * (size_t)MAX_PLY);
+    x.keys = malloc(sizeof(int64_t) * ACTIONS * (size_t)MAX_PLY);
+    x.children = calloc(MAX_PLY, sizeof(V *));
+    x.table = table_alloc((size_t)x.buckets * 2 * sizeof(Entry));
+    x.pv_capacity = 1024;
+    x.pv = calloc((size_t)x.pv_capacity, sizeof(PvSlot));
+    int failed = 1;
+    if (x.states && x.actions && x.order && x.scores && x.keys && x.children && x.table && x.pv) {
+        failed = 0;
+        int search_depth = depth < 0 ? FULL_DEPTH : depth;
+        memcpy(x.states, root, sizeof(V) * CELLS);
+        x.nodes++;
+        int mover = game_current(root);
+        int m = mover ? -1 : 1;
+        int *actions = x.actions;
+        int n = game_legal(root, actions);
+        int built = gdl_err ? 0 : order_actions(&x, 0, root, actions, n, m, NO_ACTION);
+        int *order = x.order;
+        V *child = x.states + CELLS;
+        V best = NEG_INF;
+        int have_ties = 0, first_tie = NO_ACTION;
+        for (int i = 0; i < n; i++) best_flags[i] = 0;
+        for (int k = 0; k < n && !gdl_err; k++) {
+            int i = order[k];
+            if (built) memcpy(child, x.children[0] + (size_t)i * CELLS, sizeof(V) * CELLS);
+            else game_apply(root, actions[i], child);
+            if (gdl_err) break;
+            const int64_t *hint = built ? x.keys + i : NULL;
+            V v;
+            if (!have_ties) {
+                v = ab_search(&x, 1, search_depth - 1, NEG_INF, POS_INF, m, hint);
+                if (v > best) best = v;
+                have_ties = 1;
+                best_flags[i] = 1;
+                first_tie = actions[i];
+                continue;
+            }
+            V lo = best - 1, hi = best + 1;
+            v = ab_search(&x, 1, search_depth - 1, lo, hi, m, hint);
+            if (gdl_err) break;
+            if (v <= lo) continue;
+            if (v >= hi) {
+                x.researches++;
+                if (built) memcpy(child, x.children[0] + (size_t)i * CELLS, sizeof(V) * CELLS);
+                else game_apply(root, actions[i], child);
+                v = ab_search(&x, 1, search_depth - 1, best, POS_INF, m, hint);
+                if (gdl_err) break;
+            }
+            if (v == best) best_flags[i] = 1;
+            else if (v > best) {
+                best = v;
+                for (int j = 0; j < n; j++) best_flags[j] = 0;
+                best_flags[i] = 1;
+                first_tie = actions[i];
+            }
+        }
+        failed = gdl_err != 0;
+        if (!failed) {
+            pv_put(&x, root, py_tuple_hash(root), first_tie);
+            *value0 = m > 0 ? best : -best;
+            *legal_count = n;
+            /* pv_from: the first optimal action in declaration order, then the recorded exact
+               best actions, else the table's exact entries, until the end or a repetition. */
+            int first = NO_ACTION;
+            for (int i = 0; i < n && first == NO_ACTION; i++) if (best_flags[i]) first = actions[i];
+            V *line = x.states;             /* reuse: line[j] is the j-th state of the line */
+            int length = 0;
+            pv[length++] = first;
+            game_apply(line, first, line + CELLS);
+            int at = 1;
+            while (!gdl_err && at < MAX_PLY - 1 && game_current(line + (size_t)at * CELLS) >= 0) {
+                V *s = line + (size_t)at * CELLS;
+                int repeated = 0;
+                for (int j = 0; j < at && !repeated; j++)
+                    repeated = memcmp(line + (size_t)j * CELLS, s, sizeof(V) * CELLS) == 0;
+                if (repeated) break;
+                int a = pv_get(&x, s);
+                if (a == NO_ACTION) {
+                    Entry *e = tt_find(&x, s, py_tuple_hash(s));
+                    if (e && e->bound == BOUND_EXACT) a = e->best;
+                }
+                if (a == NO_ACTION) break;
+                pv[length++] = a;
+                game_apply(s, a, s + CELLS);
+                at++;
+            }
+            *pv_len = length;
+            failed = gdl_err != 0;
+        }
+    }
+    stats[0] = x.nodes; stats[1] = x.leaves; stats[2] = x.cutoffs; stats[3] = x.probes;
+    stats[4] = x.hits; stats[5] = x.researches; stats[6] = x.max_ply; stats[7] = x.used;
+    stats[8] = x.replaced; stats[9] = x.inexact == 0;
+    if (x.children) for (int i = 0; i < MAX_PLY; i++) free(x.children[i]);
+    free(x.children); free(x.states); free(x.actions); free(x.order); free(x.scores); free(x.keys);
+    if (x.table) munmap(x.table, (size_t)x.buckets * 2 * sizeof(Entry));
+    free(x.pv);
+    return failed;
+}

@@ -1,0 +1,163 @@
+"""Running a whole search natively when the game has native rules and the native tier implements
+that search; otherwise (or when the native search stops on a rule error or an overflow) the caller
+runs the Python solver, which gives the same answer or reports the error located.
+
+Implemented natively: ``minimax`` (values, the optimal root set, the principal variation and the
+node and leaf counts, identical to gdl.solvers.minimax) and random playouts (``playouts``, the
+same choices as the Python loop here). gdl.solvers stays protocol-only: this module is the glue.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from gdl.protocol import CHANCE, TERMINAL
+from gdl.solvers.result import SolveResult, Stats
+
+NATIVE_ALGORITHMS = ("minimax", "alphabeta")
+
+
+def native_rules(game):
+    """The game's NativeRules, or None (without waking a compiled game's lazy interpreter)."""
+    return getattr(game, "__dict__", {}).get("native")
+
+
+def solve_native(game, algorithm: str, *, depth: int | None = None, root_state=None,
+                 options=None, budget=None) -> SolveResult | None:
+    """The SolveResult of ``algorithm`` computed in C, or None when the Python solver must run
+    (no native rules, an algorithm or option the native tier lacks, or the native search stopped)."""
+    native = native_rules(game)
+    info = game.info
+    if (native is None or algorithm not in NATIVE_ALGORITHMS or options is not None
+            or budget is not None or info.has_chance or len(info.players) != 2
+            or info.sum_kind == "general-sum"):
+        return None
+    if depth is not None and (isinstance(depth, bool) or not isinstance(depth, int) or depth < 0
+                              or not info.has_evaluate):
+        return None    # the Python solver refuses these with its own message
+    root = game.initial_state() if root_state is None else root_state
+    total = 0 if info.sum_kind == "zero-sum" else info.utility_sum
+    if total is None or not isinstance(total, int):
+        return None
+    if algorithm == "alphabeta":
+        return _alphabeta(game, native, root, depth, total)
+    found = native.minimax(root, depth)
+    if found is None:
+        return None
+
+    def vector(v0: int) -> tuple[int, int]:
+        return (v0, total - v0)
+
+    root_children = tuple((action, vector(v)) for action, v in found["root"])
+    mover = game.current_player(root)
+    best_actions: tuple = ()
+    if root_children and mover != TERMINAL:
+        best = max(values[mover] for _, values in root_children)
+        best_actions = tuple(a for a, values in root_children if values[mover] == best)
+    stats = Stats(nodes=found["nodes"], leaves=found["leaves"])
+    return SolveResult(values=vector(found["value"]), best_actions=best_actions,
+                       pv=tuple(found["pv"]), algorithm=algorithm, stats=stats,
+                       proven=found["evaluations"] == 0, depth=depth,
+                       extra={"action_values": root_children, "backend": "native"})
+
+
+def _alphabeta(game, native, root, depth: int | None, total: int) -> SolveResult | None:
+    """gdl.solvers.alphabeta with the options gdl.solvers.default_options gives an exact solve
+    (or a depth-limited one where the game declares no quiescence), in C."""
+    from gdl.solvers import default_options
+
+    options = default_options(depth)
+    if (game.info.has_quiescence and depth is not None) or (depth is not None and depth < 1):
+        return None
+    if native.hash(root) != hash(root):
+        return None     # another Python's hash: the table would differ from the Python tier's
+    if game.current_player(root) == TERMINAL:
+        return SolveResult(values=tuple(game.returns(root)), best_actions=(), pv=(),
+                           algorithm="alphabeta", stats=Stats(nodes=1, leaves=1), proven=True,
+                           depth=0)
+    found = native.alphabeta(root, depth, options.tt_size)
+    if found is None:
+        return None
+    legal = game.legal_actions(root)
+    best_actions = tuple(a for a, flag in zip(legal, found["best_flags"]) if flag)
+    stats = Stats(nodes=found["nodes"], leaves=found["leaves"], cutoffs=found["cutoffs"],
+                  tt_probes=found["probes"], tt_hits=found["hits"],
+                  researches=found["researches"], depth_reached=found["max_ply"])
+    extra: dict = {"iteration_nodes": [stats.nodes], "stopped": None, "backend": "native"}
+    if stats.depth_reached:
+        extra["ebf"] = round(stats.nodes ** (1 / stats.depth_reached), 3)
+    capacity = 2 * max(1, options.tt_size // 2)
+    extra.update(tt_capacity=capacity, tt_entries=found["used"], tt_replaced=found["replaced"],
+                 tt_full=found["replaced"] > 0)
+    v0 = found["value"]
+    return SolveResult(values=(v0, total - v0), best_actions=best_actions, pv=tuple(found["pv"]),
+                       algorithm="alphabeta", stats=stats, proven=bool(found["proven"]),
+                       depth=depth, extra=extra)
+
+
+# ---- random playouts: the same generator and choices in C and in Python ---------------------
+
+MASK = 2 ** 64 - 1
+
+
+def _splitmix(state: int) -> tuple[int, int]:
+    state = (state + 0x9E3779B97F4A7C15) & MASK
+    z = state
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK
+    return state, z ^ (z >> 31)
+
+
+def _pick(rng: int, n: int) -> tuple[int, int]:
+    limit = MASK - MASK % n    # rejection sampling: every index equally likely
+    while True:
+        rng, r = _splitmix(rng)
+        if r < limit:
+            return rng, r % n
+
+
+def playouts_python(game, count: int, seed: int, max_plies: int = 100_000, root_state=None) -> dict:
+    """``count`` uniformly random playouts over the protocol: utility sums per player and the
+    number of plies played. The generator is splitmix64, as in the native loop."""
+    root = game.initial_state() if root_state is None else root_state
+    sums = [0] * len(game.info.players)
+    rng, plies = seed & MASK, 0
+    current, legal, apply, returns = (game.current_player, game.legal_actions, game.apply,
+                                      game.returns)
+    for _ in range(count):
+        state, length = root, 0
+        while (player := current(state)) != TERMINAL:
+            if length >= max_plies:
+                raise ValueError(f"a playout went on for more than {max_plies} plies")
+            length += 1
+            if player == CHANCE:    # an outcome with its exact probability
+                rng, r = _splitmix(rng)
+                point, cumulative = Fraction(r, 2 ** 64), Fraction(0)
+                outcomes = game.chance_outcomes(state)
+                action = outcomes[-1][0]
+                for outcome, p in outcomes:
+                    cumulative += p
+                    if point < cumulative:
+                        action = outcome
+                        break
+                state = apply(state, action)
+                continue
+            actions = legal(state)
+            rng, index = _pick(rng, len(actions))
+            state = apply(state, actions[index])
+            plies += 1
+        for player, value in enumerate(returns(state)):
+            sums[player] += value
+    return {"sums": tuple(sums), "plies": plies}
+
+
+def playouts(game, count: int, seed: int, max_plies: int = 100_000, root_state=None) -> dict:
+    """Random playouts, natively where the game has native rules (same results either way)."""
+    native = native_rules(game)
+    info = game.info
+    if native is not None and not info.has_chance:
+        root = game.initial_state() if root_state is None else root_state
+        found = native.playouts(root, count, seed, max_plies, len(info.players))
+        if found is not None:
+            return found
+    return playouts_python(game, count, seed, max_plies, root_state)
