@@ -155,6 +155,8 @@ from gdl.solvers.transposition import (
     STATE,
     UPPER,
     VALUE,
+    WORK,
+    Entry,
     TranspositionTable,
 )
 
@@ -370,7 +372,6 @@ class Engine:
         table = self.table
         if table is not None:
             buckets, first_slots, second_slots = table.buckets, table.first, table.second
-            store = table.store
         ordering = self.ordering
         reorder_always = ordering.always
         principal = ordering.principal          # updated in place between iterations
@@ -501,8 +502,27 @@ class Engine:
                 bound = LOWER if best >= beta else UPPER if best <= alpha0 else EXACT
                 depth_answered = FULL if count.inexact == inexact0 else depth
                 # best is a value by now, not -inf: every child returned one (mypy cannot see it).
-                store((state, best, bound, depth_answered,  # type: ignore[arg-type]
-                       best_move, count.nodes - nodes0), key)
+                stored: Entry = (state, best, bound, depth_answered,  # type: ignore[assignment]
+                                 best_move, count.nodes - nodes0)
+                # TranspositionTable.store, written out for the same reason as the probe.
+                first = first_slots[slot]
+                if first is None:
+                    first_slots[slot] = stored
+                    table.used += 1
+                elif first[STATE] == state:
+                    if depth_answered >= first[DEPTH]:
+                        first_slots[slot] = stored
+                else:
+                    second = second_slots[slot]
+                    if second is None:
+                        table.used += 1
+                    elif second[STATE] != state:
+                        table.replaced += 1
+                    if stored[WORK] >= first[WORK]:
+                        first_slots[slot] = stored
+                        second_slots[slot] = first
+                    else:
+                        second_slots[slot] = stored
             if alpha0 < best < beta and best_move is not NO_ACTION:
                 pv_table[state] = best_move
             return -best if flip else best  # type: ignore[return-value]  # (a value: see above)
