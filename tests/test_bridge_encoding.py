@@ -111,3 +111,18 @@ def test_fuzz_openspiel_without_the_extra_is_a_usage_error(monkeypatch, capsys):
         monkeypatch.delitem(sys.modules, module, raising=False)
     assert main(["fuzz", str(GAMES / "nim.game"), "--openspiel", "--examples", "1"]) == 2
     assert "pip install 'gdl[openspiel]'" in capsys.readouterr().err
+
+
+def test_a_random_inside_a_let_block_is_numbered_too():
+    # The rules' `random` statements are found wherever they are nested; a `let` in an effect
+    # names a value for the rest of its block, and a `random` after it sits in that block.
+    text = ('game "let-dice"\nplayers A\nvar n in 0..9 = 0\nvar done in bool = false\n'
+            'action roll requires not done effect let k = n + 1; random d in {1: 1/2, 2: 1/2}; '
+            'n = k + d; done = true\n'
+            'terminal done\nutility A = n\n')
+    encoding = GameEncoding(gdl.loads(text))
+    assert encoding.num_chance_outcomes == 2     # the two faces, numbered
+    game = encoding.game
+    after = game.apply(game.initial_state(), game.legal_actions(game.initial_state())[0])
+    assert game.current_player(after) == CHANCE
+    assert sorted(p for _, p in game.chance_outcomes(after)) == [Fraction(1, 2), Fraction(1, 2)]

@@ -157,7 +157,7 @@ class InterpretedGame:
         self._evaluations = [expr_fn(u) if u is not None else None for u in game.evaluations]
         self._quiet = expr_fn(game.quiet) if game.quiet is not None else None
         self._names = [g.name for g in game.ground_actions]
-        self._random_names = {st.index: (st.name, st.type) for st in _randoms(game)}
+        self._random_names = {st.index: (st.name, st.type) for st in ir.random_statements(game)}
         effects = {id(a): block_fn(a.effect, self.show) for a in game.actions}
         requires = {id(a): expr_fn(a.requires) if a.requires is not None else (lambda s, env: True)
                     for a in game.actions}
@@ -332,19 +332,6 @@ class InterpretedGame:
             name, type_ = self._random_names[action[0]]
             return f"{name}={self.show(action[1], type_)}"
         return self._names[action]
-
-
-def _randoms(game: ir.Game):
-    stack = [st for a in game.actions for st in a.effect]
-    while stack:
-        st = stack.pop()
-        if isinstance(st, ir.Random):
-            yield st
-            stack.extend(st.body)
-        elif isinstance(st, ir.If):
-            stack.extend(st.then + st.otherwise)
-        elif isinstance(st, (ir.For, ir.LetStmt, ir.Repeat)):
-            stack.extend(st.body)
 
 
 def build(game: ir.Game, source: Source | None = None):

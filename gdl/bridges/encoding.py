@@ -77,7 +77,7 @@ class GameEncoding:
         self._static_outcomes: dict = {}   # (statement index, value) -> id
         self._dynamic_base: dict[int, int] = {}   # statement index -> first id of its block
         next_id = 0
-        for statement in sorted(_random_statements(rules), key=lambda st: st.index):
+        for statement in sorted(ir.random_statements(rules), key=lambda st: st.index):
             values = [value for value, _ in statement.outcomes]
             if all(isinstance(v, ir.Lit) for v in values):
                 for v in values:
@@ -278,19 +278,6 @@ class _Walk:
 
 
 # ---- bounds on utilities from the rules ------------------------------------------------------------
-
-def _random_statements(rules: ir.Game) -> Iterator[ir.Random]:
-    stack = [st for action in rules.actions for st in action.effect]
-    while stack:
-        st = stack.pop()
-        if isinstance(st, ir.Random):
-            yield st
-            stack.extend(st.body)
-        elif isinstance(st, ir.If):
-            stack.extend(st.then + st.otherwise)
-        elif isinstance(st, ir.For):
-            stack.extend(st.body)
-
 
 def _utility_interval(rules: ir.Game):
     """Bounds on every player's utility from the utility expressions alone (constants, variable

@@ -328,3 +328,20 @@ class Game:
     tree: TreeSpec | None = None
     has_chance: bool = False
     spans: dict[str, Span] = field(default_factory=dict)  # rule name -> where it is declared
+
+
+def random_statements(game: Game) -> list[Random]:
+    """Every `random` statement of the game's actions, wherever it is nested (inside `if`, `for`,
+    `let` and other `random` blocks), in no particular order: each carries its own ``index``."""
+    found: list[Random] = []
+    stack: list = [st for action in game.actions for st in action.effect]
+    while stack:
+        st = stack.pop()
+        if isinstance(st, Random):
+            found.append(st)
+            stack.extend(st.body)
+        elif isinstance(st, If):
+            stack.extend(st.then + st.otherwise)
+        elif isinstance(st, (For, LetStmt, Repeat)):
+            stack.extend(st.body)
+    return found
