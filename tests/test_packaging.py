@@ -5,15 +5,22 @@ import subprocess
 import sys
 import zipfile
 
+import pytest
 from helpers import GAMES, ROOT
 
 
-def test_wheel_contains_the_grammar_and_loads_it(tmp_path):
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory):
+    """The wheel of this checkout, built once for the tests of this module."""
+    dist = tmp_path_factory.mktemp("dist")
     built = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q",
-         "-w", str(tmp_path / "dist"), str(ROOT)], capture_output=True, text=True, timeout=300)
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(dist), str(ROOT)],
+        capture_output=True, text=True, timeout=300)
     assert built.returncode == 0, built.stderr
-    wheel = next((tmp_path / "dist").glob("gdl-*.whl"))
+    return next(dist.glob("gdl-*.whl"))
+
+
+def test_wheel_contains_the_grammar_and_loads_it(tmp_path, wheel):
     with zipfile.ZipFile(wheel) as archive:
         assert "gdl/grammars/game.lark" in archive.namelist()
         for page in ("index.html", "app.js", "style.css"):       # the page of `gdl serve`
@@ -33,15 +40,10 @@ def test_wheel_contains_the_grammar_and_loads_it(tmp_path):
     assert done.stdout.strip() == "12"
 
 
-def test_an_installed_gdl_fuzzes_says_its_version_and_ships_types(tmp_path):
+def test_an_installed_gdl_fuzzes_says_its_version_and_ships_types(tmp_path, wheel):
     # A plain install: the wheel with its declared dependencies only (no test extra). `gdl fuzz`
     # is part of gdl, so hypothesis must be a runtime requirement of the wheel, and the fuzzer
     # must run from the unpacked wheel.
-    built = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q",
-         "-w", str(tmp_path / "dist"), str(ROOT)], capture_output=True, text=True, timeout=300)
-    assert built.returncode == 0, built.stderr
-    wheel = next((tmp_path / "dist").glob("gdl-*.whl"))
     with zipfile.ZipFile(wheel) as archive:
         names = archive.namelist()
         metadata = next(archive.read(n).decode() for n in names if n.endswith("METADATA"))
