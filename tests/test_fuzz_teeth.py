@@ -21,7 +21,7 @@ import gdl.solvers.alphabeta as alphabeta_module
 import gdl.solvers.expectiminimax as expectiminimax_module
 import gdl.solvers.maxn as maxn_module
 from gdl.tools.fuzz import _option_sets, _tree_targets, check_rules_example, check_tree_example, run_property
-from gdl.tools.strategies import rule_games
+from gdl.tools.strategies import rule_games, transposition_games
 
 SEED = 20260101
 BUDGET = 300   # examples allowed; hypothesis plans its search by this budget, so it is fixed
@@ -34,6 +34,9 @@ BUDGET = 300   # examples allowed; hypothesis plans its search by this budget, s
 #   alpha-beta cut-off off by one                 11, 26, 25, 3, 36
 #   max^n ties broken differently by depth        7, 23, 5, 86, 10
 #   PVS re-search test off by one                 7, >300, 12, 32, 36   (rule files: >300 for all five)
+#   tt bound flags swapped (transposition games)  5, >100, 5, 46, 5
+#     (the same bug on the other generators: trees >300 for all five seeds, as a tree has no
+#     transpositions; rule files >300, >300, 98, >300, >300)
 CAUGHT_WITHIN = {
     "tt bounds stored as exact (trees)": 7,
     "tt bounds stored as exact (rule files)": 9,
@@ -41,6 +44,7 @@ CAUGHT_WITHIN = {
     "alpha-beta cut-off off by one": 11,
     "max^n ties broken differently by depth": 7,
     "PVS re-search test off by one": 7,
+    "tt bound flags swapped (transposition games)": 5,
 }
 FOUND: dict[str, int] = {}   # filled by the tests; printed by the last one
 
@@ -88,6 +92,19 @@ def test_a_table_that_stores_bounds_as_exact_values(monkeypatch):
     # seed 0: with SEED it takes 299 rule files, too slow for the suite (see the table above)
     caught("tt bounds stored as exact (rule files)", rules,
            lambda e: check_rules_example(e, metamorphic=False, backends=False), seed=0)
+
+
+def test_a_table_whose_lower_and_upper_flags_are_swapped(monkeypatch):
+    # A fail-high (a lower bound) stored as an upper bound and the other way round: a later probe
+    # with another window cuts on it. Only a game with transpositions shows it (the table answers
+    # a position reached again); the games of transposition_games are made for that.
+    bad = mutant(alphabeta_module,
+                 "bound = LOWER if best >= beta else UPPER if best <= alpha0 else EXACT",
+                 "bound = UPPER if best >= beta else LOWER if best <= alpha0 else EXACT")
+    monkeypatch.setattr(alphabeta_module, "alphabeta", bad.alphabeta)
+    caught("tt bound flags swapped (transposition games)",
+           st.tuples(transposition_games(), _option_sets(), st.integers(1, 4)),
+           lambda e: check_rules_example(e, metamorphic=False, backends=False))
 
 
 def test_expectiminimax_that_divides_by_the_number_of_outcomes_again(monkeypatch):
@@ -142,6 +159,9 @@ def test_the_solvers_are_clean_without_planted_bugs():
                      st.tuples(TREES["trees, three players"], _option_sets())):
         outcome = run_property(strategy, tree_check, examples=12, seed=SEED, shrink=False)
         assert outcome.first_failure is None, [str(p) for p in outcome.problems]
+    outcome = run_property(st.tuples(transposition_games(), _option_sets(), st.integers(1, 4)),
+                           check_rules_example, examples=12, seed=SEED, shrink=False)
+    assert outcome.first_failure is None, [str(p) for p in outcome.problems]
 
 
 def test_every_planted_bug_has_its_test_and_bound(capsys):

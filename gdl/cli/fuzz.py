@@ -9,7 +9,8 @@ from pathlib import Path
 from gdl.cli import UsageError, parse_sets, print_json, read_rule_text, whole
 
 TARGET_WORDS = {"trees2": "trees, two players", "chance": "trees with chance",
-                "trees3": "trees, three players", "rules": "rule files"}
+                "trees3": "trees, three players", "rules": "rule files",
+                "transpositions": "transpositions"}
 
 
 def _write_counterexample(directory: Path, stem: str, failure, args, kind: str) -> tuple[Path, str]:

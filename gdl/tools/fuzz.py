@@ -220,8 +220,11 @@ def _graph_or_skip(game):
         return None
 
 
-def _solver_calls(info: GameInfo, depth: int | None, options: Sequence) -> list[tuple[str, Callable]]:
-    """(label, function of a game) for every solver that applies to a game with this info."""
+def _solver_calls(info: GameInfo, depth: int | None, options: Sequence,
+                  table_at_depth: bool = False) -> list[tuple[str, Callable]]:
+    """(label, function of a game) for every solver that applies to a game with this info.
+    ``table_at_depth``: the game's states hold their distance from the root (every move adds one
+    to a counter), so under a depth limit alpha-beta keeps its table (quiescence still goes)."""
     import gdl.solvers as solvers
     from gdl.solvers.alphabeta import alphabeta
 
@@ -232,7 +235,8 @@ def _solver_calls(info: GameInfo, depth: int | None, options: Sequence) -> list[
         if depth is None or depth >= 1:
             seen = set()
             for opts in options:
-                opts = opts if depth is None else for_depth(opts)
+                if depth is not None:
+                    opts = replace(opts, quiescence=False) if table_at_depth else for_depth(opts)
                 if opts in seen:
                     continue
                 seen.add(opts)
@@ -287,14 +291,15 @@ def _check_pv(game, root, result, label: str, problems: list[Problem]) -> None:
 def compare_position(game: Any, state: Any = None, depth: int | None = None,
                      options: Sequence | None = None, reference_game: Any = None,
                      views: bool = True, claims: bool = True,
-                     reference_state: Any = None) -> Comparison:
+                     reference_state: Any = None, table_at_depth: bool = False) -> Comparison:
     """Run every applicable solver on ``game`` from ``state`` (default: the initial state) and
     compare each with the oracle, which runs on ``reference_game`` (default ``game``; give the
     interpreted game to compare a compiled one with it). ``options``: the alpha-beta option sets
     (default ``engine_options()``); ``reference_state`` is the position in ``reference_game``
     (default: ``state``). With ``views``, paranoid search is compared with the oracle on
     each player's ``ParanoidView``, and for games alpha-beta cannot take directly (more players,
-    general-sum) the two-player solvers run on those views too."""
+    general-sum) the two-player solvers run on those views too. ``table_at_depth``: see
+    ``_solver_calls``."""
     from gdl.solvers.paranoid import ParanoidView, paranoid
 
     options = engine_options() if options is None else options
@@ -332,7 +337,7 @@ def compare_position(game: Any, state: Any = None, depth: int | None = None,
         _check_pv(target, target.initial_state(), result, label, problems)
         return result
 
-    for label, call in _solver_calls(info, depth, options):
+    for label, call in _solver_calls(info, depth, options, table_at_depth):
         run(label, call, rooted, truth, truth_best)
 
     if claims:
@@ -375,7 +380,7 @@ def compare_position(game: Any, state: Any = None, depth: int | None = None,
                                                 f"{format_value(guaranteed)}"))
                     _check_pv(rooted, root, result, label, problems)
             if not two:
-                for label, call in _solver_calls(view.info, depth, options):
+                for label, call in _solver_calls(view.info, depth, options, table_at_depth):
                     if label.startswith("maxn"):
                         continue
                     run(f"{label} on paranoid view of {info.players[player]}", call, view,
@@ -871,7 +876,7 @@ def _tree_targets() -> dict[str, Any]:
 
 
 TARGET_SHARES = {"trees, two players": 3, "trees with chance": 2, "trees, three players": 2,
-                 "rule files": 3}
+                 "rule files": 3, "transpositions": 1}
 
 
 def _option_sets():
@@ -935,7 +940,8 @@ def check_rules_example(example: tuple, report: TargetReport | None = None,
     limits = [None] + ([depth] if interpreted.info.has_evaluate else [])
     for limit in limits:
         comparison = compare_position(game, depth=limit, options=engine_options() + [options],
-                                      reference_game=interpreted)
+                                      reference_game=interpreted,
+                                      table_at_depth=rules.depth_in_state)
         report.positions += 1
         report.depth_limited += limit is not None
         report.comparisons += comparison.pairs
@@ -954,7 +960,7 @@ def _solver_family(label: str) -> str:
 
 
 def _failure_text(target: str, example: Any) -> str:
-    if target == "rule files":
+    if target in ("rule files", "transpositions"):
         return example[0].text
     from gdl.lang.format import format_file
 
@@ -966,7 +972,7 @@ def _failure_text(target: str, example: Any) -> str:
 def _run_targets(examples: int, seed: int, targets: Sequence[str]) -> Summary:
     from hypothesis import strategies as st
 
-    from gdl.tools.strategies import rule_games
+    from gdl.tools.strategies import rule_games, transposition_games
 
     summary = Summary(seed=seed, examples=examples)
     strategies = _tree_targets()
@@ -983,6 +989,9 @@ def _run_targets(examples: int, seed: int, targets: Sequence[str]) -> Summary:
         started = time.perf_counter()
         if name == "rule files":
             strategy = st.tuples(rule_games(second_edition=True), _option_sets(), st.integers(0, 3))
+            check = check_rules_example
+        elif name == "transpositions":
+            strategy = st.tuples(transposition_games(), _option_sets(), st.integers(1, 4))
             check = check_rules_example
         else:
             strategy = st.tuples(strategies[name], _option_sets())

@@ -438,6 +438,9 @@ class GeneratedRules:
     tree: _ast.GameFile
     text: str
     utility_range: tuple[int, int]
+    # every move adds one to a state variable, so a position's distance from the root is the
+    # same along every path: a transposition table stays exact under a depth limit
+    depth_in_state: bool = False
     _games: dict = _field(default_factory=dict, repr=False, compare=False)
 
     def load(self, backend: str = "interpret"):
@@ -780,4 +783,79 @@ def rule_games(draw, players: int | Sequence[int] = (2, 3), *, chance: bool | No
     parsed = parse(text, "<generated>")
     if parsed != tree:  # the formatter's round trip is part of the contract
         raise AssertionError(f"generated rule file does not read back:\n{text}")
-    return GeneratedRules(parsed, text, (lo, hi))
+    # every action adds one to `moves`; a chance event adds none (but alpha-beta, which keeps a
+    # table under a depth limit, runs only without chance)
+    return GeneratedRules(parsed, text, (lo, hi), depth_in_state=not has_chance)
+
+
+# ---- games with transpositions ------------------------------------------------------------------
+
+@st.composite
+def transposition_games(draw, max_nodes: int = 400, evaluate: bool | None = None
+                        ) -> GeneratedRules:
+    """Two-player zero-sum games whose positions are reached by many move orders, so that a
+    transposition table is used all the time, with entries stored under one window and probed
+    under another (where a bound flagged the wrong way gives a wrong answer).
+
+    The state is ``M`` counters ``c[0..M-1]`` in ``0..L`` and a move counter; ``push(i)`` adds
+    one to a counter and perhaps ``jump(i)`` two, so the moves commute and different histories
+    merge into one position. The players alternate; after ``N`` moves the game ends and player
+    P0 gets ``w[c[0]][c[1]]`` (plus ``v[c[2]]`` with three counters) from random tables of small
+    values (so ties are common), perhaps with an evaluation of the same form. Every move adds one
+    to ``moves``, so a position's distance from the root is the same along every path and a table
+    stays exact under a depth limit too (``depth_in_state``). ``N`` is small enough that a player
+    always has a move and the tree has at most about ``max_nodes`` nodes.
+    """
+    from gdl.lang.format import format_file
+    from gdl.lang.parse import parse
+
+    counters = draw(st.integers(2, 3))
+    top = draw(st.integers(1, 3))                       # L: each counter's largest value
+    jumps = top >= 2 and draw(st.booleans())
+    has_evaluate = draw(st.booleans()) if evaluate is None else evaluate
+    branching = counters * (2 if jumps else 1)
+    # with jumps a counter sum grows by up to 2 a move: N <= M*L/2 keeps a push always legal
+    room = counters * top // 2 if jumps else counters * top
+    longest = 1
+    while branching ** (longest + 1) <= max_nodes and longest < room:
+        longest += 1
+    length = draw(st.integers(1, min(longest, room)))
+
+    def table(rows: int, columns: int) -> list[list[int]]:
+        return [[draw(st.integers(-3, 3)) for _ in range(columns)] for _ in range(rows)]
+
+    def payoff(w: str, v: str) -> str:
+        return f"{w}[c[0]][c[1]]" + (f" + {v}[c[2]]" if counters == 3 else "")
+
+    side = top + 1
+    lines = ['game "transpositions"', "players P0, P1",
+             f"var c[{counters}] in 0..{top} = [{', '.join(['0'] * counters)}]",
+             f"var moves in 0..{length} = 0"]
+    tables = {"w": table(side, side)}
+    if counters == 3:
+        tables["v"] = table(1, side)
+    if has_evaluate:
+        tables["e"] = table(side, side)
+        if counters == 3:
+            tables["f"] = table(1, side)
+    for name, rows in tables.items():
+        text = (", ".join(map(str, rows[0])) if name in "vf" else
+                ", ".join("[" + ", ".join(map(str, row)) + "]" for row in rows))
+        lines.append(f"const {name} = [{text}]")
+    lines.append(f"action push(i in 0..{counters - 1}) requires c[i] < {top} "
+                 "effect c[i] = c[i] + 1; moves = moves + 1")
+    if jumps:
+        lines.append(f"action jump(i in 0..{counters - 1}) requires c[i] + 2 <= {top} "
+                     "effect c[i] = c[i] + 2; moves = moves + 1")
+    lines += [f"terminal moves == {length}", f"utility P0 = {payoff('w', 'v')}", "zero-sum"]
+    if has_evaluate:
+        lines.append(f"evaluate P0 = {payoff('e', 'f')}")
+    bound = 6 if counters == 3 else 3
+    if draw(st.booleans()):
+        lines.append(f"utility in -{bound}..{bound}")
+    tree = parse("\n".join(lines) + "\n", "<generated>")
+    text = format_file(tree)
+    parsed = parse(text, "<generated>")
+    if parsed != tree:  # the formatter's round trip is part of the contract
+        raise AssertionError(f"generated rule file does not read back:\n{text}")
+    return GeneratedRules(parsed, text, (-bound, bound), depth_in_state=True)
