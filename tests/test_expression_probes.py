@@ -189,3 +189,91 @@ def test_a_quantifier_folded_to_the_wrong_constant_is_caught(monkeypatch):
         return original(kind, terms)
 
     assert _failures(monkeypatch, lambda: monkeypatch.setattr(optimize, "fold_terms", wrong)) > 0
+
+
+# ---- the generator writes probes too: the fuzz's back-end comparison catches the same bugs -------
+# rule_games(probes=True) (what `gdl fuzz` generates) puts probes of these kinds into generated
+# games, and the fuzz compares the compiled game with the interpreted one state by state
+# (gdl.tools.fuzz.backend_problems, the first step of check_rules_example). Each planted bug must
+# be found within the stated number of generated games, with the seed given. Examples needed
+# over the seeds 20260101, 0, 1, 2, 3 (100 games each) when this was written:
+#   "<" mirrored as ">="             >100, >100, >100, 32, >100
+#   a ">=" fact one step too far     >100, >100, 22, >100, >100
+#   any/all of constants mis-folded  88, 68, >100, 85, >100
+# They are rarer than in the hand-written probes above, which aim at each bug; the generator's
+# probes are spread over every kind of expression and only meet a bug at a state on its edge.
+# (The strategy is the fuzz's own, options and depth included, and the budget fixed at 100:
+# hypothesis plans its search by the budget, so both decide which games a seed draws.)
+GENERATED_CAUGHT_WITHIN = {"mirror": (2, 32), "guard": (1, 22), "fold": (0, 68)}
+
+
+def _fuzz_rule_files():
+    from hypothesis import strategies as st
+
+    from gdl.tools.fuzz import _option_sets
+    from gdl.tools.strategies import rule_games
+
+    return st.tuples(rule_games(second_edition=True, probes=True), _option_sets(),
+                     st.integers(0, 3))
+
+
+def _backends_differ(example):
+    from gdl.tools.fuzz import backend_problems
+
+    rules = example[0]
+    return backend_problems(rules.load("compile"), rules.load("interpret"))[0]
+
+
+def _generated_first_failure(monkeypatch, plant, name: str) -> int:
+    from gdl.tools.fuzz import run_property
+
+    monkeypatch.setenv("GDL_NO_CACHE", "1")
+    plant()
+    seed, bound = GENERATED_CAUGHT_WITHIN[name]
+    outcome = run_property(_fuzz_rule_files(), _backends_differ, examples=100, seed=seed,
+                           shrink=False)
+    assert outcome.first_failure is not None, f"{name}: not caught in 100 generated games"
+    assert outcome.first_failure <= bound, (name, outcome.first_failure)
+    return outcome.first_failure
+
+
+def test_generated_probes_catch_a_constant_on_the_left_read_the_wrong_way(monkeypatch):
+    from gdl.backends.pycompile import optimize
+
+    _generated_first_failure(monkeypatch, lambda: monkeypatch.setitem(optimize.MIRROR, "<", ">="),
+                             "mirror")
+
+
+def test_generated_probes_catch_a_guard_fact_one_step_too_far(monkeypatch):
+    from gdl.backends.pycompile import optimize
+
+    original = optimize.compare_facts
+
+    def too_far(op, x, k):
+        facts = original(op, x, k)
+        return {x.text: (k + 1, None)} if op == ">=" and type(k) is int else facts
+
+    _generated_first_failure(
+        monkeypatch, lambda: monkeypatch.setattr(optimize, "compare_facts", too_far), "guard")
+
+
+def test_generated_probes_catch_a_quantifier_folded_to_the_wrong_constant(monkeypatch):
+    from gdl.backends.pycompile import optimize
+
+    original = optimize.fold_terms
+
+    def wrong(kind, terms):
+        if kind in ("any", "all") and all(t.is_const for t in terms):
+            return optimize.const(kind == "any")
+        return original(kind, terms)
+
+    _generated_first_failure(
+        monkeypatch, lambda: monkeypatch.setattr(optimize, "fold_terms", wrong), "fold")
+
+
+def test_generated_probes_agree_without_a_planted_bug():
+    from gdl.tools.fuzz import run_property
+
+    outcome = run_property(_fuzz_rule_files(), _backends_differ, examples=40, seed=2,
+                           shrink=False)
+    assert outcome.first_failure is None, [str(p) for p in outcome.problems]

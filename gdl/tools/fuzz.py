@@ -988,7 +988,8 @@ def _run_targets(examples: int, seed: int, targets: Sequence[str]) -> Summary:
             continue
         started = time.perf_counter()
         if name == "rule files":
-            strategy = st.tuples(rule_games(second_edition=True), _option_sets(), st.integers(0, 3))
+            strategy = st.tuples(rule_games(second_edition=True, probes=True), _option_sets(),
+                                 st.integers(0, 3))
             check = check_rules_example
         elif name == "transpositions":
             strategy = st.tuples(transposition_games(), _option_sets(), st.integers(1, 4))

@@ -466,7 +466,8 @@ _PLAYER_NAMES = ("P0", "P1", "P2", "P3")
 def rule_games(draw, players: int | Sequence[int] = (2, 3), *, chance: bool | None = None,
                sum_kinds: Sequence[str] = (ZERO_SUM, CONSTANT_SUM, GENERAL_SUM),
                evaluate: bool | None = None, bounds: bool | None = None,
-               max_nodes: int = 300, second_edition: bool = False) -> GeneratedRules:
+               max_nodes: int = 300, second_edition: bool = False,
+               probes: bool = False) -> GeneratedRules:
     """Small games in the rule language, valid by construction.
 
     Every game has a counter ``moves`` that every action increases by one and the terminal condition
@@ -489,6 +490,8 @@ def rule_games(draw, players: int | Sequence[int] = (2, 3), *, chance: bool | No
     utilities divided exactly (``/``, rational values), ``let`` and ``repeat`` in effects, and
     an ``init`` block (a value, perhaps who moves first). It is off by
     default so that a seed keeps drawing the games it drew before (tests pin some of them).
+    ``probes=True`` (off by default for the same reason) makes about one condition in two and one
+    value in four an expression probe (``probe_condition``, ``probe_value``).
 
     Everything shrinks towards fewer players, variables, actions and statements, smaller
     constants, no chance, no evaluation.
@@ -534,7 +537,17 @@ def rule_games(draw, players: int | Sequence[int] = (2, 3), *, chance: bool | No
             return _IntExpr(_ast.Index(_ast.Name("s"), index), 0, score_max)
         return _lit(draw(st.integers(-2, 3)))
 
+    def start_value(e: _IntExpr) -> int | None:
+        """The initial value of ``e`` when it is a variable (probes test near it: the states a
+        short game reaches are near its start)."""
+        for (name, _, _), init in zip(variables, inits):
+            if e.node == _ast.Name(name):
+                return init
+        return None
+
     def condition(extra: list[_IntExpr] = ()) -> _ast.Expr:
+        if probes and draw(st.booleans()):   # over the state: a local's values are known anyway
+            return probe_condition(draw, int_atom, start_value)
         kind = pick(["compare", "flag", "mover", "and"] if has_flag else
                                     ["compare", "mover", "and"])
         if kind == "flag":
@@ -553,6 +566,8 @@ def rule_games(draw, players: int | Sequence[int] = (2, 3), *, chance: bool | No
     def value(extra: list[_IntExpr] = ()) -> _IntExpr:
         """An int expression of the state (and the local names in ``extra``)."""
         pool = [int_atom, *[(lambda e=e: e) for e in extra]]
+        if probes and draw(st.integers(0, 3)) == 0:
+            return probe_value(draw, int_atom, start_value)
         kind = pick(["atom", "add", "sub", "scale", "minmax", "if"])
         a = pick(pool)()
         if kind == "atom":
@@ -859,3 +874,121 @@ def transposition_games(draw, max_nodes: int = 400, evaluate: bool | None = None
     if parsed != tree:  # the formatter's round trip is part of the contract
         raise AssertionError(f"generated rule file does not read back:\n{text}")
     return GeneratedRules(parsed, text, (-bound, bound), depth_in_state=True)
+
+
+# ---- expression probes (rule_games(probes=True)) --------------------------------------------------
+# Expressions where the compiler's optimiser and the interpreter could part: floor division and
+# remainder with negative or state-dependent operands, constants on either side of a comparison,
+# quantifiers whose terms fold to constants, chains of guards on one variable (a fact "x >= k"
+# must not be read as "x >= k+1"). The fuzz compares both back ends (and the native tier where it
+# applies) state by state on every generated game, so each probe is checked at every state reached.
+# (Choices are drawn as indices, never sampled_from over strings: see rule_games's pick.)
+
+def _floor_corners(a: _IntExpr, lo: int, hi: int) -> tuple[int, int]:
+    """Bounds of ``a // b`` for b in lo..hi, an interval without 0: a / b is monotone in each
+    operand on such a box, and so is its floor, so the extremes are at the corners."""
+    corners = [x // y for x in (a.lo, a.hi) for y in (lo, hi)]
+    return min(corners), max(corners)
+
+
+def _remainder_bounds(lo: int, hi: int) -> tuple[int, int]:
+    """Bounds of ``a % b`` for b in lo..hi (no 0): the remainder takes the divisor's sign."""
+    return (0, hi - 1) if lo > 0 else (lo + 1, 0)
+
+
+def _nonzero(draw, b: _IntExpr) -> _IntExpr:
+    """``b`` shifted so that its interval lies on one side of 0 (drawn: which side)."""
+    shift = 1 - b.lo if draw(st.booleans()) else -1 - b.hi
+    if shift == 0:
+        return b
+    return _op("+", b, _lit(shift))
+
+
+def probe_value(draw, atom, start=lambda e: None) -> _IntExpr:
+    """An integer probe over the state, with its bounds; ``atom()`` draws a state expression,
+    ``start(e)`` is its initial value if known (guards test near it)."""
+    kind = draw(st.integers(0, 5))
+    a = atom()
+    if kind == 0:       # floor division or remainder by a constant, perhaps negative
+        d = (-3, -2, 2, 3)[draw(st.integers(0, 3))]
+        a = _op("-", a, _lit(draw(st.integers(0, 3))))        # negative operands, too
+        if draw(st.booleans()):
+            lo, hi = _floor_corners(a, d, d)
+            return _IntExpr(_ast.Binary("//", a.node, _ast.IntLit(d)), lo, hi)
+        lo, hi = _remainder_bounds(d, d)
+        return _IntExpr(_ast.Binary("%", a.node, _ast.IntLit(d)), lo, hi)
+    if kind == 1:       # a state-dependent divisor on one side of 0
+        b = _nonzero(draw, atom())
+        if draw(st.booleans()):
+            lo, hi = _floor_corners(a, b.lo, b.hi)
+            return _IntExpr(_ast.Binary("//", a.node, b.node), lo, hi)
+        lo, hi = _remainder_bounds(b.lo, b.hi)
+        return _IntExpr(_ast.Binary("%", a.node, b.node), lo, hi)
+    if kind == 2:       # a constant numerator over a state-dependent divisor
+        c = draw(st.integers(-7, 7))
+        b = _nonzero(draw, a)
+        lo, hi = _floor_corners(_lit(c), b.lo, b.hi)
+        return _IntExpr(_ast.Binary("//", _ast.IntLit(c), b.node), lo, hi)
+    if kind == 3:       # a quantifier whose terms all fold to constants, plus the state
+        n, c = draw(st.integers(1, 3)), draw(st.integers(-2, 3))
+        count = _ast.Quantifier("count", (_ast.Binder(_ast.Ident("i"), _ast.RangeDomain(
+            _ast.IntLit(0), _ast.IntLit(n))),), _ast.Binary("<", _ast.IntLit(c), _ast.Name("i")))
+        return _op("+", a, _IntExpr(count, 0, n + 1))
+    if kind == 4:       # floor division of a quantifier's state-dependent terms
+        n = draw(st.integers(1, 3))
+        body = _ast.Binary("//", _ast.Binary("-", a.node, _ast.Name("i")), _ast.IntLit(-2))
+        terms = [_floor_corners(_op("-", a, _lit(i)), -2, -2) for i in range(n + 1)]
+        total = _ast.Quantifier("sum", (_ast.Binder(_ast.Ident("i"), _ast.RangeDomain(
+            _ast.IntLit(0), _ast.IntLit(n))),), body)
+        return _IntExpr(total, sum(t[0] for t in terms), sum(t[1] for t in terms))
+    # a guard chain: an inner test at or one step past the outer guard's constant
+    outer, inner = _guard_chain(draw, a, start(a))
+    return _if(outer, _if(inner, _lit(2), _lit(1)), _lit(0))
+
+
+_MIRRORED = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}
+
+
+def _comparison(draw, op: str, a: _IntExpr, k: int) -> _ast.Expr:
+    """``a op k``, written as it is or with the constant on the left (``k op' a``, same meaning)."""
+    if draw(st.booleans()):
+        return _ast.Binary(op, a.node, _ast.IntLit(k))
+    return _ast.Binary(_MIRRORED[op], _ast.IntLit(k), a.node)
+
+
+def _guard_chain(draw, a: _IntExpr, near: int | None) -> tuple[_ast.Expr, _ast.Expr]:
+    """Two tests of ``a``: a guard that bounds it on one side, then a test at the edge the guard
+    leaves (one step either side of it too), which the guard's fact decides or not: where an
+    optimiser that reads the fact one step too far, or mirrors a comparison the wrong way, errs."""
+    if near is None:
+        k = draw(st.integers(a.lo, a.hi))
+    else:
+        k = min(max(near + draw(st.integers(-1, 1)), a.lo), a.hi)
+    op = ("<", "<=", ">", ">=")[draw(st.integers(0, 3))]
+    edge = {">=": k, ">": k + 1, "<=": k, "<": k - 1}[op]
+    test = ("<", "<=", ">", ">=", "==", "!=")[draw(st.integers(0, 5))]
+    return (_comparison(draw, op, a, k),
+            _comparison(draw, test, a, edge + draw(st.integers(-1, 1))))
+
+
+def probe_condition(draw, atom, start=lambda e: None) -> _ast.Expr:
+    """A condition probe over the state; ``atom()`` draws a state expression, ``start(e)`` is
+    its initial value if known (guards test near it)."""
+    kind = draw(st.integers(0, 3))
+    a = atom()
+    ops = ("<", "<=", ">", ">=", "==", "!=")
+    if kind == 0:       # a constant on the left (the compiler mirrors it)
+        op = ops[draw(st.integers(0, len(ops) - 1))]
+        return _ast.Binary(op, _ast.IntLit(draw(st.integers(a.lo - 1, a.hi + 1))), a.node)
+    if kind == 1:       # a quantifier that folds to a constant, joined to a state test
+        c = draw(st.integers(-1, 4))
+        quantified = _ast.Quantifier(("any", "all")[draw(st.integers(0, 1))], (_ast.Binder(
+            _ast.Ident("i"), _ast.RangeDomain(_ast.IntLit(0), _ast.IntLit(2))),),
+            _ast.Binary(ops[draw(st.integers(0, 3))], _ast.Name("i"), _ast.IntLit(c)))
+        test = _ast.Binary(">=", a.node, _ast.IntLit(draw(st.integers(a.lo, a.hi))))
+        return _ast.Binary(("and", "or")[draw(st.integers(0, 1))], quantified, test)
+    # a guard chain on one expression: "a >= k" (say) and then a test at k - 1, k or k + 1
+    first, second = _guard_chain(draw, a, start(a))
+    if draw(st.integers(0, 3)) == 0:
+        second = _ast.Unary("not", second)
+    return _ast.Binary("and", first, second)
