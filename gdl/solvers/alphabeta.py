@@ -116,6 +116,10 @@ by setting ``budget.stop``. When nothing completed yet, KeyboardInterrupt (Ctrl-
 ``SearchStopped`` (a budget, no evaluation to deepen with) is raised. A stop event alone (no time
 or node limit) does not switch on iterative deepening, so stopping an exact solve of a game
 without evaluation has no answer to give.
+The clock holds inside one state too: when a single state's rules run past the deadline (by
+``watchdog.GRACE``), ``gdl/solvers/watchdog.py`` raises ``RulesStopped`` in the search's thread,
+caught like a stop (after the first iteration only, as the other limits). A node limit is still
+checked between states only: one state's rules add no nodes.
 
 Statistics
 ----------
@@ -159,6 +163,7 @@ from gdl.solvers.transposition import (
     Entry,
     TranspositionTable,
 )
+from gdl.solvers.watchdog import RulesStopped, watchdog
 
 __all__ = [
     "FULL",
@@ -746,10 +751,12 @@ def _drive(game: Game, state: State, depth: int | None, opts: SearchOptions,
                            algorithm="alphabeta", stats=Stats(nodes=1, leaves=1), proven=True,
                            depth=0)
     iteration_nodes: list[int] = []
-    if deepen:
-        done = _deepen(engine, state, depth, limited, opts.aspiration, iteration_nodes)
-    else:
-        done = _search_once(engine, state, depth, iteration_nodes)
+    # the deadline inside one state too (rules that work for long): see gdl/solvers/watchdog.py
+    with watchdog(deadline, armed=lambda: engine.limits.armed):
+        if deepen:
+            done = _deepen(engine, state, depth, limited, opts.aspiration, iteration_nodes)
+        else:
+            done = _search_once(engine, state, depth, iteration_nodes)
     return _result(engine, done, iteration_nodes)
 
 
@@ -758,7 +765,7 @@ def _search_once(engine: Engine, state: State, depth: int | None,
     engine.arm(True)
     try:
         value, best, proven = engine.solve_root(state, FULL if depth is None else depth)
-    except _Stop:
+    except (_Stop, RulesStopped):
         raise SearchStopped("the search was stopped before it completed (and the game has "
                             "no evaluation to search it shallower)") from None
     iteration_nodes.append(engine.count.nodes)
@@ -782,6 +789,9 @@ def _deepen(engine: Engine, state: State, depth: int | None, limited: bool, aspi
         try:
             value, best, proven = engine.solve_root(state, d, guess)
         except _Stop:
+            break
+        except RulesStopped:         # the watchdog: one state's rules ran past the deadline
+            engine.limits.stopped = "time"
             break
         iteration_nodes.append(engine.count.nodes - before)
         done = _Iteration(d, value, best, proven, engine.pv_from(state, best[0]))
