@@ -12,8 +12,6 @@ from __future__ import annotations
 import glob
 import os
 import re
-import signal
-from contextlib import contextmanager
 
 import lark
 import pytest
@@ -26,6 +24,7 @@ import gdl
 from gdl.errors import GdlError
 from gdl.lang.grammar import grammar_text
 from gdl.protocol import CHANCE, TERMINAL
+from gdl.tools.mutate import limit_time
 
 GAMES = {os.path.basename(p): open(p, encoding="utf-8").read()
          for p in sorted(glob.glob(os.path.join(os.path.dirname(__file__), "..", "games",
@@ -35,20 +34,6 @@ BACKENDS = getattr(gdl, "BACKENDS", ("interpret",))
 FUZZ = settings(deadline=None, database=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much,
                                        HealthCheck.data_too_large])
-
-
-@contextmanager
-def time_limit(seconds: int):
-    def expire(signum, frame):
-        raise TimeoutError(f"input took more than {seconds} s")
-
-    previous = signal.signal(signal.SIGALRM, expire)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
 
 
 def assert_located(error: GdlError, text: str) -> None:
@@ -65,7 +50,7 @@ def front_end(text: str) -> None:
     """parse → check → build with each backend, then a few steps of play; only located gdl
     errors may come out."""
     for backend in BACKENDS:
-        with time_limit(SECONDS):
+        with limit_time(SECONDS):
             try:
                 game = gdl.loads(text, "<fuzz>", backend=backend)
                 state = game.initial_state()
@@ -129,7 +114,7 @@ def test_text_from_the_grammar_parses(text):
     may still object to a number like 1/0 (E221), with its location."""
     from gdl.lang.parse import parse
 
-    with time_limit(SECONDS):
+    with limit_time(SECONDS):
         try:
             parse(text)
         except GdlError as error:

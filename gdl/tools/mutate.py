@@ -200,19 +200,21 @@ def mutate(text: str, rng: random.Random, others: Sequence[str] = ()) -> tuple[s
 
 # ---- running one mutant ----------------------------------------------------------------------
 
-class _OutOfTime(BaseException):
+class OutOfTime(BaseException):
     """Raised inside a mutant's run by the interval timer (BaseException: no `except
     Exception` in gdl may swallow it)."""
 
 
 @contextmanager
-def _time_limit(seconds: float):
+def limit_time(seconds: float):
+    """Raise ``OutOfTime`` in the block after ``seconds`` (SIGALRM: the main thread only; no
+    limit where the platform has no interval timer or for ``seconds <= 0``)."""
     if seconds <= 0 or not hasattr(signal, "setitimer"):
         yield
         return
 
     def expire(signum, frame):
-        raise _OutOfTime
+        raise OutOfTime
 
     previous = signal.signal(signal.SIGALRM, expire)
     signal.setitimer(signal.ITIMER_REAL, seconds)
@@ -236,7 +238,7 @@ def _outcome(fn: Callable[[], Any], where: str) -> tuple:
         return ("ok", fn())
     except GdlError as error:
         return ("error", error.code, error.span.line, error.span.column)
-    except (_OutOfTime, KeyboardInterrupt):
+    except (OutOfTime, KeyboardInterrupt):
         raise
     except BaseException as error:   # a crash is exactly what is looked for
         raise _Crash(where, error) from None
@@ -369,9 +371,9 @@ def run_mutants(sources: Iterable[tuple[str, str]], count: int, seed: int = 0,
             mutant, mutation = mutate(text, rng, texts)
             report.mutants += 1
             try:
-                with _time_limit(time_limit):
+                with limit_time(time_limit):
                     result, detail, compared = check_mutant(mutant, states)
-            except _OutOfTime:
+            except OutOfTime:
                 result, detail, compared = "unbounded", f"more than {time_limit:g} s", 0
             report.states += compared
             if result == "refused":
