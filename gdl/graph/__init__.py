@@ -73,6 +73,10 @@ def _solve_graph(game, graph: PositionGraph, progress) -> GraphSolution:
         if values is None:
             raise SolverError(f"strong solve: game {info.name!r} has utilities too large for "
                               "retrograde analysis's 64-bit integers")
+        if info.endless_value is not None:
+            # `when endless ...`: a draw's value is the declared one, clamped to the range the
+            # players can force an end in (gdl.graph.solution.TwoPlayerValues)
+            values.endless = info.endless_value[0]
         return GraphSolution(graph, RETROGRADE, values)
     if two_player_constant_sum:
         from gdl.graph.iteration import solve_stochastic
