@@ -103,33 +103,34 @@ def condensation_layers(graph) -> tuple[list[list[int]], np.ndarray, list[list[n
     return parts, component, layers
 
 
-def float_values(graph, centred: np.ndarray, scale: int, layers, side: int = 0
+def float_values(graph, centred: np.ndarray, scale: int, layers, bracket: bool = False
                  ) -> tuple[np.ndarray, float]:
     """Player 0's centred values as floats, and the largest change in the last sweep of any
     layer that needed more than one.
 
-    ``side`` -1 (1) gives certified lower (upper) bounds instead, for a stopping game: every
-    non-terminal position starts at the least (greatest) terminal value, terminal values are
-    rounded down (up), and every update is pushed down (up) by more than its rounding error
-    can be (``_rounding_margin``). The Bellman operator is monotone, so from below every iterate
-    stays below its fixed point (Gauss-Seidel order included); in a stopping game that fixed
-    point is the value. Any iterate is a bound; iterating only makes it tighter."""
+    With ``bracket``, two columns instead: certified lower and upper bounds, for a stopping
+    game. Every non-terminal position starts at the least (greatest) terminal value, terminal
+    values are rounded down (up), and every update is pushed down (up) by more than its
+    rounding error can be (``_rounding_margin``). The Bellman operator is monotone, so from
+    below every iterate stays below its fixed point (Gauss-Seidel order included); in a stopping
+    game that fixed point is the value. Any iterate is a bound; iterating makes it tighter. Both
+    columns go through each numpy call together: the sweeps cost little more than one."""
     player, first, child = graph.player, graph.first, graph.child
     probability = np.zeros(graph.edges)
     chance_edges = graph.probability_index >= 0
     table = np.array([float(p) for p in graph.probabilities] or [0.0])
     probability[chance_edges] = table[graph.probability_index[chance_edges]]
-    value = centred.astype(np.float64) / scale
-    margin = 0.0
-    if side:
+    value = (centred.astype(np.float64) / scale)[:, None]
+    if bracket:
         is_terminal = player == TERMINAL
-        ends = value[is_terminal]
+        ends = value[is_terminal, 0]
         # a float quotient is rounded to nearest: one step outwards makes it a bound
-        value[is_terminal] = np.nextafter(ends, side * np.inf)
-        start = float(np.min(value[is_terminal]) if side < 0 else np.max(value[is_terminal]))
-        value[~is_terminal] = start
-        low, high = float(np.min(value[is_terminal])), float(np.max(value[is_terminal]))
-        margin = side * _rounding_margin(graph, max(abs(low), abs(high)))
+        low_ends, high_ends = np.nextafter(ends, -np.inf), np.nextafter(ends, np.inf)
+        low, high = float(np.min(low_ends)), float(np.max(high_ends))
+        value = np.empty((len(graph), 2))
+        value[:, 0], value[:, 1] = low, high
+        value[is_terminal, 0], value[is_terminal, 1] = low_ends, high_ends
+        margin = _rounding_margin(graph, max(abs(low), abs(high))) * np.array([-1.0, 1.0])
     every_edge = np.arange(graph.edges)
     residual = 0.0
     for groups in layers:
@@ -142,29 +143,31 @@ def float_values(graph, centred: np.ndarray, scale: int, layers, side: int = 0
             starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
             edge_ids, _ = gather(first, every_edge, nodes)
             kind = player[nodes]
-            sign = np.where(kind == 1, -1.0, 1.0)
-            work.append((nodes, edges_children, starts, probability[edge_ids],
-                         np.repeat(sign, counts), sign, kind == CHANCE))
+            sign = np.where(kind == 1, -1.0, 1.0)[:, None]
+            work.append((nodes, edges_children, starts, probability[edge_ids][:, None],
+                         np.repeat(sign, counts, axis=0), sign, (kind == CHANCE)[:, None]))
         if not work:
             continue
+        # the layer's positions, to measure a sweep's change once rather than group by group
+        members = np.concatenate([item[0] for item in work])
         change = np.inf
         sweeps = 0
         while change > TOLERANCE and sweeps < MAX_SWEEPS:
-            change = 0.0
+            before = value[members]
             for nodes, edges_children, starts, weights, edge_sign, sign, is_chance in work:
                 seen = value[edges_children]
                 best = np.maximum.reduceat(seen * edge_sign, starts) * sign
                 mean = np.add.reduceat(seen * weights, starts)
                 new = np.where(is_chance, mean, best)
-                if side:
+                if bracket:
                     # pushed outwards past any rounding, but never past the utilities' range
                     new = np.clip(new + margin, low, high)
-                change = max(change, float(np.max(np.abs(new - value[nodes]))))
                 value[nodes] = new
+            change = float(np.max(np.abs(value[members] - before)))
             sweeps += 1
         if sweeps > 1:
             residual = max(residual, change)
-    return value, residual
+    return (value if bracket else value[:, 0]), residual
 
 
 def _rounding_margin(graph, largest: float) -> float:
@@ -183,9 +186,8 @@ def certified_bounds(graph, centred: np.ndarray, scale: int, layers
     """Player 0's centred values (divided by ``scale``) bracketed: ``lower <= value <= upper``
     at every position, proven for a stopping game (see ``float_values``), with the floats
     themselves exact binary fractions."""
-    lower, _ = float_values(graph, centred, scale, layers, side=-1)
-    upper, _ = float_values(graph, centred, scale, layers, side=1)
-    return lower, upper
+    both, _ = float_values(graph, centred, scale, layers, bracket=True)
+    return both[:, 0].copy(), both[:, 1].copy()
 
 
 def exact_values(graph, centred: np.ndarray, scale: int, parts, approximate: np.ndarray
