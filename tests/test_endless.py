@@ -6,6 +6,9 @@ from functools import cache
 
 import pytest
 from helpers import GAMES
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from test_graph import cyclic_graphs
 
 import gdl
 from gdl.cli import main
@@ -198,3 +201,21 @@ def test_ring_chase_declared_a_draw_matches_brute_force(cells):
         "win": sum(m > 0 for m in mine.values()), "lose": sum(m < 0 for m in mine.values()),
         "tie": 0, "draw": sum(m == 0 for m in mine.values())}
     assert (solution.census()["classes"]["draw"] == 0) == (cells == 3)
+
+
+@settings(max_examples=60)
+@given(cyclic_graphs(chance=False), st.integers(-3, 3))
+def test_declared_endless_value_on_generated_cyclic_graphs(game, endless):
+    # Generated graphs (tests/test_graph.py), endless play worth ``endless`` to player 0 (outside
+    # the terminal payoffs' -2..2 sometimes, so both clamps are met): every position's value is
+    # the brute force's, the game cut off after twice as many moves as there are positions and
+    # the cut valued ``endless``.
+    from dataclasses import replace as with_changes
+
+    game.info = with_changes(game.info, endless_value=(endless, -endless))
+    solution = strong_solve(game)      # (the part reachable from the start may have no cycle)
+    for state, v in brute_force_values(game, endless).items():
+        position = solution.graph.position_id(state)
+        assert solution.value(position) == (v, -v), state
+        if game.current_player(state) >= 0 and solution.value_class(position) == "draw":
+            assert v == endless
