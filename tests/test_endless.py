@@ -219,3 +219,43 @@ def test_declared_endless_value_on_generated_cyclic_graphs(game, endless):
         assert solution.value(position) == (v, -v), state
         if game.current_player(state) >= 0 and solution.value_class(position) == "draw":
             assert v == endless
+
+
+@pytest.mark.parametrize("endless", [1, -1])
+@pytest.mark.parametrize("tokens, share_at", [(4, 3), (6, 3), (7, 0), (8, 5)])
+def test_a_forced_end_has_the_remoteness_of_the_fastest_force(tokens, share_at, endless):
+    # Where the declared value of endless play decides a draw range, the side that prefers an
+    # end forces it; its remoteness is the fewest moves that force it against any defence: a
+    # brute force cut off after r moves (the cut scored as the worst for the forcing side) still
+    # gives the value, and cut off after r - 1 it does not.
+    rule = f"({endless}, {-endless})"
+    game = gdl.loads(GIVE_AND_TAKE + f"when endless {rule}\n",
+                     params={"tokens": tokens, "share_at": share_at})
+    solution = strong_solve(game)
+
+    @cache
+    def cut(state, left, worst):
+        player = game.current_player(state)
+        if player == TERMINAL:
+            return game.returns(state)[0]
+        if left == 0:
+            return worst
+        children = [cut(game.apply(state, a), left - 1, worst) for a in game.legal_actions(state)]
+        return max(children) if player == 0 else min(children)
+
+    checked = 0
+    for position in range(len(solution.graph)):
+        state = solution.graph.state(position)
+        lower, upper = solution.values.lower[position], solution.values.upper[position]
+        if game.current_player(state) < 0 or lower == upper:
+            continue                        # decided without the declaration: tested elsewhere
+        if solution.value_class(position) == "draw":
+            assert solution.remoteness(position) == -1
+            continue
+        v = solution.value(position)[0]
+        r = solution.remoteness(position)
+        worst = -100 if cut(state, 2 * len(solution.graph), -100) == v else 100   # who forces
+        assert cut(state, r, worst) == v
+        assert r == 0 or cut(state, r - 1, worst) != v
+        checked += 1
+    assert checked or tokens == 4

@@ -221,7 +221,8 @@ class GraphSolution:
                 DRAW: int(np.count_nonzero(decision & ~decided_by_rule)),
             }
             del sign
-            remoteness = self.values.remoteness[decision & decided]
+            # (a draw decided by the declared value of endless play has one too: the forced end's)
+            remoteness = self.values.remoteness[decision & (self.values.remoteness >= 0)]
             counts = np.bincount(remoteness) if len(remoteness) else np.zeros(0, np.int64)
             document["remoteness"] = {int(r): int(c) for r, c in enumerate(counts) if c}
             terminal = player == TERMINAL
