@@ -259,3 +259,11 @@ def test_a_forced_end_has_the_remoteness_of_the_fastest_force(tokens, share_at, 
         assert r == 0 or cut(state, r - 1, worst) != v
         checked += 1
     assert checked or tokens == 4
+
+
+def test_show_ir_lists_the_declared_value(capsys):
+    text = declared("(1/2, -1/2)")
+    path = GAMES / "cyclic" / "ring-chase.game"
+    assert main(["show", "--emit", "ir", str(path)]) == 0
+    assert "when endless: Cat 0, Mouse 0" in capsys.readouterr().out
+    assert gdl.loads(text).info.endless_value == (Fraction(1, 2), Fraction(-1, 2))
