@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from gdl.graph.packed import NoNativeWalk, lookup, packed_positions
 from gdl.protocol import CHANCE, TERMINAL
 from gdl.solvers.common import chance_outcomes, no_legal_actions
 from gdl.solvers.result import SolverError
@@ -76,6 +77,8 @@ class PositionGraph:
     returns_index: np.ndarray       # int32 per position, -1 where not terminal
     returns_table: list[tuple]
     stats: dict = field(default_factory=dict)
+    codec: Any = None               # keys are packed ints (gdl.graph.packed): encode / decode
+
 
     def __len__(self) -> int:
         return len(self.keys)
@@ -86,11 +89,16 @@ class PositionGraph:
 
     def state(self, position: int):
         key = self.keys[position]
+        if self.codec is not None:
+            return self.codec.decode(int(key))
         return tuple(key) if self.packed else key
 
     def position_id(self, state) -> int | None:
         """The id of a state, or None if it is not reachable (or not a state of this game)."""
         try:
+            if self.codec is not None:
+                packed_key = self.codec.encode(tuple(state))
+                return None if packed_key is None else lookup(self.keys, packed_key)
             key = bytes(state) if self.packed else state
             return self.index.get(key)
         except (TypeError, ValueError):
@@ -126,13 +134,43 @@ def enumerate_positions(game, *, max_states: int | None = None,
     if max_states is None:
         max_states = default_max_states()
     max_states = min(max_states, 2**31 - 1)     # position ids are 32-bit
+    expander = native_expander(game)
+    if isinstance(expander, str):
+        note = expander
+    else:
+        try:
+            return packed_positions(game, expander, max_states, progress,
+                                    lambda: _too_many(game, max_states))
+        except NoNativeWalk as why:
+            note = f"the native walk stopped: {why}"
     root = game.initial_state()
+    graph = None
     if _packable(root):
         try:
-            return _walk(game, root, True, max_states, progress)
+            graph = _walk(game, root, True, max_states, progress)
         except _Unpackable:
             pass
-    return _walk(game, root, False, max_states, progress)
+    if graph is None:
+        graph = _walk(game, root, False, max_states, progress)
+    graph.stats["enumeration"] = "protocol"
+    reason = note.removeprefix("note: ")
+    graph.stats["enumeration_note"] = f"note: positions walked through the protocol: {reason}"
+    return graph
+
+
+def native_expander(game):
+    """The game's packed-key expander (gdl/backends/native/graph.py states its contract), or
+    the one-line reason it has none. Found through the game object: gdl.graph imports no back
+    end."""
+    make = getattr(getattr(game, "native", None), "graph_expander", None)
+    if make is None:
+        return getattr(game, "native_note", None) or "the game has no native rules"
+    return make(game)
+
+
+def _too_many(game, max_states: int) -> TooManyPositions:
+    return TooManyPositions(f"game {game.info.name!r} has more than {max_states:,} reachable "
+                            "positions; raise --max-states if the machine has the memory")
 
 
 def _walk(game, root, packed: bool, max_states: int, progress) -> PositionGraph:
@@ -201,9 +239,7 @@ def _walk(game, root, packed: bool, max_states: int, progress) -> PositionGraph:
             if found is None:
                 found = len(keys)
                 if found >= max_states:
-                    raise TooManyPositions(
-                        f"game {game.info.name!r} has more than {max_states:,} reachable "
-                        "positions; raise --max-states if the machine has the memory")
+                    raise _too_many(game, max_states)
                 index[successor_key] = found
                 keys.append(successor_key)
             child.append(found)

@@ -487,7 +487,8 @@ class CEmitter:
             f"typedef {'signed char' if self.fits_in_a_byte() else 'V'} K;",
             resources.files("gdl.backends.native").joinpath("prelude.h").read_text(),
         ]
-        search = resources.files("gdl.backends.native").joinpath("search.c").read_text()
+        here = resources.files("gdl.backends.native")
+        search = here.joinpath("search.c").read_text() + here.joinpath("graph.c").read_text()
         return "\n".join(header + self.tables + body) + "\n" + search
 
 

@@ -70,6 +70,13 @@ class NativeRules:
         out = (V * max(1, players))()
         return None if self.library.gdl_returns(self._state(state), out) else tuple(out[:players])
 
+    def graph_expander(self, game):
+        """The strong solver's passes over packed positions for ``game`` (a NativeExpander of
+        gdl.backends.native.graph), or a string: why there are none."""
+        from gdl.backends.native.graph import expander_for
+
+        return expander_for(game)
+
     # -- whole searches
     def minimax(self, state, depth: int | None) -> dict | None:
         """Plain minimax from ``state``: player 0's value, the root's actions with their values
