@@ -82,7 +82,7 @@ def packed_positions(game, expander, max_states: int, progress, too_many):
     graph = PositionGraph(
         game=game, keys=keys, index={}, packed=False, player=player, first=first, child=child,
         probability_index=None, probabilities=[], returns_index=returns_index,
-        returns_table=list(returns_ids), codec=codec)
+        returns_table=list(returns_ids), expander=expander)
     graph.stats["enumeration"] = "native"
     return graph
 

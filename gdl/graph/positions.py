@@ -77,7 +77,11 @@ class PositionGraph:
     returns_index: np.ndarray       # int32 per position, -1 where not terminal
     returns_table: list[tuple]
     stats: dict = field(default_factory=dict)
-    codec: Any = None               # keys are packed ints (gdl.graph.packed): encode / decode
+    expander: Any = None            # the native expander whose packed int keys `keys` holds
+
+    @property
+    def codec(self):
+        return None if self.expander is None else self.expander.codec
 
 
     def __len__(self) -> int:

@@ -1,24 +1,18 @@
 /* ---- the strong solver's passes over packed positions (gdl/backends/native/graph.c) ----
-   Appended after search.c. A position is a packed key: each cell's value minus its domain's
-   low end, in that cell's bits, cell 0 (the mover) highest, so the order of keys is the order
-   of state tuples (gdl.backends.native.codec computes the layout and hands it over once).
-   Keys use at most 63 bits: all ones is never a key, and marks an empty hash slot. */
+   Appended after search.c. A position is a packed key: a mixed-radix number whose digits are
+   each cell's value minus its domain's low end, in base the domain's size, cell 0 (the mover)
+   most significant, so the order of keys is the order of state tuples
+   (gdl.backends.native.codec computes the layout and hands it over once). Keys are below
+   2^63 - 1: all ones is never a key, and marks an empty hash slot. */
 
 #define EMPTY_KEY UINT64_MAX
 
 static V codec_low[CELLS];
-static int codec_shift[CELLS];
-static uint64_t codec_span[CELLS];       /* largest value - low that fits in the cell's bits */
+static uint64_t codec_size[CELLS];
 
-/* The layout: per cell its low end and its number of bits (the total at most 63). */
-void gdl_graph_codec(const V *low, const int *bits) {
-    int shift = 0;
-    for (int i = CELLS - 1; i >= 0; i--) {
-        codec_low[i] = low[i];
-        codec_shift[i] = shift;
-        codec_span[i] = bits[i] ? (((uint64_t)1 << bits[i]) - 1) : 0;
-        shift += bits[i];
-    }
+/* The layout: per cell its low end and its size (the product below 2^63 - 1). */
+void gdl_graph_codec(const V *low, const long long *size) {
+    for (int i = 0; i < CELLS; i++) { codec_low[i] = low[i]; codec_size[i] = (uint64_t)size[i]; }
 }
 
 /* A state outside the layout (a value beyond a cell's domain) is an error, never a wrong key. */
@@ -26,15 +20,17 @@ static uint64_t encode_key(const V *s) {
     uint64_t key = 0;
     for (int i = 0; i < CELLS; i++) {
         uint64_t d = (uint64_t)s[i] - (uint64_t)codec_low[i];
-        if (s[i] < codec_low[i] || d > codec_span[i]) { gdl_err = 1; return 0; }
-        key |= d << codec_shift[i];
+        if (s[i] < codec_low[i] || d >= codec_size[i]) { gdl_err = 1; return 0; }
+        key = key * codec_size[i] + d;
     }
     return key;
 }
 
 static void decode_key(uint64_t key, V *s) {
-    for (int i = 0; i < CELLS; i++)
-        s[i] = codec_low[i] + (V)((key >> codec_shift[i]) & codec_span[i]);
+    for (int i = CELLS - 1; i >= 0; i--) {
+        s[i] = codec_low[i] + (V)(key % codec_size[i]);
+        key /= codec_size[i];
+    }
 }
 
 /* One position's moves: its player (or TERMINAL_PLAYER), its children's keys in the order of
@@ -184,4 +180,62 @@ void gdl_reach_take(Reach *r, uint64_t *out) {
     free(r->slots);
     r->slots = NULL;
     memcpy(out, r->keys, (size_t)r->found * sizeof(uint64_t));
+}
+
+/* ---- exported: backward induction, two players, constant sum, no chance ----
+   The numpy pass of gdl.graph.induction.two_player_induction, depth-first instead of a level
+   at a time, so it needs no reversed edges: a byte a position (unseen, on the path, done) and
+   the path itself. score[] holds on entry each terminal's value for player 0 (centred and
+   scaled), on exit every position's; remoteness[] is written. A position's value is its best
+   child's for the mover; its remoteness one more than the fastest optimal child's when the
+   mover wins or ties, the slowest's when it loses. Returns 0, 1 when a cycle is met (the
+   caller then uses retrograde analysis), -3 when memory ran out. */
+int gdl_graph_induction(long long n, const long long *first, const int *child,
+                        const signed char *player, long long *score, int *remoteness) {
+    unsigned char *mark = calloc((size_t)n, 1);          /* 0 unseen, 1 on the path, 2 done */
+    long long capacity = 1024, depth = 0;
+    long long *path = malloc((size_t)capacity * sizeof(long long));
+    long long *next = malloc((size_t)capacity * sizeof(long long));  /* the edge to try next */
+    int status = 0;
+    if (!mark || !path || !next) { status = -3; goto out; }
+    for (long long start = 0; start < n && status == 0; start++) {
+        if (mark[start]) continue;
+        path[0] = start; next[0] = first[start]; mark[start] = 1; depth = 1;
+        while (depth > 0) {
+            long long v = path[depth - 1];
+            if (next[depth - 1] < first[v + 1]) {            /* descend into the next child */
+                long long c = child[next[depth - 1]++];
+                if (mark[c] == 2) continue;
+                if (mark[c] == 1) { status = 1; goto out; }
+                if (depth == capacity) {
+                    capacity *= 2;
+                    long long *p = realloc(path, (size_t)capacity * sizeof(long long));
+                    if (p) path = p;
+                    long long *q = realloc(next, (size_t)capacity * sizeof(long long));
+                    if (q) next = q;
+                    if (!p || !q) { status = -3; goto out; }
+                }
+                path[depth] = c; next[depth] = first[c]; mark[c] = 1; depth++;
+                continue;
+            }
+            /* every child done: value v */
+            depth--;
+            mark[v] = 2;
+            if (player[v] == TERMINAL_PLAYER) { remoteness[v] = 0; continue; }
+            long long sign = player[v] == 1 ? -1 : 1, best = 0;
+            int fastest = 0, slowest = 0, seen = 0;
+            for (long long e = first[v]; e < first[v + 1]; e++) {
+                long long c = child[e], mine = score[c] * sign;
+                int r = remoteness[c];
+                if (!seen || mine > best) { best = mine; fastest = slowest = r; seen = 1; }
+                else if (mine == best) { if (r < fastest) fastest = r; if (r > slowest) slowest = r; }
+            }
+            remoteness[v] = 1 + (best < 0 ? slowest : fastest);
+            score[v] = best * sign;
+        }
+        if (gdl_stop_flag) { status = -4; goto out; }
+    }
+out:
+    free(mark); free(path); free(next);
+    return status;
 }

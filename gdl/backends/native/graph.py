@@ -1,7 +1,7 @@
 """The strong solver's native passes: positions as packed 64-bit keys, expanded in C.
 
 ``expander_for(game)`` gives a game with native rules a ``NativeExpander`` (or the reason it
-has none: no native rules, a state wider than 63 bits). gdl.graph reaches it only through the
+has none: no native rules, states beyond a 63-bit key). gdl.graph reaches it only through the
 game object (``game.native.graph_expander(game)``), never by import.
 
 The contract, for gdl.graph and for a tier-by-tier solver:
@@ -20,6 +20,8 @@ The contract, for gdl.graph and for a tier-by-tier solver:
   the number of edges, and ``outcome`` "done", "rule error" or "too many" (more than ``limit``).
   ``progress(expanded, found)`` is called between steps; Ctrl-C stops it between two steps
   and frees the walk's memory.
+- ``induction(first, child, player, score)``: backward induction of a two-player
+  constant-sum graph without chance (gdl.graph's arrays), depth-first in C; None on a cycle.
 
 Chance is not supported (the native tier has none yet): such games have no native rules.
 """
@@ -32,6 +34,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from gdl.backends.native.codec import KeyCodec
+from gdl.backends.native.runtime import interruptible
 
 STEP = 1 << 16                  # positions a reach step expands between progress calls
 BATCH_EDGES = 1 << 20           # child keys an expand call writes at most (8 MB)
@@ -80,8 +83,7 @@ class NativeExpander:
         self.library, self.codec, self.players = library, codec, players
         self.actions = library.gdl_actions()
         library.gdl_graph_codec(_pointer(np.array(codec.low, dtype=np.int64), _i64p),
-                                _pointer(np.array(codec.bits, dtype=np.intc),
-                                         ctypes.POINTER(ctypes.c_int)))
+                                _pointer(np.array(codec.size, dtype=np.int64), _i64p))
         library.gdl_graph_expand.restype = ctypes.c_longlong
         library.gdl_graph_expand.argtypes = [_u64p, ctypes.c_longlong, ctypes.c_void_p, _i64p,
                                              _u64p, ctypes.c_longlong, _i64p]
@@ -91,6 +93,27 @@ class NativeExpander:
         library.gdl_reach_counts.argtypes = [ctypes.c_void_p, _i64p]
         library.gdl_reach_take.argtypes = [ctypes.c_void_p, _u64p]
         library.gdl_reach_free.argtypes = [ctypes.c_void_p]
+        library.gdl_graph_induction.argtypes = [ctypes.c_longlong, _i64p, ctypes.c_void_p,
+                                                ctypes.c_void_p, _i64p, ctypes.c_void_p]
+
+    def induction(self, first: np.ndarray, child: np.ndarray, player: np.ndarray,
+                  score: np.ndarray) -> np.ndarray | None:
+        """Backward induction of an acyclic two-player constant-sum graph without chance, in
+        C (the numpy pass of gdl.graph.induction, depth-first: no reversed edges). ``score``
+        (int64, each terminal's value for player 0) is completed in place; returns the
+        remoteness (int32), or None when the graph has a cycle."""
+        n = len(player)
+        first = np.ascontiguousarray(first, dtype=np.int64)
+        child = np.ascontiguousarray(child, dtype=np.int32)
+        player = np.ascontiguousarray(player, dtype=np.int8)
+        assert score.dtype == np.int64 and score.flags.c_contiguous and len(score) == n
+        remoteness = np.zeros(n, dtype=np.int32)
+        status = interruptible(self.library, lambda: self.library.gdl_graph_induction(
+            ctypes.c_longlong(n), _pointer(first, _i64p), child.ctypes.data, player.ctypes.data,
+            _pointer(score, _i64p), remoteness.ctypes.data))
+        if status == -3:
+            raise MemoryError("backward induction ran out of memory")
+        return remoteness if status == 0 else None
 
     def expand(self, keys: np.ndarray) -> Expansion | None:
         keys = np.ascontiguousarray(keys, dtype=np.uint64)
