@@ -24,6 +24,7 @@ import numpy as np
 from gdl.protocol import TERMINAL
 
 BATCH = 1 << 16             # positions expanded per call in the numbering pass
+MANY_RETURNS = 32           # distinct return vectors matched one by one, beyond: sorted
 
 
 class NoNativeWalk(Exception):
@@ -49,7 +50,6 @@ def packed_positions(game, expander, max_states: int, progress, too_many):
     keys = reached.keys
     keys[1:].sort()                 # the root stays first; the rest in key (= state) order
     n = len(keys)
-    players = expander.players
     if n >= 2**31 or reached.edges >= 2**62:
         raise too_many()
     player = np.empty(n, dtype=np.int8)
@@ -72,11 +72,7 @@ def packed_positions(game, expander, max_states: int, progress, too_many):
         edge += len(ids)
         terminal = np.flatnonzero(batch.player == TERMINAL)
         if len(terminal):
-            rows, inverse = np.unique(batch.returns[terminal], axis=0, return_inverse=True)
-            table = np.array([returns_ids.setdefault(tuple(int(v) for v in row[:players]),
-                                                     len(returns_ids)) for row in rows],
-                             dtype=np.int32)
-            returns_index[start + terminal] = table[inverse.reshape(-1)]
+            returns_index[start + terminal] = _returns_ids(batch.returns[terminal], returns_ids)
     if edge != reached.edges:
         raise NoNativeWalk("the two passes disagree on the number of moves")
     graph = PositionGraph(
@@ -85,6 +81,30 @@ def packed_positions(game, expander, max_states: int, progress, too_many):
         returns_table=list(returns_ids), expander=expander)
     graph.stats["enumeration"] = "native"
     return graph
+
+
+def _returns_ids(rows: np.ndarray, table: dict[tuple, int]) -> np.ndarray:
+    """Each row's index in ``table`` (distinct return vectors, added in order of first
+    appearance). Games have few distinct returns, so one vectorised comparison a vector beats
+    sorting the rows; past ``MANY_RETURNS`` vectors the rows are sorted (np.unique)."""
+    ids = np.full(len(rows), -1, dtype=np.int32)
+    for vector, number in table.items():
+        if len(table) > MANY_RETURNS:
+            break
+        ids[(rows == vector).all(axis=1)] = number
+    while True:
+        left = np.flatnonzero(ids < 0)
+        if not len(left):
+            return ids
+        if len(table) >= MANY_RETURNS:
+            distinct, inverse = np.unique(rows[left], axis=0, return_inverse=True)
+            numbers = np.array([table.setdefault(tuple(int(v) for v in row), len(table))
+                                for row in distinct], dtype=np.int32)
+            ids[left] = numbers[inverse.reshape(-1)]
+            return ids
+        vector = tuple(int(v) for v in rows[left[0]])
+        number = table.setdefault(vector, len(table))
+        ids[left[(rows[left] == vector).all(axis=1)]] = number
 
 
 def _ids(rest: np.ndarray, root_key: int, children: np.ndarray) -> np.ndarray:

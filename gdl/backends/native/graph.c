@@ -79,11 +79,14 @@ long long gdl_graph_expand(const uint64_t *keys, long long n, signed char *playe
    A handle keeps the walk between calls, so Python shows progress and takes Ctrl-C between
    steps. keys[] is both the queue and the answer (discovery order); the set is open
    addressing with linear probing, at most 3/4 full. */
+#define REACH_CHUNK 64      /* positions expanded before their children are added */
+
 typedef struct {
     uint64_t *slots;
     uint64_t mask;
     uint64_t *keys;
     long long found, capacity, done, edges;
+    uint64_t *children;         /* REACH_CHUNK * ACTIONS: one chunk's children */
 } Reach;
 
 static inline uint64_t mix_key(uint64_t k) {
@@ -133,6 +136,7 @@ void gdl_reach_free(Reach *r) {
     if (!r) return;
     free(r->slots);
     free(r->keys);
+    free(r->children);
     free(r);
 }
 
@@ -143,7 +147,8 @@ Reach *gdl_reach_new(uint64_t root) {
     r->capacity = 1 << 12;
     r->slots = malloc((r->mask + 1) * sizeof(uint64_t));
     r->keys = malloc((size_t)r->capacity * sizeof(uint64_t));
-    if (!r->slots || !r->keys) { gdl_reach_free(r); return NULL; }
+    r->children = malloc((size_t)REACH_CHUNK * ACTIONS * sizeof(uint64_t));
+    if (!r->slots || !r->keys || !r->children) { gdl_reach_free(r); return NULL; }
     memset(r->slots, 0xff, (r->mask + 1) * sizeof(uint64_t));
     reach_add(r, root);
     return r;
@@ -151,23 +156,39 @@ Reach *gdl_reach_new(uint64_t root) {
 
 /* Expands up to `budget` positions of the queue. Returns 0 when every reachable position is
    found, 1 when there is more to do, -1 after a rule error, -2 when more than `limit`
-   positions exist, -3 when memory ran out. */
+   positions exist, -3 when memory ran out.
+   A chunk of queued positions is expanded first and its children's slots prefetched, then the
+   children are added in the same order as one position at a time would add them (so the
+   discovery order is the same): the set's cache misses overlap instead of following each
+   other. */
 int gdl_reach_step(Reach *r, long long budget, long long limit) {
-    uint64_t child[ACTIONS];
+    uint64_t *child = r->children;
+    int count[REACH_CHUNK];
     V returns[PLAYERS];
     signed char player;
     gdl_err = 0;
-    for (long long step = 0; step < budget; step++) {
-        if (r->done == r->found) return 0;
-        int n = expand_one(r->keys[r->done], &player, child, returns);
-        if (gdl_err) return -1;
-        r->edges += n;
-        for (int a = 0; a < n; a++) {
-            int added = reach_add(r, child[a]);
-            if (added < 0) return -3;
-            if (r->found > limit) return -2;
+    long long stop = r->done + budget;
+    while (r->done < r->found && r->done < stop) {
+        long long chunk = r->found - r->done;
+        if (chunk > REACH_CHUNK) chunk = REACH_CHUNK;
+        if (chunk > stop - r->done) chunk = stop - r->done;
+        long long used = 0;
+        for (long long i = 0; i < chunk; i++) {
+            count[i] = expand_one(r->keys[r->done + i], &player, child + used, returns);
+            used += count[i];
         }
-        r->done++;
+        if (gdl_err) return -1;
+        for (long long j = 0; j < used; j++) __builtin_prefetch(r->slots + (mix_key(child[j]) & r->mask));
+        used = 0;
+        for (long long i = 0; i < chunk; i++) {
+            for (int a = 0; a < count[i]; a++) {
+                if (reach_add(r, child[used + a]) < 0) return -3;
+                if (r->found > limit) return -2;
+            }
+            used += count[i];
+            r->edges += count[i];
+            r->done++;
+        }
     }
     return r->done == r->found ? 0 : 1;
 }
