@@ -203,3 +203,24 @@ def test_too_many_positions_is_refused_by_the_native_walk():
     game, _ = both("tictactoe.game")
     with pytest.raises(TooManyPositions, match="more than 1,000 reachable"):
         enumerate_positions(game, max_states=1000)
+
+
+# ---- the command line ----------------------------------------------------------------------------
+
+@needs_cc
+def test_cli_strong_walks_natively_from_a_position(capsys):
+    import json
+
+    from gdl.cli import main
+
+    # X in the centre, O in a corner: the textbook reply, which holds the draw (an edge loses)
+    argv = ["solve", str(GAMES / "tictactoe.game"), "--strong", "--json", "--moves",
+            "place(1,1) place(0,0)"]
+    assert main([*argv, "--backend", "native"]) == 0
+    native = json.loads(capsys.readouterr().out)
+    assert main([*argv, "--backend", "compile"]) == 0
+    python = json.loads(capsys.readouterr().out)
+    assert native["enumeration"] == "native" and python["enumeration"] == "protocol"
+    assert native["values"] == python["values"] == {"X": 0, "O": 0}
+    assert native["census"] == python["census"]
+    assert native["best_actions"] == python["best_actions"]

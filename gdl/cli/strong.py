@@ -23,6 +23,12 @@ class Rooted:
     def initial_state(self):
         return self._root
 
+    def __getattr__(self, name):
+        # the native rules and the checked game, for the native walk (gdl.graph.packed)
+        if name in ("native", "native_note", "ir"):
+            return getattr(self._game, name)
+        raise AttributeError(name)
+
 
 def progress_line(stream=None):
     """A progress callback drawing ``enumerating  1,234,567 positions  3.1 s`` on a terminal
@@ -53,9 +59,13 @@ def strong(game, root, max_states: int | None):
 
     report, erase = progress_line()
     try:
-        return strong_solve(Rooted(game, root), max_states=max_states, progress=report)
+        solution = strong_solve(Rooted(game, root), max_states=max_states, progress=report)
     finally:
         erase()
+    note = solution.graph.stats.get("enumeration_note")
+    if note and getattr(game, "native", None) is not None:     # native rules, yet no native walk
+        print(note, file=sys.stderr)
+    return solution
 
 
 def print_strong(args, game, solution, elapsed: float, census: bool = True) -> int:
@@ -74,6 +84,7 @@ def print_strong(args, game, solution, elapsed: float, census: bool = True) -> i
             "class": value_class, "remoteness": None if remoteness < 0 else remoteness,
             "best_actions": best, "algorithm": solution.method, "exact": solution.exact,
             "proven": solution.exact, "strong": True,
+            "enumeration": solution.graph.stats.get("enumeration", "protocol"),
             "seconds": {k: round(v, 6) for k, v in solution.seconds.items()},
         }
         if not solution.exact:
