@@ -73,6 +73,8 @@ def packed_positions(game, expander, max_states: int, progress, too_many):
         terminal = np.flatnonzero(batch.player == TERMINAL)
         if len(terminal):
             returns_index[start + terminal] = _returns_ids(batch.returns[terminal], returns_ids)
+        if progress is not None:
+            progress(stop, n)       # the second pass: positions numbered so far, of all
     if edge != reached.edges:
         raise NoNativeWalk("the two passes disagree on the number of moves")
     graph = PositionGraph(
