@@ -24,6 +24,7 @@ from gdl.errors import GdlError
 from gdl.graph import TooManyPositions, strong_solve
 from gdl.graph.database import save
 from gdl.graph.positions import enumerate_positions
+from gdl.protocol import TERMINAL
 from gdl.tools.strategies import rule_games
 
 needs_cc = pytest.mark.skipif(compiler() is None, reason="no C compiler: the native tier cannot run")
@@ -224,3 +225,45 @@ def test_cli_strong_walks_natively_from_a_position(capsys):
     assert native["values"] == python["values"] == {"X": 0, "O": 0}
     assert native["census"] == python["census"]
     assert native["best_actions"] == python["best_actions"]
+
+
+@needs_cc
+def test_ctrl_c_during_the_native_walk_leaves_nothing_behind():
+    game, _ = both("connect4.game", {"columns": 4, "rows": 4})
+
+    def interrupt(done, found):
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        enumerate_positions(game, progress=interrupt)
+    # the walk's memory was freed and nothing global was left half-done: walk again, in full
+    assert len(enumerate_positions(game)) == 161_029        # FACTS (Tromp)
+
+
+@needs_cc
+def test_the_expand_primitive_against_the_protocol():
+    """The tiers' primitive: any batch of keys, in any order and any batch size, gives each
+    position's player, its children's keys in the order of its legal actions, its returns."""
+    from gdl.backends.native import graph as native_graph
+
+    game, python_game = both("tictactoe.game")
+    expander = game.native.graph_expander(game)
+    codec = expander.codec
+    states = list(described(enumerate_positions(python_game)))
+    keys = np.array([codec.encode(s) for s in reversed(states)], dtype=np.uint64)
+    native_graph.BATCH_EDGES, saved = 64, native_graph.BATCH_EDGES    # many pieces
+    try:
+        expansion = expander.expand(keys)
+    finally:
+        native_graph.BATCH_EDGES = saved
+    for i, state in enumerate(reversed(states)):
+        player = python_game.current_player(state)
+        assert expansion.player[i] == player
+        children = [codec.decode(int(k))
+                    for k in expansion.child[expansion.first[i]:expansion.first[i + 1]]]
+        if player == TERMINAL:
+            assert children == []
+            assert tuple(expansion.returns[i]) == tuple(python_game.returns(state))
+        else:
+            assert children == [tuple(python_game.apply(state, a))
+                                for a in python_game.legal_actions(state)]

@@ -8,7 +8,7 @@ gdl/backends/native/graph.py); gdl.graph never imports a back end. Two passes:
    once, at their final size.
 2. The keys are numbered — the initial state 0, every other position in increasing key order
    (which is the order of the state tuples) — and expanded again in that order, a batch at a
-   time; each child key becomes its id by binary search (``np.searchsorted``).
+   time, in C; each child key becomes its id by binary search (``expander.number``).
 
 Expanding twice costs the rules' time twice, but the rules run in C and no edge list keyed by
 64-bit keys is ever held: at peak a position costs its key (8 bytes), its first-edge offset
@@ -58,24 +58,18 @@ def packed_positions(game, expander, max_states: int, progress, too_many):
     child = np.empty(reached.edges, dtype=np.int32)
     returns_index = np.full(n, -1, dtype=np.int32)
     returns_ids: dict[tuple, int] = {}
-    rest = keys[1:]
-    edge = 0
+    returns = np.empty((BATCH, expander.players), dtype=np.int64)
     for start in range(0, n, BATCH):
         stop = min(n, start + BATCH)
-        batch = expander.expand(keys[start:stop])
-        if batch is None:
-            raise NoNativeWalk("rule error")
-        player[start:stop] = batch.player
-        first[start + 1:stop + 1] = batch.first[1:] + edge
-        ids = _ids(rest, root_key, batch.child)
-        child[edge:edge + len(ids)] = ids
-        edge += len(ids)
-        terminal = np.flatnonzero(batch.player == TERMINAL)
+        failed = expander.number(keys, start, stop, player, first, child, returns[:stop - start])
+        if failed is not None:
+            raise NoNativeWalk(failed)
+        terminal = np.flatnonzero(player[start:stop] == TERMINAL)
         if len(terminal):
-            returns_index[start + terminal] = _returns_ids(batch.returns[terminal], returns_ids)
+            returns_index[start + terminal] = _returns_ids(returns[terminal], returns_ids)
         if progress is not None:
             progress(stop, n)       # the second pass: positions numbered so far, of all
-    if edge != reached.edges:
+    if first[n] != reached.edges:
         raise NoNativeWalk("the two passes disagree on the number of moves")
     graph = PositionGraph(
         game=game, keys=keys, index={}, packed=False, player=player, first=first, child=child,
@@ -107,17 +101,6 @@ def _returns_ids(rows: np.ndarray, table: dict[tuple, int]) -> np.ndarray:
         vector = tuple(int(v) for v in rows[left[0]])
         number = table.setdefault(vector, len(table))
         ids[left[(rows[left] == vector).all(axis=1)]] = number
-
-
-def _ids(rest: np.ndarray, root_key: int, children: np.ndarray) -> np.ndarray:
-    """Position ids of child keys: 0 for the root, 1 + rank among the sorted others."""
-    where = np.searchsorted(rest, children)
-    found = where < len(rest)
-    found[found] = rest[where[found]] == children[found]
-    is_root = children == np.uint64(root_key)
-    if not np.all(found | is_root):
-        raise NoNativeWalk("a child key was not reached by the first pass")
-    return np.where(is_root, 0, where + 1).astype(np.int32)
 
 
 def lookup(keys: np.ndarray, key: int) -> int | None:

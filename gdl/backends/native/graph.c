@@ -75,6 +75,46 @@ long long gdl_graph_expand(const uint64_t *keys, long long n, signed char *playe
     return n;
 }
 
+/* ---- exported: expand positions of a numbered graph and give each child its id ----
+   keys[0..n) are every position's key: the root first, the others sorted, so a child's id is
+   0 for the root and 1 + its rank among keys[1..n) (a binary search). Expands positions
+   [start, stop), writing player[i], first[i + 1] (absolute edge offsets; first[start] is
+   read), child[first[i]..] (ids) and returns[(i - start) * PLAYERS ..]. Returns 0, -1 after a
+   rule error, -2 when a child is not among the keys or the moves overflow child_capacity. */
+int gdl_graph_number(const uint64_t *keys, long long n, long long start, long long stop,
+                     signed char *player, long long *first, int *child, long long child_capacity,
+                     V *returns) {
+    uint64_t children[ACTIONS];
+    const uint64_t *rest = keys + 1;
+    long long size = n - 1;
+    gdl_err = 0;
+    for (long long i = start; i < stop; i++) {
+        int count = expand_one(keys[i], player + i, children, returns + (i - start) * PLAYERS);
+        if (gdl_err) return -1;
+        long long edge = first[i];
+        if (edge + count > child_capacity) return -2;
+        for (int a = 0; a < count; a++) {
+            uint64_t key = children[a];
+            long long id;
+            if (key == keys[0]) id = 0;
+            else {
+                long long low = 0, width = size;       /* the first index with rest[.] >= key */
+                while (width > 0) {
+                    long long half = width / 2;
+                    if (rest[low + half] < key) { low += half + 1; width -= half + 1; }
+                    else width = half;
+                }
+                if (low >= size || rest[low] != key) return -2;
+                id = low + 1;
+            }
+            child[edge + a] = (int)id;
+        }
+        first[i + 1] = edge + count;
+        POLL_STOP(i);
+    }
+    return gdl_err ? -1 : 0;
+}
+
 /* ---- exported: every key reachable from a root, breadth-first, with a hash set ----
    A handle keeps the walk between calls, so Python shows progress and takes Ctrl-C between
    steps. keys[] is both the queue and the answer (discovery order); the set is open

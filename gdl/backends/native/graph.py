@@ -20,6 +20,8 @@ The contract, for gdl.graph and for a tier-by-tier solver:
   the number of edges, and ``outcome`` "done", "rule error" or "too many" (more than ``limit``).
   ``progress(expanded, found)`` is called between steps; Ctrl-C stops it between two steps
   and frees the walk's memory.
+- ``number(keys, start, stop, ...)``: ``expand`` fused with the lookup of each child's id in
+  a graph numbered root first, then by key (what gdl.graph.packed needs), written in place.
 - ``induction(first, child, player, score)``: backward induction of a two-player
   constant-sum graph without chance (gdl.graph's arrays), depth-first in C; None on a cycle.
 
@@ -93,6 +95,9 @@ class NativeExpander:
         library.gdl_reach_counts.argtypes = [ctypes.c_void_p, _i64p]
         library.gdl_reach_take.argtypes = [ctypes.c_void_p, _u64p]
         library.gdl_reach_free.argtypes = [ctypes.c_void_p]
+        library.gdl_graph_number.argtypes = [_u64p, ctypes.c_longlong, ctypes.c_longlong,
+                                             ctypes.c_longlong, ctypes.c_void_p, _i64p,
+                                             ctypes.c_void_p, ctypes.c_longlong, _i64p]
         library.gdl_graph_induction.argtypes = [ctypes.c_longlong, _i64p, ctypes.c_void_p,
                                                 ctypes.c_void_p, _i64p, ctypes.c_void_p]
 
@@ -114,6 +119,24 @@ class NativeExpander:
         if status == -3:
             raise MemoryError("backward induction ran out of memory")
         return remoteness if status == 0 else None
+
+    def number(self, keys: np.ndarray, start: int, stop: int, player: np.ndarray,
+               first: np.ndarray, child: np.ndarray, returns: np.ndarray) -> str | None:
+        """Expand positions ``start..stop`` of a numbered graph in place (the fused form of
+        ``expand`` plus a binary search, for gdl.graph.packed): ``keys`` (uint64) are all the
+        positions' keys, the root first and the others sorted; writes ``player[i]``,
+        ``first[i + 1]`` (``first[start]`` must be set), the children's ids in ``child``
+        (int32) and the terminal returns in ``returns`` (int64, (stop - start) x players).
+        None when done, else what went wrong ("rule error", or the passes disagree)."""
+        for array, dtype in ((keys, np.uint64), (player, np.int8), (first, np.int64),
+                             (child, np.int32), (returns, np.int64)):
+            assert array.dtype == dtype and array.flags.c_contiguous
+        assert returns.shape == (stop - start, self.players) and len(first) == len(keys) + 1
+        status = self.library.gdl_graph_number(
+            _pointer(keys, _u64p), len(keys), start, stop, player.ctypes.data,
+            _pointer(first, _i64p), child.ctypes.data, len(child), _pointer(returns, _i64p))
+        return (None if status == 0 else "rule error" if status == -1
+                else "the two passes disagree (a child not reached, or more moves)")
 
     def expand(self, keys: np.ndarray) -> Expansion | None:
         keys = np.ascontiguousarray(keys, dtype=np.uint64)
