@@ -25,7 +25,7 @@ class Rooted:
 
     def __getattr__(self, name):
         # the native rules and the checked game, for the native walk (gdl.graph.packed)
-        if name in ("native", "native_note", "ir"):
+        if name in ("backend", "native", "native_note", "ir"):
             return getattr(self._game, name)
         raise AttributeError(name)
 

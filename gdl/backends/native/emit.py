@@ -485,11 +485,27 @@ class CEmitter:
             f"#define HAS_EVALUATE {1 if g.evaluations else 0}",
             # The transposition table keeps states as bytes when every cell fits in one.
             f"typedef {'signed char' if self.fits_in_a_byte() else 'V'} K;",
+            *graph_layout(g),
             resources.files("gdl.backends.native").joinpath("prelude.h").read_text(),
         ]
         here = resources.files("gdl.backends.native")
         search = here.joinpath("search.c").read_text() + here.joinpath("graph.c").read_text()
         return "\n".join(header + self.tables + body) + "\n" + search
+
+
+def graph_layout(game: ir.Game) -> list[str]:
+    """The packed-key layout for graph.c (gdl.backends.native.codec), as constants: a library
+    then knows its codec without the checked game (and divides by constants)."""
+    from gdl.backends.native.codec import KeyCodec
+
+    codec = KeyCodec.for_game(game)
+    if isinstance(codec, str):
+        return ["#define GRAPH_CODEC 0", "static const V codec_low[CELLS] = {0};",
+                "static const uint64_t codec_size[CELLS] = {1};"]
+    return ["#define GRAPH_CODEC 1",
+            "static const V codec_low[CELLS] = {" + ", ".join(c_int(v) for v in codec.low) + "};",
+            "static const uint64_t codec_size[CELLS] = {"
+            + ", ".join(c_int(v) for v in codec.size) + "};"]
 
 
 def _flatten(value) -> list[int]:

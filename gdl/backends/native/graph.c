@@ -2,22 +2,23 @@
    Appended after search.c. A position is a packed key: a mixed-radix number whose digits are
    each cell's value minus its domain's low end, in base the domain's size, cell 0 (the mover)
    most significant, so the order of keys is the order of state tuples
-   (gdl.backends.native.codec computes the layout and hands it over once). Keys are below
+   (gdl.backends.native.codec computes the layout; emit.py writes it as constants). Keys are below
    2^63 - 1: all ones is never a key, and marks an empty hash slot. */
 
 #define EMPTY_KEY UINT64_MAX
 
-static V codec_low[CELLS];
-static uint64_t codec_size[CELLS];
-
-/* The layout: per cell its low end and its size (the product below 2^63 - 1). */
-void gdl_graph_codec(const V *low, const long long *size) {
-    for (int i = 0; i < CELLS; i++) { codec_low[i] = low[i]; codec_size[i] = (uint64_t)size[i]; }
+/* The layout (codec_low, codec_size: constants the emitter wrote before the prelude), for
+   Python: 1 and the layout when the states have 63-bit keys, else 0. */
+int gdl_graph_layout(long long *low, long long *size) {
+    for (int i = 0; i < CELLS; i++) { low[i] = codec_low[i]; size[i] = (long long)codec_size[i]; }
+    return GRAPH_CODEC;
 }
+int gdl_players(void) { return PLAYERS; }
 
 /* A state outside the layout (a value beyond a cell's domain) is an error, never a wrong key. */
 static uint64_t encode_key(const V *s) {
     uint64_t key = 0;
+#pragma GCC unroll 64
     for (int i = 0; i < CELLS; i++) {
         uint64_t d = (uint64_t)s[i] - (uint64_t)codec_low[i];
         if (s[i] < codec_low[i] || d >= codec_size[i]) { gdl_err = 1; return 0; }
@@ -26,7 +27,9 @@ static uint64_t encode_key(const V *s) {
     return key;
 }
 
+/* Unrolled, each division is by a constant: a multiplication. */
 static void decode_key(uint64_t key, V *s) {
+#pragma GCC unroll 64
     for (int i = CELLS - 1; i >= 0; i--) {
         s[i] = codec_low[i] + (V)(key % codec_size[i]);
         key /= codec_size[i];

@@ -61,17 +61,18 @@ class Reached:
 
 
 def expander_for(game) -> NativeExpander | str:
-    """The native expander of a loaded game, or why there is none."""
+    """The native expander of a loaded game, or why there is none. The layout comes from the
+    library (the emitter wrote it), so a cached library needs no checked game."""
     native = getattr(game, "native", None)
     if native is None:
         return getattr(game, "native_note", None) or "the game has no native rules"
-    checked = getattr(game, "ir", None)
-    if checked is None:
-        return "the game has no checked rules"
-    codec = KeyCodec.for_game(checked)
-    if isinstance(codec, str):
-        return codec
-    return NativeExpander(native.library, codec, len(checked.players))
+    library = native.library
+    cells = library.gdl_cells()
+    low, size = np.zeros(cells, dtype=np.int64), np.zeros(cells, dtype=np.int64)
+    if not library.gdl_graph_layout(_pointer(low, _i64p), _pointer(size, _i64p)):
+        return "its states need more than a 63-bit key"
+    codec = KeyCodec(tuple(int(v) for v in low), tuple(int(v) for v in size))
+    return NativeExpander(library, codec, library.gdl_players())
 
 
 def _pointer(array: np.ndarray, kind):
@@ -84,8 +85,6 @@ class NativeExpander:
     def __init__(self, library: ctypes.CDLL, codec: KeyCodec, players: int):
         self.library, self.codec, self.players = library, codec, players
         self.actions = library.gdl_actions()
-        library.gdl_graph_codec(_pointer(np.array(codec.low, dtype=np.int64), _i64p),
-                                _pointer(np.array(codec.size, dtype=np.int64), _i64p))
         library.gdl_graph_expand.restype = ctypes.c_longlong
         library.gdl_graph_expand.argtypes = [_u64p, ctypes.c_longlong, ctypes.c_void_p, _i64p,
                                              _u64p, ctypes.c_longlong, _i64p]
