@@ -127,6 +127,9 @@ def test_tictactoe_native_walk_counts_and_equals_the_protocol_walk(tmp_path):
     native, _ = assert_same_graph(native_game, python_game)
     census = native.census()     # FACTS: 5,478 positions, 4,520 non-terminal, 958 terminal
     assert (census["positions"], census["decision"], census["terminal"]) == (5478, 4520, 958)
+    # players' symbols are 0 and 1 (X, O): a board full of X's cannot be reached
+    assert native.position_id((0,) * 10) is None
+    assert native.position_id((0,) * 9) is None                 # not a state of this game
     assert_same_solution(native_game, python_game, tmp_path)
 
 

@@ -55,8 +55,8 @@ def _versioned(key: str) -> str:
 
     here = resources.files("gdl.backends.native")
     parts = [key] + [here.joinpath(name).read_text(encoding="utf-8")
-                     for name in ("emit.py", "prelude.h", "search.c", "graph.c",
-                                                  "runtime.py")]
+                     for name in ("emit.py", "codec.py", "prelude.h", "search.c", "graph.c",
+                                  "runtime.py")]
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()
 
 
