@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sys
 import time
+from inspect import getattr_static
 
 from gdl.cli import print_json
 from gdl.protocol import CHANCE, TERMINAL, format_value, json_value
@@ -19,15 +20,13 @@ class Rooted:
         for name in ("current_player", "legal_actions", "apply", "chance_outcomes", "returns",
                      "evaluate", "action_name", "is_quiet"):
             setattr(self, name, getattr(game, name))
+        # the native rules, for the native walk (gdl.graph.packed); looked up statically, as
+        # gdl.graph.positions.native_expander does
+        for name in ("backend", "native", "native_note"):
+            setattr(self, name, getattr_static(game, name, None))
 
     def initial_state(self):
         return self._root
-
-    def __getattr__(self, name):
-        # the native rules and the checked game, for the native walk (gdl.graph.packed)
-        if name in ("backend", "native", "native_note", "ir"):
-            return getattr(self._game, name)
-        raise AttributeError(name)
 
 
 def progress_line(stream=None):

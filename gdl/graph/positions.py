@@ -34,6 +34,7 @@ from array import array
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
+from inspect import getattr_static
 from typing import Any
 
 import numpy as np
@@ -176,10 +177,11 @@ def native_expander(game):
     """The game's packed-key expander (gdl/backends/native/graph.py states its contract), or
     the one-line reason it has none. Found through the game object: gdl.graph imports no back
     end."""
-    # `backend` first: asking a compiled game for an attribute it lacks builds the reference
-    # interpreter (gdl.backends.runtime), which costs more than a small game's whole solve
-    if getattr(game, "backend", None) != "native":
-        return "the game has no native rules (backend 'native' gives them)"
+    # Looked up statically: asking a compiled game for an attribute it lacks builds the
+    # reference interpreter (gdl.backends.runtime), which costs more than a small game's solve.
+    if getattr_static(game, "backend", None) != "native":
+        return (getattr_static(game, "native_note", None)
+                or "the game has no native rules (backend 'native' gives them)")
     make = getattr(getattr(game, "native", None), "graph_expander", None)
     if make is None:
         return getattr(game, "native_note", None) or "the game has no native rules"
