@@ -276,9 +276,16 @@ class ParamDecl:
 
 
 @dataclass(frozen=True)
+class MapLit:
+    """`{pawn: 1, knight: 3}`: a constant map from symbols to values (only as a `const`'s value)."""
+    entries: tuple[tuple[Ident, Expr], ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
 class ConstDecl:
     name: Ident
-    value: Expr
+    value: Expr | MapLit
     span: Span = _span()
 
 

@@ -55,6 +55,10 @@ class Constant:
     shape: tuple[int, ...]
     type: str
     span: Span = NOWHERE
+    # A map from symbols (`{pawn: 1, knight: 3}`): the symbols' run-time values, in the order of
+    # `value`'s entries. The checker reads `worth[p]` as `worth[position of p among the keys]`,
+    # so back ends see an ordinary one-dimensional table.
+    keys: tuple[int, ...] | None = None
 
 
 # ---- expressions -------------------------------------------------------------------------------

@@ -281,6 +281,12 @@ class _ToAst(Transformer):
     def const_decl(self, meta, c):
         return ast.ConstDecl(_ident(c[0]), c[1], _span_of(meta))
 
+    def map_lit(self, meta, c):
+        return ast.MapLit(tuple(c), _span_of(meta))
+
+    def map_entry(self, meta, c):
+        return (_ident(c[0]), c[1])
+
     def var_decl(self, meta, c):
         return ast.VarDecl(_ident(c[0]), c[1], c[2], c[3], _span_of(meta))
 
