@@ -106,7 +106,9 @@ class _Checker:
 
     def error(self, code: str, message: str, span: Span, hint: str | None = None,
               notes: Iterable[str] = ()) -> None:
-        self.diagnostics.append(Diagnostic(code, message, span, hint, tuple(notes)))
+        # a bad `--set` is a mistake on the command line: no excerpt of the file (errors.py)
+        self.diagnostics.append(Diagnostic(code, message, span, hint, tuple(notes),
+                                           excerpt=code != "E215"))
 
     def placeholder(self, span: Span) -> ir.Lit:
         return ir.Lit(0, ERROR, span)
