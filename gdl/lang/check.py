@@ -17,6 +17,7 @@ from gdl.lang.ast import NOWHERE, Span
 from gdl.lang.evaluate import EvalError, bindings_fn, eval_const
 from gdl.lang.grammar import reserved_words
 from gdl.lang.ir import Chance, Decision, Leaf
+from gdl.lang.sure_indices import check_sure_indices
 from gdl.lang.values import show_value
 from gdl.protocol import CONSTANT_SUM, ZERO_SUM, distribution_problem
 
@@ -237,6 +238,10 @@ class _Checker:
                           ("utility-bounds", ast.UtilityBoundsDecl)):
             if kind in seen:
                 game.spans[key] = seen[kind].span
+        if not self.diagnostics:    # on a checked game only: no cascade after a first error
+            check_sure_indices(game, lambda message, span: self.error(
+                "E220", message, span, hint="that binding is always evaluated here: keep the index "
+                "inside the array, or test it first (`i < n and a[i] ...`)"))
         return game
 
     def stuck_rule(self, decl: ast.StuckDecl | None, game: ir.Game) -> None:
