@@ -313,6 +313,9 @@ class ActionDecl:
     requires: Expr | None
     effect: tuple[Stmt, ...]
     span: Span = _span()
+    # `(fr in 0..7, fc in 0..7 if cell[fr][fc] == mover, ...)`: one guard or None per parameter
+    # (empty when no parameter has one)
+    guards: tuple[Expr | None, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -680,10 +680,28 @@ class _Checker:
         requires = None
         if decl.requires is not None:
             requires = self.typed(decl.requires, scope, BOOL, "a `requires` condition")
+        guards = []
+        for position, guard in enumerate(decl.guards):
+            if guard is None:
+                continue
+            earlier = dict(itertools.islice(names.items(), position + 1))   # up to its own
+            later = [n for n in _walk(guard, ast.Name) if n.name in names and n.name not in earlier]
+            if later:
+                self.error("E201", f"unknown name '{later[0].name}'", later[0].span,
+                           hint=f"a parameter's guard sees only the parameters before it: test "
+                           f"'{later[0].name}' in its own guard, or in `requires`")
+                continue
+            guards.append((position, self.typed(guard, _Scope(earlier), BOOL, "a parameter's guard")))
         effect = self.statements(decl.effect, scope)
         if len(params) != len(decl.params):
             return None
-        return ir.Action(decl.name.name, tuple(params), by, requires, effect, decl.span)
+        if not guards:
+            return ir.Action(decl.name.name, tuple(params), by, requires, effect, decl.span)
+        full = requires
+        for _, guard in reversed(guards):
+            full = guard if full is None else ir.Binary("and", guard, full, BOOL, guard.span)
+        return ir.Action(decl.name.name, tuple(params), by, full, effect, decl.span,
+                         guards=tuple(guards), rest=requires)
 
     def ground(self, action: ir.Action) -> list[ir.GroundAction]:
         grounds = []

@@ -526,7 +526,11 @@ class _Printer:
         if isinstance(d, ast.ActionDecl):
             head: list = ["action ", d.name.name]
             if d.params:
-                head.append(["(", join(", ", [self.binder(b) for b in d.params]), ")"])
+                guards = d.guards or (None,) * len(d.params)
+                params = [self.binder(b) if g is None else [self.binder(b), " if ", self.expr(g, OR)]
+                          for b, g in zip(d.params, guards)]
+                head.append(self.bracketed("(", params, ")") if d.guards
+                            else ["(", join(", ", params), ")"])
             if d.by is not None:
                 head.append(" by " + ", ".join(p.name for p in d.by))
             clauses: list = []
