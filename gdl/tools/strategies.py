@@ -360,6 +360,9 @@ def syntax_declarations(expr: st.SearchStrategy[_ast.Expr] | None = None
         st.builds(_ast.VarDecl, names, dims, var_domain, expr),
         st.builds(_ast.ActionDecl, names, binders, by, st.none() | expr,
                   syntax_statements(expr)),
+        st.builds(_guarded_action, names, st.lists(st.tuples(_binders(expr), st.none() | expr),
+                                                   min_size=1, max_size=2),
+                  by, st.none() | expr, syntax_statements(expr)),
         st.builds(_ast.DefineDecl, names, st.lists(names, max_size=2).map(tuple), expr),
         st.builds(_ast.TerminalDecl, expr),
         st.builds(_ast.UtilityDecl, names, expr),
@@ -372,6 +375,13 @@ def syntax_declarations(expr: st.SearchStrategy[_ast.Expr] | None = None
         st.builds(_ast.DisplayDecl, names, glyphs),
         st.builds(_ast.TreeDecl, _syntax_tree_nodes()),
     )
+
+
+def _guarded_action(name, params, by, requires, effect) -> _ast.ActionDecl:
+    """An action whose parameters may carry guards (`fc in 0..7 if cell[fr][fc] == mover`)."""
+    guards = tuple(guard for _, guard in params)
+    return _ast.ActionDecl(name, tuple(binder for binder, _ in params), by, requires, tuple(effect),
+                           guards=guards if any(g is not None for g in guards) else ())
 
 
 def syntax_trees(max_declarations: int = 6) -> st.SearchStrategy[_ast.GameFile]:
