@@ -2,9 +2,10 @@
 that search; otherwise (or when the native search stops on a rule error or an overflow) the caller
 runs the Python solver, which gives the same answer or reports the error located.
 
-Implemented natively: ``minimax`` (values, the optimal root set, the principal variation and the
-node and leaf counts, identical to gdl.solvers.minimax) and random playouts (``playouts``, the
-same choices as the Python loop here). gdl.solvers stays protocol-only: this module is the glue.
+Implemented natively: ``minimax`` and ``expectiminimax`` (values, exact fractions included, the
+optimal root set, the principal variation and the node and leaf counts, identical to
+gdl.solvers.minimax and gdl.solvers.expectiminimax), ``alphabeta`` with its default options, and
+random playouts (``playouts``, the same choices as the Python loop here). gdl.solvers stays protocol-only: this module is the glue.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from fractions import Fraction
 from gdl.protocol import CHANCE, TERMINAL
 from gdl.solvers.result import SolveResult, Stats
 
-NATIVE_ALGORITHMS = ("minimax", "alphabeta")
+NATIVE_ALGORITHMS = ("minimax", "alphabeta", "expectiminimax")
 
 
 def native_rules(game):
@@ -29,7 +30,7 @@ def solve_native(game, algorithm: str, *, depth: int | None = None, root_state=N
     native = native_rules(game)
     info = game.info
     if (native is None or algorithm not in NATIVE_ALGORITHMS or options is not None
-            or budget is not None or info.has_chance or len(info.players) != 2
+            or budget is not None or len(info.players) != 2
             or info.sum_kind == "general-sum"):
         return None
     if depth is not None and (isinstance(depth, bool) or not isinstance(depth, int) or depth < 0
@@ -39,13 +40,23 @@ def solve_native(game, algorithm: str, *, depth: int | None = None, root_state=N
     total = 0 if info.sum_kind == "zero-sum" else info.utility_sum
     if total is None or not isinstance(total, int):
         return None
+    if info.has_chance and algorithm != "expectiminimax":
+        return None     # the Python solver refuses chance with its own message
     if algorithm == "alphabeta":
         return _alphabeta(game, native, root, depth, total)
-    found = native.minimax(root, depth)
+    if algorithm == "expectiminimax" and info.has_chance:
+        found = native.expectiminimax(root, depth)
+    else:       # without chance, expectiminimax visits exactly minimax's nodes
+        found = native.minimax(root, depth)
     if found is None:
         return None
 
-    def vector(v0: int) -> tuple[int, int]:
+    def vector(v0) -> tuple:
+        """Player 0's value as the Python solver has it (a Fraction once it went through a
+        chance node, else an int) and the vector it makes with the declared total."""
+        if isinstance(v0, tuple):
+            numerator, denominator, through_chance = v0
+            v0 = Fraction(numerator, denominator) if through_chance else numerator
         return (v0, total - v0)
 
     root_children = tuple((action, vector(v)) for action, v in found["root"])

@@ -89,6 +89,30 @@ class NativeRules:
                 "pv": list(pv[:pv_len.value]), "nodes": stats[0], "leaves": stats[1],
                 "evaluations": stats[2]}
 
+    def expectiminimax(self, state, depth: int | None) -> dict | None:
+        """gdl.solvers.expectiminimax (no table) from a decision or terminal ``state``: player
+        0's value and the root's actions with theirs as (numerator, denominator, came through
+        chance), the principal variation and the counters; None if the search stopped."""
+        if len(state) != self.cells:
+            return None         # a chance state at the root: the Python tier
+        value = (V * 3)()
+        root_actions, root_values = (ctypes.c_int * self.actions)(), (V * (2 * self.actions))()
+        root_fracs = (ctypes.c_int * self.actions)()
+        root_count, pv, pv_len = ctypes.c_int(), (ctypes.c_int * MAX_PLY)(), ctypes.c_int()
+        stats = (ctypes.c_longlong * 3)()
+        root = self._state(state)
+        failed = interruptible(self.library, lambda: self.library.gdl_expectiminimax(
+            root, -1 if depth is None else depth, value, root_actions, root_values, root_fracs,
+            ctypes.byref(root_count), pv, ctypes.byref(pv_len), stats))
+        if failed:
+            return None
+        count = root_count.value
+        return {"value": (value[0], value[1], bool(value[2])),
+                "root": [(root_actions[i], (root_values[2 * i], root_values[2 * i + 1],
+                                            bool(root_fracs[i]))) for i in range(count)],
+                "pv": list(pv[:pv_len.value]), "nodes": stats[0], "leaves": stats[1],
+                "evaluations": stats[2]}
+
     def hash(self, state) -> int:
         """Python's hash of the state tuple, computed in C (the table's buckets depend on it)."""
         return self.library.gdl_hash(self._state(state))
