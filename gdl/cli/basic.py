@@ -97,12 +97,13 @@ def cmd_solve(args) -> int:
     started = time.perf_counter()
     from gdl.tools.native_solve import solve_native
 
+    stopped: list[bool] = []
     try:
         # The searches the native tier implements run in C (the default backend of solve);
         # anything else, or a native search stopped by a rule error, runs the Python solver.
         result = (None if searched is not game else solve_native(
             game, algorithm, depth=args.depth, root_state=root, options=options,
-            budget=budget)) or solve(searched, args.algorithm, depth=args.depth, root_state=root,
+            budget=budget, on_stop=lambda: stopped.append(True))) or solve(searched, args.algorithm, depth=args.depth, root_state=root,
                                      options=options, budget=budget,
                                      player=_player_index(game, args.player))
     except GameRuntimeError as error:
@@ -113,6 +114,10 @@ def cmd_solve(args) -> int:
 
         return solve_cyclic(args, game, root, error)
     elapsed = time.perf_counter() - started
+    if stopped:     # the Python tier answered where the native search stopped: say why
+        print("gdl solve: note: the native search stopped (a value beyond 64 bits, a fraction "
+              "the C integers cannot hold, or a line deeper than 1024 plies); the Python tier "
+              "computed the answer exactly", file=sys.stderr)
     for note in solve_result_notes(result):
         print(note, file=sys.stderr)
     names = game.action_name

@@ -24,9 +24,11 @@ def native_rules(game):
 
 
 def solve_native(game, algorithm: str, *, depth: int | None = None, root_state=None,
-                 options=None, budget=None) -> SolveResult | None:
+                 options=None, budget=None, on_stop=None) -> SolveResult | None:
     """The SolveResult of ``algorithm`` computed in C, or None when the Python solver must run
-    (no native rules, an algorithm or option the native tier lacks, or the native search stopped)."""
+    (no native rules, an algorithm or option the native tier lacks, or the native search stopped).
+    ``on_stop()`` is called when the native search ran and stopped (a rule error, which the Python
+    tier then reports, or a value beyond 64 bits, which it computes exactly)."""
     native = native_rules(game)
     info = game.info
     if (native is None or algorithm not in NATIVE_ALGORITHMS or options is not None
@@ -43,12 +45,17 @@ def solve_native(game, algorithm: str, *, depth: int | None = None, root_state=N
     if info.has_chance and algorithm != "expectiminimax":
         return None     # the Python solver refuses chance with its own message
     if algorithm == "alphabeta":
-        return _alphabeta(game, native, root, depth, total)
+        searched = _alphabeta(game, native, root, depth, total)
+        if searched is None and on_stop is not None and native.stopped:
+            on_stop()
+        return searched
     if algorithm == "expectiminimax" and info.has_chance:
         found = native.expectiminimax(root, depth)
     else:       # without chance, expectiminimax visits exactly minimax's nodes
         found = native.minimax(root, depth)
     if found is None:
+        if on_stop is not None and native.stopped:
+            on_stop()
         return None
 
     def vector(v0) -> tuple:

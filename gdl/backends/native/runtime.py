@@ -37,6 +37,7 @@ def interruptible(library: ctypes.CDLL, call):
 class NativeRules:
     def __init__(self, library: ctypes.CDLL):
         self.library = library
+        self.stopped = False    # did the last whole search stop (a rule error, an overflow)?
         self.cells = library.gdl_cells()
         self.actions = library.gdl_actions()
         library.gdl_hash.restype = ctypes.c_int64
@@ -82,6 +83,7 @@ class NativeRules:
         failed = interruptible(self.library, lambda: self.library.gdl_minimax(
             root, -1 if depth is None else depth, ctypes.byref(value), root_actions,
             root_values, ctypes.byref(root_count), pv, ctypes.byref(pv_len), stats))
+        self.stopped = bool(failed)
         if failed:
             return None
         count = root_count.value
@@ -94,6 +96,7 @@ class NativeRules:
         0's value and the root's actions with theirs as (numerator, denominator, came through
         chance), the principal variation and the counters; None if the search stopped."""
         if len(state) != self.cells:
+            self.stopped = False
             return None         # a chance state at the root: the Python tier
         value = (V * 3)()
         root_actions, root_values = (ctypes.c_int * self.actions)(), (V * (2 * self.actions))()
@@ -104,6 +107,7 @@ class NativeRules:
         failed = interruptible(self.library, lambda: self.library.gdl_expectiminimax(
             root, -1 if depth is None else depth, value, root_actions, root_values, root_fracs,
             ctypes.byref(root_count), pv, ctypes.byref(pv_len), stats))
+        self.stopped = bool(failed)
         if failed:
             return None
         count = root_count.value
@@ -130,6 +134,7 @@ class NativeRules:
             root, -1 if depth is None else depth, ctypes.c_longlong(tt_size),
             ctypes.byref(value), best_flags, ctypes.byref(legal_count), pv, ctypes.byref(pv_len),
             stats))
+        self.stopped = bool(failed)
         if failed:
             return None
         names = ("nodes", "leaves", "cutoffs", "probes", "hits", "researches", "max_ply", "used",
