@@ -101,11 +101,12 @@ def cmd_solve(args) -> int:
     try:
         # The searches the native tier implements run in C (the default backend of solve);
         # anything else, or a native search stopped by a rule error, runs the Python solver.
-        result = (None if searched is not game else solve_native(
+        native = None if searched is not game else solve_native(
             game, algorithm, depth=args.depth, root_state=root, options=options,
-            budget=budget, on_stop=lambda: stopped.append(True))) or solve(searched, args.algorithm, depth=args.depth, root_state=root,
-                                     options=options, budget=budget,
-                                     player=_player_index(game, args.player))
+            budget=budget, on_stop=lambda: stopped.append(True))
+        result = native or solve(searched, args.algorithm, depth=args.depth, root_state=root,
+                                 options=options, budget=budget,
+                                 player=_player_index(game, args.player))
     except GameRuntimeError as error:
         print(report_runtime(error, game), file=sys.stderr)
         return 1

@@ -5,7 +5,8 @@ runs the Python solver, which gives the same answer or reports the error located
 Implemented natively: ``minimax`` and ``expectiminimax`` (values, exact fractions included, the
 optimal root set, the principal variation and the node and leaf counts, identical to
 gdl.solvers.minimax and gdl.solvers.expectiminimax), ``alphabeta`` with its default options, and
-random playouts (``playouts``, the same choices as the Python loop here). gdl.solvers stays protocol-only: this module is the glue.
+random playouts (``playouts``, the same choices as the Python loop here). gdl.solvers stays
+protocol-only: this module is the glue.
 """
 
 from __future__ import annotations
