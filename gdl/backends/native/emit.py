@@ -30,6 +30,7 @@ from importlib import resources
 from gdl.backends.native.attach import Unsupported as _Unsupported
 from gdl.backends.pycompile.safe_text import comment_text
 from gdl.lang import ir
+from gdl.protocol import distribution_problem
 
 INT64_MAX = 2 ** 63 - 1
 LIMIT = 2 ** 62          # bounds beyond this are treated as unknown (checked arithmetic)
@@ -406,16 +407,49 @@ class CEmitter:
         block (``st.body``) runs with the outcome bound."""
         pad = "    " * depth
         local = self.fresh("d")
-        adds = " ".join(f"dist_add(dist, {self.expr(value, env)}, {self.probability(p, env)});"
-                        for value, p in st.outcomes)
-        lines = [f"{pad}{{ V {local}; if (cur < nout) {local} = outs[cur++]; else {{ dist->n = 0; "
-                 f"{adds} dist_done(dist); return 1; }} {self.where(st.span)}"]
+        fixed = self.constant_distribution(st)
+        if fixed is not None:
+            # Checked here, once (as the Python compiler does): a copy of a constant table.
+            table = self.fresh("k")
+            self.tables.append(
+                f"static const Dist {table} = {{{len(fixed)}, {{"
+                + ", ".join(c_int(v) for v, _ in fixed) + "}, {"
+                + ", ".join(f"{{{c_int(p.numerator)}, {c_int(p.denominator)}}}" for _, p in fixed)
+                + "}};")
+            fill = f"*dist = {table};"
+        else:
+            fill = "dist->n = 0; " + " ".join(
+                f"dist_add(dist, {self.expr(value, env)}, {self.probability(p, env)});"
+                for value, p in st.outcomes) + " dist_done(dist);"
+        lines = [f"{pad}{{ V {local}; if (cur < nout) {local} = outs[cur++]; else {{ {fill} "
+                 f"return 1; }} {self.where(st.span)}"]
         values = [int(v.value) for v, _ in st.outcomes if isinstance(v, ir.Lit)]
         if len(values) == len(st.outcomes) and values:
             self.ranges[local] = (min(values), max(values))
         lines += self.stmts(st.body, {**env, st.name: local}, depth + 1)
         lines.append(f"{pad}}}")
         return lines
+
+    @staticmethod
+    def constant_distribution(st: ir.Random) -> list[tuple[int, Fraction]] | None:
+        """The live outcomes of a `random` whose values and probabilities are literals (a
+        quotient of two), when they form a valid distribution; else None (checked at run time)."""
+        fixed = []
+        for value, p in st.outcomes:
+            if isinstance(p, ir.Binary) and p.op == "/" and isinstance(p.left, ir.Lit) \
+                    and isinstance(p.right, ir.Lit) and p.right.value != 0:
+                probability = Fraction(p.left.value) / Fraction(p.right.value)
+            elif isinstance(p, ir.Lit):
+                probability = Fraction(p.value)
+            else:
+                return None
+            if not isinstance(value, ir.Lit):
+                return None
+            if probability != 0:
+                fixed.append((int(value.value), probability))
+        if not fixed or distribution_problem(fixed) is not None:
+            return None
+        return fixed
 
     def probability(self, e: ir.Expr, env) -> str:
         """A probability as a C expression of type Q (an exact rational, chance.h)."""

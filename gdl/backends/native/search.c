@@ -672,15 +672,21 @@ static EV ex_node(EX *x, int ply, int depth_left) {
         if (nout + 1 > MAX_OUTS) { gdl_err = 1; return result; }
         V *outs = x->outs + (size_t)(ply + 1) * MAX_OUTS;
         memcpy(outs, x->outs + (size_t)ply * MAX_OUTS, sizeof(V) * (size_t)nout);
-        Q sum = q_of(0);
+        /* As the Python solver: the values of consecutive outcomes with the same probability
+           are added first, p·a + p·b = p·(a + b), so a fair die costs one product, not six. */
+        Q sum = q_of(0), subtotal = q_of(0);
         for (int i = 0; i < dist->n; i++) {
             outs[nout] = dist->value[i];
             ex_child(x, ply, pending, nout + 1);
             if (gdl_err) return result;
             EV v = ex_node(x, ply + 1, depth_left);
             if (gdl_err) return result;
-            sum = q_add(sum, q_mul(dist->p[i], v.v));
+            if (i > 0 && (dist->p[i].n != dist->p[i - 1].n || dist->p[i].d != dist->p[i - 1].d)) {
+                sum = q_add(sum, q_mul(dist->p[i - 1], subtotal));
+                subtotal = v.v;
+            } else subtotal = q_add(subtotal, v.v);
         }
+        if (dist->n > 0) sum = q_add(sum, q_mul(dist->p[dist->n - 1], subtotal));
         result.v = sum;
         result.frac = 1;
         return result;
