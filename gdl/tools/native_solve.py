@@ -16,7 +16,7 @@ from fractions import Fraction
 from gdl.protocol import CHANCE, TERMINAL
 from gdl.solvers.result import SolveResult, Stats
 
-NATIVE_ALGORITHMS = ("minimax", "alphabeta", "expectiminimax")
+NATIVE_ALGORITHMS = ("minimax", "alphabeta", "expectiminimax", "maxn")
 
 
 def native_rules(game):
@@ -32,6 +32,11 @@ def solve_native(game, algorithm: str, *, depth: int | None = None, root_state=N
     tier then reports, or a value beyond 64 bits, which it computes exactly)."""
     native = native_rules(game)
     info = game.info
+    if native is not None and algorithm == "maxn" and options is None and budget is None:
+        searched = _maxn(game, native, depth, root_state)
+        if searched is None and on_stop is not None and native.stopped:
+            on_stop()
+        return searched
     if (native is None or algorithm not in NATIVE_ALGORITHMS or options is not None
             or budget is not None or len(info.players) != 2
             or info.sum_kind == "general-sum"):
@@ -78,6 +83,43 @@ def solve_native(game, algorithm: str, *, depth: int | None = None, root_state=N
                        pv=tuple(found["pv"]), algorithm=algorithm, stats=stats,
                        proven=found["evaluations"] == 0, depth=depth,
                        extra={"action_values": root_children, "backend": "native"})
+
+
+def _maxn(game, native, depth: int | None, root_state) -> SolveResult | None:
+    """gdl.solvers.maxn as gdl.solvers.solve runs it (shallow pruning where its conditions
+    hold), in C; None where the native tier lacks it (chance) or the Python solver refuses."""
+    from gdl.solvers import shallow_pruning_applies
+
+    info = game.info
+    if info.has_chance or (depth is not None and (isinstance(depth, bool) or not isinstance(
+            depth, int) or depth < 0 or not info.has_evaluate)):
+        return None
+    root = game.initial_state() if root_state is None else root_state
+    if len(root) != native.cells:
+        return None
+    pruning = None
+    if shallow_pruning_applies(info):
+        total = 0 if info.sum_kind == "zero-sum" else info.utility_sum
+        low, high = info.utility_bounds
+        if not all(type(v) is int for v in (total, low, high)):
+            return None
+        pruning = (total, low, high)
+    found = native.maxn(root, depth, len(info.players), pruning)
+    if found is None:
+        return None
+    root_children = tuple(found["root"])
+    best_actions: tuple = ()
+    if root_children:
+        mover = game.current_player(root)
+        best = max(values[mover] for _, values in root_children)
+        best_actions = tuple(a for a, values in root_children if values[mover] == best)
+    stats = Stats(nodes=found["nodes"], leaves=found["leaves"], cutoffs=found["cutoffs"])
+    extra: dict = {"backend": "native"}
+    if pruning is None:
+        extra["action_values"] = root_children
+    return SolveResult(values=found["value"], best_actions=best_actions, pv=tuple(found["pv"]),
+                       algorithm="maxn", stats=stats, proven=found["evaluations"] == 0,
+                       depth=depth, extra=extra)
 
 
 def _alphabeta(game, native, root, depth: int | None, total: int) -> SolveResult | None:

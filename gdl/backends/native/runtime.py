@@ -117,6 +117,31 @@ class NativeRules:
                 "pv": list(pv[:pv_len.value]), "nodes": stats[0], "leaves": stats[1],
                 "evaluations": stats[2]}
 
+    def maxn(self, state, depth: int | None, players: int,
+             pruning: tuple[int, int, int] | None) -> dict | None:
+        """gdl.solvers.maxn (no table, no chance): the root vector, the root's actions with
+        theirs, the principal variation and the counters; ``pruning`` is (S, low, high) for
+        shallow pruning. None if the search stopped."""
+        value = (V * players)()
+        root_actions, root_values = (ctypes.c_int * self.actions)(), (V * (players * self.actions))()
+        root_count, pv, pv_len = ctypes.c_int(), (ctypes.c_int * MAX_PLY)(), ctypes.c_int()
+        stats = (ctypes.c_longlong * 4)()
+        total, low, high = pruning or (0, 0, 0)
+        root = self._state(state)
+        failed = interruptible(self.library, lambda: self.library.gdl_maxn(
+            root, -1 if depth is None else depth, 1 if pruning else 0, V(total), V(low), V(high),
+            value, root_actions, root_values, ctypes.byref(root_count), pv, ctypes.byref(pv_len),
+            stats))
+        self.stopped = bool(failed)
+        if failed:
+            return None
+        count = root_count.value
+        return {"value": tuple(value), "pv": list(pv[:pv_len.value]),
+                "root": [(root_actions[i], tuple(root_values[i * players:(i + 1) * players]))
+                         for i in range(count)],
+                "nodes": stats[0], "leaves": stats[1], "evaluations": stats[2],
+                "cutoffs": stats[3]}
+
     def hash(self, state) -> int:
         """Python's hash of the state tuple, computed in C (the table's buckets depend on it)."""
         return self.library.gdl_hash(self._state(state))

@@ -599,6 +599,109 @@ int gdl_alphabeta(const V *root, int depth, long long tt_size, V *value0, int *b
     return failed;
 }
 
+/* ---- max^n (gdl.solvers.maxn) without chance: any number of players, integer vectors ----
+   A decision keeps the first child best for its mover; with shallow pruning (Korf: a constant
+   sum S, utilities within declared non-negative bounds, checked at every leaf as the Python
+   frontier does) a child told (parent, S - b) stops once its mover can get that much (more than
+   that at the root, where ties must be searched). Node, leaf and cut-off counts as in Python. */
+typedef struct {
+    V *states;                 /* one state per ply */
+    int *actions;              /* ACTIONS per ply */
+    V *vectors;                /* PLAYERS per ply: the vector of the child being searched */
+    int *pv, *pv_len;
+    long long nodes, leaves, evaluations, cutoffs;
+    V *root_values;            /* PLAYERS per root action */
+    int pruning;
+    V total, low, high;
+} MX;
+
+static void mx_node(MX *x, int ply, int depth_left, int has_cap, int cap_player, V cap_limit,
+                    int cap_strict, V *out) {
+    const V *s = x->states + (size_t)ply * CELLS;
+    x->nodes++;
+    POLL_STOP(x->nodes);
+    x->pv_len[ply] = 0;
+    int player = game_current(s);
+    if (gdl_err) return;
+    if (player == TERMINAL_PLAYER || depth_left == 0) {
+        x->leaves++;
+        if (player == TERMINAL_PLAYER) rule_returns(s, out);
+        else { x->evaluations++; rule_evaluate(s, out); }
+        if (x->pruning) {
+            V sum = 0;
+            for (int p = 0; p < PLAYERS; p++) {
+                sum = gdl_add(sum, out[p]);
+                if (out[p] < x->low || out[p] > x->high) gdl_err = 1;
+            }
+            if (sum != x->total) gdl_err = 1;
+        }
+        return;
+    }
+    if (ply + 1 >= MAX_PLY) { gdl_err = 1; return; }
+    int *actions = x->actions + (size_t)ply * ACTIONS;
+    int n = game_legal(s, actions);
+    if (gdl_err) return;
+    V *child = x->states + (size_t)(ply + 1) * CELLS;
+    V *values = x->vectors + (size_t)(ply + 1) * PLAYERS;
+    int have = 0;
+    for (int i = 0; i < n; i++) {
+        game_apply(s, actions[i], child);
+        if (gdl_err) return;
+        int child_cap = x->pruning && have;
+        V limit = child_cap ? gdl_sub(x->total, out[player]) : 0;
+        mx_node(x, ply + 1, depth_left > 0 ? depth_left - 1 : -1, child_cap, player, limit,
+                ply == 0, values);
+        if (gdl_err) return;
+        if (ply == 0) memcpy(x->root_values + (size_t)i * PLAYERS, values, sizeof(V) * PLAYERS);
+        if (!have || values[player] > out[player]) {
+            memcpy(out, values, sizeof(V) * PLAYERS);
+            have = 1;
+            int *row = x->pv + (size_t)ply * MAX_PLY, *below = x->pv + (size_t)(ply + 1) * MAX_PLY;
+            row[0] = actions[i];
+            memcpy(row + 1, below, sizeof(int) * x->pv_len[ply + 1]);
+            x->pv_len[ply] = x->pv_len[ply + 1] + 1;
+        }
+        if (has_cap && cap_player != player
+                && (cap_strict ? out[player] > cap_limit : out[player] >= cap_limit)) {
+            x->cutoffs++;
+            break;
+        }
+    }
+}
+
+/* As gdl_minimax, with vectors: value (PLAYERS), root_values (PLAYERS per root action), stats:
+   nodes, leaves, evaluations, cut-offs. pruning: shallow pruning with the constant sum `total`
+   and utilities within [low, high]. Returns 1 when it stopped. */
+int gdl_maxn(const V *root, int depth, int pruning, V total, V low, V high, V *value,
+             int *root_actions, V *root_values, int *root_count, int *pv, int *pv_len,
+             long long *stats) {
+    gdl_err = 0;
+    MX x;
+    memset(&x, 0, sizeof x);
+    x.pruning = pruning; x.total = total; x.low = low; x.high = high;
+    x.states = malloc(sizeof(V) * CELLS * (size_t)MAX_PLY);
+    x.actions = malloc(sizeof(int) * ACTIONS * (size_t)MAX_PLY);
+    x.vectors = malloc(sizeof(V) * PLAYERS * (size_t)(MAX_PLY + 1));
+    x.pv = malloc(sizeof(int) * (size_t)MAX_PLY * MAX_PLY);
+    x.pv_len = malloc(sizeof(int) * (size_t)MAX_PLY);
+    x.root_values = root_values;
+    int failed = 1;
+    if (x.states && x.actions && x.vectors && x.pv && x.pv_len) {
+        memcpy(x.states, root, sizeof(V) * CELLS);
+        mx_node(&x, 0, depth, 0, 0, 0, 0, value);
+        failed = gdl_err != 0;
+        if (!failed) {
+            int player = game_current(root);
+            *root_count = player == TERMINAL_PLAYER || depth == 0 ? 0 : rule_legal(root, root_actions);
+            *pv_len = x.pv_len[0];
+            memcpy(pv, x.pv, sizeof(int) * x.pv_len[0]);
+        }
+    }
+    stats[0] = x.nodes; stats[1] = x.leaves; stats[2] = x.evaluations; stats[3] = x.cutoffs;
+    free(x.states); free(x.actions); free(x.vectors); free(x.pv); free(x.pv_len);
+    return failed;
+}
+
 #if HAS_CHANCE
 /* ---- expectiminimax (gdl.solvers.expectiminimax, no table): two players, constant sum, exact.
    A node is a state plus, while chance is pending, the action being resolved and the outcomes
