@@ -83,7 +83,12 @@ def cmd_solve(args) -> int:
     algorithm = choose(game.info) if args.algorithm == "auto" else args.algorithm
     options, budget = engine_settings(args, algorithm)   # --time, --nodes, --tt/--no-tt, ...
     if budget is None:  # a --time / --nodes budget bounds the work itself
-        solve_size_check(game, args, root, args.algorithm)  # warns, or refuses with --strict
+        from gdl.tools.native_solve import NATIVE_ALGORITHMS, native_rules
+
+        native = (options is None and native_rules(game) is not None
+                  and algorithm in NATIVE_ALGORITHMS)
+        # warns, or refuses with --strict
+        solve_size_check(game, args, root, args.algorithm, native=native)
     searched = game
     if budget is not None and not game.info.has_evaluate:
         # A budget may stop the search before it proves anything; without an evaluation there
