@@ -202,7 +202,7 @@ def main(argv=None) -> int:
         started = time.perf_counter()
         library_for(c_source)
         times.append(f"{path.stem} {time.perf_counter() - started:.2f} s")
-    rows.append("native compile (gcc -O2) per chance-free bundled game: " + ", ".join(times))
+    rows.append("native compile (gcc -O2) per bundled game: " + ", ".join(times))
     print("\n".join(rows))
     shutil.rmtree(scratch, ignore_errors=True)
     return 0
