@@ -73,7 +73,12 @@ def cmd_solve(args) -> int:
     options, budget = engine_settings(args, algorithm)   # --time, --nodes, --tt/--no-tt, ...
     table = table_switch(args, algorithm)   # --tt/--no-tt for the other tree solvers
     if budget is None:  # a --time / --nodes budget bounds the work itself
-        solve_size_check(game, args, root, args.algorithm)  # warns, or refuses with --strict
+        from gdl.tools.native_solve import NATIVE_ALGORITHMS, native_rules
+
+        native = (options is None and not table and native_rules(game) is not None
+                  and algorithm in NATIVE_ALGORITHMS)
+        # warns, or refuses with --strict
+        solve_size_check(game, args, root, args.algorithm, native=native)
     searched = game
     if budget is not None and not game.info.has_evaluate:
         # A budget may stop the search before it proves anything; without an evaluation there
@@ -87,15 +92,17 @@ def cmd_solve(args) -> int:
     started = time.perf_counter()
     from gdl.tools.native_solve import solve_native
 
+    stopped: list[bool] = []
     try:
         # The searches the native tier implements run in C (the default backend of solve);
         # anything else, or a native search stopped by a rule error, runs the Python solver.
         # (A table asked for is the Python solvers': the native searches keep none.)
-        result = (None if searched is not game or table else solve_native(
+        fast = None if searched is not game or table else solve_native(
             game, algorithm, depth=args.depth, root_state=root, options=options,
-            budget=budget)) or solve(searched, args.algorithm, depth=args.depth, root_state=root,
-                                     options=options, budget=budget,
-                                     player=_player_index(game, args.player), table=table)
+            budget=budget, on_stop=lambda: stopped.append(True))
+        result = fast or solve(searched, args.algorithm, depth=args.depth, root_state=root,
+                               options=options, budget=budget,
+                               player=_player_index(game, args.player), table=table)
     except GameRuntimeError as error:
         print(report_runtime(error, game), file=sys.stderr)
         return 1
@@ -104,6 +111,10 @@ def cmd_solve(args) -> int:
 
         return solve_cyclic(args, game, root, error)
     elapsed = time.perf_counter() - started
+    if stopped:     # the Python tier answered where the native search stopped: say why
+        print("gdl solve: note: the native search stopped (a value beyond 64 bits, a fraction "
+              "the C integers cannot hold, or a line deeper than 1024 plies); the Python tier "
+              "computed the answer exactly", file=sys.stderr)
     for note in solve_result_notes(result):
         print(note, file=sys.stderr)
     names = game.action_name
