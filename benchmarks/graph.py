@@ -5,12 +5,15 @@
     python benchmarks/graph.py --quick      # the small rows only (seconds)
 
 Each row runs in a fresh process (so its peak resident memory is its own) and reports the
-positions, the root's value, the CPU seconds of enumeration and of solving, the throughput
+positions, the root's value, the wall seconds of enumeration and of solving, the throughput
 (positions per CPU second, end to end: enumeration, ordering, solving) and the peak RSS divided
-by the positions. The values are checked against the literature (benchmarks stop otherwise):
-tic-tac-toe and Connect Four 4x4 and 5x4 are draws with 5,478 / 161,029 / 3,945,711 positions
-(FACTS: Tromp), Pig to 100 is won by the first player with probability 0.5306 (Neller and
-Presser 2004) within 1e-4.
+by the positions. A game runs with the native back end (the walk and the induction in C,
+gdl.graph.packed) and, where that differs, with the compiled Python back end (the walk through
+the protocol), one after the other, so the two are measured side by side. The counts and values
+are checked against the literature (benchmarks stop otherwise): tic-tac-toe and Connect Four 4x4
+and 5x4 are draws with 5,478 / 161,029 / 3,945,711 positions, 6x4 has 94,910,577 (FACTS:
+Tromp), Pig to 100 is won by the first player with probability 0.5306 (Neller and Presser 2004)
+within 1e-4.
 """
 
 from __future__ import annotations
@@ -31,11 +34,15 @@ ROWS = {
     "tictactoe": ("tictactoe.game", {}, {"positions": 5478, "value": 0}),
     "connect4-4x4": ("connect4.game", {}, {"positions": 161_029, "value": 0}),
     "connect4-5x4": ("connect4.game", {"columns": 5}, {"positions": 3_945_711, "value": 0}),
+    "connect4-6x4": ("connect4.game", {"columns": 6}, {"positions": 94_910_577}),
     "piglet-10": ("cyclic/piglet.game", {"goal": 10}, {}),
     "pig-20": ("cyclic/pig100.game", {"goal": 20}, {}),
     "pig100": ("cyclic/pig100.game", {}, {"win": 0.5306, "within": 1e-4}),
 }
 QUICK = ("tictactoe", "connect4-4x4", "piglet-10", "pig-20")
+# Rows also run through the protocol walk (compiled back end), for the side-by-side figures;
+# 6x4 is not (about 250 bytes a position: 24 GB).
+BOTH = ("tictactoe", "connect4-4x4", "connect4-5x4")
 
 
 def cpu() -> float:
@@ -43,13 +50,13 @@ def cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def run_row(name: str) -> dict:
+def run_row(name: str, backend: str) -> dict:
     sys.path.insert(0, str(ROOT))
     import gdl
     from gdl.graph import strong_solve
 
     path, params, check = ROWS[name]
-    game = gdl.load(ROOT / "games" / path, params)
+    game = gdl.load(ROOT / "games" / path, params, backend=backend)
     started, wall = cpu(), time.perf_counter()
     solution = strong_solve(game)
     seconds = cpu() - started
@@ -57,7 +64,9 @@ def run_row(name: str) -> dict:
     value = solution.value(0)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     row = {
-        "name": name, "positions": positions, "method": solution.method, "exact": solution.exact,
+        "name": name, "backend": backend, "positions": positions,
+        "enumeration": solution.graph.stats.get("enumeration", "protocol"),
+        "method": solution.method, "exact": solution.exact,
         "value": str(value[0]) if value is not None else "draw",
         "value_float": float(value[0]) if value is not None else None,
         "cpu_seconds": round(seconds, 2), "wall_seconds": round(time.perf_counter() - wall, 2),
@@ -88,17 +97,20 @@ def main() -> int:
     parser.add_argument("--only", choices=tuple(ROWS))
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--row", help=argparse.SUPPRESS)
+    parser.add_argument("--backend", default="native", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.row:
-        print(json.dumps(run_row(args.row)))
+        print(json.dumps(run_row(args.row, args.backend)))
         return 0
     names = [args.only] if args.only else list(QUICK if args.quick else ROWS)
-    print("| game | positions | method | root value (player 0) | enumerate s | solve s | "
+    print("| game | walk | positions | method | root value (player 0) | enumerate s | solve s | "
           "positions/s (CPU) | peak RSS bytes/position |")
-    print("|---|---:|---|---|---:|---:|---:|---:|")
-    for name in names:
-        done = subprocess.run([sys.executable, __file__, "--row", name], capture_output=True,
-                              text=True)
+    print("|---|---|---:|---|---|---:|---:|---:|---:|")
+    runs = [(name, backend) for name in names
+            for backend in (("native", "compile") if name in BOTH else ("native",))]
+    for name, backend in runs:
+        done = subprocess.run([sys.executable, __file__, "--row", name, "--backend", backend],
+                              capture_output=True, text=True)
         if done.returncode != 0:
             print(f"| {name} | failed: {done.stderr.strip().splitlines()[-1:]} |")
             continue
@@ -110,7 +122,8 @@ def main() -> int:
             value += " ≈"
         if row.get("interval_width") is not None:
             value += f" (certified interval {row['interval_width']:.1e} wide)"
-        print(f"| {name} | {row['positions']:,} | {row['method']} | {value} | "
+        print(f"| {name} | {row['enumeration']} | {row['positions']:,} | {row['method']} | "
+              f"{value} | "
               f"{row['enumerate_seconds']} | {row['solve_seconds']} | "
               f"{row['positions_per_second']:,} | {row['bytes_per_position']} |", flush=True)
     return 0

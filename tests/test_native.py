@@ -374,7 +374,8 @@ def test_the_fuzzer_compares_native_searches_and_catches_a_planted_bug(ttt, monk
 
     root = play(ttt, "place(1,1) place(0,1) place(0,0)".split())
     problems, compared = native_problems(ttt, root, None)
-    assert problems == [] and compared == 2              # minimax and alpha-beta, both identical
+    # minimax, alpha-beta, expectiminimax (minimax's nodes without chance) and max^n: identical
+    assert problems == [] and compared == 4
     honest = native_solve.solve_native
 
     def off_by_one(*args, **kwargs):
@@ -383,7 +384,7 @@ def test_the_fuzzer_compares_native_searches_and_catches_a_planted_bug(ttt, monk
 
     monkeypatch.setattr(native_solve, "solve_native", off_by_one)
     problems, compared = native_problems(ttt, root, None)
-    assert compared == 2 and len(problems) == 2 and all("stats" in p.message for p in problems)
+    assert compared == 4 and len(problems) == 4 and all("stats" in p.message for p in problems)
 
 
 @needs_cc

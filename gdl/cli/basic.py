@@ -10,12 +10,13 @@ from gdl.cli import (
     USAGE_ERROR,
     UsageError,
     add_common,
+    add_position,
     load_game,
-    moves_arg,
     parse_sets,
     print_json,
     read_rule_text,
     report_runtime,
+    start_state,
     whole,
 )
 from gdl.errors import GameRuntimeError, GdlError, terminal_safe
@@ -50,25 +51,13 @@ def cmd_check(args) -> int:
 
 
 def cmd_solve(args) -> int:
-    from gdl.moves import MoveError, play
     from gdl.solvers import solve
     from gdl.tools.progress import with_progress
 
     solve = with_progress(solve)    # a status line on stderr when it is a terminal (gdl/tools/progress.py)
 
     game = load_game(args.file, parse_sets(args.set))
-    root = None
-    if args.position:
-        from gdl.backends.position import PositionError, parse_assignments, position
-
-        try:
-            root = position(game, parse_assignments("; ".join(args.position)))
-        except PositionError as error:
-            raise UsageError(f"--position: {error}") from None
-    try:
-        root = play(game, moves_arg(args), state=root)
-    except MoveError as error:
-        raise UsageError(str(error)) from None
+    root = start_state(args, game)
     if args.strong:
         from gdl.cli.strong import cmd_strong
 
@@ -84,7 +73,12 @@ def cmd_solve(args) -> int:
     options, budget = engine_settings(args, algorithm)   # --time, --nodes, --tt/--no-tt, ...
     table = table_switch(args, algorithm)   # --tt/--no-tt for the other tree solvers
     if budget is None:  # a --time / --nodes budget bounds the work itself
-        solve_size_check(game, args, root, args.algorithm)  # warns, or refuses with --strict
+        from gdl.tools.native_solve import NATIVE_ALGORITHMS, native_rules
+
+        native = (options is None and not table and native_rules(game) is not None
+                  and algorithm in NATIVE_ALGORITHMS)
+        # warns, or refuses with --strict
+        solve_size_check(game, args, root, args.algorithm, native=native)
     searched = game
     if budget is not None and not game.info.has_evaluate:
         # A budget may stop the search before it proves anything; without an evaluation there
@@ -98,15 +92,17 @@ def cmd_solve(args) -> int:
     started = time.perf_counter()
     from gdl.tools.native_solve import solve_native
 
+    stopped: list[bool] = []
     try:
         # The searches the native tier implements run in C (the default backend of solve);
         # anything else, or a native search stopped by a rule error, runs the Python solver.
         # (A table asked for is the Python solvers': the native searches keep none.)
-        result = (None if searched is not game or table else solve_native(
+        fast = None if searched is not game or table else solve_native(
             game, algorithm, depth=args.depth, root_state=root, options=options,
-            budget=budget)) or solve(searched, args.algorithm, depth=args.depth, root_state=root,
-                                     options=options, budget=budget,
-                                     player=_player_index(game, args.player), table=table)
+            budget=budget, on_stop=lambda: stopped.append(True))
+        result = fast or solve(searched, args.algorithm, depth=args.depth, root_state=root,
+                               options=options, budget=budget,
+                               player=_player_index(game, args.player), table=table)
     except GameRuntimeError as error:
         print(report_runtime(error, game), file=sys.stderr)
         return 1
@@ -115,6 +111,10 @@ def cmd_solve(args) -> int:
 
         return solve_cyclic(args, game, root, error)
     elapsed = time.perf_counter() - started
+    if stopped:     # the Python tier answered where the native search stopped: say why
+        print("gdl solve: note: the native search stopped (a value beyond 64 bits, a fraction "
+              "the C integers cannot hold, or a line deeper than 1024 plies); the Python tier "
+              "computed the answer exactly", file=sys.stderr)
     for note in solve_result_notes(result):
         print(note, file=sys.stderr)
     names = game.action_name
@@ -166,6 +166,7 @@ def cmd_count(args) -> int:
     from gdl.tools.count import EndlessGame, count
 
     game = load_game(args.file, parse_sets(args.set))
+    root = start_state(args, game)
     status = sys.stderr.isatty() and not args.json
 
     def progress(ply: int, layer: int) -> None:   # a long count says where it is
@@ -173,7 +174,7 @@ def cmd_count(args) -> int:
               file=sys.stderr, flush=True)
 
     try:
-        result = count(game, args.depth, progress=progress if status else None)
+        result = count(game, args.depth, progress=progress if status else None, root=root)
     except GameRuntimeError as error:
         print(report_runtime(error, game), file=sys.stderr)
         return 1
@@ -226,9 +227,7 @@ def register(commands) -> None:
                             "(default: the first player)")
     solve.add_argument("--moves", nargs="+", metavar="MOVE",
                        help='play these actions first, e.g. --moves "place(1,1) place(0,0)"')
-    solve.add_argument("--position", action="append", default=[], metavar="NAME=VALUE;...",
-                       help='start from this position: state variables by name, e.g. '
-                            '--position "heap=[1, 2, 3]; mover=Second" (then --moves, if given)')
+    add_position(solve)
     solve.add_argument("--json", action="store_true", help="one JSON document on stdout")
     from gdl.cli.engine import add_engine_arguments
 
@@ -252,5 +251,8 @@ def register(commands) -> None:
     count = commands.add_parser("count", help="perft: nodes per ply, complete games, distinct states")
     add_common(count)
     count.add_argument("--depth", type=whole(0), metavar="N", help="stop after N plies")
+    add_position(count)
+    count.add_argument("--moves", nargs="+", metavar="MOVE",
+                       help='count from the position after these actions, e.g. --moves "place(1,1)"')
     count.add_argument("--json", action="store_true", help="one JSON document on stdout")
     count.set_defaults(run=cmd_count)

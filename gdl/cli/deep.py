@@ -200,9 +200,15 @@ def _check_declared_length(game, root) -> None:
                          f"{' '.join(cycle)} come back to the same state (gdl check --deep shows it)")
 
 
-def solve_size_check(game, args, root, algorithm: str) -> None:
+# How much faster a node is searched natively than the Python protocol speed measured below:
+# at least this (benchmarks/README-native.md: 30-40x on tic-tac-toe and Connect Four 5x4).
+NATIVE_NODE_SPEEDUP = 20
+
+
+def solve_size_check(game, args, root, algorithm: str, native: bool = False) -> None:
     """Before `gdl solve`: warn on stderr (or, with --strict, refuse with exit 2) when the
-    estimated work exceeds the budget (gdl.tools.validate.BUDGET nodes)."""
+    estimated work exceeds the budget (gdl.tools.validate.BUDGET nodes). ``native``: the search
+    will run in the native tier, whose nodes cost a fraction of the measured Python ones."""
     from gdl.tools.validate import budget_problem, estimate, measure_node_seconds, search_seconds
 
     if algorithm == "auto":
@@ -214,6 +220,8 @@ def solve_size_check(game, args, root, algorithm: str) -> None:
     est = estimate(game, root=root, declared_states=declared_state_bound(game))
     transpositions = getattr(args, "engine_tt", None)   # --tt / --no-tt
     node_seconds = measure_node_seconds(game, root)
+    if native and node_seconds:
+        node_seconds /= NATIVE_NODE_SPEEDUP
     problem = budget_problem(est, algorithm, depth=args.depth, info=game.info,
                              transpositions=transpositions, node_seconds=node_seconds)
     if est.cycles and args.depth is None and game.info.max_length is None:

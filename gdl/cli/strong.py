@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sys
 import time
+from inspect import getattr_static
 
 from gdl.cli import print_json
 from gdl.protocol import CHANCE, TERMINAL, format_value, json_value
@@ -19,6 +20,10 @@ class Rooted:
         for name in ("current_player", "legal_actions", "apply", "chance_outcomes", "returns",
                      "evaluate", "action_name", "is_quiet"):
             setattr(self, name, getattr(game, name))
+        # the native rules, for the native walk (gdl.graph.packed); looked up statically, as
+        # gdl.graph.positions.native_expander does
+        for name in ("backend", "native", "native_note"):
+            setattr(self, name, getattr_static(game, name, None))
 
     def initial_state(self):
         return self._root
@@ -53,9 +58,13 @@ def strong(game, root, max_states: int | None):
 
     report, erase = progress_line()
     try:
-        return strong_solve(Rooted(game, root), max_states=max_states, progress=report)
+        solution = strong_solve(Rooted(game, root), max_states=max_states, progress=report)
     finally:
         erase()
+    note = solution.graph.stats.get("enumeration_note")
+    if note and getattr(game, "native", None) is not None:     # native rules, yet no native walk
+        print(note, file=sys.stderr)
+    return solution
 
 
 def print_strong(args, game, solution, elapsed: float, census: bool = True) -> int:
@@ -74,6 +83,7 @@ def print_strong(args, game, solution, elapsed: float, census: bool = True) -> i
             "class": value_class, "remoteness": None if remoteness < 0 else remoteness,
             "best_actions": best, "algorithm": solution.method, "exact": solution.exact,
             "proven": solution.exact, "strong": True,
+            "enumeration": solution.graph.stats.get("enumeration", "protocol"),
             "seconds": {k: round(v, 6) for k, v in solution.seconds.items()},
         }
         if not solution.exact:

@@ -57,6 +57,12 @@ def _solve_graph(game, graph: PositionGraph, progress) -> GraphSolution:
     has_chance = bool((graph.player == CHANCE).any())
     two_player_constant_sum = info.num_players == 2 and info.is_constant_sum
     total = constant_sum_total(info, "strong solve") if two_player_constant_sum else None
+    if two_player_constant_sum and not has_chance:
+        from gdl.graph.induction import native_two_player_induction
+
+        values = native_two_player_induction(graph, total)    # None: no native code, or a cycle
+        if values is not None:
+            return GraphSolution(graph, BACKWARD_INDUCTION, values)
     if progress is not None:
         progress("ordering", 0, len(graph))
     levels = solve_order(graph)

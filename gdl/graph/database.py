@@ -92,6 +92,8 @@ def _encode_key(state, kind: str, width: int) -> bytes | None:
 def _keys(solution) -> tuple[np.ndarray, str, int]:
     graph = solution.graph
     n = len(graph)
+    if graph.codec is not None:
+        return _packed_keys(graph)
     states = [graph.state(p) for p in range(n)]
     if not all(type(s) is tuple and all(type(x) is int for x in s) for s in states):
         raise DatabaseError("only games whose states are tuples of integers can be saved")
@@ -110,6 +112,20 @@ def _keys(solution) -> tuple[np.ndarray, str, int]:
     joined = b"".join(key for key in keys if key is not None)
     raw = np.frombuffer(joined, dtype=np.uint8).reshape(n, width)
     return raw, kind, width
+
+
+def _packed_keys(graph) -> tuple[np.ndarray, str, int]:
+    """``_keys`` for a graph of packed int keys (gdl.graph.packed), decoded with numpy: the
+    same bytes as the per-state path (states of one length: "u8" when every component is a
+    byte, else "i32")."""
+    states = graph.codec.decode_many(graph.keys)
+    cells = states.shape[1]
+    if not len(states) or (states.min() >= 0 and states.max() <= 255):
+        return states.astype(np.uint8), "u8", cells
+    if states.min() < -2**31 or states.max() >= 2**31:
+        raise DatabaseError("state components beyond 32-bit integers cannot be saved")
+    raw = np.ascontiguousarray(states.astype("<i4")).view(np.uint8).reshape(len(states), 4 * cells)
+    return raw, "i32", 4 * cells
 
 
 def save(solution, path: str | Path, binding: dict, source: str = "") -> int:

@@ -62,6 +62,24 @@ def two_player_induction(graph, levels, total) -> TwoPlayerValues | None:
                            total=total)
 
 
+def native_two_player_induction(graph, total) -> TwoPlayerValues | None:
+    """``two_player_induction`` in C, through the native expander that walked the graph
+    (depth-first: no levels, no reversed edges, a byte a position besides the answer). None
+    when it does not apply: no expander, values beyond 64 bits, or a cycle."""
+    expander = getattr(graph, "expander", None)
+    if expander is None:
+        return None
+    terminal = centred_terminals(graph, total)
+    if terminal is None:
+        return None
+    score, scale = terminal
+    remoteness = expander.induction(graph.first, graph.child, graph.player, score)
+    if remoteness is None:
+        return None
+    return TwoPlayerValues(lower=score, upper=score, remoteness=remoteness, scale=scale,
+                           total=total)
+
+
 def vector_induction(graph, levels) -> VectorValues:
     """Exact value vectors of any acyclic game (see the module docstring)."""
     vectors: list = [None] * len(graph)

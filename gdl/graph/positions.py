@@ -1,9 +1,14 @@
 """Every reachable position of a game, numbered densely, with its moves as integer arrays.
 
-``enumerate_positions(game)`` walks the game breadth-first from its initial state through the
-protocol and returns a ``PositionGraph``:
+``enumerate_positions(game)`` walks the game breadth-first from its initial state and returns
+a ``PositionGraph``. A game with native rules (``backend="native"``) is walked in C over packed
+64-bit keys (gdl.graph.packed); any other game, or one the native walk cannot take (chance,
+states beyond 63 bits, a rule error), through the protocol, and ``stats["enumeration_note"]``
+says why in one line. Both give the same positions, moves and returns; only the numbering
+differs:
 
-- position ``i`` (0 is the initial state; ids follow discovery order, so they are
+- position ``i`` (0 is the initial state; the others follow discovery order in the protocol
+  walk, increasing key order — the order of the states — in the native one, so ids are
   deterministic) has ``player[i]``: a player index, ``CHANCE`` or ``TERMINAL``;
 - its moves are the edges ``first[i] .. first[i + 1] - 1``, in the order the game lists them
   (declaration order for legal actions, the game's order for chance outcomes), and edge ``e``
@@ -12,10 +17,11 @@ protocol and returns a ``PositionGraph``:
   each distinct one stored once);
 - a terminal position has returns ``returns_table[returns_index[i]]`` (distinct vectors once).
 
-Positions are kept as their keys: ``bytes(state)`` when the states are tuples of ints in 0..255
-(what the compiled and interpreted rule files produce: 20-odd bytes a position instead of a
-tuple's 200), else the states themselves. The index ``key -> id`` is a dict while enumerating;
-``position_id(state)`` looks a state up afterwards.
+Positions are kept as their keys. In the protocol walk: ``bytes(state)`` when the states are
+tuples of ints in 0..255 (what the compiled and interpreted rule files produce: 20-odd bytes a
+position instead of a tuple's 200), else the states themselves, with a dict ``key -> id``. In
+the native walk: a uint64 array of packed keys (``expander.codec`` encodes and decodes), looked
+up by binary search, no dict. ``position_id(state)`` looks a state up either way.
 
 The walk refuses, with ``TooManyPositions``, a game with more than ``max_states`` positions
 (by default what fits in this machine's memory), and calls ``progress(done, found)`` every
@@ -28,17 +34,22 @@ from array import array
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
+from inspect import getattr_static
 from typing import Any
 
 import numpy as np
 
+from gdl.graph.packed import NoNativeWalk, lookup, packed_positions
 from gdl.protocol import CHANCE, TERMINAL
 from gdl.solvers.common import chance_outcomes, no_legal_actions
 from gdl.solvers.result import SolverError
 
-# Bytes a position costs while enumerating (key, index entry, arrays), measured on Connect Four
-# 5x4; the default bound keeps the whole walk within half of the memory available.
-BYTES_PER_POSITION = 160
+# Bytes a position costs at peak (enumerating and solving, the interpreter included), measured
+# on Connect Four 5x4 (benchmarks/graph.py): the protocol walk (a bytes key and a dict entry a
+# position) and the native walk (gdl.graph.packed: packed keys and numpy arrays). The default
+# bound keeps the whole solve within half of the memory available.
+BYTES_PER_POSITION = 250
+NATIVE_BYTES_PER_POSITION = 56
 FALLBACK_MAX_STATES = 10_000_000
 PROGRESS_EVERY = 1 << 16
 
@@ -47,14 +58,14 @@ class TooManyPositions(SolverError):
     """The game has more reachable positions than the bound allows."""
 
 
-def default_max_states() -> int:
+def default_max_states(bytes_per_position: int = BYTES_PER_POSITION) -> int:
     """How many positions fit in half of this machine's available memory (Linux), else 10M."""
     try:
         with open("/proc/meminfo") as meminfo:
             for line in meminfo:
                 if line.startswith("MemAvailable:"):
                     available = int(line.split()[1]) * 1024
-                    return max(100_000, available // 2 // BYTES_PER_POSITION)
+                    return max(100_000, available // 2 // bytes_per_position)
     except (OSError, ValueError, IndexError):
         pass
     return FALLBACK_MAX_STATES
@@ -65,7 +76,7 @@ class PositionGraph:
     """The reachable state graph of one game (see the module docstring)."""
 
     game: Any
-    keys: list                      # position id -> key (bytes(state), or the state itself)
+    keys: list | np.ndarray         # position id -> key (bytes(state), the state, a packed int)
     index: dict                     # key -> position id
     packed: bool                    # keys are bytes(state)
     player: np.ndarray              # int8: player index, CHANCE or TERMINAL
@@ -76,6 +87,12 @@ class PositionGraph:
     returns_index: np.ndarray       # int32 per position, -1 where not terminal
     returns_table: list[tuple]
     stats: dict = field(default_factory=dict)
+    expander: Any = None            # the native expander whose packed int keys `keys` holds
+
+    @property
+    def codec(self):
+        return None if self.expander is None else self.expander.codec
+
 
     def __len__(self) -> int:
         return len(self.keys)
@@ -86,11 +103,16 @@ class PositionGraph:
 
     def state(self, position: int):
         key = self.keys[position]
+        if self.codec is not None:
+            return self.codec.decode(int(key))
         return tuple(key) if self.packed else key
 
     def position_id(self, state) -> int | None:
         """The id of a state, or None if it is not reachable (or not a state of this game)."""
         try:
+            if self.codec is not None:
+                packed_key = self.codec.encode(tuple(state))
+                return None if packed_key is None else lookup(np.asarray(self.keys), packed_key)
             key = bytes(state) if self.packed else state
             return self.index.get(key)
         except (TypeError, ValueError):
@@ -123,16 +145,52 @@ class _Unpackable(Exception):
 def enumerate_positions(game, *, max_states: int | None = None,
                         progress: Callable[[int, int], None] | None = None) -> PositionGraph:
     """Every position reachable from ``game.initial_state()`` (see the module docstring)."""
+    expander = native_expander(game)
+    if isinstance(expander, str):
+        note = expander
+    else:
+        bound = min(max_states or default_max_states(NATIVE_BYTES_PER_POSITION), 2**31 - 1)
+        try:
+            return packed_positions(game, expander, bound, progress,
+                                    lambda: _too_many(game, bound))
+        except NoNativeWalk as why:
+            note = f"the native walk stopped: {why}"
     if max_states is None:
         max_states = default_max_states()
     max_states = min(max_states, 2**31 - 1)     # position ids are 32-bit
     root = game.initial_state()
+    graph = None
     if _packable(root):
         try:
-            return _walk(game, root, True, max_states, progress)
+            graph = _walk(game, root, True, max_states, progress)
         except _Unpackable:
             pass
-    return _walk(game, root, False, max_states, progress)
+    if graph is None:
+        graph = _walk(game, root, False, max_states, progress)
+    graph.stats["enumeration"] = "protocol"
+    reason = note.removeprefix("note: ")
+    graph.stats["enumeration_note"] = f"note: positions walked through the protocol: {reason}"
+    return graph
+
+
+def native_expander(game):
+    """The game's packed-key expander (gdl/backends/native/graph.py states its contract), or
+    the one-line reason it has none. Found through the game object: gdl.graph imports no back
+    end."""
+    # Looked up statically: asking a compiled game for an attribute it lacks builds the
+    # reference interpreter (gdl.backends.runtime), which costs more than a small game's solve.
+    if getattr_static(game, "backend", None) != "native":
+        return (getattr_static(game, "native_note", None)
+                or "the game has no native rules (backend 'native' gives them)")
+    make = getattr(getattr(game, "native", None), "graph_expander", None)
+    if make is None:
+        return getattr(game, "native_note", None) or "the game has no native rules"
+    return make(game)
+
+
+def _too_many(game, max_states: int) -> TooManyPositions:
+    return TooManyPositions(f"game {game.info.name!r} has more than {max_states:,} reachable "
+                            "positions; raise --max-states if the machine has the memory")
 
 
 def _walk(game, root, packed: bool, max_states: int, progress) -> PositionGraph:
@@ -201,9 +259,7 @@ def _walk(game, root, packed: bool, max_states: int, progress) -> PositionGraph:
             if found is None:
                 found = len(keys)
                 if found >= max_states:
-                    raise TooManyPositions(
-                        f"game {game.info.name!r} has more than {max_states:,} reachable "
-                        "positions; raise --max-states if the machine has the memory")
+                    raise _too_many(game, max_states)
                 index[successor_key] = found
                 keys.append(successor_key)
             child.append(found)

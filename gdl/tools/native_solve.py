@@ -2,9 +2,11 @@
 that search; otherwise (or when the native search stops on a rule error or an overflow) the caller
 runs the Python solver, which gives the same answer or reports the error located.
 
-Implemented natively: ``minimax`` (values, the optimal root set, the principal variation and the
-node and leaf counts, identical to gdl.solvers.minimax) and random playouts (``playouts``, the
-same choices as the Python loop here). gdl.solvers stays protocol-only: this module is the glue.
+Implemented natively: ``minimax`` and ``expectiminimax`` (values, exact fractions included, the
+optimal root set, the principal variation and the node and leaf counts, identical to
+gdl.solvers.minimax and gdl.solvers.expectiminimax), ``alphabeta`` with its default options, and
+random playouts (``playouts``, the same choices as the Python loop here). gdl.solvers stays
+protocol-only: this module is the glue.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from fractions import Fraction
 from gdl.protocol import CHANCE, TERMINAL
 from gdl.solvers.result import SolveResult, Stats
 
-NATIVE_ALGORITHMS = ("minimax", "alphabeta")
+NATIVE_ALGORITHMS = ("minimax", "alphabeta", "expectiminimax", "maxn")
 
 
 def native_rules(game):
@@ -23,13 +25,20 @@ def native_rules(game):
 
 
 def solve_native(game, algorithm: str, *, depth: int | None = None, root_state=None,
-                 options=None, budget=None) -> SolveResult | None:
+                 options=None, budget=None, on_stop=None) -> SolveResult | None:
     """The SolveResult of ``algorithm`` computed in C, or None when the Python solver must run
-    (no native rules, an algorithm or option the native tier lacks, or the native search stopped)."""
+    (no native rules, an algorithm or option the native tier lacks, or the native search stopped).
+    ``on_stop()`` is called when the native search ran and stopped (a rule error, which the Python
+    tier then reports, or a value beyond 64 bits, which it computes exactly)."""
     native = native_rules(game)
     info = game.info
+    if native is not None and algorithm == "maxn" and options is None and budget is None:
+        searched = _maxn(game, native, depth, root_state)
+        if searched is None and on_stop is not None and native.stopped:
+            on_stop()
+        return searched
     if (native is None or algorithm not in NATIVE_ALGORITHMS or options is not None
-            or budget is not None or info.has_chance or len(info.players) != 2
+            or budget is not None or len(info.players) != 2
             or info.sum_kind == "general-sum"):
         return None
     if depth is not None and (isinstance(depth, bool) or not isinstance(depth, int) or depth < 0
@@ -39,13 +48,28 @@ def solve_native(game, algorithm: str, *, depth: int | None = None, root_state=N
     total = 0 if info.sum_kind == "zero-sum" else info.utility_sum
     if total is None or not isinstance(total, int):
         return None
+    if info.has_chance and algorithm != "expectiminimax":
+        return None     # the Python solver refuses chance with its own message
     if algorithm == "alphabeta":
-        return _alphabeta(game, native, root, depth, total)
-    found = native.minimax(root, depth)
+        searched = _alphabeta(game, native, root, depth, total)
+        if searched is None and on_stop is not None and native.stopped:
+            on_stop()
+        return searched
+    if algorithm == "expectiminimax" and info.has_chance:
+        found = native.expectiminimax(root, depth)
+    else:       # without chance, expectiminimax visits exactly minimax's nodes
+        found = native.minimax(root, depth)
     if found is None:
+        if on_stop is not None and native.stopped:
+            on_stop()
         return None
 
-    def vector(v0: int) -> tuple[int, int]:
+    def vector(v0) -> tuple:
+        """Player 0's value as the Python solver has it (a Fraction once it went through a
+        chance node, else an int) and the vector it makes with the declared total."""
+        if isinstance(v0, tuple):
+            numerator, denominator, through_chance = v0
+            v0 = Fraction(numerator, denominator) if through_chance else numerator
         return (v0, total - v0)
 
     root_children = tuple((action, vector(v)) for action, v in found["root"])
@@ -59,6 +83,43 @@ def solve_native(game, algorithm: str, *, depth: int | None = None, root_state=N
                        pv=tuple(found["pv"]), algorithm=algorithm, stats=stats,
                        proven=found["evaluations"] == 0, depth=depth,
                        extra={"action_values": root_children, "backend": "native"})
+
+
+def _maxn(game, native, depth: int | None, root_state) -> SolveResult | None:
+    """gdl.solvers.maxn as gdl.solvers.solve runs it (shallow pruning where its conditions
+    hold), in C; None where the native tier lacks it (chance) or the Python solver refuses."""
+    from gdl.solvers import shallow_pruning_applies
+
+    info = game.info
+    if info.has_chance or (depth is not None and (isinstance(depth, bool) or not isinstance(
+            depth, int) or depth < 0 or not info.has_evaluate)):
+        return None
+    root = game.initial_state() if root_state is None else root_state
+    if len(root) != native.cells:
+        return None
+    pruning = None
+    if shallow_pruning_applies(info):
+        total = 0 if info.sum_kind == "zero-sum" else info.utility_sum
+        low, high = info.utility_bounds
+        if not all(type(v) is int for v in (total, low, high)):
+            return None
+        pruning = (total, low, high)
+    found = native.maxn(root, depth, len(info.players), pruning)
+    if found is None:
+        return None
+    root_children = tuple(found["root"])
+    best_actions: tuple = ()
+    if root_children:
+        mover = game.current_player(root)
+        best = max(values[mover] for _, values in root_children)
+        best_actions = tuple(a for a, values in root_children if values[mover] == best)
+    stats = Stats(nodes=found["nodes"], leaves=found["leaves"], cutoffs=found["cutoffs"])
+    extra: dict = {"backend": "native"}
+    if pruning is None:
+        extra["action_values"] = root_children
+    return SolveResult(values=found["value"], best_actions=best_actions, pv=tuple(found["pv"]),
+                       algorithm="maxn", stats=stats, proven=found["evaluations"] == 0,
+                       depth=depth, extra=extra)
 
 
 def _alphabeta(game, native, root, depth: int | None, total: int) -> SolveResult | None:

@@ -2,7 +2,7 @@
 
 The game itself stays the compiled Python game (the protocol, names, errors, helpers); whole
 searches that the native tier implements run in C through ``game.native`` (see
-gdl.tools.native_solve). Where the native tier cannot run (no C compiler, chance, an explicit
+gdl.tools.native_solve). Where the native tier cannot run (no C compiler, an explicit
 tree, a constant beyond 64 bits) ``game.native`` is None and ``game.native_note`` says why.
 """
 
@@ -29,8 +29,6 @@ def attach(game, filename: str, key: str | None = None) -> None:
     try:
         if getattr(game, "backend", None) != "compile":
             raise Unsupported("this game is not compiled (explicit tree or interpreted)")
-        if game.info.has_chance:
-            raise Unsupported("chance (`random`) is not compiled natively yet")
 
         def source() -> str:
             # Only on a cache miss: the emitter needs the checked game (parse and check again).
@@ -55,7 +53,8 @@ def _versioned(key: str) -> str:
 
     here = resources.files("gdl.backends.native")
     parts = [key] + [here.joinpath(name).read_text(encoding="utf-8")
-                     for name in ("emit.py", "prelude.h", "search.c", "runtime.py")]
+                     for name in sorted(entry.name for entry in here.iterdir())
+                     if name.endswith((".py", ".c", ".h"))]
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()
 
 

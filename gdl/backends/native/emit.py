@@ -4,8 +4,11 @@ The rules become C functions over a state array ``V s[]`` with exactly the layou
 (``s[0]`` the mover, then the slots); the search loops (gdl/backends/native/search.c, appended
 verbatim) call them directly, so a search never crosses back into Python.
 
-What is supported: every expression and statement of the language except ``random`` (chance)
-and explicit trees; such games are refused with ``Unsupported`` and run in Python. Run-time rule
+What is supported: every expression and statement of the language but ``let`` and ``repeat``
+blocks, and explicit trees; such games are refused with ``Unsupported`` and run in Python.
+Chance (``random``) runs as in the interpreter: an effect that reaches a ``random`` whose outcome
+is not known yet stops there and hands back the distribution (exact rationals, chance.h); the
+search then replays the effect from the state before the action with the outcomes chosen so far. Run-time rule
 errors (an index out of range, a value outside its domain, division by zero, a dead end, a sum
 that breaks the declared total) and 64-bit overflow (checked on every ``+ - *``) set the
 thread-local flag ``gdl_err`` and the search stops: the caller then runs the same search in
@@ -27,6 +30,7 @@ from importlib import resources
 from gdl.backends.native.attach import Unsupported as _Unsupported
 from gdl.backends.pycompile.safe_text import comment_text
 from gdl.lang import ir
+from gdl.protocol import distribution_problem
 
 INT64_MAX = 2 ** 63 - 1
 LIMIT = 2 ** 62          # bounds beyond this are treated as unknown (checked arithmetic)
@@ -62,8 +66,6 @@ class CEmitter:
     def __init__(self, game: ir.Game, filename: str = "<input>"):
         if game.tree is not None:
             raise Unsupported("explicit trees run in Python")
-        if game.has_chance:
-            raise Unsupported("chance (`random`) is not compiled natively yet")
         if game.stuck_end is not None:
             raise Unsupported("`when stuck lose | win` is not compiled natively yet")
         self.game, self.filename = game, filename
@@ -389,6 +391,8 @@ class CEmitter:
                 lines.append(f"{pad}{' '.join(headers)} {{ {self.where(st.span)}")
                 lines += self.stmts(st.body, inner, depth + 1)
                 lines.append(f"{pad}}}")
+            elif isinstance(st, ir.Random):
+                lines += self.random(st, env, depth)
             elif isinstance(st, ir.Pass):
                 lines.append(f"{pad}*turn = -1;")
             elif isinstance(st, ir.Next):
@@ -396,6 +400,77 @@ class CEmitter:
             else:
                 raise Unsupported(f"statement {type(st).__name__}")
         return lines
+
+    def random(self, st: ir.Random, env, depth: int) -> list[str]:
+        """A `random`: the next outcome chosen so far (``outs[cur]``), or, when there is none, the
+        distribution in ``dist`` and a return of 1 (the effect waits for chance). The rest of the
+        block (``st.body``) runs with the outcome bound."""
+        pad = "    " * depth
+        local = self.fresh("d")
+        fixed = self.constant_distribution(st)
+        if fixed is not None:
+            # Checked here, once (as the Python compiler does): a copy of a constant table.
+            table = self.fresh("k")
+            self.tables.append(
+                f"static const Dist {table} = {{{len(fixed)}, {{"
+                + ", ".join(c_int(v) for v, _ in fixed) + "}, {"
+                + ", ".join(f"{{{c_int(p.numerator)}, {c_int(p.denominator)}}}" for _, p in fixed)
+                + "}};")
+            fill = f"*dist = {table};"
+        else:
+            fill = "dist->n = 0; " + " ".join(
+                f"dist_add(dist, {self.expr(value, env)}, {self.probability(p, env)});"
+                for value, p in st.outcomes) + " dist_done(dist);"
+        lines = [f"{pad}{{ V {local}; if (cur < nout) {local} = outs[cur++]; else {{ {fill} "
+                 f"return 1; }} {self.where(st.span)}"]
+        values = [int(v.value) for v, _ in st.outcomes if isinstance(v, ir.Lit)]
+        if len(values) == len(st.outcomes) and values:
+            self.ranges[local] = (min(values), max(values))
+        lines += self.stmts(st.body, {**env, st.name: local}, depth + 1)
+        lines.append(f"{pad}}}")
+        return lines
+
+    @staticmethod
+    def constant_distribution(st: ir.Random) -> list[tuple[int, Fraction]] | None:
+        """The live outcomes of a `random` whose values and probabilities are literals (a
+        quotient of two), when they form a valid distribution; else None (checked at run time)."""
+        fixed = []
+        for value, p in st.outcomes:
+            if isinstance(p, ir.Binary) and p.op == "/" and isinstance(p.left, ir.Lit) \
+                    and isinstance(p.right, ir.Lit) and p.right.value != 0:
+                probability = Fraction(p.left.value) / Fraction(p.right.value)
+            elif isinstance(p, ir.Lit):
+                probability = Fraction(p.value)
+            else:
+                return None
+            if not isinstance(value, ir.Lit):
+                return None
+            if probability != 0:
+                fixed.append((int(value.value), probability))
+        if not fixed or distribution_problem(fixed) is not None:
+            return None
+        return fixed
+
+    def probability(self, e: ir.Expr, env) -> str:
+        """A probability as a C expression of type Q (an exact rational, chance.h)."""
+        if isinstance(e, ir.Lit):
+            value = Fraction(e.value)
+            return f"((Q){{{c_int(value.numerator)}, {c_int(value.denominator)}}})"
+        if (isinstance(e, ir.Binary) and e.op == "/" and isinstance(e.left, ir.Lit)
+                and isinstance(e.right, ir.Lit) and e.right.value != 0):
+            return self.probability(ir.Lit(Fraction(e.left.value) / Fraction(e.right.value),
+                                           ir.NUM), env)
+        if e.type in (ir.INT, ir.BOOL):
+            return f"q_of({self.expr(e, env)})"
+        if isinstance(e, ir.Binary) and e.op in ("+", "-", "*", "/"):
+            helper = {"+": "q_add", "-": "q_sub", "*": "q_mul", "/": "q_div"}[e.op]
+            return f"{helper}({self.probability(e.left, env)}, {self.probability(e.right, env)})"
+        if isinstance(e, ir.Unary) and e.op == "-":
+            return f"q_neg({self.probability(e.operand, env)})"
+        if isinstance(e, ir.IfExpr):
+            return (f"(({self.expr(e.cond, env)}) ? {self.probability(e.then, env)} : "
+                    f"{self.probability(e.otherwise, env)})")
+        raise Unsupported(f"a probability written as {type(e).__name__} (the Python tier runs it)")
 
     @staticmethod
     def in_domain(value: str, values) -> str:
@@ -455,8 +530,14 @@ class CEmitter:
         body.append("    default: gdl_err = 1; return 0;")
         body.append("    }")
         body.append("}")
-        # effects: one case per ground action, its parameters as constants
-        body.append("static void rule_effect(V *s, int action, V *turn) {")
+        # effects: one case per ground action, its parameters as constants; with chance, an
+        # effect returns 1 where it waits for an outcome (see random above)
+        if g.has_chance:
+            body.append("static int rule_effect_chance(V *s, int action, V *turn, const V *outs, "
+                        "int nout, Dist *dist) {")
+            body.append("    int cur = 0;")
+        else:
+            body.append("static void rule_effect(V *s, int action, V *turn) {")
         body.append("    switch (action) {")
         for action_id, ground in enumerate(g.ground_actions):
             action = ground.action
@@ -466,7 +547,20 @@ class CEmitter:
             body.append("        break; }")
         body.append("    default: gdl_err = 1;")
         body.append("    }")
+        if g.has_chance:
+            body.append("    return 0;")
+            body.append("}")
+            # The searches without chance (minimax, alpha-beta, playouts) never run on a chance
+            # game natively; should one meet a `random`, it stops with an error.
+            body.append("static void rule_effect(V *s, int action, V *turn) {")
+            body.append("    Dist scratch; if (rule_effect_chance(s, action, turn, 0, 0, &scratch)) "
+                        "gdl_err = 1;")
         body.append("}")
+        chance = []
+        if g.has_chance:
+            widest = max((len(st.outcomes) for st in ir.random_statements(g)), default=1)
+            chance = [f"#define DIST_MAX {max(1, widest)}",
+                      resources.files("gdl.backends.native").joinpath("chance.h").read_text()]
         header = [
             "/* Generated by gdl.backends.native from " + comment_text(self.filename).replace("*/", "* /")
             + ": do not edit. */",
@@ -483,12 +577,30 @@ class CEmitter:
             f"#define SUM_TOTAL {c_int(g.sum_total)}",
             f"#define CONSTANT_SUM {1 if g.sum_kind != 'general-sum' else 0}",
             f"#define HAS_EVALUATE {1 if g.evaluations else 0}",
+            f"#define HAS_CHANCE {1 if g.has_chance else 0}",
             # The transposition table keeps states as bytes when every cell fits in one.
             f"typedef {'signed char' if self.fits_in_a_byte() else 'V'} K;",
+            *graph_layout(g),
             resources.files("gdl.backends.native").joinpath("prelude.h").read_text(),
         ]
-        search = resources.files("gdl.backends.native").joinpath("search.c").read_text()
-        return "\n".join(header + self.tables + body) + "\n" + search
+        here = resources.files("gdl.backends.native")
+        search = here.joinpath("search.c").read_text() + here.joinpath("graph.c").read_text()
+        return "\n".join(header + chance + self.tables + body) + "\n" + search
+
+
+def graph_layout(game: ir.Game) -> list[str]:
+    """The packed-key layout for graph.c (gdl.backends.native.codec), as constants: a library
+    then knows its codec without the checked game (and divides by constants)."""
+    from gdl.backends.native.codec import KeyCodec
+
+    codec = KeyCodec.for_game(game)
+    if isinstance(codec, str):
+        return ["#define GRAPH_CODEC 0", "static const V codec_low[CELLS] = {0};",
+                "static const uint64_t codec_size[CELLS] = {1};"]
+    return ["#define GRAPH_CODEC 1",
+            "static const V codec_low[CELLS] = {" + ", ".join(c_int(v) for v in codec.low) + "};",
+            "static const uint64_t codec_size[CELLS] = {"
+            + ", ".join(c_int(v) for v in codec.size) + "};"]
 
 
 def _flatten(value) -> list[int]:

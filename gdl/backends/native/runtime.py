@@ -37,6 +37,7 @@ def interruptible(library: ctypes.CDLL, call):
 class NativeRules:
     def __init__(self, library: ctypes.CDLL):
         self.library = library
+        self.stopped = False    # did the last whole search stop (a rule error, an overflow)?
         self.cells = library.gdl_cells()
         self.actions = library.gdl_actions()
         library.gdl_hash.restype = ctypes.c_int64
@@ -70,6 +71,13 @@ class NativeRules:
         out = (V * max(1, players))()
         return None if self.library.gdl_returns(self._state(state), out) else tuple(out[:players])
 
+    def graph_expander(self, game):
+        """The strong solver's passes over packed positions for ``game`` (a NativeExpander of
+        gdl.backends.native.graph), or a string: why there are none."""
+        from gdl.backends.native.graph import expander_for
+
+        return expander_for(game)
+
     # -- whole searches
     def minimax(self, state, depth: int | None) -> dict | None:
         """Plain minimax from ``state``: player 0's value, the root's actions with their values
@@ -82,12 +90,64 @@ class NativeRules:
         failed = interruptible(self.library, lambda: self.library.gdl_minimax(
             root, -1 if depth is None else depth, ctypes.byref(value), root_actions,
             root_values, ctypes.byref(root_count), pv, ctypes.byref(pv_len), stats))
+        self.stopped = bool(failed)
         if failed:
             return None
         count = root_count.value
         return {"value": value.value, "root": list(zip(root_actions[:count], root_values[:count])),
                 "pv": list(pv[:pv_len.value]), "nodes": stats[0], "leaves": stats[1],
                 "evaluations": stats[2]}
+
+    def expectiminimax(self, state, depth: int | None) -> dict | None:
+        """gdl.solvers.expectiminimax (no table) from a decision or terminal ``state``: player
+        0's value and the root's actions with theirs as (numerator, denominator, came through
+        chance), the principal variation and the counters; None if the search stopped."""
+        if len(state) != self.cells:
+            self.stopped = False
+            return None         # a chance state at the root: the Python tier
+        value = (V * 3)()
+        root_actions, root_values = (ctypes.c_int * self.actions)(), (V * (2 * self.actions))()
+        root_fracs = (ctypes.c_int * self.actions)()
+        root_count, pv, pv_len = ctypes.c_int(), (ctypes.c_int * MAX_PLY)(), ctypes.c_int()
+        stats = (ctypes.c_longlong * 3)()
+        root = self._state(state)
+        failed = interruptible(self.library, lambda: self.library.gdl_expectiminimax(
+            root, -1 if depth is None else depth, value, root_actions, root_values, root_fracs,
+            ctypes.byref(root_count), pv, ctypes.byref(pv_len), stats))
+        self.stopped = bool(failed)
+        if failed:
+            return None
+        count = root_count.value
+        return {"value": (value[0], value[1], bool(value[2])),
+                "root": [(root_actions[i], (root_values[2 * i], root_values[2 * i + 1],
+                                            bool(root_fracs[i]))) for i in range(count)],
+                "pv": list(pv[:pv_len.value]), "nodes": stats[0], "leaves": stats[1],
+                "evaluations": stats[2]}
+
+    def maxn(self, state, depth: int | None, players: int,
+             pruning: tuple[int, int, int] | None) -> dict | None:
+        """gdl.solvers.maxn (no table, no chance): the root vector, the root's actions with
+        theirs, the principal variation and the counters; ``pruning`` is (S, low, high) for
+        shallow pruning. None if the search stopped."""
+        value = (V * players)()
+        root_actions, root_values = (ctypes.c_int * self.actions)(), (V * (players * self.actions))()
+        root_count, pv, pv_len = ctypes.c_int(), (ctypes.c_int * MAX_PLY)(), ctypes.c_int()
+        stats = (ctypes.c_longlong * 4)()
+        total, low, high = pruning or (0, 0, 0)
+        root = self._state(state)
+        failed = interruptible(self.library, lambda: self.library.gdl_maxn(
+            root, -1 if depth is None else depth, 1 if pruning else 0, V(total), V(low), V(high),
+            value, root_actions, root_values, ctypes.byref(root_count), pv, ctypes.byref(pv_len),
+            stats))
+        self.stopped = bool(failed)
+        if failed:
+            return None
+        count = root_count.value
+        return {"value": tuple(value), "pv": list(pv[:pv_len.value]),
+                "root": [(root_actions[i], tuple(root_values[i * players:(i + 1) * players]))
+                         for i in range(count)],
+                "nodes": stats[0], "leaves": stats[1], "evaluations": stats[2],
+                "cutoffs": stats[3]}
 
     def hash(self, state) -> int:
         """Python's hash of the state tuple, computed in C (the table's buckets depend on it)."""
@@ -106,6 +166,7 @@ class NativeRules:
             root, -1 if depth is None else depth, ctypes.c_longlong(tt_size),
             ctypes.byref(value), best_flags, ctypes.byref(legal_count), pv, ctypes.byref(pv_len),
             stats))
+        self.stopped = bool(failed)
         if failed:
             return None
         names = ("nodes", "leaves", "cutoffs", "probes", "hits", "researches", "max_ply", "used",

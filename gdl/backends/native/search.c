@@ -598,3 +598,263 @@ int gdl_alphabeta(const V *root, int depth, long long tt_size, V *value0, int *b
     free(x.pv);
     return failed;
 }
+
+/* ---- max^n (gdl.solvers.maxn) without chance: any number of players, integer vectors ----
+   A decision keeps the first child best for its mover; with shallow pruning (Korf: a constant
+   sum S, utilities within declared non-negative bounds, checked at every leaf as the Python
+   frontier does) a child told (parent, S - b) stops once its mover can get that much (more than
+   that at the root, where ties must be searched). Node, leaf and cut-off counts as in Python. */
+typedef struct {
+    V *states;                 /* one state per ply */
+    int *actions;              /* ACTIONS per ply */
+    V *vectors;                /* PLAYERS per ply: the vector of the child being searched */
+    int *pv, *pv_len;
+    long long nodes, leaves, evaluations, cutoffs;
+    V *root_values;            /* PLAYERS per root action */
+    int pruning;
+    V total, low, high;
+} MX;
+
+static void mx_node(MX *x, int ply, int depth_left, int has_cap, int cap_player, V cap_limit,
+                    int cap_strict, V *out) {
+    const V *s = x->states + (size_t)ply * CELLS;
+    x->nodes++;
+    POLL_STOP(x->nodes);
+    x->pv_len[ply] = 0;
+    int player = game_current(s);
+    if (gdl_err) return;
+    if (player == TERMINAL_PLAYER || depth_left == 0) {
+        x->leaves++;
+        if (player == TERMINAL_PLAYER) rule_returns(s, out);
+        else { x->evaluations++; rule_evaluate(s, out); }
+        if (x->pruning) {
+            V sum = 0;
+            for (int p = 0; p < PLAYERS; p++) {
+                sum = gdl_add(sum, out[p]);
+                if (out[p] < x->low || out[p] > x->high) gdl_err = 1;
+            }
+            if (sum != x->total) gdl_err = 1;
+        }
+        return;
+    }
+    if (ply + 1 >= MAX_PLY) { gdl_err = 1; return; }
+    int *actions = x->actions + (size_t)ply * ACTIONS;
+    int n = game_legal(s, actions);
+    if (gdl_err) return;
+    V *child = x->states + (size_t)(ply + 1) * CELLS;
+    V *values = x->vectors + (size_t)(ply + 1) * PLAYERS;
+    int have = 0;
+    for (int i = 0; i < n; i++) {
+        game_apply(s, actions[i], child);
+        if (gdl_err) return;
+        int child_cap = x->pruning && have;
+        V limit = child_cap ? gdl_sub(x->total, out[player]) : 0;
+        mx_node(x, ply + 1, depth_left > 0 ? depth_left - 1 : -1, child_cap, player, limit,
+                ply == 0, values);
+        if (gdl_err) return;
+        if (ply == 0) memcpy(x->root_values + (size_t)i * PLAYERS, values, sizeof(V) * PLAYERS);
+        if (!have || values[player] > out[player]) {
+            memcpy(out, values, sizeof(V) * PLAYERS);
+            have = 1;
+            int *row = x->pv + (size_t)ply * MAX_PLY, *below = x->pv + (size_t)(ply + 1) * MAX_PLY;
+            row[0] = actions[i];
+            memcpy(row + 1, below, sizeof(int) * x->pv_len[ply + 1]);
+            x->pv_len[ply] = x->pv_len[ply + 1] + 1;
+        }
+        if (has_cap && cap_player != player
+                && (cap_strict ? out[player] > cap_limit : out[player] >= cap_limit)) {
+            x->cutoffs++;
+            break;
+        }
+    }
+}
+
+/* As gdl_minimax, with vectors: value (PLAYERS), root_values (PLAYERS per root action), stats:
+   nodes, leaves, evaluations, cut-offs. pruning: shallow pruning with the constant sum `total`
+   and utilities within [low, high]. Returns 1 when it stopped. */
+int gdl_maxn(const V *root, int depth, int pruning, V total, V low, V high, V *value,
+             int *root_actions, V *root_values, int *root_count, int *pv, int *pv_len,
+             long long *stats) {
+    gdl_err = 0;
+    MX x;
+    memset(&x, 0, sizeof x);
+    x.pruning = pruning; x.total = total; x.low = low; x.high = high;
+    x.states = malloc(sizeof(V) * CELLS * (size_t)MAX_PLY);
+    x.actions = malloc(sizeof(int) * ACTIONS * (size_t)MAX_PLY);
+    x.vectors = malloc(sizeof(V) * PLAYERS * (size_t)(MAX_PLY + 1));
+    x.pv = malloc(sizeof(int) * (size_t)MAX_PLY * MAX_PLY);
+    x.pv_len = malloc(sizeof(int) * (size_t)MAX_PLY);
+    x.root_values = root_values;
+    int failed = 1;
+    if (x.states && x.actions && x.vectors && x.pv && x.pv_len) {
+        memcpy(x.states, root, sizeof(V) * CELLS);
+        mx_node(&x, 0, depth, 0, 0, 0, 0, value);
+        failed = gdl_err != 0;
+        if (!failed) {
+            int player = game_current(root);
+            *root_count = player == TERMINAL_PLAYER || depth == 0 ? 0 : rule_legal(root, root_actions);
+            *pv_len = x.pv_len[0];
+            memcpy(pv, x.pv, sizeof(int) * x.pv_len[0]);
+        }
+    }
+    stats[0] = x.nodes; stats[1] = x.leaves; stats[2] = x.evaluations; stats[3] = x.cutoffs;
+    free(x.states); free(x.actions); free(x.vectors); free(x.pv); free(x.pv_len);
+    return failed;
+}
+
+#if HAS_CHANCE
+/* ---- expectiminimax (gdl.solvers.expectiminimax, no table): two players, constant sum, exact.
+   A node is a state plus, while chance is pending, the action being resolved and the outcomes
+   chosen so far (the interpreter's state + (action,) + outcomes): a child of a chance node
+   replays that action's effect from the state before it with one outcome more. Every node is
+   counted, chance nodes included; depth counts decisions only; a node with no depth left is
+   evaluated, chance or not; values are exact rationals (chance.h) for player 0, and a decision
+   keeps its first best child in declaration order. The distribution of a chance node is the one
+   its parent's effect handed back when it stopped at the `random` (a replay would find the same).
+   `frac` marks a value that came through a chance node: a Fraction in Python, else an int. */
+#define CHANCE_PLAYER (-1)
+#define MAX_OUTS 64            /* outcomes pending in one effect; more stop with an error */
+
+typedef struct { Q v; int frac; } EV;
+
+typedef struct {
+    V *states;                 /* per ply: the cells (before the pending action, at chance) */
+    int *pending;              /* per ply: the action waiting for chance, or -1 */
+    int *nouts;                /* per ply: the outcomes chosen so far */
+    V *outs;                   /* per ply: MAX_OUTS outcomes */
+    Dist *dists;               /* per ply: a chance node's distribution */
+    int *actions;              /* ACTIONS per ply */
+    int *pv, *pv_len;          /* triangular, as minimax */
+    long long nodes, leaves, evaluations;
+    V *root_values;            /* two per root action: numerator, denominator */
+    int *root_fracs;
+} EX;
+
+/* The child at ply + 1 of the state at ply: `action` run with `nout` outcomes `outs` (those of
+   ply + 1, already in place). Either the effect finishes (a decision or terminal state, the
+   turn passed as in game_apply) or it waits for another outcome (a chance node). */
+static void ex_child(EX *x, int ply, int action, int nout) {
+    const V *base = x->states + (size_t)ply * CELLS;
+    V *child = x->states + (size_t)(ply + 1) * CELLS;
+    memcpy(child, base, sizeof(V) * CELLS);
+    V turn = -1;
+    if (rule_effect_chance(child, action, &turn, x->outs + (size_t)(ply + 1) * MAX_OUTS, nout,
+                           x->dists + ply + 1)) {
+        memcpy(child, base, sizeof(V) * CELLS);        /* a chance node keeps the state before */
+        x->pending[ply + 1] = action;
+        x->nouts[ply + 1] = nout;
+        return;
+    }
+    x->pending[ply + 1] = -1;
+    V following = turn == -1 ? (base[0] + 1) % PLAYERS : turn;
+    if (following < 0 || following >= PLAYERS) { gdl_err = 1; following = 0; }
+    child[0] = following;
+    game_settle(child);
+}
+
+static EV ex_node(EX *x, int ply, int depth_left) {
+    EV result = {{0, 1}, 0};
+    const V *s = x->states + (size_t)ply * CELLS;
+    x->nodes++;
+    POLL_STOP(x->nodes);
+    x->pv_len[ply] = 0;
+    int pending = x->pending[ply];
+    int player = pending >= 0 ? CHANCE_PLAYER : game_current(s);
+    if (gdl_err) return result;
+    if (player == TERMINAL_PLAYER || depth_left == 0) {
+        x->leaves++;
+        if (player != TERMINAL_PLAYER) x->evaluations++;
+        result.v.n = leaf_value(s, player == TERMINAL_PLAYER);
+        return result;
+    }
+    if (ply + 1 >= MAX_PLY) { gdl_err = 1; return result; }
+    if (player == CHANCE_PLAYER) {
+        /* The expectation: the sum of probability x value, exact. */
+        const Dist *dist = x->dists + ply;
+        int nout = x->nouts[ply];
+        if (nout + 1 > MAX_OUTS) { gdl_err = 1; return result; }
+        V *outs = x->outs + (size_t)(ply + 1) * MAX_OUTS;
+        memcpy(outs, x->outs + (size_t)ply * MAX_OUTS, sizeof(V) * (size_t)nout);
+        /* As the Python solver: the values of consecutive outcomes with the same probability
+           are added first, p·a + p·b = p·(a + b), so a fair die costs one product, not six. */
+        Q sum = q_of(0), subtotal = q_of(0);
+        for (int i = 0; i < dist->n; i++) {
+            outs[nout] = dist->value[i];
+            ex_child(x, ply, pending, nout + 1);
+            if (gdl_err) return result;
+            EV v = ex_node(x, ply + 1, depth_left);
+            if (gdl_err) return result;
+            if (i > 0 && (dist->p[i].n != dist->p[i - 1].n || dist->p[i].d != dist->p[i - 1].d)) {
+                sum = q_add(sum, q_mul(dist->p[i - 1], subtotal));
+                subtotal = v.v;
+            } else subtotal = q_add(subtotal, v.v);
+        }
+        if (dist->n > 0) sum = q_add(sum, q_mul(dist->p[dist->n - 1], subtotal));
+        result.v = sum;
+        result.frac = 1;
+        return result;
+    }
+    int *actions = x->actions + (size_t)ply * ACTIONS;
+    int n = game_legal(s, actions);
+    if (gdl_err) return result;
+    int have = 0;
+    for (int i = 0; i < n; i++) {
+        ex_child(x, ply, actions[i], 0);
+        if (gdl_err) return result;
+        EV v = ex_node(x, ply + 1, depth_left > 0 ? depth_left - 1 : -1);
+        if (gdl_err) return result;
+        if (ply == 0) {
+            x->root_values[2 * i] = v.v.n; x->root_values[2 * i + 1] = v.v.d;
+            x->root_fracs[i] = v.frac;
+        }
+        int order = have ? q_cmp(v.v, result.v) : 0;
+        if (!have || (player == 0 ? order > 0 : order < 0)) {
+            result = v;
+            have = 1;
+            int *row = x->pv + (size_t)ply * MAX_PLY, *below = x->pv + (size_t)(ply + 1) * MAX_PLY;
+            row[0] = actions[i];
+            memcpy(row + 1, below, sizeof(int) * x->pv_len[ply + 1]);
+            x->pv_len[ply] = x->pv_len[ply + 1] + 1;
+        }
+    }
+    return result;
+}
+
+/* As gdl_minimax, from a decision or terminal root, values as fractions (value: numerator,
+   denominator, frac; root_values: the same per root action). Returns 1 when it stopped. */
+int gdl_expectiminimax(const V *root, int depth, V *value, int *root_actions, V *root_values,
+                       int *root_fracs, int *root_count, int *pv, int *pv_len, long long *stats) {
+    gdl_err = 0;
+    EX x;
+    memset(&x, 0, sizeof x);
+    x.states = malloc(sizeof(V) * CELLS * (size_t)MAX_PLY);
+    x.pending = malloc(sizeof(int) * (size_t)MAX_PLY);
+    x.nouts = malloc(sizeof(int) * (size_t)MAX_PLY);
+    x.outs = malloc(sizeof(V) * MAX_OUTS * (size_t)MAX_PLY);
+    x.dists = malloc(sizeof(Dist) * (size_t)MAX_PLY);
+    x.actions = malloc(sizeof(int) * ACTIONS * (size_t)MAX_PLY);
+    x.pv = malloc(sizeof(int) * (size_t)MAX_PLY * MAX_PLY);
+    x.pv_len = malloc(sizeof(int) * (size_t)MAX_PLY);
+    x.root_values = root_values;
+    x.root_fracs = root_fracs;
+    int failed = 1;
+    if (x.states && x.pending && x.nouts && x.outs && x.dists && x.actions && x.pv && x.pv_len) {
+        memcpy(x.states, root, sizeof(V) * CELLS);
+        x.pending[0] = -1;
+        x.nouts[0] = 0;
+        EV v = ex_node(&x, 0, depth);
+        failed = gdl_err != 0;
+        if (!failed) {
+            value[0] = v.v.n; value[1] = v.v.d; value[2] = v.frac;
+            int player = game_current(root);
+            *root_count = player == TERMINAL_PLAYER || depth == 0 ? 0 : rule_legal(root, root_actions);
+            *pv_len = x.pv_len[0];
+            memcpy(pv, x.pv, sizeof(int) * x.pv_len[0]);
+        }
+    }
+    stats[0] = x.nodes; stats[1] = x.leaves; stats[2] = x.evaluations;
+    free(x.states); free(x.pending); free(x.nouts); free(x.outs); free(x.dists); free(x.actions);
+    free(x.pv); free(x.pv_len);
+    return failed;
+}
+#endif
