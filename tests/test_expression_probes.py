@@ -196,15 +196,16 @@ def test_a_quantifier_folded_to_the_wrong_constant_is_caught(monkeypatch):
 # games, and the fuzz compares the compiled game with the interpreted one state by state
 # (gdl.tools.fuzz.backend_problems, the first step of check_rules_example). Each planted bug must
 # be found within the stated number of generated games, with the seed given. Examples needed
-# over the seeds 20260101, 0, 1, 2, 3 (100 games each) when this was written:
-#   "<" mirrored as ">="             >100, >100, >100, 32, >100
-#   a ">=" fact one step too far     >100, >100, 22, >100, >100
-#   any/all of constants mis-folded  88, 68, >100, 85, >100
+# over the seeds 20260101, 0, 1, ..., 9 (100 games each), measured after main's rule_games gained
+# a `bonus` map (which changed what each seed draws):
+#   "<" mirrored as ">="             >100 for 20260101 and 0-4, 56 (seed 5), 16 (seed 6), >100 for 7-9
+#   a ">=" fact one step too far     >100 for 20260101 and 0-4, 44 (seed 5), >100 for 6-9
+#   any/all of constants mis-folded  53, 5, >100, 9, 24 (20260101, 0-3)
 # They are rarer than in the hand-written probes above, which aim at each bug; the generator's
 # probes are spread over every kind of expression and only meet a bug at a state on its edge.
 # (The strategy is the fuzz's own, options and depth included, and the budget fixed at 100:
 # hypothesis plans its search by the budget, so both decide which games a seed draws.)
-GENERATED_CAUGHT_WITHIN = {"mirror": (2, 32), "guard": (1, 22), "fold": (0, 68)}
+GENERATED_CAUGHT_WITHIN = {"mirror": (6, 16), "guard": (5, 44), "fold": (0, 5)}
 
 
 def _fuzz_rule_files():
