@@ -43,13 +43,16 @@ _INTEGRAL = {"//", "%"}         # integers in, an integer out
 _ORDERING = {"<", "<=", ">", ">="}
 DIVISION_HINT = "`/` divides exactly and gives a rational number; write `//` for floor division"
 _SINGLETONS = (ast.GameDecl, ast.PlayersDecl, ast.TerminalDecl, ast.SumDecl, ast.LengthDecl,
-               ast.StuckDecl, ast.QuietDecl, ast.TreeDecl, ast.UtilityBoundsDecl, ast.InitDecl)
+               ast.StuckDecl, ast.QuietDecl, ast.TreeDecl, ast.UtilityBoundsDecl, ast.InitDecl,
+               ast.TierDecl)
 _RULE_DECLS = (ast.VarDecl, ast.ActionDecl, ast.DefineDecl, ast.TerminalDecl, ast.UtilityDecl,
-               ast.EvaluateDecl, ast.QuietDecl, ast.StuckDecl, ast.DisplayDecl, ast.InitDecl)
+               ast.EvaluateDecl, ast.QuietDecl, ast.StuckDecl, ast.DisplayDecl, ast.InitDecl,
+               ast.TierDecl)
 _KEYWORD_OF = {ast.GameDecl: "game", ast.PlayersDecl: "players", ast.TerminalDecl: "terminal",
                ast.SumDecl: "zero-sum / constant-sum", ast.LengthDecl: "max-length",
                ast.StuckDecl: "when stuck", ast.QuietDecl: "quiet when",
-               ast.TreeDecl: "tree", ast.UtilityBoundsDecl: "utility in", ast.InitDecl: "init"}
+               ast.TreeDecl: "tree", ast.UtilityBoundsDecl: "utility in", ast.InitDecl: "init",
+               ast.TierDecl: "tier"}
 
 
 def check(game_file: ast.GameFile, source: Source | None = None,
@@ -217,6 +220,8 @@ class _Checker:
         game.evaluations = self.per_player(decls, ast.EvaluateDecl, "evaluate", game, required=False)
         if ast.QuietDecl in seen:
             game.quiet = self.typed(seen[ast.QuietDecl].cond, _Scope(), BOOL, "the quiet condition")
+        if ast.TierDecl in seen:
+            game.tier = self.typed(seen[ast.TierDecl].value, _Scope(), INT, "the tier")
         self.check_unused_defines()
         game.display = self.display(decls)
         game.symbols = tuple(self.symbols)
@@ -231,7 +236,7 @@ class _Checker:
             if isinstance(decl, ast.UtilityDecl):
                 game.spans.setdefault("utility", decl.span)
                 game.spans.setdefault(f"utility {decl.player.name}", decl.span)
-        for key, kind in (("sum", ast.SumDecl), ("max-length", ast.LengthDecl),
+        for key, kind in (("sum", ast.SumDecl), ("max-length", ast.LengthDecl), ("tier", ast.TierDecl),
                           ("utility-bounds", ast.UtilityBoundsDecl)):
             if kind in seen:
                 game.spans[key] = seen[kind].span
