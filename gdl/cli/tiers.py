@@ -22,8 +22,8 @@ def tier_violation(game, error):
     """A move that lowers the tier, as a located error at the `tier` declaration, with the
     moves that reach the position it leaves."""
     from gdl.errors import Diagnostic, GdlError
-    from gdl.span import NOWHERE
     from gdl.moves import path_to
+    from gdl.span import NOWHERE
 
     ir = getattr(game, "ir", None)
     span = ir.spans.get("tier", NOWHERE) if ir is not None else NOWHERE

@@ -95,7 +95,7 @@ def state_of(key: bytes) -> tuple:
 
 
 def _keys_array(keys) -> np.ndarray:
-    return np.array(keys, dtype=object).astype("S") if len(keys) else np.zeros(0, "S1")
+    return np.array(keys, dtype="S") if len(keys) else np.zeros(0, "S1")
 
 
 # ---- expanding positions: the one place the game is called ------------------------------------
@@ -124,8 +124,8 @@ def expand(game, keys) -> Expansion:
     probability_ids: dict = {}
     returns_index: list[int] = []
     returns_ids: dict = {}
-    for key in keys:
-        state = state_of(key)
+    prefix = _LENGTH_BYTE
+    for state in _states(keys):
         player = current_player(state)
         players.append(player)
         if player == TERMINAL:
@@ -147,7 +147,11 @@ def expand(game, keys) -> Expansion:
             probability_index.extend([-1] * len(successors))
         counts.append(len(successors))
         for successor in successors:
-            child_keys.append(key_of(successor))
+            try:
+                body = bytes(successor)
+                child_keys.append(prefix[len(successor)] + body)
+            except (TypeError, ValueError, IndexError):
+                key_of(successor)               # raises the error that says why
             child_tiers.append(tier_of(successor))
     return Expansion(
         player=np.array(players, dtype=np.int8), count=np.array(counts, dtype=np.int64),
@@ -155,6 +159,19 @@ def expand(game, keys) -> Expansion:
         probability_index=np.array(probability_index, dtype=np.int32),
         probabilities=list(probability_ids),
         returns_index=np.array(returns_index, dtype=np.int32), returns_table=list(returns_ids))
+
+
+_LENGTH_BYTE = [bytes([n]) for n in range(256)]
+
+
+def _states(keys) -> list[tuple]:
+    """The states of an array of keys, all at once (a row of bytes each: fast)."""
+    if not isinstance(keys, np.ndarray) or keys.dtype.kind != "S":
+        return [state_of(key) for key in keys]
+    if not len(keys) or keys.dtype.itemsize == 0:
+        return [state_of(bytes(key)) for key in keys]
+    rows = np.ascontiguousarray(keys).view(np.uint8).reshape(len(keys), keys.dtype.itemsize)
+    return [tuple(row[1:1 + row[0]]) for row in rows.tolist()]
 
 
 def _join(parts: list[Expansion]) -> Expansion:
@@ -218,6 +235,7 @@ class TierRun:
             return expand(self.game, keys)
         size = max(1, min(TASK_SIZE, -(-len(keys) // (4 * self.executor.workers))))
         bounds = [(start, min(start + size, len(keys))) for start in range(0, len(keys), size)]
+        tasks: list
         if tier_file is not None:
             tasks = [(self.source, (str(tier_file), a, b)) for a, b in bounds]
         else:
@@ -422,8 +440,7 @@ def _stochastic(graph: PositionGraph, total) -> tuple[list, dict]:
     """``gdl.graph.iteration.solve_stochastic`` for a tier: the same steps (value iteration,
     then the exact policy check), with the stand-in terminals' values exact fractions of any
     denominator rather than integers over one common scale."""
-    from gdl.graph import VALUE_ITERATION
-    from gdl.graph import iteration
+    from gdl.graph import VALUE_ITERATION, iteration
 
     is_terminal = graph.player == TERMINAL
     exact_terminal: list = [None] * len(graph)
@@ -446,7 +463,8 @@ def _stochastic(graph: PositionGraph, total) -> tuple[list, dict]:
         except iteration._TooBig:
             note = (f"the exact check gave up (numbers beyond {iteration.MAX_DIGITS:,} digits, "
                     "or no stable policy); values from value iteration")
-    how = {"method": VALUE_ITERATION, "exact": exact is not None, "note": note}
+    how = {"method": VALUE_ITERATION, "exact": exact is not None, "note": note,
+           "residual": None if exact is not None else residual}
     if exact is not None:
         return [(_plain((v + total) / 2), _plain((total - v) / 2)) for v in exact], how
     return [((v + float(total)) / 2, (float(total) - v) / 2) for v in approximate.tolist()], how
@@ -584,7 +602,7 @@ def merge_database(solution: TieredSolution, path: str | Path, binding: dict,
     ``gdl.graph.database.save`` of the single-graph solve); returns its size in bytes."""
     run = solution.run
     parts = [TierResult.load(run, t) for t, _ in solution.tiers]
-    lengths = set()
+    lengths: set[int] = set()
     for part in parts:
         lengths.update(np.unique(part.keys.view(np.uint8).reshape(len(part.keys), -1)[:, 0])
                        .tolist() if len(part.keys) else [])
