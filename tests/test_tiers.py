@@ -19,7 +19,8 @@ from gdl.cli import main
 from gdl.graph import enumerate_positions, strong_solve
 from gdl.graph.database import open_database, save
 from gdl.graph.executor import DaskExecutor, ProcessExecutor
-from gdl.graph.tiers import TiersStopped, TierViolation, merge_database, tiered_solve
+from gdl.graph import tiers
+from gdl.graph.tiers import TiersStopped, TierViolation, infer_tier, merge_database, tiered_solve
 from gdl.solvers.result import SolverError
 
 GAMES = Path(__file__).resolve().parent.parent / "games"
@@ -27,7 +28,7 @@ BINDING = {"test": 1}
 
 # (file, --set values): small enough that every solve here takes well under a second
 SMALL = [
-    ("tictactoe.game", {}),                          # no tier declared: one tier
+    ("tictactoe.game", {}),                          # no tier declared: one inferred
     ("connect4.game", {"columns": 4, "rows": 3}),    # tier: discs on the board
     ("cyclic/piglet.game", {"goal": 4}),             # tier: banked points; cycles inside a tier
     ("cyclic/pig100.game", {"goal": 6, "sides": 3}),  # the same with a die
@@ -54,7 +55,7 @@ def test_a_solve_by_tiers_saves_the_serial_database_byte_for_byte(tmp_path, file
 def test_tictactoe_by_tiers_matches_the_literature(tmp_path):
     game = load(GAMES / "tictactoe.game")
     solution = tiered_solve(game, tmp_path / "t", binding=BINDING)
-    assert solution.positions == 5478 and len(solution.tiers) == 1
+    assert solution.positions == 5478
     values, remoteness = solution.lookup(game.initial_state())
     assert values == (0, 0) and remoteness == 9      # a drawn game fills the board
 
@@ -181,3 +182,39 @@ def test_tier_must_be_an_integer(capsys):
     with pytest.raises(GdlError, match="the tier must be an integer"):
         loads(COUNTDOWN.replace("tier 3 - left + (2 if left == 1 else 0)", "tier left > 0"),
               "bad.game")
+
+
+def test_a_tier_is_inferred_where_none_is_declared():
+    game = load(GAMES / "tictactoe.game")
+    tier = infer_tier(game)
+    graph = enumerate_positions(game)
+    # every move of tic-tac-toe puts a mark on an empty cell: the inferred tier must go up along
+    # every move of the whole game, not just the sample it was inferred from
+    moves = 0
+    for position in range(len(graph)):
+        for child in graph.children(position).tolist():
+            assert tier(graph.state(child)) > tier(graph.state(position))
+            moves += 1
+    assert moves == graph.edges > 0
+
+
+RISE_AND_FALL = """game "Rise and fall"
+players A, B
+var x in 0..4 = 0
+var done in bool = false
+action up requires x < 3 effect x = x + 1
+action drop requires x == 3 effect x = 0; done = true
+terminal done
+utility A = 1 if mover == A else -1
+zero-sum
+"""
+
+
+def test_a_wrong_inference_falls_back_to_one_tier(tmp_path, monkeypatch):
+    game = loads(RISE_AND_FALL, "rise.game")
+    monkeypatch.setattr(tiers, "INFER_SAMPLE", 2)   # sees x go up only, never the drop
+    assert infer_tier(game).growing != ()
+    found = tiered_solve(game, tmp_path / "t", binding=BINDING)
+    assert len(found.tiers) == 1                    # the drop lowered it: one tier instead
+    merge_database(found, tmp_path / "t.db", BINDING)
+    assert (tmp_path / "t.db").read_bytes() == serial_database(game, tmp_path / "s.db")

@@ -115,9 +115,10 @@ class Expansion:
     returns_table: list
 
 
-def expand(game, keys) -> Expansion:
-    """Every move of the positions ``keys`` (in order), with each child's key and tier."""
-    tier_of = getattr(game, "tier", None) or (lambda state: 0)
+def expand(game, keys, tier: ComponentTier | None = None) -> Expansion:
+    """Every move of the positions ``keys`` (in order), with each child's key and tier (the
+    game's declared tier, or ``tier`` when given)."""
+    tier_of = tier_function(game, tier)
     current_player, legal, apply = game.current_player, game.legal_actions, game.apply
     players, counts, child_keys, child_tiers = [], [], [], []
     probability_index: list[int] = []
@@ -198,13 +199,85 @@ def _join(parts: list[Expansion]) -> Expansion:
 
 
 def expand_task(task) -> Expansion:
-    """A worker's task: ``(game source, keys)`` or ``(game source, (tier file, start, stop))``;
-    a tier file is read from the storage the workers share."""
-    source, batch = task
+    """A worker's task: ``(game source, tier, keys)`` or ``(game source, tier, (tier file,
+    start, stop))``; a tier file is read from the storage the workers share."""
+    source, tier, batch = task
     if isinstance(batch, tuple):
         path, start, stop = batch
         batch = np.load(path, mmap_mode="r")[start:stop]
-    return expand(game_from(source), batch)
+    return expand(game_from(source), batch, tier)
+
+
+# ---- the tier of a state -----------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class ComponentTier:
+    """A tier read off the state: the sum of the components that only grow minus the sum of
+    those that only shrink (none: one tier)."""
+
+    growing: tuple[int, ...]
+    shrinking: tuple[int, ...] = ()
+
+    def __call__(self, state) -> int:
+        return sum(state[i] for i in self.growing) - sum(state[i] for i in self.shrinking)
+
+
+ONE_TIER = ComponentTier(())
+# Positions the inference looks at: enough to see most moves of a small game, a second or so.
+INFER_SAMPLE = 20_000
+
+
+def tier_function(game, tier: ComponentTier | None) -> Callable[[Any], int]:
+    """``tier`` when given, else the game's declared tier."""
+    if tier is not None:
+        return tier
+    declared = getattr(game, "tier", None)
+    return declared if declared is not None else ONE_TIER
+
+
+def infer_tier(game, sample: int | None = None) -> ComponentTier:
+    """A tier for a game that declares none, from the integer state components that change
+    along the moves of the first ``sample`` positions (breadth-first): those that only go up
+    count for, those that only go down (a heap, an empty cell filling up) against. It is a guess
+    from a sample: the forward pass checks every move, and where one lowers the tier the solve
+    falls back to one tier."""
+    sample = INFER_SAMPLE if sample is None else sample
+    root = game.initial_state()
+    if type(root) is not tuple:
+        return ONE_TIER
+    width = len(root)
+    lowered: set[int] = set()
+    raised: set[int] = set()
+    mixed: set[int] = set()
+    seen = {root}
+    queue = [root]
+    for state in queue:
+        if len(seen) >= sample:
+            break
+        player = game.current_player(state)
+        if player == TERMINAL:
+            continue
+        moves = ([o for o, _ in game.chance_outcomes(state)] if player == CHANCE
+                 else game.legal_actions(state))
+        for move in moves:
+            child = game.apply(state, move)
+            if type(child) is not tuple:
+                return ONE_TIER
+            width = min(width, len(child))
+            for i in range(min(len(state), len(child))):
+                a, b = state[i], child[i]
+                if type(a) is not int or type(b) is not int:
+                    mixed.add(i)
+                elif b < a:
+                    lowered.add(i)
+                elif b > a:
+                    raised.add(i)
+            if child not in seen:
+                seen.add(child)
+                queue.append(child)
+    mixed |= raised & lowered
+    return ComponentTier(tuple(sorted(i for i in raised - mixed if i < width)),
+                         tuple(sorted(i for i in lowered - mixed if i < width)))
 
 
 # ---- the run -----------------------------------------------------------------------------------
@@ -220,6 +293,7 @@ class TierRun:
     executor: Any = field(default_factory=SerialExecutor)
     progress: Callable[[str, int, int], None] | None = None
     manifest: dict = field(default_factory=dict)
+    tier: ComponentTier | None = None              # None: the game's declared tier
 
     def path(self, tier: int, part: str) -> Path:
         return self.directory / f"tier-{tier}.{part}"
@@ -232,14 +306,14 @@ class TierRun:
         """Expand ``keys`` (all of tier file ``tier_file`` when given), in tasks spread over the
         executor; with one worker here, directly."""
         if isinstance(self.executor, SerialExecutor) or self.source is None or len(keys) <= 1:
-            return expand(self.game, keys)
+            return expand(self.game, keys, self.tier)
         size = max(1, min(TASK_SIZE, -(-len(keys) // (4 * self.executor.workers))))
         bounds = [(start, min(start + size, len(keys))) for start in range(0, len(keys), size)]
         tasks: list
         if tier_file is not None:
-            tasks = [(self.source, (str(tier_file), a, b)) for a, b in bounds]
+            tasks = [(self.source, self.tier, (str(tier_file), a, b)) for a, b in bounds]
         else:
-            tasks = [(self.source, keys[a:b]) for a, b in bounds]
+            tasks = [(self.source, self.tier, keys[a:b]) for a, b in bounds]
         return _join(self.executor.map(expand_task, tasks))
 
     def report(self, stage: str, done: int, total: int) -> None:
@@ -301,7 +375,7 @@ def discover(run: TierRun) -> list[list[int]]:
     pairs, lowest tier first."""
     game = run.game
     root = game.initial_state()
-    tier_of = getattr(game, "tier", None) or (lambda state: 0)
+    tier_of = tier_function(game, run.tier)
     pending: dict[int, list[np.ndarray]] = {int(tier_of(root)): [_keys_array([key_of(root)])]}
     tiers: list[list[int]] = []
     found = 0
@@ -541,8 +615,7 @@ class TieredSolution:
 
     def lookup(self, state) -> tuple[tuple | None, int] | None:
         """The value vector and remoteness of a state, or None if it is not reachable."""
-        tier_of = getattr(self.run.game, "tier", None) or (lambda s: 0)
-        tier = int(tier_of(state))
+        tier = int(tier_function(self.run.game, self.run.tier)(state))
         if not self.run.path(tier, "keys.npy").exists():
             return None
         result = TierResult.load(self.run, tier)
@@ -577,9 +650,24 @@ def tiered_solve(game, directory: str | Path, *, binding: dict | None = None,
                               "--set values; solve again without --resume")
     else:
         run.manifest = {"format": FORMAT, "binding": run.binding, "game": game.info.name}
+    declared = getattr(game, "tier", None) is not None
+    if "tier" in run.manifest:                   # resumed: the tier the run began with
+        run.tier = None if run.manifest["tier"] is None else ComponentTier(
+            *(tuple(part) for part in run.manifest["tier"]))
+    elif not declared:
+        run.tier = infer_tier(game)
     if "tiers" not in run.manifest:
         started = time.perf_counter()
-        run.manifest["tiers"] = discover(run)
+        try:
+            run.manifest["tier"] = None if run.tier is None else [list(run.tier.growing),
+                                                                  list(run.tier.shrinking)]
+            run.manifest["tiers"] = discover(run)
+        except TierViolation:
+            if declared:
+                raise
+            run.tier = ONE_TIER                  # the inferred tier was wrong: one tier
+            run.manifest["tier"] = [[], []]
+            run.manifest["tiers"] = discover(run)
         run.manifest["solved"] = {}
         run.save_manifest()
         seconds["discover"] = time.perf_counter() - started
