@@ -103,7 +103,8 @@ def main() -> int:
         print(json.dumps(run_row(*args.row)))
         return 0
     names = [args.only] if args.only else list(QUICK if args.quick else GAMES)
-    print("| game | positions | tiers | run | wall s | peak RSS MB | RSS / serial's | speed-up vs tiers-1 | database |")
+    print("| game | positions | tiers | run | wall s | peak RSS MB | RSS / serial's "
+          "| speed-up vs tiers-1 | database |")
     print("|---|---:|---:|---|---:|---:|---:|---:|---|")
     failed = False
     for name in names:

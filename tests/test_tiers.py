@@ -16,10 +16,9 @@ import pytest
 
 from gdl.backends.load import load, loads
 from gdl.cli import main
-from gdl.graph import enumerate_positions, strong_solve
+from gdl.graph import enumerate_positions, strong_solve, tiers
 from gdl.graph.database import open_database, save
 from gdl.graph.executor import DaskExecutor, ProcessExecutor
-from gdl.graph import tiers
 from gdl.graph.tiers import TiersStopped, TierViolation, infer_tier, merge_database, tiered_solve
 from gdl.solvers.result import SolverError
 
