@@ -12,6 +12,7 @@ import functools
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from gdl.backends.load import load, loads
@@ -217,3 +218,36 @@ def test_a_wrong_inference_falls_back_to_one_tier(tmp_path, monkeypatch):
     assert len(found.tiers) == 1                    # the drop lowered it: one tier instead
     merge_database(found, tmp_path / "t.db", BINDING)
     assert (tmp_path / "t.db").read_bytes() == serial_database(game, tmp_path / "s.db")
+
+
+def test_tiers_with_moves_inside_are_solved_in_pieces_on_the_workers(tmp_path, monkeypatch):
+    # Pig's rolls stay in their tier (banked points): each tier is cut into pieces that no move
+    # joins, solved on the workers; the database is still the serial one
+    monkeypatch.setattr(tiers, "SPLIT_MIN", 0)
+    file, params = GAMES / "cyclic/pig100.game", {"goal": 7, "sides": 3}
+    game = load(file, params)
+    cut: list = []
+    original = tiers._pieces
+
+    def pieces(graph, n, parts):
+        found = original(graph, n, parts)
+        owner = np.repeat(np.arange(n), np.diff(graph.first[:n + 1]))
+        piece_of = np.full(n, -1)
+        for number, members in enumerate(found):
+            piece_of[members] = number
+        assert (piece_of >= 0).all()                       # every position in one piece
+        inside = graph.child[:len(owner)] < n
+        # no move inside the tier crosses from one piece to another
+        assert (piece_of[owner[inside]] == piece_of[graph.child[:len(owner)][inside]]).all()
+        cut.append(len(found))
+        return found
+
+    monkeypatch.setattr(tiers, "_pieces", pieces)
+    executor = ProcessExecutor(2)
+    try:
+        by_pieces = tiered_database(game, tmp_path, "pieces", executor=executor,
+                                    source=functools.partial(load, file, params))
+    finally:
+        executor.close()
+    assert max(cut) > 1
+    assert by_pieces == serial_database(game, tmp_path / "serial.db")

@@ -476,14 +476,13 @@ def _local_graph(run: TierRun, tier: int, keys: np.ndarray, expansion: Expansion
     return graph, np.array(boundary_remoteness, dtype=np.int32)
 
 
-def _solve_local(run: TierRun, graph: PositionGraph, n: int, boundary_remoteness: np.ndarray
+def _solve_local(info, graph: PositionGraph, n: int, boundary_remoteness: np.ndarray
                  ) -> tuple[list, np.ndarray, np.ndarray, dict]:
     """Values of the tier's ``n`` positions: ``(table, index, remoteness, how)``."""
     from gdl.graph import BACKWARD_INDUCTION, RETROGRADE
     from gdl.graph.induction import two_player_induction, vector_induction
     from gdl.graph.order import levels as solve_order
 
-    info = run.game.info
     two_player_constant_sum = info.num_players == 2 and info.is_constant_sum
     total = constant_sum_total(info, "strong solve") if two_player_constant_sum else None
     levels = solve_order(graph)
@@ -561,6 +560,110 @@ def _tabulate(vectors) -> tuple[list, np.ndarray]:
     return list(table), index
 
 
+# A tier with moves inside it (Pig's turns) is cut into pieces no move joins, solved on the
+# workers, when it has at least this many positions (below, a task costs more than it saves).
+SPLIT_MIN = 5_000
+
+
+class _InfoOnly:
+    """What a piece's graph needs of the game: its info (numbers of players, sum)."""
+
+    def __init__(self, info):
+        self.info = info
+
+
+def _pieces(graph: PositionGraph, n: int, parts: int) -> list[np.ndarray]:
+    """The tier's positions cut into at most ``parts`` sets that no move inside the tier joins
+    (whole weakly connected components, by label propagation), each sorted."""
+    owner = np.repeat(np.arange(n), np.diff(graph.first[:n + 1]))
+    child = graph.child[:len(owner)]
+    inside = child < n
+    u, v = owner[inside], child[inside].astype(np.int64)
+    label = np.arange(n)
+    while True:                        # each component ends labelled by its smallest position
+        lowest = np.minimum(label[u], label[v])
+        new = label.copy()
+        np.minimum.at(new, u, lowest)
+        np.minimum.at(new, v, lowest)
+        new = new[new]                 # pointer jumping: halves the rounds on long chains
+        if np.array_equal(new, label):
+            break
+        label = new
+    sizes = np.bincount(label, minlength=n)
+    before = np.cumsum(sizes) - sizes  # positions in components of smaller label
+    group_of = np.minimum(before * parts // max(1, n), parts - 1)
+    group = group_of[label]
+    return [members for g in range(parts) if len(members := np.flatnonzero(group == g))]
+
+
+def _piece(graph: PositionGraph, n: int, members: np.ndarray, boundary_remoteness: np.ndarray,
+           info) -> tuple:
+    """The task solving one piece: its positions and the stand-in terminals they reach."""
+    from gdl.graph.order import gather
+
+    edges, counts = gather(graph.first, np.arange(len(graph.child)), members)
+    children = graph.child[edges].astype(np.int64)
+    local = np.full(n, -1, dtype=np.int64)
+    local[members] = np.arange(len(members))
+    outside = children >= n
+    stand_ins = np.unique(children[outside])
+    mapped = np.empty(len(children), dtype=np.int64)
+    mapped[~outside] = local[children[~outside]]
+    mapped[outside] = len(members) + np.searchsorted(stand_ins, children[outside])
+    first = np.zeros(len(members) + len(stand_ins) + 1, dtype=np.int64)
+    np.cumsum(counts, out=first[1:len(members) + 1])
+    first[len(members) + 1:] = first[len(members)]
+    every = np.concatenate((members, stand_ins))
+    arrays = {
+        "player": graph.player[every], "first": first, "child": mapped,
+        "probability_index": (None if graph.probability_index is None
+                              else graph.probability_index[edges]),
+        "returns_index": graph.returns_index[every],
+    }
+    return (info, arrays, graph.probabilities, graph.returns_table, len(members),
+            boundary_remoteness[stand_ins - n])
+
+
+def solve_piece(task) -> tuple[list, np.ndarray, np.ndarray, dict]:
+    """A worker's task: one piece of a tier, solved as ``_solve_local`` solves a tier."""
+    info, arrays, probabilities, returns_table, n, boundary_remoteness = task
+    size = len(arrays["player"])
+    graph = PositionGraph(game=_InfoOnly(info), keys=range(size), index={},  # type: ignore[arg-type]
+                          packed=True, probabilities=probabilities, returns_table=returns_table,
+                          **arrays)
+    return _solve_local(info, graph, n, boundary_remoteness)
+
+
+def _solve_tier(run: TierRun, graph: PositionGraph, n: int, boundary_remoteness: np.ndarray
+                ) -> tuple[list, np.ndarray, np.ndarray, dict]:
+    """A tier's values: at once, or in pieces on the workers (see SPLIT_MIN); the same."""
+    info = run.game.info
+    inside = int(np.count_nonzero(graph.child < n))
+    if isinstance(run.executor, SerialExecutor) or n < SPLIT_MIN or not inside:
+        return _solve_local(info, graph, n, boundary_remoteness)
+    pieces = _pieces(graph, n, 4 * run.executor.workers)
+    if len(pieces) < 2:
+        return _solve_local(info, graph, n, boundary_remoteness)
+    answers = run.executor.map(solve_piece, [_piece(graph, n, members, boundary_remoteness, info)
+                                             for members in pieces])
+    table: dict = {}
+    index = np.empty(n, dtype=np.int64)
+    remoteness = np.empty(n, dtype=np.int32)
+    hows = []
+    for members, (part_table, part_index, part_remoteness, how) in zip(pieces, answers):
+        ids = np.array([table.setdefault(v, len(table)) for v in part_table], dtype=np.int64)
+        index[members] = ids[part_index]
+        remoteness[members] = part_remoteness
+        hows.append(how)
+    from gdl.graph import VALUE_ITERATION
+
+    how = {"method": next((h["method"] for h in hows if h["method"] == VALUE_ITERATION),
+                          hows[0]["method"]),
+           "exact": all(h["exact"] for h in hows), "note": next((h["note"] for h in hows
+                                                                  if h["note"]), "")}
+    return list(table), index, remoteness, how
+
+
 def solve_tiers(run: TierRun, stop_after: int | None = None) -> None:
     """The backward pass: every tier not yet solved, the highest first."""
     tiers = [t for t, _ in run.manifest["tiers"]]
@@ -584,7 +687,7 @@ def solve_tiers(run: TierRun, stop_after: int | None = None) -> None:
             loaded[u] = TierResult.load(run, u)
         graph, boundary_remoteness = _local_graph(run, tier, keys, expansion, loaded)
         del expansion
-        table, index, remoteness, how = _solve_local(run, graph, len(keys), boundary_remoteness)
+        table, index, remoteness, how = _solve_tier(run, graph, len(keys), boundary_remoteness)
         _save_array(run.path(tier, "values.npy"), index.astype(np.int32))
         _save_array(run.path(tier, "remoteness.npy"), remoteness.astype(np.int32))
         _atomic_write(run.path(tier, "table.json"),
