@@ -22,6 +22,7 @@ import argparse
 import functools
 import hashlib
 import json
+import os
 import resource
 import subprocess
 import sys
@@ -87,9 +88,20 @@ def run_row(game_name: str, kind: str) -> dict:
         client.close()
         cluster.close()  # type: ignore[union-attr]
     digest = hashlib.sha256(database.read_bytes()).hexdigest()
-    return {"game": game_name, "kind": kind, "positions": positions, "tiers": tiers,
-            "method": method, "value": None if root is None else str(root[0]),
-            "wall": wall, "peak": peak, "sha256": digest}
+    # CPU seconds of this process and of the workers it waited for (Dask's: its start-up too)
+    cpu = sum(getattr(resource.getrusage(who), field) for who in
+              (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN) for field in ("ru_utime", "ru_stime"))
+    row = {"game": game_name, "kind": kind, "positions": positions, "tiers": tiers,
+           "method": method, "value": None if root is None else str(root[0]),
+           "wall": wall, "cpu": cpu, "peak": peak, "sha256": digest,
+           "load": os.getloadavg()[0]}
+    # every row also goes to a log (GDL_BENCH_LOG, default gdl-bench-tiers.jsonl in the
+    # temporary directory): the CPU seconds and load average the table leaves out
+    log = os.environ.get("GDL_BENCH_LOG") or os.path.join(tempfile.gettempdir(),
+                                                         "gdl-bench-tiers.jsonl")
+    with open(log, "a") as out:
+        out.write(json.dumps(row) + "\n")
+    return row
 
 
 def main() -> int:
