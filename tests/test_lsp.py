@@ -247,3 +247,25 @@ def test_local_names_resolve_to_the_innermost_declaration():
     terminal = next(i for i, text in enumerate(lines) if text.startswith("terminal"))
     found = index.lookup(terminal + 1, lines[terminal].index("empty") + 1)
     assert found.kind == "symbol" and found.domain == "{empty, X, O}"
+
+
+def test_let_names_resolve_to_their_binding():
+    from gdl.lsp.index import Index
+
+    text = ('game "lets"\nplayers A, B\nvar pit[4] in 0..9 = 1\n'
+            "action sow(k in 0..3)\n    requires pit[k] > 0\n"
+            "    effect   let hand = pit[k];\n             pit[k] = 0;\n"
+            "             pit[(k + 1) % 4] = pit[(k + 1) % 4] + hand % 2\n"
+            "terminal all k in 0..3: pit[k] == 0\n"
+            "utility A = let far = pit[3], near = pit[0]: far - near\nzero-sum\n")
+    index = Index.build(text)
+    assert index is not None
+    lines = text.split("\n")
+    use = next(i for i, line in enumerate(lines) if "+ hand" in line)
+    found = index.lookup(use + 1, lines[use].index("+ hand") + 3)
+    declared = next(i for i, line in enumerate(lines) if "let hand" in line)
+    assert found.kind == "local name" and found.span.line == declared + 1
+    utility = next(i for i, line in enumerate(lines) if line.startswith("utility"))
+    found = index.lookup(utility + 1, lines[utility].index("- near") + 3)
+    assert found.kind == "local name" and found.span.line == utility + 1
+    assert found.span.column == lines[utility].index("near") + 1

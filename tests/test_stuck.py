@@ -87,3 +87,19 @@ def test_pass_without_terminal_still_needs_one():
     with pytest.raises(GdlError) as caught:
         gdl.loads(nim([2], rule="pass"))
     assert [d.code for d in caught.value.diagnostics] == ["E206"]
+
+
+def test_each_call_hands_out_its_own_list_of_actions():
+    # The compiled terminal test of a `when stuck` game lists the mover's actions and keeps them
+    # for legal_actions (so they are found once a state). A caller may change the list it gets:
+    # the next call must still give the rules' answer, as the interpreter does.
+    games = [gdl.loads(nim([1, 2]), backend=backend) for backend in BACKENDS]
+    for game in games:
+        s = game.initial_state()
+        assert game.current_player(s) == 0
+        first = game.legal_actions(s)
+        expected = list(first)
+        first.clear()
+        assert game.legal_actions(s) == expected
+        assert game.current_player(s) == 0 and game.legal_actions(s) == expected
+    assert [len(game.legal_actions(game.initial_state())) for game in games] == [3, 3]  # 1 + 2 takes

@@ -99,7 +99,7 @@ def _gdl_stamp() -> str:
     checker never reads an entry written by an old one."""
     here = Path(__file__).resolve().parent.parent
     parts = [str(FORMAT)]
-    places = [here] + [path for path in sorted(here.iterdir()) if path.is_dir()]
+    places = [here]
     try:
         import importlib.util
 
@@ -108,10 +108,14 @@ def _gdl_stamp() -> str:
     except (ImportError, ValueError):
         pass
     for place in places:
-        for name in sorted(os.listdir(place)):
-            if name.endswith((".py", ".lark")):
-                info = os.stat(place / name)
-                parts.append(f"{name}:{info.st_size}:{info.st_mtime_ns}")
+        # every package at every depth: the compiler lives in gdl/backends/pycompile/
+        for folder, subfolders, names in os.walk(place):
+            subfolders[:] = sorted(d for d in subfolders if d != "__pycache__")
+            for name in sorted(names):
+                if name.endswith((".py", ".lark", ".c", ".h")):
+                    info = os.stat(os.path.join(folder, name))
+                    relative = os.path.relpath(os.path.join(folder, name), place)
+                    parts.append(f"{relative}:{info.st_size}:{info.st_mtime_ns}")
     return "|".join(parts)
 
 

@@ -135,13 +135,19 @@ class Index:
             self._locals(decl, decl)
 
     def _locals(self, node, decl) -> None:
-        """Quantifier, `for` and `random` names inside ``node``, and the symbols of domains."""
+        """Quantifier, `for`, `let` and `random` names inside ``node``, and the symbols of domains."""
         stack = [node]
         while stack:
             item = stack.pop()
             if isinstance(item, (ast.Quantifier, ast.For)):
                 for binder in item.binders:
                     self._add(binder.name, "bound variable", binder.span, binder.domain, item.span)
+            elif isinstance(item, ast.Let):
+                for name, _value in item.bindings:
+                    self._add(name, "local name", name.span, scope=item.span)
+            elif isinstance(item, ast.LetStmt):
+                # visible for the rest of its block: approximated by the whole declaration
+                self._add(item.name, "local name", item.span, scope=decl.span)
             elif isinstance(item, ast.Random):
                 # visible for the rest of its block: approximated by the whole declaration
                 self._add(item.name, "chance pick", item.span, item.uniform, decl.span)

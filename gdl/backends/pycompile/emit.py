@@ -746,7 +746,8 @@ class Emitter:
             body = [f"{indent}try:", f"{indent}    t = {term.text}", f"{indent}except _EvalError as e:",
                     f"{indent}    raise _fail(e, s) from None"]
             if game.stuck_end:   # `when stuck lose | win`: no legal action ends the game
-                body += [f"{indent}if not t:", f"{indent}    t = not _LEGAL[s[0]](s)"]
+                # the legal actions found here are kept in ``r`` for legal_actions
+                body += [f"{indent}if not t:", f"{indent}    r = _LEGAL[s[0]](s)", f"{indent}    t = not r"]
             if not cache_terminal:
                 return lines + body
             return lines + [f"{indent}t = _TC.get(s)", f"{indent}if t is None:"] + \
@@ -757,8 +758,10 @@ class Emitter:
         # current_player remembers its last answer for legal_actions
         lines = ["def current_player(s):", "    global _last"]
         lines += [g.format("-1") for g in guard]
+        keep = ", r" if game.stuck_end else ""
+        lines += ["    r = None"] if game.stuck_end else []
         lines += evaluate_terminal("    ")
-        lines += ["    _last = (s, t)", "    return -2 if t else s[0]"]
+        lines += [f"    _last = (s, t{keep})", "    return -2 if t else s[0]"]
         fns.append(lines)
 
         lines = ["def is_terminal(s):"] + [g.format("False") for g in guard]
@@ -767,10 +770,17 @@ class Emitter:
 
         # legal actions, specialised per player (mover is a constant in each)
         per_player = [self.legal_body(p) for p in range(n)]
-        lines = ["def legal_actions(s):"] + [g.format("[]") for g in guard]
-        lines += ["    l = _last", "    if l[0] is s:", "        t = l[1]", "    else:"]
-        lines += evaluate_terminal("        ")
-        lines += ["    if t:", "        return []", "    p = s[0]"]
+        lines = ["def legal_actions(s):"] + (["    global _last"] if game.stuck_end else [])
+        lines += [g.format("[]") for g in guard]
+        lines += ["    r = None"] if game.stuck_end else []
+        lines += ["    l = _last", "    if l[0] is s:", "        t = l[1]"]
+        # handed out once: a caller may change the list it gets
+        lines += ["        r = l[2]", "        _last = (s, t, None)"] if game.stuck_end else []
+        lines += ["    else:"] + evaluate_terminal("        ")
+        lines += ["    if t:", "        return []"]
+        # with `when stuck lose | win`, the terminal test may have listed the actions already
+        lines += ["    if r is not None:", "        return r"] if game.stuck_end else []
+        lines += ["    p = s[0]"]
         for p, body in enumerate(per_player):
             lines.append(f"    {'if' if p == 0 else 'elif'} p == {p}:   # "
                          + comment_text(game.players[p]))
@@ -873,7 +883,7 @@ class Emitter:
                         "    except _EvalError as e:", "        raise _fail(e, s) from None"])
 
         caches = [
-            "_last = (None, None)",
+            "_last = (None, None, None)",
             "_TC = {}   # terminal condition per state (bounded), when it is costly to evaluate",
             "_RC = {}   # returns per state (bounded), likewise",
         ]
