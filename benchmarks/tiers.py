@@ -38,6 +38,7 @@ GAMES = {
     "c4-4x4": ("connect4.game", {"columns": 4, "rows": 4}, 161_029, 0),
     "c4-5x4": ("connect4.game", {"columns": 5, "rows": 4}, 3_945_711, 0),
     "pig-30": ("cyclic/pig100.game", {"goal": 30}, None, None),
+    "pig-50": ("cyclic/pig100.game", {"goal": 50}, None, None),
     "pig-100": ("cyclic/pig100.game", {"goal": 100}, None, None),
 }
 KINDS = ("serial", "tiers-1", "tiers-2", "dask-2")
