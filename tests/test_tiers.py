@@ -251,3 +251,13 @@ def test_tiers_with_moves_inside_are_solved_in_pieces_on_the_workers(tmp_path, m
         executor.close()
     assert max(cut) > 1
     assert by_pieces == serial_database(game, tmp_path / "serial.db")
+
+
+def test_the_merge_a_bucket_at_a_time_writes_the_same_database(tmp_path, monkeypatch):
+    # small buckets: the merge sorts and compresses many key ranges one after another
+    monkeypatch.setattr(tiers, "MERGE_BUCKET", 500)
+    game = load(GAMES / "connect4.game", {"columns": 4, "rows": 3})
+    assert tiered_database(game, tmp_path, "buckets") == serial_database(game, tmp_path / "s.db")
+    assert len(tiers._buckets([tiers.TierResult.load(
+        tiers.TierRun(game, tmp_path / "buckets.tiers", BINDING), t) for t in range(13)],
+        12031, "S40")) > 10

@@ -38,6 +38,7 @@ import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -420,11 +421,13 @@ class TierResult:
     table: list                      # encoded value vectors (database encoding)
 
     @classmethod
-    def load(cls, run: TierRun, tier: int) -> TierResult:
+    def load(cls, run: TierRun, tier: int, mapped: bool = False) -> TierResult:
+        """A tier's results; ``mapped``: the arrays read from their files as they are used."""
         table = json.loads(run.path(tier, "table.json").read_text(encoding="utf-8"))
-        return cls(np.load(run.path(tier, "keys.npy")), np.load(run.path(tier, "values.npy")),
-                   np.load(run.path(tier, "remoteness.npy")),
-                   [None if v is None else tuple(v) for v in table])
+        keys, index, remoteness = (
+            np.load(run.path(tier, part), mmap_mode="r") if mapped else np.load(run.path(tier, part))
+            for part in ("keys.npy", "values.npy", "remoteness.npy"))
+        return cls(keys, index, remoteness, [None if v is None else tuple(v) for v in table])
 
 
 def _local_graph(run: TierRun, tier: int, keys: np.ndarray, expansion: Expansion,
@@ -787,68 +790,125 @@ def tiered_solve(game, directory: str | Path, *, binding: dict | None = None,
 
 # ---- the merge ---------------------------------------------------------------------------------
 
+# Positions the merge sorts at a time: its memory is about 60 bytes a position of one bucket.
+MERGE_BUCKET = 1 << 20
+
+
 def merge_database(solution: TieredSolution, path: str | Path, binding: dict,
                    source: str = "") -> int:
-    """Write the position database of a tiered solve (byte-identical to
-    ``gdl.graph.database.save`` of the single-graph solve); returns its size in bytes."""
+    """Write the position database of a tiered solve, byte-identical to what
+    ``gdl.graph.database.save`` writes for the single-graph solve; returns its size in bytes.
+
+    The tiers' sorted key arrays are merged a bucket of key ranges at a time (the bounds drawn
+    from a sample of the keys), each bucket's keys and records streamed through zlib, so memory
+    holds one bucket, not the game. The value table is numbered in order of first use by sorted
+    rank, as ``save`` numbers it."""
     run = solution.run
-    parts = [TierResult.load(run, t) for t, _ in solution.tiers]
+    parts = [TierResult.load(run, t, mapped=True) for t, _ in solution.tiers]
+    total = sum(len(part.keys) for part in parts)
+    internal = max([part.keys.dtype.itemsize for part in parts] + [1])
     lengths: set[int] = set()
     for part in parts:
-        lengths.update(np.unique(part.keys.view(np.uint8).reshape(len(part.keys), -1)[:, 0])
-                       .tolist() if len(part.keys) else [])
+        if len(part.keys):
+            rows = np.asarray(part.keys).view(np.uint8).reshape(len(part.keys), -1)
+            lengths.update(np.unique(rows[:, 0]).tolist())
     longest = max(lengths, default=0)
     same = len(lengths) <= 1
     kind, width = ("u8", longest) if same else ("u8v", longest + 1)
-    internal = max(part.keys.dtype.itemsize for part in parts)
-    keys = np.concatenate([part.keys.astype(f"S{internal}") for part in parts])
-    table: dict = {}
-    global_index = []
-    for part in parts:
-        ids = np.array([table.setdefault(v, len(table)) for v in part.table] or [0], np.int64)
-        global_index.append(ids[part.index])
-    index = np.concatenate(global_index)
-    remoteness = np.concatenate([part.remoteness for part in parts]).astype(np.int64)
-    del parts
-    order = np.argsort(keys, kind="stable")
-    raw = keys[order].view(np.uint8).reshape(len(keys), internal)
-    raw = raw[:, 1:1 + longest] if same else raw[:, :width]
-    if raw.shape[1] < width:
-        raw = np.pad(raw, ((0, 0), (0, width - raw.shape[1])))
-    index, remoteness = index[order], remoteness[order]
-    # the value table renumbered in order of first use by sorted rank (what `save` does)
-    used, first_rank = np.unique(index, return_index=True)
-    renumber = np.empty(len(table), dtype=np.int64)
-    by_first = used[np.argsort(first_rank)]
-    renumber[by_first] = np.arange(len(by_first))
-    index = renumber[index]
-    entries = list(table)
-    values = [entries[i] for i in by_first.tolist()]
-    bits_for_index = max(1, (len(values) - 1).bit_length())
+    # every distinct value vector, numbered provisionally; `number` renumbers by first use
+    provisional: dict = {}
+    part_ids = [np.array([provisional.setdefault(v, len(provisional)) for v in part.table]
+                         or [0], dtype=np.int64) for part in parts]
+    entries = list(provisional)
+    number = np.full(len(entries), -1, dtype=np.int64)
+    used = 0
+    bits_for_index = max(1, (len(entries) - 1).bit_length())
     remoteness_bits = 16 - bits_for_index
     none = (1 << remoteness_bits) - 1
-    sections = [np.ascontiguousarray(raw).tobytes()]
-    if remoteness_bits >= 8 and int(remoteness.max(initial=0)) < none:
-        packed = (index << remoteness_bits) | np.where(remoteness < 0, none, remoteness)
-        sections.append(packed.astype("<u2").tobytes())
-        record: dict = {"layout": "packed16", "remoteness_bits": remoteness_bits}
-    else:
-        dtype = "<u1" if len(values) <= 256 else "<u2" if len(values) <= 65536 else "<u4"
-        sections.append(index.astype(dtype).tobytes())
-        sections.append(remoteness.astype("<i4").tobytes())
-        record = {"layout": "split", "index_dtype": dtype}
+    highest = max([int(np.max(part.remoteness, initial=0)) for part in parts] + [0])
+    packed16 = remoteness_bits >= 8 and highest < none
+    index_dtype = ("<u1" if len(entries) <= 256 else "<u2" if len(entries) <= 65536 else "<u4")
+    record: dict = ({"layout": "packed16", "remoteness_bits": remoteness_bits} if packed16
+                    else {"layout": "split", "index_dtype": index_dtype})
+    streams = [_Stream() for _ in range(2 if packed16 else 3)]
+    dtype = f"S{internal}"
+    for low, high in _buckets(parts, total, dtype):
+        keys, index, remoteness = [], [], []
+        for part, ids in zip(parts, part_ids):
+            a = 0 if low is None else int(np.searchsorted(part.keys, low))
+            b = len(part.keys) if high is None else int(np.searchsorted(part.keys, high))
+            if a < b:
+                keys.append(np.asarray(part.keys[a:b]).astype(dtype))
+                index.append(ids[np.asarray(part.index[a:b])])
+                remoteness.append(np.asarray(part.remoteness[a:b]).astype(np.int64))
+        if not keys:
+            continue
+        bucket_keys = np.concatenate(keys)
+        order = np.argsort(bucket_keys, kind="stable")
+        raw = bucket_keys[order].view(np.uint8).reshape(len(order), internal)
+        del bucket_keys
+        raw = raw[:, 1:1 + longest] if same else raw[:, :width]
+        if raw.shape[1] < width:
+            raw = np.pad(raw, ((0, 0), (0, width - raw.shape[1])))
+        streams[0].write(np.ascontiguousarray(raw).tobytes())
+        ranked = np.concatenate(index)[order]
+        fresh, first = np.unique(ranked, return_index=True)
+        fresh_in_order = fresh[np.argsort(first)]
+        fresh_in_order = fresh_in_order[number[fresh_in_order] < 0]
+        number[fresh_in_order] = np.arange(used, used + len(fresh_in_order))
+        used += len(fresh_in_order)
+        value_index = number[ranked]
+        rank_remoteness = np.concatenate(remoteness)[order]
+        if packed16:
+            packed = (value_index << remoteness_bits) | np.where(rank_remoteness < 0, none,
+                                                                 rank_remoteness)
+            streams[1].write(packed.astype("<u2").tobytes())
+        else:
+            streams[1].write(value_index.astype(index_dtype).tobytes())
+            streams[2].write(rank_remoteness.astype("<i4").tobytes())
+    by_number = sorted(range(len(entries)), key=lambda i: number[i])
+    values = [entries[i] for i in by_number if number[i] >= 0]
     info = run.game.info
     header = {
         "format": VERSION, "binding": binding, "source": source, "game": info.name,
-        "players": list(info.players), "positions": len(keys), "method": solution.method,
+        "players": list(info.players), "positions": total, "method": solution.method,
         "exact": solution.exact, "note": solution.note, "key": kind, "key_width": width,
         "values": [None if v is None else list(v) for v in values], "record": record,
     }
     blob = json.dumps(header, sort_keys=True).encode("utf-8")
-    chunks = [MAGIC, struct.pack("<I", len(blob)), blob, struct.pack("<I", len(sections))]
-    for section in sections:
-        data = zlib.compress(section, 6)
+    chunks = [MAGIC, struct.pack("<I", len(blob)), blob, struct.pack("<I", len(streams))]
+    for stream in streams:
+        data = stream.finish()
         chunks += [struct.pack("<Q", len(data)), data]
     path = Path(path)
     _atomic_write(path, b"".join(chunks))
     return path.stat().st_size
+
+
+class _Stream:
+    """One section, compressed as it comes (the bytes ``zlib.compress(all, 6)`` gives)."""
+
+    def __init__(self):
+        self._compressor = zlib.compressobj(6)
+        self._out: list[bytes] = []
+
+    def write(self, data: bytes) -> None:
+        self._out.append(self._compressor.compress(data))
+
+    def finish(self) -> bytes:
+        self._out.append(self._compressor.flush())
+        return b"".join(self._out)
+
+
+def _buckets(parts: list[TierResult], total: int, dtype: str) -> list[tuple]:
+    """Key ranges ``[low, high)`` (None: open) of about MERGE_BUCKET positions each, their
+    bounds drawn from every part's keys at a regular stride."""
+    count = -(-total // MERGE_BUCKET)
+    if count <= 1:
+        return [(None, None)]
+    stride = max(1, total // (count * 16))
+    sample = np.sort(np.concatenate([np.asarray(part.keys[::stride]).astype(dtype)
+                                     for part in parts if len(part.keys)]))
+    bounds = np.unique(sample[np.linspace(0, len(sample) - 1, count + 1).astype(np.int64)[1:-1]])
+    edges: list = [None, *bounds.tolist(), None]
+    return list(pairwise(edges))
