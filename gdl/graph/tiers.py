@@ -407,7 +407,7 @@ def discover(run: TierRun) -> list[list[int]]:
         _save_array(run.path(tier, "keys.npy"), keys)
         tiers.append([tier, len(keys)])
         found += len(keys)
-        run.report("discovering", len(tiers), found)
+        run.report(f"found tier {tier}:", found, found)
     return tiers
 
 
@@ -699,7 +699,7 @@ def solve_tiers(run: TierRun, stop_after: int | None = None) -> None:
         run.save_manifest()              # the checkpoint: this tier is done
         newly += 1
         done += len(keys)
-        run.report("solving tiers", done, everything)
+        run.report(f"solved tier {tier}:", done, everything)
 
 
 # ---- the whole solve ---------------------------------------------------------------------------
