@@ -261,3 +261,15 @@ def test_the_merge_a_bucket_at_a_time_writes_the_same_database(tmp_path, monkeyp
     assert len(tiers._buckets([tiers.TierResult.load(
         tiers.TierRun(game, tmp_path / "buckets.tiers", BINDING), t) for t in range(13)],
         12031, "S40")) > 10
+
+
+def test_approximate_values_are_labelled_so_through_the_lower_tiers(tmp_path, monkeypatch):
+    from gdl.graph import iteration
+
+    game = load(GAMES / "cyclic/piglet.game", {"goal": 4})
+    exact = strong_solve(game).value(0)
+    monkeypatch.setattr(iteration, "EXACT_LIMIT", 0)       # no tier may be checked exactly
+    found = tiered_solve(game, tmp_path / "t", binding=BINDING)
+    assert not found.exact and found.note
+    values, _ = found.lookup(game.initial_state())
+    assert isinstance(values[0], float) and abs(values[0] - float(exact[0])) < 1e-9

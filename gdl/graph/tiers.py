@@ -479,9 +479,10 @@ def _local_graph(run: TierRun, tier: int, keys: np.ndarray, expansion: Expansion
     return graph, np.array(boundary_remoteness, dtype=np.int32)
 
 
-def _solve_local(info, graph: PositionGraph, n: int, boundary_remoteness: np.ndarray
-                 ) -> tuple[list, np.ndarray, np.ndarray, dict]:
-    """Values of the tier's ``n`` positions: ``(table, index, remoteness, how)``."""
+def _solve_local(info, graph: PositionGraph, n: int, boundary_remoteness: np.ndarray,
+                 try_exact: bool = True) -> tuple[list, np.ndarray, np.ndarray, dict]:
+    """Values of the tier's ``n`` positions: ``(table, index, remoteness, how)``. Without
+    ``try_exact`` (a later tier's values are approximate), no exact check is attempted."""
     from gdl.graph import BACKWARD_INDUCTION, RETROGRADE
     from gdl.graph.induction import two_player_induction, vector_induction
     from gdl.graph.order import levels as solve_order
@@ -504,7 +505,7 @@ def _solve_local(info, graph: PositionGraph, n: int, boundary_remoteness: np.nda
         table, index = _tabulate(vectors)
         return table, index, np.full(n, -1, dtype=np.int32), how
     if two_player_constant_sum and info.has_chance:
-        vectors, how = _stochastic(graph, total)
+        vectors, how = _stochastic(graph, total, try_exact)
         table, index = _tabulate(vectors[:n])
         return table, index, np.full(n, -1, dtype=np.int32), how
     raise SolverError(f"a tiered solve of {info.name!r} met cycles inside a tier of a game "
@@ -512,7 +513,7 @@ def _solve_local(info, graph: PositionGraph, n: int, boundary_remoteness: np.nda
                       "it without --workers")
 
 
-def _stochastic(graph: PositionGraph, total) -> tuple[list, dict]:
+def _stochastic(graph: PositionGraph, total, try_exact: bool = True) -> tuple[list, dict]:
     """``gdl.graph.iteration.solve_stochastic`` for a tier: the same steps (value iteration,
     then the exact policy check), with the stand-in terminals' values exact fractions of any
     denominator rather than integers over one common scale."""
@@ -527,7 +528,9 @@ def _stochastic(graph: PositionGraph, total) -> tuple[list, dict]:
     parts, _, layers = iteration.condensation_layers(graph)
     approximate, residual = iteration.float_values(graph, centred, 1, layers)
     note, exact = "", None
-    if len(iteration.endless_positions(graph)):
+    if not try_exact:
+        note = "a later tier's values are approximate, so this tier's are too"
+    elif len(iteration.endless_positions(graph)):
         note = "some positions can go on for ever with probability 1; values from iteration"
     elif len(graph) > iteration.EXACT_LIMIT:
         note = (f"a tier of more than {iteration.EXACT_LIMIT:,} positions is not checked "
@@ -629,26 +632,27 @@ def _piece(graph: PositionGraph, n: int, members: np.ndarray, boundary_remotenes
 
 def solve_piece(task) -> tuple[list, np.ndarray, np.ndarray, dict]:
     """A worker's task: one piece of a tier, solved as ``_solve_local`` solves a tier."""
-    info, arrays, probabilities, returns_table, n, boundary_remoteness = task
+    info, arrays, probabilities, returns_table, n, boundary_remoteness, try_exact = task
     size = len(arrays["player"])
     graph = PositionGraph(game=_InfoOnly(info), keys=range(size), index={},  # type: ignore[arg-type]
                           packed=True, probabilities=probabilities, returns_table=returns_table,
                           **arrays)
-    return _solve_local(info, graph, n, boundary_remoteness)
+    return _solve_local(info, graph, n, boundary_remoteness, try_exact)
 
 
-def _solve_tier(run: TierRun, graph: PositionGraph, n: int, boundary_remoteness: np.ndarray
-                ) -> tuple[list, np.ndarray, np.ndarray, dict]:
+def _solve_tier(run: TierRun, graph: PositionGraph, n: int, boundary_remoteness: np.ndarray,
+                try_exact: bool = True) -> tuple[list, np.ndarray, np.ndarray, dict]:
     """A tier's values: at once, or in pieces on the workers (see SPLIT_MIN); the same."""
     info = run.game.info
     inside = int(np.count_nonzero(graph.child < n))
     if isinstance(run.executor, SerialExecutor) or n < SPLIT_MIN or not inside:
-        return _solve_local(info, graph, n, boundary_remoteness)
+        return _solve_local(info, graph, n, boundary_remoteness, try_exact)
     pieces = _pieces(graph, n, 4 * run.executor.workers)
     if len(pieces) < 2:
-        return _solve_local(info, graph, n, boundary_remoteness)
-    answers = run.executor.map(solve_piece, [_piece(graph, n, members, boundary_remoteness, info)
-                                             for members in pieces])
+        return _solve_local(info, graph, n, boundary_remoteness, try_exact)
+    answers = run.executor.map(solve_piece, [
+        _piece(graph, n, members, boundary_remoteness, info) + (try_exact,)
+        for members in pieces])
     table: dict = {}
     index = np.empty(n, dtype=np.int64)
     remoteness = np.empty(n, dtype=np.int32)
@@ -690,7 +694,9 @@ def solve_tiers(run: TierRun, stop_after: int | None = None) -> None:
             loaded[u] = TierResult.load(run, u)
         graph, boundary_remoteness = _local_graph(run, tier, keys, expansion, loaded)
         del expansion
-        table, index, remoteness, how = _solve_tier(run, graph, len(keys), boundary_remoteness)
+        try_exact = all(h["exact"] for h in solved.values())
+        table, index, remoteness, how = _solve_tier(run, graph, len(keys), boundary_remoteness,
+                                                    try_exact)
         _save_array(run.path(tier, "values.npy"), index.astype(np.int32))
         _save_array(run.path(tier, "remoteness.npy"), remoteness.astype(np.int32))
         _atomic_write(run.path(tier, "table.json"),
