@@ -67,6 +67,9 @@ def run_row(name: str) -> dict:
         "bytes_per_position": round(peak / positions, 1),
         "note": solution.note,
     }
+    interval = solution.interval(0)
+    if interval is not None:   # certified bounds on player 0's value (not exact)
+        row["interval_width"] = float(interval[0][1] - interval[0][0])
     if "positions" in check and positions != check["positions"]:
         raise SystemExit(f"{name}: {positions} positions, the literature says {check['positions']}")
     if "value" in check and value != (check["value"], -check["value"]):
@@ -105,6 +108,8 @@ def main() -> int:
             value += f" (P(win) {row['first_player_wins']})"
         if not row["exact"]:
             value += " ≈"
+        if row.get("interval_width") is not None:
+            value += f" (certified interval {row['interval_width']:.1e} wide)"
         print(f"| {name} | {row['positions']:,} | {row['method']} | {value} | "
               f"{row['enumerate_seconds']} | {row['solve_seconds']} | "
               f"{row['positions_per_second']:,} | {row['bytes_per_position']} |", flush=True)

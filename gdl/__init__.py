@@ -65,7 +65,8 @@ __all__ = [
 
 def solve(game: Game, algorithm: str = "auto", *, depth: int | None = None,
           options: SearchOptions | None = None, budget: Budget | None = None, player: int = 0,
-          shallow_pruning: bool | None = None, root_state: State | None = None) -> SolveResult:
+          shallow_pruning: bool | None = None, root_state: State | None = None,
+          table: bool | None = None) -> SolveResult:
     """Solve ``game`` from its initial state (or ``root_state``) and return a `SolveResult`.
 
     ``algorithm`` is one of `ALGORITHMS` or ``"auto"``, which picks from ``game.info``: alpha-beta
@@ -77,14 +78,16 @@ def solve(game: Game, algorithm: str = "auto", *, depth: int | None = None,
     at the horizon (``result.proven`` is then False). ``options`` and ``budget`` configure the
     alpha-beta engine (`SearchOptions`: table, ordering, PVS, ...; `Budget`: time and node
     limits). ``player`` is the player paranoid search plays for; ``shallow_pruning`` switches
-    max^n's pruning (default: on where it is sound).
+    max^n's pruning (default: on where it is sound). ``table`` gives every tree solver but
+    alpha-beta (whose table is ``options.tt``) a transposition table keyed by position and depth
+    left (default off; max^n's shallow pruning is then off unless asked for).
 
     The values are exact (``int`` or ``Fraction``), one per player; ``result.best_actions`` is
     the set of every optimal first action, in declaration order."""
     from gdl.solvers import solve as solve_with
 
     return solve_with(game, algorithm, depth=depth, options=options, budget=budget, player=player,
-                      shallow_pruning=shallow_pruning, root_state=root_state)
+                      shallow_pruning=shallow_pruning, root_state=root_state, table=table)
 
 
 def analyze(game: Game, state: State | None = None, *, algorithm: str = "auto",

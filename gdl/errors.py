@@ -14,7 +14,8 @@ Codes (stable; tests assert codes and positions, never wording):
                    explicit tree, E217 invalid probabilities, E218 tree and rules mixed, E219 no
                    actions, E220 index out of range, E221 division by zero, E223 nothing to display,
                    E224 a reserved word used as a name, E225 `when stuck lose | win` without
-                   two players, E226 `mover` in `init`, E227 `random` inside `repeat`, E230 a
+                   two players, E226 `mover` in `init`, E227 `random` inside `repeat`, E228 `when
+                   endless` without a sum or off the declared sum or bounds, E230 a
                    control character in a string, E232 a number too large (a literal, or a
                    constant's value)
   E3xx run time    E301 value leaves its domain, E302 division by zero, E303 index out of range,

@@ -55,6 +55,8 @@ class GameInfo:
     has_quiescence: bool = False
     # A declared upper bound on the number of moves (decisions and chance events), where known.
     max_length: int | None = None
+    # `when endless ...`: each player's utility for a play that never ends, where declared.
+    endless_value: tuple[Value, ...] | None = None
 
     @property
     def num_players(self) -> int:

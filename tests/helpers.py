@@ -6,6 +6,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 GAMES = ROOT / "games"
 DATA = Path(__file__).resolve().parent / "data"
+# Every bundled rule file: games/*.game and the games that can go on for ever, games/cyclic/.
+BUNDLED = sorted(GAMES.glob("*.game")) + sorted((GAMES / "cyclic").glob("*.game"))
 
 
 def expectation(path: Path) -> dict:

@@ -16,6 +16,7 @@ from collections import deque
 from pathlib import Path
 
 import pytest
+from helpers import BUNDLED
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -32,7 +33,7 @@ from gdl.solvers.minimax import minimax
 from gdl.tools.count import count
 
 ROOT = Path(__file__).resolve().parent.parent
-GAMES = sorted((ROOT / "games").glob("*.game"))
+GAMES = BUNDLED   # games/*.game and games/cyclic/*.game
 DATA = Path(__file__).resolve().parent / "data"
 ERROR_FILES = sorted((DATA / "runtime").glob("*.game")) + sorted((DATA / "deep").glob("*.game"))
 STATE_CAP = 1500

@@ -165,7 +165,9 @@ def test_tt_overflow_warns_on_stderr(capsys):
 
 
 @pytest.mark.parametrize("argv", [
-    ["solve", TICTACTOE, "--algorithm", "minimax", "--no-tt"],
+    # --tt/--no-tt is every tree solver's switch (tests/test_tables.py); the others are not
+    ["solve", TICTACTOE, "--algorithm", "minimax", "--killers"],
+    ["solve", TICTACTOE, "--algorithm", "minimax", "--tt", "--tt-size", "64"],
     ["solve", str(GAMES / "pig.game"), "--time", "1"],           # chance: not alpha-beta
     ["solve", TICTACTOE, "--time", "0"],
     ["solve", TICTACTOE, "--nodes", "0"],

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import glob
 import os
 
 import pytest
+from helpers import BUNDLED
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -15,7 +15,7 @@ from gdl.lang.format import collect_comments, format_expr, format_file, format_t
 from gdl.lang.parse import parse
 from gdl.tools.strategies import syntax_expressions, syntax_trees
 
-GAMES = sorted(glob.glob(os.path.join(os.path.dirname(__file__), "..", "games", "*.game")))
+GAMES = [str(p) for p in BUNDLED]   # games/*.game and games/cyclic/*.game
 FAST = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow,
                                                       HealthCheck.data_too_large])
 
@@ -202,5 +202,5 @@ def test_a_tree_without_source_gets_blank_lines_between_kinds_of_declaration():
 
 
 def test_bundled_games_are_in_the_canonical_layout():
-    """`gdl fmt --check games/*.game` passes (run `gdl fmt --write` on a new game)."""
+    """`gdl fmt --check games/*.game games/cyclic/*.game` passes (run `gdl fmt --write` on a new game)."""
     assert main(["fmt", "--check", *GAMES]) == 0

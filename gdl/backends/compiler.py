@@ -99,7 +99,10 @@ def describe(game: ir.Game, emitter: Emitter) -> dict:
                  "utility_sum": game.sum_total if game.sum_kind != "general-sum" else None,
                  "utility_bounds": list(game.utility_bounds) if game.utility_bounds else None,
                  "has_evaluate": bool(game.evaluations), "has_quiescence": game.quiet is not None,
-                 "max_length": game.max_length},
+                 "max_length": game.max_length,
+                 # exact numbers as text ("1/2"): the descriptor is cached as JSON
+                 "endless_value": (None if game.endless_values is None
+                                   else [str(v) for v in game.endless_values])},
         "symbols": list(game.symbols),
         "names": [g.name for g in game.ground_actions],
         "random_names": {str(st.index): [st.name, st.type] for a in game.actions

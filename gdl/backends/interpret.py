@@ -150,7 +150,8 @@ class InterpretedGame:
             sum_kind=game.sum_kind,
             utility_sum=game.sum_total if game.sum_kind != "general-sum" else None,
             utility_bounds=game.utility_bounds, has_evaluate=bool(game.evaluations),
-            has_quiescence=game.quiet is not None, max_length=game.max_length)
+            has_quiescence=game.quiet is not None, max_length=game.max_length,
+            endless_value=game.endless_values)
         self._base = len(game.initial)
         self._terminal = expr_fn(game.terminal)
         self._utilities = [expr_fn(u) if u is not None else None for u in game.utilities]

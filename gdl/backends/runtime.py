@@ -33,6 +33,14 @@ def _span(value) -> Span:
     return Span(*value) if value else NOWHERE
 
 
+def _exact_vector(texts) -> tuple | None:
+    """Exact numbers written as text ("1/2", "-1") back to ints and Fractions."""
+    if texts is None:
+        return None
+    numbers = (Fraction(t) for t in texts)
+    return tuple(n.numerator if n.denominator == 1 else n for n in numbers)
+
+
 class CompiledGame:
     """The game protocol (gdl.protocol) over generated Python; the same semantics as
     gdl.backends.interpret.InterpretedGame, state for state.
@@ -58,7 +66,7 @@ class CompiledGame:
             sum_kind=info["sum_kind"], utility_sum=info["utility_sum"],
             utility_bounds=tuple(info["utility_bounds"]) if info["utility_bounds"] else None,
             has_evaluate=info["has_evaluate"], has_quiescence=info["has_quiescence"],
-            max_length=info["max_length"])
+            max_length=info["max_length"], endless_value=_exact_vector(info.get("endless_value")))
         self.num_players = len(self.info.players)
         self._symbols = tuple(d["symbols"])
         bound = max(1, self.num_players)

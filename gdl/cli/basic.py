@@ -81,12 +81,13 @@ def cmd_solve(args) -> int:
     if args.save is not None:
         raise UsageError("--save needs --strong")
     from gdl.cli.deep import solve_result_notes, solve_size_check
-    from gdl.cli.engine import engine_settings, proof_note, stats_document, stats_lines
+    from gdl.cli.engine import engine_settings, proof_note, stats_document, stats_lines, table_switch
     from gdl.solvers import choose
     from gdl.solvers.repetition import RepetitionError
 
     algorithm = choose(game.info) if args.algorithm == "auto" else args.algorithm
     options, budget = engine_settings(args, algorithm)   # --time, --nodes, --tt/--no-tt, ...
+    table = table_switch(args, algorithm)   # --tt/--no-tt for the other tree solvers
     if budget is None:  # a --time / --nodes budget bounds the work itself
         solve_size_check(game, args, root, args.algorithm)  # warns, or refuses with --strict
     searched = game
@@ -105,11 +106,12 @@ def cmd_solve(args) -> int:
     try:
         # The searches the native tier implements run in C (the default backend of solve);
         # anything else, or a native search stopped by a rule error, runs the Python solver.
-        result = (None if searched is not game else solve_native(
+        # (A table asked for is the Python solvers': the native searches keep none.)
+        result = (None if searched is not game or table else solve_native(
             game, algorithm, depth=args.depth, root_state=root, options=options,
             budget=budget)) or solve(searched, args.algorithm, depth=args.depth, root_state=root,
                                      options=options, budget=budget,
-                                     player=_player_index(game, args.player))
+                                     player=_player_index(game, args.player), table=table)
     except GameRuntimeError as error:
         print(report_runtime(error, game), file=sys.stderr)
         return 1

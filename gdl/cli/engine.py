@@ -4,7 +4,8 @@
 ``--X/--no-X`` pair per technique (argparse.BooleanOptionalAction; a switch not given keeps the
 default of ``gdl.solvers.default_options``). ``engine_settings(args, algorithm)`` turns them into
 ``(SearchOptions | None, Budget | None)``, refusing them (UsageError, exit 2) for any algorithm
-but alpha-beta. ``proof_note`` / ``stats_lines`` / ``stats_document`` render a result's
+but alpha-beta, except ``--tt/--no-tt``, which ``table_switch`` gives every other tree solver.
+``proof_note`` / ``stats_lines`` / ``stats_document`` render a result's
 statistics (the warning about a full transposition table is ``deep.solve_result_notes``).
 """
 
@@ -18,7 +19,8 @@ from gdl.cli import UsageError, seconds, whole
 
 # (flag, SearchOptions field, help)
 TECHNIQUES = (
-    ("tt", "tt", "transposition table"),
+    ("tt", "tt", "transposition table (alpha-beta: on by default; every other tree solver: a "
+            "table keyed by position and depth left, off by default)"),
     ("ordering", "ordering", "move ordering: the table's move, then children by the game's evaluate"),
     ("killers", "killers", "killer moves (two per ply)"),
     ("history", "history", "history heuristic"),
@@ -69,6 +71,8 @@ def engine_settings(args, algorithm: str):
     from gdl.solvers.alphabeta import Budget
 
     given = given_switches(args)
+    if algorithm != "alphabeta":   # --tt / --no-tt is every tree solver's (table_switch)
+        given = [flag for flag in given if flag not in ("--tt", "--no-tt")]
     if not given:
         return None, None
     if algorithm != "alphabeta":
@@ -90,6 +94,14 @@ def engine_settings(args, algorithm: str):
     if args.tt_size is not None:
         changes["tt_size"] = args.tt_size
     return replace(options, **changes), budget
+
+
+def table_switch(args, algorithm: str) -> bool | None:
+    """``--tt`` / ``--no-tt`` for a tree solver other than alpha-beta (whose table is in its
+    SearchOptions): the ``table`` argument of ``gdl.solvers.solve``; None when not given."""
+    if algorithm == "alphabeta":
+        return None
+    return getattr(args, "engine_tt", None)
 
 
 STOPPED = {"time": "stopped by --time", "nodes": "stopped by --nodes", "stop": "interrupted"}

@@ -259,5 +259,8 @@ def format_ir(game) -> list[str]:
         lines.append("when stuck pass")
     if game.stuck_end:
         lines.append(f"when stuck {game.stuck_end}")
+    if game.endless_values is not None:
+        worth = ", ".join(f"{p} {v}" for p, v in zip(game.players, game.endless_values))
+        lines.append(f"when endless: {worth}")
     lines.append(f"chance: {'yes' if game.has_chance else 'no'}")
     return lines

@@ -79,6 +79,14 @@ def print_strong(args, game, solution, elapsed: float, census: bool = True) -> i
         if not solution.exact:
             document["residual"] = solution.residual
             document["note"] = solution.note
+        interval = solution.interval(0)
+        if interval is not None:
+            # proven bounds: exact fractions, and decimals rounded outwards
+            document["interval"] = {p: _json_interval(ends) for p, ends in zip(players, interval)}
+            chance_of_win = solution.win_probability(0)
+            if chance_of_win is not None:
+                document["win_probability"] = {"player": players[0],
+                                               **_json_interval(chance_of_win)}
         if census:
             document["census"] = _json_census(solution.census())
         print_json(document)
@@ -90,10 +98,20 @@ def print_strong(args, game, solution, elapsed: float, census: bool = True) -> i
         print("  value         a draw: neither player can force an end (endless play decides)")
     else:
         shown = ", ".join(f"{p} {format_value(v)}" for p, v in zip(players, values))
-        if not solution.exact and solution.residual is not None:
+        if solution.interval(0) is not None:
+            shown += "  (approximate: the middle of the certified interval below)"
+        elif not solution.exact and solution.residual is not None:
             shown += (f"  (approximate: value iteration's last change {solution.residual:.1e}, "
                       "not an error bound)")
         print(f"  value         {shown}")
+    interval = solution.interval(0)
+    if interval is not None:
+        print("  interval      " + ", ".join(f"{p} {_shown_interval(ends)}"
+                                            for p, ends in zip(players, interval))
+              + "  (certified: value iteration from below and from above)")
+        chance_of_win = solution.win_probability(0)
+        if chance_of_win is not None:
+            print(f"  P({players[0]} wins)  {_shown_interval(chance_of_win)}")
     if value_class is not None:
         print(f"  class         {value_class} for {players[kind]}"
               + (f", remoteness {remoteness}" if remoteness >= 0 else ""))
@@ -113,6 +131,32 @@ def print_strong(args, game, solution, elapsed: float, census: bool = True) -> i
     times = "  ".join(f"{k} {v:.2f} s" for k, v in solution.seconds.items())
     print(f"  time          {times}  total {elapsed:.2f} s")
     return 0
+
+
+DECIMALS = 12
+
+
+def _decimal(value, up: bool) -> str:
+    """``value`` (a Fraction) to DECIMALS places, rounded down or up: an outward rounding keeps
+    a proven interval proven."""
+    from fractions import Fraction
+
+    scaled = Fraction(value) * 10 ** DECIMALS
+    whole = -((-scaled.numerator) // scaled.denominator) if up else scaled.numerator // scaled.denominator
+    sign = "-" if whole < 0 else ""
+    digits = str(abs(whole)).rjust(DECIMALS + 1, "0")
+    return f"{sign}{digits[:-DECIMALS]}.{digits[-DECIMALS:]}"
+
+
+def _shown_interval(ends) -> str:
+    low, high = ends
+    return f"∈ [{_decimal(low, up=False)}, {_decimal(high, up=True)}]"
+
+
+def _json_interval(ends) -> dict:
+    low, high = ends
+    return {"low": json_value(low), "high": json_value(high),
+            "low_decimal": _decimal(low, up=False), "high_decimal": _decimal(high, up=True)}
 
 
 def _json_census(document: dict) -> dict:

@@ -103,15 +103,34 @@ def condensation_layers(graph) -> tuple[list[list[int]], np.ndarray, list[list[n
     return parts, component, layers
 
 
-def float_values(graph, centred: np.ndarray, scale: int, layers) -> tuple[np.ndarray, float]:
+def float_values(graph, centred: np.ndarray, scale: int, layers, bracket: bool = False
+                 ) -> tuple[np.ndarray, float]:
     """Player 0's centred values as floats, and the largest change in the last sweep of any
-    layer that needed more than one."""
+    layer that needed more than one.
+
+    With ``bracket``, two columns instead: certified lower and upper bounds, for a stopping
+    game. Every non-terminal position starts at the least (greatest) terminal value, terminal
+    values are rounded down (up), and every update is pushed down (up) by more than its
+    rounding error can be (``_rounding_margin``). The Bellman operator is monotone, so from
+    below every iterate stays below its fixed point (Gauss-Seidel order included); in a stopping
+    game that fixed point is the value. Any iterate is a bound; iterating makes it tighter. Both
+    columns go through each numpy call together: the sweeps cost little more than one."""
     player, first, child = graph.player, graph.first, graph.child
     probability = np.zeros(graph.edges)
     chance_edges = graph.probability_index >= 0
     table = np.array([float(p) for p in graph.probabilities] or [0.0])
     probability[chance_edges] = table[graph.probability_index[chance_edges]]
-    value = centred.astype(np.float64) / scale
+    value = (centred.astype(np.float64) / scale)[:, None]
+    if bracket:
+        is_terminal = player == TERMINAL
+        ends = value[is_terminal, 0]
+        # a float quotient is rounded to nearest: one step outwards makes it a bound
+        low_ends, high_ends = np.nextafter(ends, -np.inf), np.nextafter(ends, np.inf)
+        low, high = float(np.min(low_ends)), float(np.max(high_ends))
+        value = np.empty((len(graph), 2))
+        value[:, 0], value[:, 1] = low, high
+        value[is_terminal, 0], value[is_terminal, 1] = low_ends, high_ends
+        margin = _rounding_margin(graph, max(abs(low), abs(high))) * np.array([-1.0, 1.0])
     every_edge = np.arange(graph.edges)
     residual = 0.0
     for groups in layers:
@@ -124,26 +143,51 @@ def float_values(graph, centred: np.ndarray, scale: int, layers) -> tuple[np.nda
             starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
             edge_ids, _ = gather(first, every_edge, nodes)
             kind = player[nodes]
-            sign = np.where(kind == 1, -1.0, 1.0)
-            work.append((nodes, edges_children, starts, probability[edge_ids],
-                         np.repeat(sign, counts), sign, kind == CHANCE))
+            sign = np.where(kind == 1, -1.0, 1.0)[:, None]
+            work.append((nodes, edges_children, starts, probability[edge_ids][:, None],
+                         np.repeat(sign, counts, axis=0), sign, (kind == CHANCE)[:, None]))
         if not work:
             continue
+        # the layer's positions, to measure a sweep's change once rather than group by group
+        members = np.concatenate([item[0] for item in work])
         change = np.inf
         sweeps = 0
         while change > TOLERANCE and sweeps < MAX_SWEEPS:
-            change = 0.0
+            before = value[members]
             for nodes, edges_children, starts, weights, edge_sign, sign, is_chance in work:
                 seen = value[edges_children]
                 best = np.maximum.reduceat(seen * edge_sign, starts) * sign
                 mean = np.add.reduceat(seen * weights, starts)
                 new = np.where(is_chance, mean, best)
-                change = max(change, float(np.max(np.abs(new - value[nodes]))))
+                if bracket:
+                    # pushed outwards past any rounding, but never past the utilities' range
+                    new = np.clip(new + margin, low, high)
                 value[nodes] = new
+            change = float(np.max(np.abs(value[members] - before)))
             sweeps += 1
         if sweeps > 1:
             residual = max(residual, change)
-    return value, residual
+    return (value if bracket else value[:, 0]), residual
+
+
+def _rounding_margin(graph, largest: float) -> float:
+    """More than the rounding error of one update: a chance position's weighted sum of k
+    children, each probability rounded to a float (relative error 2^-53), each product and each
+    addition rounded (2^-53 again), is within (k + 2) * 2^-53 * (1 + small) of the exact sum of
+    those children's float values times their exact probabilities, which sum to 1; twice that
+    is the margin. (A decision position's max is exact.)"""
+    degrees = np.diff(graph.first)
+    widest = int(np.max(degrees)) if len(degrees) else 1
+    return float(2 * (widest + 2) * 2.0 ** -53 * max(largest, 1e-300))
+
+
+def certified_bounds(graph, centred: np.ndarray, scale: int, layers
+                     ) -> tuple[np.ndarray, np.ndarray]:
+    """Player 0's centred values (divided by ``scale``) bracketed: ``lower <= value <= upper``
+    at every position, proven for a stopping game (see ``float_values``), with the floats
+    themselves exact binary fractions."""
+    both, _ = float_values(graph, centred, scale, layers, bracket=True)
+    return both[:, 0].copy(), both[:, 1].copy()
 
 
 def exact_values(graph, centred: np.ndarray, scale: int, parts, approximate: np.ndarray,
@@ -308,32 +352,49 @@ def solve_stochastic(graph, total, progress=None) -> GraphSolution:
     parts, _, layers = condensation_layers(graph)
     if progress is not None:
         progress("iterating", 0, len(graph))
-    approximate, residual = float_values(graph, centred, scale, layers)
     endless = endless_positions(graph)
     note = ""
     exact = None
+    bounds = None
     if len(endless):
+        approximate, residual = float_values(graph, centred, scale, layers)
         note = (f"{len(endless):,} positions can go on for ever with probability 1, so the "
                 "equations may have several solutions; values from iteration started at a "
                 "level result")
     elif len(graph) > EXACT_LIMIT:
+        # Stopping, but too big to check exactly: iterate from below and from above instead,
+        # which brackets every value (the approximate value is the bracket's middle).
+        bounds = certified_bounds(graph, centred, scale, layers)
+        approximate = (bounds[0] + bounds[1]) / 2
+        residual = float(np.max(bounds[1] - bounds[0]))
         note = (f"the exact check is not attempted beyond {EXACT_LIMIT:,} positions (its "
-                "fractions would grow too large); values from value iteration")
+                "fractions would grow too large); values bracketed by value iteration from "
+                "below and from above")
     else:
+        approximate, residual = float_values(graph, centred, scale, layers)
         if progress is not None:
             progress("checking exactly", 0, len(graph))
         try:
             exact = exact_values(graph, centred, scale, parts, approximate)
         except _TooBig:
+            bounds = certified_bounds(graph, centred, scale, layers)
             note = (f"the exact check gave up (numbers beyond {MAX_DIGITS:,} digits, or no "
-                    "stable policy); values from value iteration")
+                    "stable policy); values bracketed by value iteration from below and from "
+                    "above")
     if exact is not None:
         vectors = [((v + total) / 2, (total - v) / 2 + 0) for v in exact]
         vectors = [tuple(_plain(x) for x in pair) for pair in vectors]
         return GraphSolution(graph, VALUE_ITERATION, VectorValues(vectors), exact=True)
     vectors = [((v + float(total)) / 2, (float(total) - v) / 2) for v in approximate.tolist()]
-    return GraphSolution(graph, VALUE_ITERATION, VectorValues(vectors), exact=False,
-                         residual=residual, note=note)
+    solution = GraphSolution(graph, VALUE_ITERATION, VectorValues(vectors), exact=False,
+                             residual=residual, note=note)
+    if bounds is not None:
+        ends = np.unique(centred[graph.player == TERMINAL])
+        # with two outcomes only (a win and a loss), the value says how likely each is
+        outcomes = (None if len(ends) != 2 else
+                    tuple((Fraction(int(w), scale) + total) / 2 for w in ends))
+        solution.bounds = (bounds[0], bounds[1], total, outcomes)
+    return solution
 
 
 def _plain(v):

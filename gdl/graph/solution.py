@@ -96,6 +96,30 @@ class GraphSolution:
     residual: float | None = None
     note: str = ""
     seconds: dict = field(default_factory=dict)
+    # Not exact but certified (two players, constant-sum): player 0's centred values bracketed,
+    # ``(lower, upper, total, outcomes)``, read through ``interval`` and ``win_probability``;
+    # ``outcomes`` is player 0's (loss, win) utility when the game has no other ends, else None.
+    bounds: tuple | None = None
+
+    def interval(self, position: int) -> tuple[tuple[Fraction, Fraction], ...] | None:
+        """Each player's value at a position as a proven interval ``(low, high)`` of exact
+        fractions, where the values are not exact but certified; else None."""
+        if self.bounds is None:
+            return None
+        lower, upper, total, _ = self.bounds
+        low = (Fraction(float(lower[position])) + total) / 2     # a float is an exact fraction
+        high = (Fraction(float(upper[position])) + total) / 2
+        return (low, high), (total - high, total - low)
+
+    def win_probability(self, position: int) -> tuple[Fraction, Fraction] | None:
+        """The proven interval of the probability that player 0 wins, where the game ends only
+        in player 0's win or loss and the values are certified but not exact; else None."""
+        found = self.interval(position)
+        if found is None or self.bounds is None or self.bounds[3] is None:
+            return None
+        loss, win = self.bounds[3]
+        (low, high), _ = found
+        return (low - loss) / (win - loss), (high - loss) / (win - loss)
 
     # ---- one position
     def value(self, position: int) -> tuple[Value, ...] | None:
@@ -117,7 +141,15 @@ class GraphSolution:
             return None
         lo, hi = self.values.mover_centred(position, player)
         if lo != hi:
-            return DRAW
+            d = self.values.centred_endless()
+            if d is None:
+                return DRAW
+            d_mover = d if player == 0 else -d
+            if lo < d_mover < hi:
+                return DRAW
+            # endless play is declared worth no more than an end one side can force
+            mine = min(max(d_mover, Fraction(lo)), Fraction(hi))
+            return WIN if mine > 0 else LOSE if mine < 0 else TIE
         return WIN if lo > 0 else LOSE if lo < 0 else TIE
 
     def moves(self, position: int) -> list[tuple[Any, int, tuple | None, int]]:
@@ -170,14 +202,27 @@ class GraphSolution:
             lo = np.where(player == 1, -upper, lower)
             hi = np.where(player == 1, -lower, upper)
             decided = lo == hi
-            del sign
+            mine = lo.astype(object)
+            d = self.values.centred_endless()
+            if d is not None:
+                # A declared value for endless play decides a draw range it does not fall
+                # strictly inside: one side forces the end it prefers (the value is d clamped).
+                d_mover = np.full(len(player), d, dtype=object)   # exact: a Fraction
+                d_mover[player == 1] = -d
+                forced = ~decided & ((d_mover <= lo) | (d_mover >= hi))
+                mine = np.where(forced, np.minimum(np.maximum(d_mover, lo), hi), mine)
+                decided_by_rule = decided | forced
+            else:
+                decided_by_rule = decided
             document["classes"] = {
-                WIN: int(np.count_nonzero(decision & decided & (lo > 0))),
-                LOSE: int(np.count_nonzero(decision & decided & (lo < 0))),
-                TIE: int(np.count_nonzero(decision & decided & (lo == 0))),
-                DRAW: int(np.count_nonzero(decision & ~decided)),
+                WIN: int(np.count_nonzero(decision & decided_by_rule & (mine > 0))),
+                LOSE: int(np.count_nonzero(decision & decided_by_rule & (mine < 0))),
+                TIE: int(np.count_nonzero(decision & decided_by_rule & (mine == 0))),
+                DRAW: int(np.count_nonzero(decision & ~decided_by_rule)),
             }
-            remoteness = self.values.remoteness[decision & decided]
+            del sign
+            # (a draw decided by the declared value of endless play has one too: the forced end's)
+            remoteness = self.values.remoteness[decision & (self.values.remoteness >= 0)]
             counts = np.bincount(remoteness) if len(remoteness) else np.zeros(0, np.int64)
             document["remoteness"] = {int(r): int(c) for r, c in enumerate(counts) if c}
             terminal = player == TERMINAL

@@ -376,6 +376,15 @@ class StuckDecl:
 
 
 @dataclass(frozen=True)
+class EndlessDecl:
+    """`when endless draw` (``word``) or `when endless (u1, ..., un)` (``values``, constant
+    expressions in the players' order): the utilities of a play that never ends."""
+    word: Ident | None
+    values: tuple[Expr, ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
 class DisplayDecl:
     name: Ident
     glyphs: tuple[tuple[str | int | bool, str], ...]
@@ -390,7 +399,7 @@ class TreeDecl:
 
 Decl = (GameDecl | PlayersDecl | ParamDecl | ConstDecl | VarDecl | ActionDecl | DefineDecl | TerminalDecl |
         UtilityDecl | UtilityBoundsDecl | SumDecl | EvaluateDecl | QuietDecl | LengthDecl | StuckDecl |
-        DisplayDecl | TreeDecl | InitDecl | TierDecl)
+        EndlessDecl | DisplayDecl | TreeDecl | InitDecl | TierDecl)
 
 
 @dataclass(frozen=True)

@@ -43,14 +43,14 @@ _INTEGRAL = {"//", "%"}         # integers in, an integer out
 _ORDERING = {"<", "<=", ">", ">="}
 DIVISION_HINT = "`/` divides exactly and gives a rational number; write `//` for floor division"
 _SINGLETONS = (ast.GameDecl, ast.PlayersDecl, ast.TerminalDecl, ast.SumDecl, ast.LengthDecl,
-               ast.StuckDecl, ast.QuietDecl, ast.TreeDecl, ast.UtilityBoundsDecl, ast.InitDecl,
-               ast.TierDecl)
+               ast.StuckDecl, ast.EndlessDecl, ast.QuietDecl, ast.TreeDecl, ast.UtilityBoundsDecl,
+               ast.InitDecl, ast.TierDecl)
 _RULE_DECLS = (ast.VarDecl, ast.ActionDecl, ast.DefineDecl, ast.TerminalDecl, ast.UtilityDecl,
                ast.EvaluateDecl, ast.QuietDecl, ast.StuckDecl, ast.DisplayDecl, ast.InitDecl,
-               ast.TierDecl)
+               ast.EndlessDecl, ast.TierDecl)
 _KEYWORD_OF = {ast.GameDecl: "game", ast.PlayersDecl: "players", ast.TerminalDecl: "terminal",
                ast.SumDecl: "zero-sum / constant-sum", ast.LengthDecl: "max-length",
-               ast.StuckDecl: "when stuck", ast.QuietDecl: "quiet when",
+               ast.StuckDecl: "when stuck", ast.EndlessDecl: "when endless", ast.QuietDecl: "quiet when",
                ast.TreeDecl: "tree", ast.UtilityBoundsDecl: "utility in", ast.InitDecl: "init",
                ast.TierDecl: "tier"}
 
@@ -164,6 +164,8 @@ class _Checker:
                 self.error("E210", "the length bound must be at least 0", bound.span)
         if ast.UtilityBoundsDecl in seen:
             game.utility_bounds = self.bounds(seen[ast.UtilityBoundsDecl])
+        if ast.EndlessDecl in seen and ast.TreeDecl not in seen:   # (a tree: E218 below)
+            game.endless_values = self.endless_rule(seen[ast.EndlessDecl], game)
 
         tree_decl = seen.get(ast.TreeDecl)
         if tree_decl is not None:
@@ -236,8 +238,9 @@ class _Checker:
             if isinstance(decl, ast.UtilityDecl):
                 game.spans.setdefault("utility", decl.span)
                 game.spans.setdefault(f"utility {decl.player.name}", decl.span)
-        for key, kind in (("sum", ast.SumDecl), ("max-length", ast.LengthDecl), ("tier", ast.TierDecl),
-                          ("utility-bounds", ast.UtilityBoundsDecl)):
+        for key, kind in (("sum", ast.SumDecl), ("max-length", ast.LengthDecl),
+                          ("utility-bounds", ast.UtilityBoundsDecl), ("endless", ast.EndlessDecl),
+                          ("tier", ast.TierDecl)):
             if kind in seen:
                 game.spans[key] = seen[kind].span
         return game
@@ -266,6 +269,55 @@ class _Checker:
         stuck, other = (low, high) if word == "lose" else (high, low)
         game.stuck_end = word
         game.stuck_values = ((stuck, other), (other, stuck))
+
+    def endless_rule(self, decl: ast.EndlessDecl, game: ir.Game) -> tuple[ir.Value, ...] | None:
+        """`when endless draw | (u1, ..., un)`: the utility vector of a play that never ends. A
+        draw is an equal share of the declared sum; a vector has one constant number per player,
+        keeps the declared sum and the declared utility bounds (E228 otherwise)."""
+        players = len(self.players)
+        if decl.word is not None:
+            word = decl.word.name
+            if word != "draw":
+                self.error("E201", f"unknown endless-play rule '{word}'", decl.word.span,
+                           hint=did_you_mean(word, ["draw"])
+                           or "write `when endless draw`, or one utility per player: "
+                           "`when endless (0, 0)`")
+                return None
+            if game.sum_kind not in (ZERO_SUM, CONSTANT_SUM):
+                self.error("E228", "`when endless draw` needs a zero-sum or constant-sum game",
+                           decl.span, hint="declare `zero-sum` or `constant-sum N`, or give one "
+                           "utility per player: `when endless (" + ", ".join(["0"] * players) + ")`")
+                return None
+            share = Fraction(game.sum_total, players) if players else Fraction(0)
+            return tuple(share.numerator if share.denominator == 1 else share
+                         for _ in range(players))
+        if len(decl.values) != players:
+            self.error("E202", f"`when endless` gives {len(decl.values)} utilities; the game has "
+                       f"{players} players", decl.span,
+                       hint="one utility per player, in the order of `players`")
+            return None
+        values: list[ir.Value] = []
+        for node in decl.values:
+            value = self.constant(node, "a utility of endless play")
+            if value is None:
+                return None
+            if type(value) not in (int, Fraction):
+                self.error("E203", f"a utility of endless play must be a number, not "
+                           f"{_kind_of(value)}", node.span)
+                return None
+            values.append(value.numerator if isinstance(value, Fraction) and value.denominator == 1
+                          else value)
+        if game.sum_kind in (ZERO_SUM, CONSTANT_SUM) and sum(values) != game.sum_total:
+            self.error("E228", f"the utilities of endless play sum to {sum(values)}, but the game "
+                       f"is declared {game.sum_kind} ({game.sum_total})", decl.span,
+                       hint="endless play must keep the declared sum, as every end does")
+            return None
+        bounds = game.utility_bounds
+        if bounds is not None and any(not bounds[0] <= v <= bounds[1] for v in values):
+            self.error("E228", f"a utility of endless play lies outside the declared bounds "
+                       f"{bounds[0]}..{bounds[1]}", decl.span)
+            return None
+        return tuple(values)
 
     # ---- players, symbols, params, constants -------------------------------------------------
 

@@ -325,6 +325,8 @@ class Game:
     # stuck_values[p] is the utility vector when player p is the one stuck.
     stuck_end: str | None = None
     stuck_values: tuple[tuple[Value, ...], ...] = ()
+    # `when endless draw | (u1, ..., un)`: the utility vector of a play that never ends.
+    endless_values: tuple[Value, ...] | None = None
     display: dict[str, object] = field(default_factory=dict)  # variable name -> {value: glyph}
     tree: TreeSpec | None = None
     has_chance: bool = False

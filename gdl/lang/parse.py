@@ -364,6 +364,11 @@ class _ToAst(Transformer):
     def stuck_decl(self, meta, c):
         return ast.StuckDecl(_ident(c[0]), _span_of(meta))
 
+    def endless_decl(self, meta, c):
+        if len(c) == 1 and isinstance(c[0], Token) and c[0].type == "NAME":
+            return ast.EndlessDecl(_ident(c[0]), (), _span_of(meta))
+        return ast.EndlessDecl(None, tuple(c), _span_of(meta))
+
     def display_decl(self, meta, c):
         glyphs = tuple(g for g in c[1:] if g is not None)
         return ast.DisplayDecl(_ident(c[0]), glyphs, _span_of(meta))

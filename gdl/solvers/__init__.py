@@ -77,12 +77,15 @@ def default_options(depth: int | None = None, budget: Any = None) -> Any:
 
 def solve(game: Any, algorithm: str = "auto", *, depth: int | None = None, options: Any = None,
           budget: Any = None, player: int = 0, shallow_pruning: bool | None = None,
-          root_state: Any = None) -> SolveResult:
+          root_state: Any = None, table: bool | None = None) -> SolveResult:
     """Solve ``game`` (from ``root_state``, default its initial state) with the named algorithm.
 
     ``options`` / ``budget`` go to alpha-beta (gdl.solvers.alphabeta.SearchOptions / Budget);
     ``player`` is paranoid's chosen player; ``shallow_pruning`` is max^n's switch (default: on
-    where its conditions hold)."""
+    where its conditions hold). ``table`` switches the transposition table of every other tree
+    solver (keyed by position and depth left; default off: it grows with the positions met);
+    alpha-beta's is ``options.tt``. With a table, max^n's shallow pruning is off unless asked
+    for (a pruned vector depends on the parent's bound)."""
     if algorithm == "auto":
         algorithm = choose(game.info)
     if algorithm not in ALGORITHMS:
@@ -99,18 +102,18 @@ def solve(game: Any, algorithm: str = "auto", *, depth: int | None = None, optio
         from gdl.solvers.maxn import maxn
 
         if shallow_pruning is None:
-            shallow_pruning = shallow_pruning_applies(game.info)
-        return maxn(game, depth=depth, shallow_pruning=shallow_pruning)
+            shallow_pruning = not table and shallow_pruning_applies(game.info)
+        return maxn(game, depth=depth, shallow_pruning=shallow_pruning, table=bool(table))
     if algorithm == "paranoid":
         from gdl.solvers.paranoid import paranoid
 
-        return paranoid(game, player, depth=depth)
+        return paranoid(game, player, depth=depth, table=bool(table))
     module = {"minimax": "minimax", "expectiminimax": "expectiminimax", "star1": "star",
               "star2": "star"}[algorithm]
     import importlib
 
     function = getattr(importlib.import_module(f"{__name__}.{module}"), algorithm)
-    return function(game, depth=depth)
+    return function(game, depth=depth, table=bool(table))
 
 
 class _Rooted:

@@ -206,3 +206,54 @@ def position_table(expand: Callable[..., Searched], stats: Stats) -> Callable[..
         return found
 
     return tabled
+
+
+def window_table(expand: Callable[..., Any], stats: Stats) -> Callable[..., Any]:
+    """``expand`` (a fail-soft two-player search: ``(state, frame, alpha, beta, depth_left,
+    children)``, returning vectors ``(v, S - v)``) with a transposition table keyed by (state,
+    depth left), for Star1/Star2 and paranoid, whose results depend on the window.
+
+    A result r for the ``frame`` player is exact inside (alpha, beta), an upper bound when
+    r <= alpha and a lower bound when r >= beta (fail-soft). The table keeps, per key, the best
+    lower and upper bound on *player 0's* component (a bound for player 1 is the opposite bound
+    for player 0: the two sum to S), each with its result and principal variation. A position met
+    again is answered from the table when the bounds are equal (exact), or when one of them
+    already fails the new window (the same fail-soft answer the search would be allowed to
+    give); otherwise it is searched again with the window it was given, and the bounds kept are
+    tightened. The root, which lists its children, is always expanded."""
+    # key -> [lower bound on player 0's value, its result; upper bound, its result]
+    known: dict[tuple[State, int | None], list] = {}
+
+    def tabled(state: State, frame: int, alpha: Any, beta: Any, depth_left: int | None,
+               children: list | None = None) -> Any:
+        if children is not None:
+            return expand(state, frame, alpha, beta, depth_left, children)
+        stats.tt_probes += 1
+        key = (state, depth_left)
+        entry = known.get(key)
+        if entry is not None:
+            low, high = entry
+            if low is not None and high is not None and low[0][0] == high[0][0]:
+                stats.tt_hits += 1
+                return low
+            floor, ceiling = (low, high) if frame == 0 else (high, low)   # frame's own bounds
+            if floor is not None and floor[0][frame] >= beta:
+                stats.tt_hits += 1
+                return floor
+            if ceiling is not None and ceiling[0][frame] <= alpha:
+                stats.tt_hits += 1
+                return ceiling
+        else:
+            entry = known[key] = [None, None]
+        found = expand(state, frame, alpha, beta, depth_left, None)
+        r = found[0][frame]
+        is_lower, is_upper = r > alpha, r < beta   # inside the window: both (exact)
+        if frame != 0:
+            is_lower, is_upper = is_upper, is_lower
+        if is_lower and (entry[0] is None or found[0][0] > entry[0][0][0]):
+            entry[0] = found
+        if is_upper and (entry[1] is None or found[0][0] < entry[1][0][0]):
+            entry[1] = found
+        return found
+
+    return tabled

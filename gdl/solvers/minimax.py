@@ -24,12 +24,13 @@ from gdl.solvers.expectiminimax import search_game
 from gdl.solvers.result import SolverError, SolveResult
 
 
-def minimax(game, *, depth: int | None = None) -> SolveResult:
+def minimax(game, *, depth: int | None = None, table: bool = False) -> SolveResult:
     """Exact minimax value, optimal root actions and principal variation (first best on ties).
 
     The recursion is expectiminimax's (gdl.solvers.expectiminimax.search_game), written once;
-    minimax only refuses games with chance, where it would have nothing to say."""
+    minimax only refuses games with chance, where it would have nothing to say. ``table``: a
+    transposition table keyed by (state, depth left), as in expectiminimax."""
     info = game.info
     if info.has_chance:
         raise SolverError(f"minimax: game {info.name!r} has chance nodes; use expectiminimax")
-    return search_game(game, depth, "minimax")
+    return search_game(game, depth, "minimax", table)

@@ -37,6 +37,7 @@ from gdl.solvers.common import (
     pv_tuple,
     require_depth,
     unexpected_chance,
+    window_table,
 )
 from gdl.solvers.deep import run_deep
 from gdl.solvers.repetition import guard_path
@@ -99,8 +100,11 @@ class ParanoidView:
         return self.game.is_quiet(state)
 
 
-def paranoid(game, player: int = 0, *, depth: int | None = None) -> SolveResult:
-    """The value ``player`` can guarantee if all other players play against it."""
+def paranoid(game, player: int = 0, *, depth: int | None = None,
+             table: bool = False) -> SolveResult:
+    """The value ``player`` can guarantee if all other players play against it. With ``table``,
+    a transposition table keyed by (state, depth left) keeps each position's bounds
+    (``common.window_table``)."""
     if game.info.has_chance:
         raise SolverError(f"paranoid: game {game.info.name!r} has chance nodes; search "
                           "ParanoidView(game, player) with expectiminimax or star1 instead")
@@ -141,6 +145,8 @@ def paranoid(game, player: int = 0, *, depth: int | None = None) -> SolveResult:
         assert best is not None  # decision_actions returned at least one action
         return best, best_pv
 
+    if table:
+        search = window_table(search, stats)
     search = guard_path(view, search, depth is None)  # a cycle: RepetitionError, not recursion
     root = view.initial_state()
     view_values, pv_link = run_deep(search, root, 0, NEG_INFINITY, POS_INFINITY, depth,

@@ -69,6 +69,7 @@ from gdl.solvers.common import (
     pv_tuple,
     require_depth,
     require_two_player_constant_sum,
+    window_table,
 )
 from gdl.solvers.deep import run_deep
 from gdl.solvers.repetition import guard_path
@@ -79,18 +80,22 @@ Vector = tuple[Value, ...]
 Searched = tuple[Vector, PvLink]
 
 
-def star1(game, *, depth: int | None = None) -> SolveResult:
-    """Expectiminimax value and optimal root actions by Star1 pruning (bounded utilities)."""
-    return _StarSearch(game, "star1", depth, probing=False).solve()
+def star1(game, *, depth: int | None = None, table: bool = False) -> SolveResult:
+    """Expectiminimax value and optimal root actions by Star1 pruning (bounded utilities). With
+    ``table``, a transposition table keyed by (state, depth left) keeps each position's bounds
+    (``common.window_table``)."""
+    return _StarSearch(game, "star1", depth, probing=False, table=table).solve()
 
 
-def star2(game, *, depth: int | None = None) -> SolveResult:
-    """Expectiminimax value and optimal root actions by Star2 (probing, then Star1)."""
-    return _StarSearch(game, "star2", depth, probing=True).solve()
+def star2(game, *, depth: int | None = None, table: bool = False) -> SolveResult:
+    """Expectiminimax value and optimal root actions by Star2 (probing, then Star1); ``table``
+    as for star1."""
+    return _StarSearch(game, "star2", depth, probing=True, table=table).solve()
 
 
 class _StarSearch:
-    def __init__(self, game, algorithm: str, depth: int | None, probing: bool):
+    def __init__(self, game, algorithm: str, depth: int | None, probing: bool,
+                 table: bool = False):
         info = game.info
         self.total = require_two_player_constant_sum(info, algorithm)
         require_depth(info, depth, algorithm)
@@ -108,8 +113,9 @@ class _StarSearch:
         self.game, self.algorithm, self.depth, self.probing = game, algorithm, depth, probing
         # The guarded search replaces the method on this instance, so that every recursive call
         # passes the repetition check (a cycle: RepetitionError).
-        self.search = guard_path(game, self.search, depth is None)  # type: ignore[method-assign]
         self.stats = Stats()
+        searched = window_table(self.search, self.stats) if table else self.search
+        self.search = guard_path(game, searched, depth is None)  # type: ignore[method-assign]
         self.frontier = Frontier(game, self.stats, total=self.total, bounds=(lo, hi))
 
     def solve(self) -> SolveResult:

@@ -243,6 +243,9 @@ def _solver_calls(info: GameInfo, depth: int | None, options: Sequence) -> list[
         if info.utility_bounds is not None:
             calls.append(("star1", lambda g: solvers.solve(g, "star1", depth=depth)))
             calls.append(("star2", lambda g: solvers.solve(g, "star2", depth=depth)))
+            # their tables keep bounds that depend on the window (common.window_table)
+            calls.append(("star2[table]", lambda g: solvers.solve(g, "star2", depth=depth,
+                                                                  table=True)))
     calls.append(("maxn", lambda g: solvers.solve(g, "maxn", depth=depth, shallow_pruning=False)))
     if depth is None:   # the strong solver: every reachable position, by its own methods
         calls.append(("graph", _graph_or_skip))

@@ -389,6 +389,14 @@ class _Checker:
                      "solves its state graph (gdl solve --strong)", stem, rules=("terminal",),
                      cycle=around, severity="note")
             return
+        if self.info.endless_value is not None and (self.bound is None or self.bound[1] != 0):
+            worth = ", ".join(f"{p} {format_value(v)}"
+                              for p, v in zip(self.info.players, self.info.endless_value))
+            self.add(CYCLE, f"a state comes back after {len(around)} move(s), so a play can go "
+                     f"on forever; the rules declare what that is worth ({worth}): gdl solve "
+                     "solves its state graph (gdl solve --strong)", stem, rules=("endless",),
+                     cycle=around, severity="note")
+            return
         described = (f"a state comes back after {len(around)} move(s), so a play can go on "
                      "forever")
         if self.bound is not None and self.bound[1] == 0:

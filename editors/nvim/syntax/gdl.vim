@@ -7,7 +7,7 @@ endif
 " '-' belongs to words here, so that max-length is one keyword and not `max` then `length`.
 syn iskeyword @,48-57,_,192-255,-
 syn keyword gdlDeclaration game players param const var action define terminal utility evaluate
-syn keyword gdlDeclaration quiet stuck display tree chance init
+syn keyword gdlDeclaration quiet stuck endless display tree chance init
 syn keyword gdlDeclaration zero-sum constant-sum max-length tier
 syn keyword gdlClause      requires effect by when as
 syn keyword gdlStatement   if else for in pass next random let repeat
