@@ -87,13 +87,16 @@ class Diagnostic:
     span: Span = NOWHERE
     hint: str | None = None
     notes: tuple[str, ...] = field(default=())
+    # False for a mistake made on the command line (`--set`): the position names the declaration
+    # concerned, but the file's line is not where the mistake is, so no caret points into it
+    excerpt: bool = True
 
     def render(self, source: Source | None) -> str:
         where = terminal_safe(source.filename) if source else "<input>"
         if self.span.line:
             where += f":{self.span.line}:{self.span.column}"
         out = [f"{where}: error[{self.code}]: {terminal_safe(self.message)}"]
-        if source is not None and self.span.line:
+        if source is not None and self.span.line and self.excerpt:
             text = terminal_safe(source.line(self.span.line).expandtabs(1), keep="", width_one=True)
             width = 1
             if self.span.end_line == self.span.line and self.span.end_column > self.span.column:

@@ -12,6 +12,7 @@ from gdl.backends.position import PositionError, parse_assignments, position
 from gdl.cli import main
 
 GAMES = Path(__file__).resolve().parent.parent / "games"
+TICTACTOE = str(GAMES / "tictactoe.game")
 BACKENDS = ("interpret", "compile")
 WIDE = {"a": 13, "b": 13, "c": 13, "d": 13}      # heap domains wide enough for the facts
 
@@ -60,3 +61,43 @@ def test_moves_take_the_syntax_of_play(moves, capsys):
     # centre are the eight empty cells in order, so number 2 is place(0,1).
     assert main(["solve", str(GAMES / "tictactoe.game"), "--moves", moves, "--json"]) == 0
     assert '"X": 1' in capsys.readouterr().out
+
+
+# ---- --position for count, analyze and play (the same parsing as solve's) ------------------------
+
+CENTRE_THEN_EDGE = "cell[1][1]=X; cell[0][1]=O; mover=X"   # FACTS.md: X to move wins
+
+
+def test_count_starts_from_a_position(capsys):
+    # Seven empty cells: X has 7 moves, then O 6 of each; nobody can have three in a row yet.
+    assert main(["count", TICTACTOE, "--position", CENTRE_THEN_EDGE, "--depth", "2", "--json"]) == 0
+    assert '"per_ply":[1,7,42]' in capsys.readouterr().out.replace(" ", "").replace("\n", "")
+
+
+def test_count_takes_moves_after_the_position(capsys):
+    assert main(["count", TICTACTOE, "--position", CENTRE_THEN_EDGE, "--moves", "place(0,0)",
+                 "--depth", "1", "--json"]) == 0
+    out = capsys.readouterr().out.replace(" ", "").replace("\n", "")
+    assert '"per_ply":[1,6]' in out
+
+
+def test_analyze_starts_from_a_position(capsys):
+    assert main(["analyze", TICTACTOE, "--position", CENTRE_THEN_EDGE, "--json"]) == 0
+    out = capsys.readouterr().out.replace(" ", "").replace("\n", "")
+    assert '"mover":"X"' in out and '"values":{"X":1,"O":-1}' in out
+
+
+def test_play_starts_from_a_position(monkeypatch, capsys):
+    import io
+    import sys
+
+    monkeypatch.setattr(sys, "stdin", io.StringIO(""))
+    assert main(["play", TICTACTOE, "--position", CENTRE_THEN_EDGE]) == 0   # the solver plays both
+    assert "Game over: X 1, O -1 (X wins)." in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("command", ["count", "analyze", "play"])
+def test_a_bad_position_is_a_usage_error_everywhere(command, capsys):
+    assert main([command, TICTACTOE, "--position", "cell[3][0]=X"]) == 2
+    err = capsys.readouterr().err
+    assert "--position" in err and "Traceback" not in err

@@ -162,6 +162,32 @@ def write_output(path: str, data: bytes, option: str = "--output") -> None:
     except OSError as error:
         raise UsageError(f"{option} {terminal_safe(path)}: {error.strerror or error}") from None
 
+def add_position(parser) -> None:
+    """--position, the same for every command that starts somewhere (solve, count, analyze, play)."""
+    parser.add_argument("--position", action="append", default=[], metavar="NAME=VALUE;...",
+                        help='start from this position: state variables by name, e.g. '
+                             '--position "heap=[1, 2, 3]; mover=Second" (then --moves, if given)')
+
+
+def start_state(args, game, moves: list[str] | None = None):
+    """The state that --position, then --moves (or ``moves``), describe: the initial state
+    without either. A mistake in either is a usage error."""
+    from gdl.moves import MoveError, play
+
+    root = None
+    if getattr(args, "position", None):
+        from gdl.backends.position import PositionError, parse_assignments, position
+
+        try:
+            root = position(game, parse_assignments("; ".join(args.position)))
+        except PositionError as error:
+            raise UsageError(f"--position: {error}") from None
+    try:
+        return play(game, moves_arg(args) if moves is None else moves, state=root)
+    except MoveError as error:
+        raise UsageError(str(error)) from None
+
+
 def moves_arg(args) -> list[str]:
     """--moves, in `gdl play`'s syntax: ``"place(1,1) place(0, 0)"`` or ``"place 1 1; 3"``."""
     from gdl.moves import split_moves

@@ -14,7 +14,17 @@ import sys
 import time
 from pathlib import Path
 
-from gdl.cli import UsageError, add_common, load_game, moves_arg, parse_sets, print_json, report_runtime
+from gdl.cli import (
+    UsageError,
+    add_common,
+    add_position,
+    load_game,
+    moves_arg,
+    parse_sets,
+    print_json,
+    report_runtime,
+    start_state,
+)
 from gdl.errors import GameRuntimeError
 from gdl.protocol import CHANCE, TERMINAL, format_value, json_value
 
@@ -22,7 +32,6 @@ DEFAULT_MAX_STATES = 200_000
 
 
 def cmd_analyze(args) -> int:
-    from gdl.moves import MoveError, play
     from gdl.solvers.analysis import analyze_position
     from gdl.solvers.result import SolverError
 
@@ -39,10 +48,7 @@ def cmd_analyze(args) -> int:
         raise UsageError("--max-states must be at least 1")
     game = load_game(args.file, parse_sets(args.set))
     moves = moves_arg(args)
-    try:
-        root = play(game, moves)
-    except MoveError as error:
-        raise UsageError(str(error)) from None
+    root = start_state(args, game, moves)
     players = game.info.players
     player = 0
     if args.player is not None:
@@ -152,16 +158,12 @@ def cmd_analyze(args) -> int:
 
 def _analyze_from_database(args) -> int:
     from gdl.cli.strong import open_bound_database
-    from gdl.moves import MoveError, play
     from gdl.tools.database_advice import move_entries, ranked_best
 
     game = load_game(args.file, parse_sets(args.set))
     db = open_bound_database(args)
     moves = moves_arg(args)
-    try:
-        root = play(game, moves)
-    except MoveError as error:
-        raise UsageError(str(error)) from None
+    root = start_state(args, game, moves)
     here = db.lookup(root)
     if here is None:
         raise UsageError(f"--db {args.db}: this position is not in the database")
@@ -227,6 +229,7 @@ def register(commands) -> None:
     add_common(sub)
     sub.add_argument("--moves", nargs="+", metavar="MOVE",
                      help='analyse the position after these actions, e.g. --moves "place(1,1)"')
+    add_position(sub)
     sub.add_argument("--depth", type=int, metavar="N",
                      help="search N decision plies (the action analysed counts), then evaluate")
     sub.add_argument("--algorithm", default="auto", choices=("auto",) + ALGORITHMS,

@@ -10,12 +10,13 @@ from gdl.cli import (
     USAGE_ERROR,
     UsageError,
     add_common,
+    add_position,
     load_game,
-    moves_arg,
     parse_sets,
     print_json,
     read_rule_text,
     report_runtime,
+    start_state,
     whole,
 )
 from gdl.errors import GameRuntimeError, GdlError, terminal_safe
@@ -50,25 +51,13 @@ def cmd_check(args) -> int:
 
 
 def cmd_solve(args) -> int:
-    from gdl.moves import MoveError, play
     from gdl.solvers import solve
     from gdl.tools.progress import with_progress
 
     solve = with_progress(solve)    # a status line on stderr when it is a terminal (gdl/tools/progress.py)
 
     game = load_game(args.file, parse_sets(args.set))
-    root = None
-    if args.position:
-        from gdl.backends.position import PositionError, parse_assignments, position
-
-        try:
-            root = position(game, parse_assignments("; ".join(args.position)))
-        except PositionError as error:
-            raise UsageError(f"--position: {error}") from None
-    try:
-        root = play(game, moves_arg(args), state=root)
-    except MoveError as error:
-        raise UsageError(str(error)) from None
+    root = start_state(args, game)
     if args.strong:
         from gdl.cli.strong import cmd_strong
         from gdl.cli.tiers import cmd_tiered, wants_tiers
@@ -171,6 +160,7 @@ def cmd_count(args) -> int:
     from gdl.tools.count import EndlessGame, count
 
     game = load_game(args.file, parse_sets(args.set))
+    root = start_state(args, game)
     status = sys.stderr.isatty() and not args.json
 
     def progress(ply: int, layer: int) -> None:   # a long count says where it is
@@ -178,7 +168,7 @@ def cmd_count(args) -> int:
               file=sys.stderr, flush=True)
 
     try:
-        result = count(game, args.depth, progress=progress if status else None)
+        result = count(game, args.depth, progress=progress if status else None, root=root)
     except GameRuntimeError as error:
         print(report_runtime(error, game), file=sys.stderr)
         return 1
@@ -231,9 +221,7 @@ def register(commands) -> None:
                             "(default: the first player)")
     solve.add_argument("--moves", nargs="+", metavar="MOVE",
                        help='play these actions first, e.g. --moves "place(1,1) place(0,0)"')
-    solve.add_argument("--position", action="append", default=[], metavar="NAME=VALUE;...",
-                       help='start from this position: state variables by name, e.g. '
-                            '--position "heap=[1, 2, 3]; mover=Second" (then --moves, if given)')
+    add_position(solve)
     solve.add_argument("--json", action="store_true", help="one JSON document on stdout")
     from gdl.cli.engine import add_engine_arguments
 
@@ -271,5 +259,8 @@ def register(commands) -> None:
     count = commands.add_parser("count", help="perft: nodes per ply, complete games, distinct states")
     add_common(count)
     count.add_argument("--depth", type=whole(0), metavar="N", help="stop after N plies")
+    add_position(count)
+    count.add_argument("--moves", nargs="+", metavar="MOVE",
+                       help='count from the position after these actions, e.g. --moves "place(1,1)"')
     count.add_argument("--json", action="store_true", help="one JSON document on stdout")
     count.set_defaults(run=cmd_count)

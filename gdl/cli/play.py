@@ -10,7 +10,17 @@ from __future__ import annotations
 
 import sys
 
-from gdl.cli import UsageError, add_common, load_game, moves_arg, parse_sets, report_runtime, seconds, whole
+from gdl.cli import (
+    UsageError,
+    add_common,
+    add_position,
+    load_game,
+    parse_sets,
+    report_runtime,
+    seconds,
+    start_state,
+    whole,
+)
 from gdl.errors import GameRuntimeError
 from gdl.protocol import CHANCE, TERMINAL, format_value
 
@@ -63,7 +73,6 @@ class _Console:
 
 
 def cmd_play(args) -> int:
-    from gdl.moves import MoveError, play
     from gdl.tools.progress import watch
     from gdl.tools.session import Advisor, Session, choose, describe_values, outcome_sentence, render
 
@@ -82,10 +91,7 @@ def cmd_play(args) -> int:
         advisor.watch = lambda searched: watch(searched, label="thinking")   # a status line on a tty
     if len(seats) < len(players):
         advisor.check(game)      # refuse up front what the AI could not do
-    try:
-        root = play(game, moves_arg(args))
-    except MoveError as error:
-        raise UsageError(str(error)) from None
+    root = start_state(args, game)
     session = Session(game, seed=args.seed, state=root)
     console = _Console(sys.stdin, sys.stdout)
     names = game.action_name
@@ -262,6 +268,7 @@ def register(commands) -> None:
     sub.add_argument("--time", type=seconds, metavar="S",
                      help="seconds per move for the solver (alphabeta; deepens iteratively)")
     sub.add_argument("--moves", nargs="+", metavar="MOVE", help="start after these actions")
+    add_position(sub)
     sub.add_argument("--seed", type=int, metavar="S", help="seed for chance rolls (reproducible)")
     sub.add_argument("--db", metavar="DB",
                      help="answer from a position database (gdl solve --strong --save DB): at "

@@ -276,9 +276,16 @@ class ParamDecl:
 
 
 @dataclass(frozen=True)
+class MapLit:
+    """`{pawn: 1, knight: 3}`: a constant map from symbols to values (only as a `const`'s value)."""
+    entries: tuple[tuple[Ident, Expr], ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
 class ConstDecl:
     name: Ident
-    value: Expr
+    value: Expr | MapLit
     span: Span = _span()
 
 
@@ -306,6 +313,9 @@ class ActionDecl:
     requires: Expr | None
     effect: tuple[Stmt, ...]
     span: Span = _span()
+    # `(fr in 0..7, fc in 0..7 if cell[fr][fc] == mover, ...)`: one guard or None per parameter
+    # (empty when no parameter has one)
+    guards: tuple[Expr | None, ...] = ()
 
 
 @dataclass(frozen=True)

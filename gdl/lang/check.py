@@ -17,6 +17,7 @@ from gdl.lang.ast import NOWHERE, Span
 from gdl.lang.evaluate import EvalError, bindings_fn, eval_const
 from gdl.lang.grammar import reserved_words
 from gdl.lang.ir import Chance, Decision, Leaf
+from gdl.lang.sure_indices import check_sure_indices
 from gdl.lang.values import show_value
 from gdl.protocol import CONSTANT_SUM, ZERO_SUM, distribution_problem
 
@@ -109,7 +110,9 @@ class _Checker:
 
     def error(self, code: str, message: str, span: Span, hint: str | None = None,
               notes: Iterable[str] = ()) -> None:
-        self.diagnostics.append(Diagnostic(code, message, span, hint, tuple(notes)))
+        # a bad `--set` is a mistake on the command line: no excerpt of the file (errors.py)
+        self.diagnostics.append(Diagnostic(code, message, span, hint, tuple(notes),
+                                           excerpt=code != "E215"))
 
     def placeholder(self, span: Span) -> ir.Lit:
         return ir.Lit(0, ERROR, span)
@@ -243,6 +246,10 @@ class _Checker:
                           ("tier", ast.TierDecl)):
             if kind in seen:
                 game.spans[key] = seen[kind].span
+        if not self.diagnostics:    # on a checked game only: no cascade after a first error
+            check_sure_indices(game, lambda message, span: self.error(
+                "E220", message, span, hint="that binding is always evaluated here: keep the index "
+                "inside the array, or test it first (`i < n and a[i] ...`)"))
         return game
 
     def stuck_rule(self, decl: ast.StuckDecl | None, game: ir.Game) -> None:
@@ -363,6 +370,11 @@ class _Checker:
                 if value is not None and self.declare(decl.name, "param", value):
                     self.params[decl.name.name] = value
                     self.param_types[decl.name.name] = type_
+            elif isinstance(decl, ast.ConstDecl) and isinstance(decl.value, ast.MapLit):
+                entries = self.map_constant(decl.value)
+                self.declare(decl.name, "const", None if entries is None else ir.Constant(
+                    decl.name.name, entries[1], (len(entries[0]),), entries[2], decl.name.span,
+                    keys=entries[0]))
             elif isinstance(decl, ast.ConstDecl):
                 found = self.constant_typed(decl.value)
                 if found is not None:
@@ -372,6 +384,84 @@ class _Checker:
                                                                  decl.name.span))
                 else:   # reported; later uses of the name are placeholders, not "unknown name"
                     self.declare(decl.name, "const", None)
+
+    def map_constant(self, node: ast.MapLit):
+        """(keys, values, type) of `{pawn: 1, knight: 3}`: each key a symbol the file declares
+        elsewhere (or a player), once; the values constants of one type. None after an error."""
+        keys: list[int] = []
+        values: list = []
+        types: set[str] = set()
+        failed = False
+        for ident, value_node in node.entries:
+            if ident.name not in self.symbol_ids:
+                self.unknown(ident.name, ident.span, _Scope(state=False), candidates=self.symbols)
+                failed = True
+                continue
+            if self.symbol_ids[ident.name] in keys:
+                self.error("E200", f"'{ident.name}' is a key of this map twice", ident.span,
+                           hint="give each symbol one value")
+                failed = True
+                continue
+            found = self.constant_typed(value_node)
+            if found is None:
+                failed = True
+                continue
+            if isinstance(found[0], tuple):
+                self.error("E203", "a map's values are single values, not tables", value_node.span)
+                failed = True
+                continue
+            keys.append(self.symbol_ids[ident.name])
+            values.append(found[0])
+            types.add(found[1])
+        if types == {INT, NUM}:
+            types = {NUM}
+        if len(types) > 1:
+            self.error("E203", "a map's values must have one type", node.span,
+                       hint="all numbers, or all booleans, or all symbols")
+            return None
+        return None if failed else (tuple(keys), tuple(values), types.pop())
+
+    def map_lookup(self, name: str, const: ir.Constant, index_nodes, scope: _Scope,
+                   span: Span) -> ir.Expr:
+        """`worth[e]` for a map: e must be a symbol the map has a key for. Where the checker can
+        tell e's possible values (a literal, a variable's domain, `mover`), a missing key is a
+        located error here; elsewhere a missing key is an index out of range at run time (E303)."""
+        assert const.keys is not None
+        keys = const.keys
+        listing = ", ".join(self.symbols[k] for k in keys)
+        if len(index_nodes) != 1:
+            self.error("E214", f"the map '{name}' takes 1 index, given {len(index_nodes)}", span,
+                       hint=f"its keys: {listing}")
+            return self.placeholder(span)
+        index = self.expr(index_nodes[0], scope)
+        if index.type == ERROR:
+            return self.placeholder(span)
+        if index.type != SYM:
+            self.error("E203", f"the map '{name}' is indexed by a symbol, not "
+                       f"{_TYPE_WORDS[index.type]}", index_nodes[0].span, hint=f"its keys: {listing}")
+            return self.placeholder(span)
+        possible = _possible_symbols(index, len(self.players))
+        missing = [] if possible is None else sorted(possible - set(keys))
+        if missing:
+            shown = ", ".join(self.symbols[m] for m in missing)
+            self.error("E220", f"the map '{name}' has no value for {shown}",
+                       index_nodes[0].span, hint=f"add `{self.symbols[missing[0]]}: ...` to the "
+                       f"map on line {const.span.line}, or index it only with its keys ({listing})")
+            return self.placeholder(span)
+        if isinstance(index, ir.Lit):
+            assert isinstance(const.value, tuple)
+            return ir.Lit(const.value[keys.index(index.value)], const.type, span)
+        # The position among the keys, by a chain of tests; where the keys may not cover every
+        # value, the last branch is one past the end: an index out of range at run time.
+        tested = [k for k in keys if possible is None or k in possible]
+        position: ir.Expr = ir.Lit(len(keys), INT, span)
+        if possible is not None:
+            position = ir.Lit(keys.index(tested[-1]), INT, span)
+            tested = tested[:-1]
+        for key in reversed(tested):
+            same = ir.Binary("==", index, ir.Lit(key, SYM, span), BOOL, span)
+            position = ir.IfExpr(same, ir.Lit(keys.index(key), INT, span), position, INT, span)
+        return ir.ConstRef(const, (position,), const.type, span)
 
     def override(self, decl: ast.ParamDecl, value, type_: str):
         """A parameter's value given by ``--set`` (or the API): an int, a bool, or a symbol's name
@@ -647,10 +737,28 @@ class _Checker:
         requires = None
         if decl.requires is not None:
             requires = self.typed(decl.requires, scope, BOOL, "a `requires` condition")
+        guards = []
+        for position, guard in enumerate(decl.guards):
+            if guard is None:
+                continue
+            earlier = dict(itertools.islice(names.items(), position + 1))   # up to its own
+            later = [n for n in _walk(guard, ast.Name) if n.name in names and n.name not in earlier]
+            if later:
+                self.error("E201", f"unknown name '{later[0].name}'", later[0].span,
+                           hint=f"a parameter's guard sees only the parameters before it: test "
+                           f"'{later[0].name}' in its own guard, or in `requires`")
+                continue
+            guards.append((position, self.typed(guard, _Scope(earlier), BOOL, "a parameter's guard")))
         effect = self.statements(decl.effect, scope)
         if len(params) != len(decl.params):
             return None
-        return ir.Action(decl.name.name, tuple(params), by, requires, effect, decl.span)
+        if not guards:
+            return ir.Action(decl.name.name, tuple(params), by, requires, effect, decl.span)
+        full = requires
+        for _, guard in reversed(guards):
+            full = guard if full is None else ir.Binary("and", guard, full, BOOL, guard.span)
+        return ir.Action(decl.name.name, tuple(params), by, full, effect, decl.span,
+                         guards=tuple(guards), rest=requires)
 
     def ground(self, action: ir.Action) -> list[ir.GroundAction]:
         grounds = []
@@ -1200,6 +1308,8 @@ class _Checker:
             return self.call_define(name, base.span, [], node.span, scope)
         if payload is None:
             return self.placeholder(node.span)
+        if kind == "const" and isinstance(payload, ir.Constant) and payload.keys is not None:
+            return self.map_lookup(name, payload, index_nodes, scope, node.span)
         if kind == "const":
             const: ir.Constant = payload
             indices = self.indices(name, const.shape, index_nodes, scope, node.span)
@@ -1288,6 +1398,21 @@ def _walk(node, kind):
 
 def _uses_state(expr) -> bool:
     return any(True for _ in _walk(expr, (ir.VarRef, ir.Mover, ir.Local)))
+
+
+def _possible_symbols(expr: ir.Expr, players: int) -> frozenset[int] | None:
+    """The values a symbol-valued expression can take, where that is plain from the expression
+    (a literal, a variable's domain, `mover`, a choice between such); None where it is not."""
+    if isinstance(expr, ir.Lit):
+        return frozenset((expr.value,))
+    if isinstance(expr, ir.VarRef):
+        return frozenset(expr.var.values)
+    if isinstance(expr, ir.Mover):
+        return frozenset(range(players))
+    if isinstance(expr, ir.IfExpr):
+        then, otherwise = _possible_symbols(expr.then, players), _possible_symbols(expr.otherwise, players)
+        return None if then is None or otherwise is None else then | otherwise
+    return None
 
 
 def _kind_of(value) -> str:

@@ -526,7 +526,11 @@ class _Printer:
         if isinstance(d, ast.ActionDecl):
             head: list = ["action ", d.name.name]
             if d.params:
-                head.append(["(", join(", ", [self.binder(b) for b in d.params]), ")"])
+                guards = d.guards or (None,) * len(d.params)
+                params = [self.binder(b) if g is None else [self.binder(b), " if ", self.expr(g, OR)]
+                          for b, g in zip(d.params, guards)]
+                head.append(self.bracketed("(", params, ")") if d.guards
+                            else ["(", join(", ", params), ")"])
             if d.by is not None:
                 head.append(" by " + ", ".join(p.name for p in d.by))
             clauses: list = []
@@ -577,11 +581,14 @@ class _Printer:
             return ["tree ", self.tree_node(d.root)]
         raise TypeError(f"not a declaration: {d!r}")
 
-    def valued(self, head, value: ast.Expr):
+    def valued(self, head, value: ast.Expr | ast.MapLit):
         """``head = value``; a value too long for the line goes on the next ones, indented (an
         ``or``/``and`` chain with one operand per line), except a list, which hangs after ``=``."""
         if isinstance(value, ast.ListLit):
             return [head, " = ", align(self.expr(value))]
+        if isinstance(value, ast.MapLit):
+            entries = [[key.name, ": ", self.expr(item)] for key, item in value.entries]
+            return [head, " = ", self.bracketed("{", entries, "}")]
         chain = isinstance(value, ast.Binary) and value.op in ("and", "or")
         return group(head, " =", nest(INDENT, LINE, self.expr(value, COND, pad=chain)))
 

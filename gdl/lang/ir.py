@@ -55,6 +55,10 @@ class Constant:
     shape: tuple[int, ...]
     type: str
     span: Span = NOWHERE
+    # A map from symbols (`{pawn: 1, knight: 3}`): the symbols' run-time values, in the order of
+    # `value`'s entries. The checker reads `worth[p]` as `worth[position of p among the keys]`,
+    # so back ends see an ordinary one-dimensional table.
+    keys: tuple[int, ...] | None = None
 
 
 # ---- expressions -------------------------------------------------------------------------------
@@ -259,6 +263,12 @@ class Action:
     requires: Expr | None
     effect: tuple[Stmt, ...]
     span: Span = NOWHERE
+    # Parameter guards (`fc in 0..7 if cell[fr][fc] == mover`): (parameter position, guard),
+    # in order. ``requires`` is their conjunction followed by ``rest`` (the declared `requires`),
+    # which is the meaning every back end can use; the compiler also tests each guard once for
+    # all the ground actions that share the parameters before it.
+    guards: tuple[tuple[int, Expr], ...] = ()
+    rest: Expr | None = None
 
 
 @dataclass(frozen=True)

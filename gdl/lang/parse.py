@@ -281,6 +281,12 @@ class _ToAst(Transformer):
     def const_decl(self, meta, c):
         return ast.ConstDecl(_ident(c[0]), c[1], _span_of(meta))
 
+    def map_lit(self, meta, c):
+        return ast.MapLit(tuple(c), _span_of(meta))
+
+    def map_entry(self, meta, c):
+        return (_ident(c[0]), c[1])
+
     def var_decl(self, meta, c):
         return ast.VarDecl(_ident(c[0]), c[1], c[2], c[3], _span_of(meta))
 
@@ -313,10 +319,17 @@ class _ToAst(Transformer):
 
     def action_decl(self, meta, c):
         name, params, by, requires, effect = c
-        return ast.ActionDecl(_ident(name), params or (), by, requires, effect or (), _span_of(meta))
+        params = params or ()
+        guards = tuple(guard for _, guard in params)
+        return ast.ActionDecl(_ident(name), tuple(binder for binder, _ in params), by, requires,
+                              effect or (), _span_of(meta),
+                              guards if any(g is not None for g in guards) else ())
 
     def params(self, meta, c):
         return tuple(c)
+
+    def param(self, meta, c):
+        return (c[0], c[1])     # (binder, guard or None)
 
     def by_clause(self, meta, c):
         return c[0]

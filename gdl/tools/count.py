@@ -102,15 +102,17 @@ def find_cycle(game, root, limit: int = 100_000) -> tuple[list, list] | None:
     return None
 
 
-def count(game, depth: int | None = None, progress=None) -> CountResult:
-    """Count the tree below the initial state, down to ``depth`` plies (chance events count as
-    plies: every outcome is a branch). ``progress(ply, layer_size)`` is called once per ply.
-    Without a depth, a game with a cycle (whose tree is infinite) raises EndlessGame at once."""
+def count(game, depth: int | None = None, progress=None, root=None) -> CountResult:
+    """Count the tree below ``root`` (default: the initial state), down to ``depth`` plies
+    (chance events count as plies: every outcome is a branch). ``progress(ply, layer_size)`` is
+    called once per ply. Without a depth, a game with a cycle (whose tree is infinite) raises
+    EndlessGame at once."""
+    root = game.initial_state() if root is None else root
     if depth is None:
-        found = find_cycle(game, game.initial_state())
+        found = find_cycle(game, root)
         if found is not None:
             raise EndlessGame(*found)
-    layer = {game.initial_state(): 1}
+    layer = {root: 1}
     seen: set = set()
     terminal_states = 0
     per_ply: list[int] = []

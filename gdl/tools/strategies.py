@@ -355,9 +355,14 @@ def syntax_declarations(expr: st.SearchStrategy[_ast.Expr] | None = None
         st.lists(names, min_size=1, max_size=3).map(lambda p: _ast.PlayersDecl(tuple(p))),
         st.builds(_ast.ParamDecl, names, expr),
         st.builds(_ast.ConstDecl, names, expr),
+        st.builds(_ast.ConstDecl, names, st.lists(st.tuples(names, expr), min_size=1, max_size=3)
+                  .map(lambda entries: _ast.MapLit(tuple(entries)))),
         st.builds(_ast.VarDecl, names, dims, var_domain, expr),
         st.builds(_ast.ActionDecl, names, binders, by, st.none() | expr,
                   syntax_statements(expr)),
+        st.builds(_guarded_action, names, st.lists(st.tuples(_binders(expr), st.none() | expr),
+                                                   min_size=1, max_size=2),
+                  by, st.none() | expr, syntax_statements(expr)),
         st.builds(_ast.DefineDecl, names, st.lists(names, max_size=2).map(tuple), expr),
         st.builds(_ast.TerminalDecl, expr),
         st.builds(_ast.UtilityDecl, names, expr),
@@ -370,6 +375,13 @@ def syntax_declarations(expr: st.SearchStrategy[_ast.Expr] | None = None
         st.builds(_ast.DisplayDecl, names, glyphs),
         st.builds(_ast.TreeDecl, _syntax_tree_nodes()),
     )
+
+
+def _guarded_action(name, params, by, requires, effect) -> _ast.ActionDecl:
+    """An action whose parameters may carry guards (`fc in 0..7 if cell[fr][fc] == mover`)."""
+    guards = tuple(guard for _, guard in params)
+    return _ast.ActionDecl(name, tuple(binder for binder, _ in params), by, requires, tuple(effect),
+                           guards=guards if any(g is not None for g in guards) else ())
 
 
 def syntax_trees(max_declarations: int = 6) -> st.SearchStrategy[_ast.GameFile]:
@@ -517,6 +529,9 @@ def rule_games(draw, players: int | Sequence[int] = (2, 3), *, chance: bool | No
     table = None
     if variables[0][1] == 0 and draw(st.booleans()):
         table = tuple(draw(st.integers(-3, 3)) for _ in range(variables[0][2] + 1))
+    bonus = None      # second edition: a map from the players to numbers, read as `bonus[mover]`
+    if second_edition and draw(st.integers(0, 3)) == 0:
+        bonus = tuple(draw(st.integers(-2, 2)) for _ in names)
 
     def int_atom() -> _IntExpr:
         choices = [("var", i) for i in range(len(variables))] + [("lit", 0)]
@@ -696,6 +711,9 @@ def rule_games(draw, players: int | Sequence[int] = (2, 3), *, chance: bool | No
             name = variables[0][0]
             parts.append(_IntExpr(_ast.Index(_ast.Name("w"), _ast.Name(name)), min(table),
                                   max(table)))
+        if bonus is not None and draw(st.booleans()):
+            parts.append(_IntExpr(_ast.Index(_ast.Name("bonus"), _ast.Mover()), min(bonus),
+                                  max(bonus)))
         result = parts[0]
         for part in parts[1:]:
             result = _op("+", result, part)
@@ -736,6 +754,9 @@ def rule_games(draw, players: int | Sequence[int] = (2, 3), *, chance: bool | No
                               _ast.PlayersDecl(tuple(_ast.Ident(p) for p in names))]
     if table is not None:
         decls.append(_ast.ConstDecl(_ast.Ident("w"), _ast.ListLit(tuple(map(_ast.IntLit, table)))))
+    if bonus is not None:
+        decls.append(_ast.ConstDecl(_ast.Ident("bonus"), _ast.MapLit(tuple(
+            (_ast.Ident(p), _ast.IntLit(v)) for p, v in zip(names, bonus)))))
     decls.append(_ast.VarDecl(_ast.Ident("moves"), (), _ast.RangeDomain(
         _ast.IntLit(0), _ast.IntLit(length)), _ast.IntLit(0)))
     for (name, v_lo, v_hi), init in zip(variables, inits):

@@ -908,28 +908,65 @@ class Emitter:
         inner = []
         any_dynamic = False
         last_action = None
+        # Parameter guards open nested blocks: (guard number, its parameters' values, the
+        # block's indentation or None for a guard folded to true, False for one folded to false,
+        # the length of ``inner`` when it opened)
+        open_guards: list[tuple[int, tuple, object, int]] = []
+
+        def close_to(depth: int) -> None:
+            while len(open_guards) > depth:
+                _, _, indent, opened = open_guards.pop()
+                if isinstance(indent, str) and len(inner) == opened:
+                    inner.append(indent + "pass")   # every ground action below was folded away
+
         for k, ground in enumerate(game.ground_actions):
             action = ground.action
             if action.by is not None and p not in action.by:
                 continue
             if action is not last_action:
+                close_to(0)
                 comment = self.comment(action.requires.span if action.requires is not None
                                        else action.span)
                 if comment:
                     inner.append("        " + comment)
                 last_action = action
-            if action.requires is None:
-                inner.append(f"        r.append({k})   # {comment_text(ground.name)}")
-                continue
             env = {pname: const(value) for (pname, _, _), value in zip(action.params, ground.args)}
-            cond = self.final_expr(action.requires, _Ctx(env, const(p), {}, "s", False, {}, temps))
+            ctx = _Ctx(env, const(p), {}, "s", False, {}, temps)
+            requires = action.requires
+            pad = "        "
+            if action.guards:
+                requires = action.rest
+                for number, (position, guard) in enumerate(action.guards):
+                    prefix = ground.args[:position + 1]
+                    if len(open_guards) > number and open_guards[number][1] == prefix:
+                        continue
+                    close_to(number)
+                    indent = next((g[2] for g in reversed(open_guards) if isinstance(g[2], str)),
+                                  "        ")
+                    test = self.final_expr(guard, ctx)
+                    if test.is_const:
+                        open_guards.append((number, prefix, None if test.const else False,
+                                            len(inner)))
+                        continue
+                    any_dynamic = True
+                    inner.append(f"{indent}if {test.text}:   # {comment_text(action.name)}"
+                                 f"({','.join(map(str, prefix))},...)")
+                    open_guards.append((number, prefix, indent + "    ", len(inner)))
+                if any(g[2] is False for g in open_guards):
+                    continue
+                pad = next((g[2] for g in reversed(open_guards) if isinstance(g[2], str)), pad)
+            if requires is None:
+                inner.append(f"{pad}r.append({k})   # {comment_text(ground.name)}")
+                continue
+            cond = self.final_expr(requires, ctx)
             if cond.is_const:
                 if cond.const:
-                    inner.append(f"        r.append({k})   # {comment_text(ground.name)}")
+                    inner.append(f"{pad}r.append({k})   # {comment_text(ground.name)}")
                 continue
             any_dynamic = True
-            inner.append(f"        if {cond.text}:   # {comment_text(ground.name)}")
-            inner.append(f"            r.append({k})")
+            inner.append(f"{pad}if {cond.text}:   # {comment_text(ground.name)}")
+            inner.append(f"{pad}    r.append({k})")
+        close_to(0)
         lines = ["    r = []"]
         if any_dynamic:
             lines += ["    try:"] + inner + ["    except _EvalError as e:",
