@@ -30,7 +30,8 @@ Codes (stable; tests assert codes and positions, never wording):
                    declared zero-sum / constant-sum, E408 a play longer than the length bound,
                    E409 a cycle with no length bound (the game may not terminate), E410 a rule
                    failed in play (E301-E303, E306), E411 an invalid player to move,
-                   E412 (warning) a one-player game whose declared best utility is unreachable
+                   E412 (warning) a one-player game whose declared best utility is unreachable,
+                   E413 a move that lowers the declared `tier` (gdl solve --strong by tiers)
 """
 
 from __future__ import annotations

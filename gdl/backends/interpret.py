@@ -157,6 +157,8 @@ class InterpretedGame:
         self._utilities = [expr_fn(u) if u is not None else None for u in game.utilities]
         self._evaluations = [expr_fn(u) if u is not None else None for u in game.evaluations]
         self._quiet = expr_fn(game.quiet) if game.quiet is not None else None
+        if game.tier is not None:       # only a game that declares `tier` has the method
+            self.tier = self._tier_of(expr_fn(game.tier))
         self._names = [g.name for g in game.ground_actions]
         self._random_names = {st.index: (st.name, st.type) for st in ir.random_statements(game)}
         effects = {id(a): block_fn(a.effect, self.show) for a in game.actions}
@@ -319,6 +321,15 @@ class InterpretedGame:
         if not self._evaluations:
             raise ValueError("the game declares no evaluation")
         return self._per_player(self._evaluations, state)
+
+    def _tier_of(self, rule):
+        def tier(state) -> int:
+            """The declared tier of a state (an integer no move lowers)."""
+            try:
+                return int(rule(state, {}))
+            except EvalError as error:
+                raise self._fail(error, state) from None
+        return tier
 
     def is_quiet(self, state) -> bool:
         if self._quiet is None:

@@ -97,6 +97,8 @@ class CompiledGame:
         self.returns = namespace["returns"]
         self.evaluate = namespace["evaluate"]
         self.is_quiet = namespace["is_quiet"]
+        if "tier" in namespace:         # `tier` declared (gdl.graph.tiers)
+            self.tier = namespace["tier"]
         initial = tuple(d["initial"])
         if d.get("setup") is not None:   # `init`: the set-up effect (perhaps a chance node)
             self._initial = self.apply(initial, d["setup"])

@@ -60,8 +60,13 @@ def cmd_solve(args) -> int:
     root = start_state(args, game)
     if args.strong:
         from gdl.cli.strong import cmd_strong
+        from gdl.cli.tiers import cmd_tiered, wants_tiers
 
+        if wants_tiers(args):
+            return cmd_tiered(args, game)
         return cmd_strong(args, game, root)
+    if args.workers or args.scheduler or args.tier_dir or args.resume:
+        raise UsageError("--workers, --scheduler, --tier-dir and --resume need --strong")
     if args.save is not None:
         raise UsageError("--save needs --strong")
     from gdl.cli.deep import solve_result_notes, solve_size_check
@@ -242,6 +247,20 @@ def register(commands) -> None:
     graph.add_argument("--save", metavar="DB",
                        help="with --strong: write the position database DB (docs/graph.md), for "
                             "gdl analyze --db and gdl play --db")
+    tiers = solve.add_argument_group("strong solving by tiers (docs/tiers.md)")
+    tiers.add_argument("--workers", type=_positive, metavar="N",
+                       help="with --strong: solve a tier at a time, the work spread over N "
+                            "processes on this machine")
+    tiers.add_argument("--scheduler", metavar="ADDRESS",
+                       help="with --strong: solve a tier at a time on the Dask cluster whose "
+                            "scheduler is at ADDRESS (pip install 'gdl[dask]'); --tier-dir must "
+                            "then be on storage every worker can read")
+    tiers.add_argument("--tier-dir", metavar="DIR",
+                       help="with --strong: solve a tier at a time, keeping the tier files in "
+                            "DIR (default: DB.tiers beside --save DB, removed when done)")
+    tiers.add_argument("--resume", action="store_true",
+                       help="with --strong: go on with an interrupted solve by tiers from its "
+                            "last finished tier")
     solve.add_argument("--strict", action="store_true",
                        help="refuse (exit 2) when the estimated search is over budget, not just warn")
     solve.add_argument("--force", action="store_true",

@@ -36,14 +36,18 @@ def centred_terminals(graph, total) -> tuple[np.ndarray, int] | None:
     return table[graph.returns_index], scale
 
 
-def two_player_induction(graph, levels, total) -> TwoPlayerValues | None:
+def two_player_induction(graph, levels, total,
+                         remoteness: np.ndarray | None = None) -> TwoPlayerValues | None:
     """Values and remoteness of a two-player constant-sum game without chance (None when its
-    values do not fit in 64-bit integers)."""
+    values do not fit in 64-bit integers). ``remoteness``, when given, holds the terminals'
+    remoteness (0 for a real end; a tier's solve stands positions of later tiers in as terminals
+    with their own)."""
     terminal = centred_terminals(graph, total)
     if terminal is None:
         return None
     score, scale = terminal
-    remoteness = np.zeros(len(graph), dtype=np.int32)
+    if remoteness is None:
+        remoteness = np.zeros(len(graph), dtype=np.int32)
     first, child, player = graph.first, graph.child, graph.player
     for nodes in levels[1:]:
         edges_children, counts = gather(first, child, nodes)

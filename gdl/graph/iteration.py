@@ -190,10 +190,12 @@ def certified_bounds(graph, centred: np.ndarray, scale: int, layers
     return both[:, 0].copy(), both[:, 1].copy()
 
 
-def exact_values(graph, centred: np.ndarray, scale: int, parts, approximate: np.ndarray
-                 ) -> list[Fraction]:
+def exact_values(graph, centred: np.ndarray, scale: int, parts, approximate: np.ndarray,
+                 terminal: list | None = None) -> list[Fraction]:
     """Player 0's exact centred values (divided by ``scale``), checked as described above;
-    raises _TooBig when the numbers or the rounds of improvement run out."""
+    raises _TooBig when the numbers or the rounds of improvement run out. ``terminal``, when
+    given, holds the terminals' exact centred values instead (a tier's solve, whose stand-in
+    terminals carry values of any denominator)."""
     n = len(graph)
     player = graph.player.tolist()
     first = graph.first.tolist()
@@ -203,7 +205,8 @@ def exact_values(graph, centred: np.ndarray, scale: int, parts, approximate: np.
     value: list = [None] * n
     for position in range(n):
         if player[position] == TERMINAL:
-            value[position] = Fraction(int(centred[position]), scale)
+            value[position] = (Fraction(int(centred[position]), scale) if terminal is None
+                               else terminal[position])
     guess = approximate.tolist()
     policy: dict[int, int] = {}
     for position in range(n):

@@ -366,6 +366,13 @@ class QuietDecl:
 
 
 @dataclass(frozen=True)
+class TierDecl:
+    """`tier <expr>`: an integer over the state that no move lowers (the strong solver's tiers)."""
+    value: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
 class LengthDecl:
     bound: Expr
     span: Span = _span()
@@ -402,7 +409,7 @@ class TreeDecl:
 
 Decl = (GameDecl | PlayersDecl | ParamDecl | ConstDecl | VarDecl | ActionDecl | DefineDecl | TerminalDecl |
         UtilityDecl | UtilityBoundsDecl | SumDecl | EvaluateDecl | QuietDecl | LengthDecl | StuckDecl |
-        EndlessDecl | DisplayDecl | TreeDecl | InitDecl)
+        EndlessDecl | DisplayDecl | TreeDecl | InitDecl | TierDecl)
 
 
 @dataclass(frozen=True)

@@ -45,14 +45,15 @@ _ORDERING = {"<", "<=", ">", ">="}
 DIVISION_HINT = "`/` divides exactly and gives a rational number; write `//` for floor division"
 _SINGLETONS = (ast.GameDecl, ast.PlayersDecl, ast.TerminalDecl, ast.SumDecl, ast.LengthDecl,
                ast.StuckDecl, ast.EndlessDecl, ast.QuietDecl, ast.TreeDecl, ast.UtilityBoundsDecl,
-               ast.InitDecl)
+               ast.InitDecl, ast.TierDecl)
 _RULE_DECLS = (ast.VarDecl, ast.ActionDecl, ast.DefineDecl, ast.TerminalDecl, ast.UtilityDecl,
                ast.EvaluateDecl, ast.QuietDecl, ast.StuckDecl, ast.DisplayDecl, ast.InitDecl,
-               ast.EndlessDecl)
+               ast.EndlessDecl, ast.TierDecl)
 _KEYWORD_OF = {ast.GameDecl: "game", ast.PlayersDecl: "players", ast.TerminalDecl: "terminal",
                ast.SumDecl: "zero-sum / constant-sum", ast.LengthDecl: "max-length",
                ast.StuckDecl: "when stuck", ast.EndlessDecl: "when endless", ast.QuietDecl: "quiet when",
-               ast.TreeDecl: "tree", ast.UtilityBoundsDecl: "utility in", ast.InitDecl: "init"}
+               ast.TreeDecl: "tree", ast.UtilityBoundsDecl: "utility in", ast.InitDecl: "init",
+               ast.TierDecl: "tier"}
 
 
 def check(game_file: ast.GameFile, source: Source | None = None,
@@ -224,6 +225,8 @@ class _Checker:
         game.evaluations = self.per_player(decls, ast.EvaluateDecl, "evaluate", game, required=False)
         if ast.QuietDecl in seen:
             game.quiet = self.typed(seen[ast.QuietDecl].cond, _Scope(), BOOL, "the quiet condition")
+        if ast.TierDecl in seen:
+            game.tier = self.typed(seen[ast.TierDecl].value, _Scope(), INT, "the tier")
         self.check_unused_defines()
         game.display = self.display(decls)
         game.symbols = tuple(self.symbols)
@@ -239,7 +242,8 @@ class _Checker:
                 game.spans.setdefault("utility", decl.span)
                 game.spans.setdefault(f"utility {decl.player.name}", decl.span)
         for key, kind in (("sum", ast.SumDecl), ("max-length", ast.LengthDecl),
-                          ("utility-bounds", ast.UtilityBoundsDecl), ("endless", ast.EndlessDecl)):
+                          ("utility-bounds", ast.UtilityBoundsDecl), ("endless", ast.EndlessDecl),
+                          ("tier", ast.TierDecl)):
             if kind in seen:
                 game.spans[key] = seen[kind].span
         if not self.diagnostics:    # on a checked game only: no cascade after a first error

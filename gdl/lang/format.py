@@ -564,6 +564,8 @@ class _Printer:
             return ["init ", self.block(d.body, d.span)]
         if isinstance(d, ast.LengthDecl):
             return ["max-length ", align(self.expr(d.bound))]
+        if isinstance(d, ast.TierDecl):
+            return ["tier ", align(self.expr(d.value))]
         if isinstance(d, ast.StuckDecl):
             return f"when stuck {d.outcome.name}"
         if isinstance(d, ast.EndlessDecl):
@@ -611,7 +613,8 @@ def _glyph_key(key) -> str:
 _GROUPS = {ast.GameDecl: 0, ast.PlayersDecl: 0, ast.ParamDecl: 1, ast.ConstDecl: 1,
            ast.VarDecl: 2, ast.InitDecl: 2, ast.DefineDecl: 3, ast.ActionDecl: 4, ast.TerminalDecl: 5,
            ast.UtilityDecl: 5, ast.SumDecl: 5, ast.UtilityBoundsDecl: 5, ast.LengthDecl: 5,
-           ast.StuckDecl: 5, ast.EndlessDecl: 5, ast.EvaluateDecl: 6, ast.QuietDecl: 6, ast.DisplayDecl: 7,
+           ast.StuckDecl: 5, ast.EndlessDecl: 5, ast.TierDecl: 5, ast.EvaluateDecl: 6, ast.QuietDecl: 6,
+           ast.DisplayDecl: 7,
            ast.TreeDecl: 8}
 
 

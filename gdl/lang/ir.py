@@ -325,6 +325,7 @@ class Game:
     sum_total: int = 0
     utility_bounds: tuple[int, int] | None = None
     quiet: Expr | None = None
+    tier: Expr | None = None          # `tier`: an integer no move lowers (strong solving by tiers)
     max_length: int | None = None
     stuck_pass: bool = False
     # `init { ... }`: the id of the ground action (by no player) that sets up the start, applied

@@ -153,7 +153,7 @@ def _nesting_error(node: lark.Tree | None, source: Source) -> GdlError:
 # parsing can safely start again after a syntax error.
 _DECLARATION_START = re.compile(
     r"^(game|players|param|const|var|init|action|define|terminal|utility|zero-sum|constant-sum"
-    r"|evaluate|quiet|max-length|when|display|tree)\b", re.M)
+    r"|evaluate|quiet|max-length|when|display|tree|tier)\b", re.M)
 MAX_SYNTAX_ERRORS = 5
 
 
@@ -367,6 +367,9 @@ class _ToAst(Transformer):
 
     def quiet_decl(self, meta, c):
         return ast.QuietDecl(c[0], _span_of(meta))
+
+    def tier_decl(self, meta, c):
+        return ast.TierDecl(c[0], _span_of(meta))
 
     def length_decl(self, meta, c):
         return ast.LengthDecl(c[1], _span_of(meta))

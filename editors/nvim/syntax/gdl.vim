@@ -8,7 +8,7 @@ endif
 syn iskeyword @,48-57,_,192-255,-
 syn keyword gdlDeclaration game players param const var action define terminal utility evaluate
 syn keyword gdlDeclaration quiet stuck endless display tree chance init
-syn keyword gdlDeclaration zero-sum constant-sum max-length
+syn keyword gdlDeclaration zero-sum constant-sum max-length tier
 syn keyword gdlClause      requires effect by when as
 syn keyword gdlStatement   if else for in pass next random let repeat
 syn keyword gdlOperator    and or not

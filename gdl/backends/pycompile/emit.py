@@ -877,6 +877,10 @@ class Emitter:
                         "    except _EvalError as e:", "        raise _fail(e, s) from None"])
         else:
             fns.append(["def is_quiet(s):", "    return True"])
+        if game.tier is not None:
+            t = self.rule_expr(game.tier, "s", Temporaries())
+            fns.append(["def tier(s):", "    try:", f"        return {t.text}",
+                        "    except _EvalError as e:", "        raise _fail(e, s) from None"])
 
         caches = [
             "_last = (None, None, None)",

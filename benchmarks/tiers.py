@@ -1,0 +1,154 @@
+"""Strong solving by tiers (gdl.graph.tiers): memory, workers, Dask, against the serial solve.
+
+    python benchmarks/tiers.py                  # every row (the table in README-tiers.md)
+    python benchmarks/tiers.py --only c4-5x4    # the rows of one game
+    python benchmarks/tiers.py --quick          # Connect Four 4x4 and Pig to 30 (a minute or two)
+
+Each row runs in a fresh process, so its peak resident memory (RSS) is its own: for a solve by
+tiers that is the coordinating process (with one worker, all of the work), for the serial solve
+the process that enumerates, solves and saves. Every row saves the position database and the
+script stops unless every row of a game wrote the same file (SHA-256) and the serial row's
+positions and value agree with the literature (FACTS: Tromp's counts, draws).
+
+Rows: ``serial`` (gdl.graph.strong_solve + database.save, what `gdl solve --strong --save`
+runs), ``tiers-1`` (by tiers, one process), ``tiers-2`` (two worker processes), ``dask-2`` (a
+LocalCluster of two worker processes, its start-up not counted). Wall seconds: run the table on
+an otherwise idle machine, or compare rows measured side by side.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import hashlib
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+
+# game: (rule file, --set values, expected positions or None, expected value for player 0)
+GAMES = {
+    "c4-4x4": ("connect4.game", {"columns": 4, "rows": 4}, 161_029, 0),
+    "c4-5x4": ("connect4.game", {"columns": 5, "rows": 4}, 3_945_711, 0),
+    "pig-30": ("cyclic/pig100.game", {"goal": 30}, None, None),
+    "pig-50": ("cyclic/pig100.game", {"goal": 50}, None, None),
+    "pig-100": ("cyclic/pig100.game", {"goal": 100}, None, None),
+}
+KINDS = ("serial", "tiers-1", "tiers-2", "dask-2")
+QUICK = ("c4-4x4", "pig-30")
+
+
+def run_row(game_name: str, kind: str) -> dict:
+    sys.path.insert(0, str(ROOT))
+    from gdl.backends.load import load
+    from gdl.graph.executor import DaskExecutor, ProcessExecutor, SerialExecutor
+
+    path, params, _, _ = GAMES[game_name]
+    rules = ROOT / "games" / path
+    game = load(rules, params)
+    directory = Path(tempfile.mkdtemp(prefix="gdl-bench-tiers-"))
+    database = directory / "out.db"
+    cluster = client = None
+    if kind == "dask-2":
+        from dask.distributed import Client, LocalCluster
+
+        cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                               dashboard_address=None)
+        client = Client(cluster)
+    started = time.perf_counter()
+    if kind == "serial":
+        from gdl.graph import strong_solve
+        from gdl.graph.database import save
+
+        solution = strong_solve(game)
+        save(solution, database, {})
+        positions, root = len(solution.graph), solution.value(0)
+        method, tiers = solution.method, 1
+    else:
+        from gdl.graph.tiers import merge_database, tiered_solve
+
+        executor = (DaskExecutor(client=client) if client is not None
+                    else ProcessExecutor(2) if kind == "tiers-2" else SerialExecutor())
+        found = tiered_solve(game, directory / "tiers", binding={}, executor=executor,
+                             source=functools.partial(load, rules, params))
+        merge_database(found, database, {})
+        executor.close()
+        positions, method, tiers = found.positions, found.method, len(found.tiers)
+        entry = found.lookup(game.initial_state())
+        root = None if entry is None else entry[0]
+    wall = time.perf_counter() - started
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    if client is not None:
+        client.close()
+        cluster.close()  # type: ignore[union-attr]
+    digest = hashlib.sha256(database.read_bytes()).hexdigest()
+    # CPU seconds of this process and of the workers it waited for (Dask's: its start-up too)
+    cpu = sum(getattr(resource.getrusage(who), field) for who in
+              (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN) for field in ("ru_utime", "ru_stime"))
+    row = {"game": game_name, "kind": kind, "positions": positions, "tiers": tiers,
+           "method": method, "value": None if root is None else str(root[0]),
+           "wall": wall, "cpu": cpu, "peak": peak, "sha256": digest,
+           "load": os.getloadavg()[0]}
+    # every row also goes to a log (GDL_BENCH_LOG, default gdl-bench-tiers.jsonl in the
+    # temporary directory): the CPU seconds and load average the table leaves out
+    log = os.environ.get("GDL_BENCH_LOG") or os.path.join(tempfile.gettempdir(),
+                                                         "gdl-bench-tiers.jsonl")
+    with open(log, "a") as out:
+        out.write(json.dumps(row) + "\n")
+    return row
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", choices=sorted(GAMES))
+    parser.add_argument("--kinds", nargs="+", choices=KINDS, default=list(KINDS))
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--row", nargs=2, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.row:
+        print(json.dumps(run_row(*args.row)))
+        return 0
+    names = [args.only] if args.only else list(QUICK if args.quick else GAMES)
+    print("| game | positions | tiers | run | wall s | peak RSS MB | RSS / serial's "
+          "| speed-up vs tiers-1 | database |")
+    print("|---|---:|---:|---|---:|---:|---:|---:|---|")
+    failed = False
+    for name in names:
+        rows = {}
+        for kind in args.kinds:
+            done = subprocess.run([sys.executable, __file__, "--row", name, kind],
+                                  capture_output=True, text=True)
+            if done.returncode:
+                print(f"{name} {kind} failed:\n{done.stderr[-2000:]}", file=sys.stderr)
+                failed = True
+                continue
+            rows[kind] = json.loads(done.stdout.strip().splitlines()[-1])
+        _, _, positions, value = GAMES[name]
+        reference = rows.get("serial")
+        if reference is not None and positions is not None:
+            if reference["positions"] != positions or reference["value"] != str(value):
+                print(f"{name}: serial solve disagrees with the literature: {reference}",
+                      file=sys.stderr)
+                failed = True
+        digests = {row["sha256"] for row in rows.values()}
+        same = "identical" if len(digests) == 1 else "DIFFERENT"
+        failed |= len(digests) != 1
+        for kind, row in rows.items():
+            ratio = (f"{row['peak'] / reference['peak']:.2f}" if reference is not None else "")
+            base = rows.get("tiers-1")
+            speedup = (f"{base['wall'] / row['wall']:.2f}×" if base is not None
+                       and kind != "serial" else "")
+            print(f"| {name} | {row['positions']:,} | {row['tiers']} | {kind} | {row['wall']:.1f} "
+                  f"| {row['peak'] / 2**20:.0f} | {ratio} | {speedup} | {same} |", flush=True)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

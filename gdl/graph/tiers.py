@@ -1,0 +1,920 @@
+"""Strong solving a tier at a time, in bounded memory, on any executor (see docs/tiers.md).
+
+A game's *tier* is an integer over the state that no move lowers (``tier`` in the rules: the
+game object's ``tier(state)``; without one, every position is in tier 0). The solve has two
+passes over a directory of tier files:
+
+1. **Forward** (``discover``), lowest tier first: the positions of tier t are those reached from
+   lower tiers plus those reached inside t; they are found a breadth-first round at a time and
+   written, sorted by key, to ``tier-t.keys.npy``. The moves reaching later tiers wait, as sorted
+   key arrays, until their tier comes. A move to a lower tier is a ``TierViolation``.
+2. **Backward** (``solve_tiers``), highest tier first: each position of tier t is expanded again,
+   a move inside t becomes an edge of a small local graph, and a move to a later tier u is looked
+   up by binary search in u's results (loaded only while t needs them) and stands in the local
+   graph as a terminal with that value and remoteness. The local graph is solved by the strong
+   solver's own methods (``gdl.graph.induction``; with chance and cycles inside the tier, as in
+   Pig whose turn total keeps the banked points fixed, ``gdl.graph.iteration``), and the tier's
+   results (value-table index and remoteness per position, in key order) are written to
+   ``tier-t.values.npy`` / ``tier-t.remoteness.npy`` / ``tier-t.table.json``. The manifest then
+   records the tier as solved: that is the checkpoint ``resume=True`` starts from.
+
+``merge_database`` writes the position database from the tier results, byte for byte the file
+``gdl.graph.database.save`` writes for the single-graph solve (same sorted keys, value table in
+order of first use, record layout, header).
+
+Keys are ``bytes([len(state)]) + bytes(state)``: the database's "u8v" order, which is "u8"'s when
+every state has the same length. ``expand`` is the only place that calls the game: a native
+"expand a batch of keys" primitive can replace it there.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import struct
+import tempfile
+import time
+import zlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from fractions import Fraction
+from itertools import pairwise
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from gdl.graph.database import MAGIC, VERSION, _decode_value, _encode_value
+from gdl.graph.executor import SerialExecutor, game_from
+from gdl.graph.positions import PositionGraph
+from gdl.protocol import CHANCE, TERMINAL
+from gdl.solvers.common import chance_outcomes, constant_sum_total, no_legal_actions
+from gdl.solvers.result import SolverError
+
+MANIFEST = "manifest.json"
+FORMAT = 1
+# Positions a task expands: large enough that a task's overhead (pickling, a process hop) is
+# small against its work, small enough that every worker gets several tasks per round.
+TASK_SIZE = 20_000
+
+
+class TierViolation(SolverError):
+    """A move that lowers the declared tier."""
+
+    def __init__(self, message: str, state=None, action=None, from_tier: int = 0,
+                 to_tier: int = 0):
+        super().__init__(message)
+        self.state, self.action = state, action
+        self.from_tier, self.to_tier = from_tier, to_tier
+
+
+class TiersStopped(SolverError):
+    """The solve stopped after the number of tiers it was asked to solve (a checkpoint)."""
+
+
+# ---- keys --------------------------------------------------------------------------------------
+
+def key_of(state) -> bytes:
+    """A state's key: its length, then its components as bytes."""
+    try:
+        if type(state) is not tuple or len(state) > 255:
+            raise ValueError
+        return bytes([len(state)]) + bytes(state)
+    except (TypeError, ValueError):
+        raise SolverError("a tiered solve needs states that are tuples of integers 0..255 "
+                          f"(met {state!r}); solve without --workers") from None
+
+
+def state_of(key: bytes) -> tuple:
+    """The state of a key (numpy drops trailing zero bytes: they are put back)."""
+    key = bytes(key)
+    if not key:
+        return ()
+    n = key[0]
+    body = tuple(key[1:1 + n])
+    return body + (0,) * (n - len(body))
+
+
+def _keys_array(keys) -> np.ndarray:
+    return np.array(keys, dtype="S") if len(keys) else np.zeros(0, "S1")
+
+
+# ---- expanding positions: the one place the game is called ------------------------------------
+
+@dataclass
+class Expansion:
+    """The moves of a batch of positions, flattened: position i's moves are the next
+    ``count[i]`` entries of the per-move arrays."""
+
+    player: np.ndarray               # int8 per position
+    count: np.ndarray                # int64 per position
+    child_key: np.ndarray            # S per move
+    child_tier: np.ndarray           # int64 per move
+    probability_index: np.ndarray    # int32 per move, into `probabilities`; -1 for a decision
+    probabilities: list
+    returns_index: np.ndarray        # int32 per position, into `returns_table`; -1 if not terminal
+    returns_table: list
+
+
+def expand(game, keys, tier: ComponentTier | None = None) -> Expansion:
+    """Every move of the positions ``keys`` (in order), with each child's key and tier (the
+    game's declared tier, or ``tier`` when given)."""
+    tier_of = tier_function(game, tier)
+    current_player, legal, apply = game.current_player, game.legal_actions, game.apply
+    players, counts, child_keys, child_tiers = [], [], [], []
+    probability_index: list[int] = []
+    probability_ids: dict = {}
+    returns_index: list[int] = []
+    returns_ids: dict = {}
+    prefix = _LENGTH_BYTE
+    for state in _states(keys):
+        player = current_player(state)
+        players.append(player)
+        if player == TERMINAL:
+            values = tuple(game.returns(state))
+            returns_index.append(returns_ids.setdefault(values, len(returns_ids)))
+            counts.append(0)
+            continue
+        returns_index.append(-1)
+        if player == CHANCE:
+            pairs = chance_outcomes(game, state)      # checked: exact, summing to 1
+            successors = [apply(state, outcome) for outcome, _ in pairs]
+            probability_index.extend(probability_ids.setdefault(Fraction(p), len(probability_ids))
+                                     for _, p in pairs)
+        else:
+            actions = legal(state)
+            if not actions:
+                raise no_legal_actions(game, state)
+            successors = [apply(state, action) for action in actions]
+            probability_index.extend([-1] * len(successors))
+        counts.append(len(successors))
+        for successor in successors:
+            try:
+                body = bytes(successor)
+                child_keys.append(prefix[len(successor)] + body)
+            except (TypeError, ValueError, IndexError):
+                key_of(successor)               # raises the error that says why
+            child_tiers.append(tier_of(successor))
+    return Expansion(
+        player=np.array(players, dtype=np.int8), count=np.array(counts, dtype=np.int64),
+        child_key=_keys_array(child_keys), child_tier=np.array(child_tiers, dtype=np.int64),
+        probability_index=np.array(probability_index, dtype=np.int32),
+        probabilities=list(probability_ids),
+        returns_index=np.array(returns_index, dtype=np.int32), returns_table=list(returns_ids))
+
+
+_LENGTH_BYTE = [bytes([n]) for n in range(256)]
+
+
+def _states(keys) -> list[tuple]:
+    """The states of an array of keys, all at once (a row of bytes each: fast)."""
+    if not isinstance(keys, np.ndarray) or keys.dtype.kind != "S":
+        return [state_of(key) for key in keys]
+    if not len(keys) or keys.dtype.itemsize == 0:
+        return [state_of(bytes(key)) for key in keys]
+    rows = np.ascontiguousarray(keys).view(np.uint8).reshape(len(keys), keys.dtype.itemsize)
+    return [tuple(row[1:1 + row[0]]) for row in rows.tolist()]
+
+
+def _join(parts: list[Expansion]) -> Expansion:
+    """One expansion from the expansions of consecutive batches (tables concatenated, indices
+    shifted)."""
+    if len(parts) == 1:
+        return parts[0]
+    p_offsets = np.cumsum([0] + [len(x.probabilities) for x in parts])
+    r_offsets = np.cumsum([0] + [len(x.returns_table) for x in parts])
+
+    def shifted(arrays, offsets):
+        return np.concatenate([np.where(a >= 0, a + o, -1).astype(np.int32)
+                               for a, o in zip(arrays, offsets)])
+
+    return Expansion(
+        player=np.concatenate([x.player for x in parts]),
+        count=np.concatenate([x.count for x in parts]),
+        child_key=np.concatenate([x.child_key for x in parts]),
+        child_tier=np.concatenate([x.child_tier for x in parts]),
+        probability_index=shifted([x.probability_index for x in parts], p_offsets),
+        probabilities=[p for x in parts for p in x.probabilities],
+        returns_index=shifted([x.returns_index for x in parts], r_offsets),
+        returns_table=[r for x in parts for r in x.returns_table])
+
+
+def expand_task(task) -> Expansion:
+    """A worker's task: ``(game source, tier, keys)`` or ``(game source, tier, (tier file,
+    start, stop))``; a tier file is read from the storage the workers share."""
+    source, tier, batch = task
+    if isinstance(batch, tuple):
+        path, start, stop = batch
+        batch = np.load(path, mmap_mode="r")[start:stop]
+    return expand(game_from(source), batch, tier)
+
+
+# ---- the tier of a state -----------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class ComponentTier:
+    """A tier read off the state: the sum of the components that only grow minus the sum of
+    those that only shrink (none: one tier)."""
+
+    growing: tuple[int, ...]
+    shrinking: tuple[int, ...] = ()
+
+    def __call__(self, state) -> int:
+        return sum(state[i] for i in self.growing) - sum(state[i] for i in self.shrinking)
+
+
+ONE_TIER = ComponentTier(())
+# Positions the inference looks at: enough to see most moves of a small game, a second or so.
+INFER_SAMPLE = 20_000
+
+
+def tier_function(game, tier: ComponentTier | None) -> Callable[[Any], int]:
+    """``tier`` when given, else the game's declared tier."""
+    if tier is not None:
+        return tier
+    declared = getattr(game, "tier", None)
+    return declared if declared is not None else ONE_TIER
+
+
+def infer_tier(game, sample: int | None = None) -> ComponentTier:
+    """A tier for a game that declares none, from the integer state components that change
+    along the moves of the first ``sample`` positions (breadth-first): those that only go up
+    count for, those that only go down (a heap, an empty cell filling up) against. It is a guess
+    from a sample: the forward pass checks every move, and where one lowers the tier the solve
+    falls back to one tier."""
+    sample = INFER_SAMPLE if sample is None else sample
+    root = game.initial_state()
+    if type(root) is not tuple:
+        return ONE_TIER
+    width = len(root)
+    lowered: set[int] = set()
+    raised: set[int] = set()
+    mixed: set[int] = set()
+    seen = {root}
+    queue = [root]
+    for state in queue:
+        if len(seen) >= sample:
+            break
+        player = game.current_player(state)
+        if player == TERMINAL:
+            continue
+        moves = ([o for o, _ in game.chance_outcomes(state)] if player == CHANCE
+                 else game.legal_actions(state))
+        for move in moves:
+            child = game.apply(state, move)
+            if type(child) is not tuple:
+                return ONE_TIER
+            width = min(width, len(child))
+            for i in range(min(len(state), len(child))):
+                a, b = state[i], child[i]
+                if type(a) is not int or type(b) is not int:
+                    mixed.add(i)
+                elif b < a:
+                    lowered.add(i)
+                elif b > a:
+                    raised.add(i)
+            if child not in seen:
+                seen.add(child)
+                queue.append(child)
+    mixed |= raised & lowered
+    return ComponentTier(tuple(sorted(i for i in raised - mixed if i < width)),
+                         tuple(sorted(i for i in lowered - mixed if i < width)))
+
+
+# ---- the run -----------------------------------------------------------------------------------
+
+@dataclass
+class TierRun:
+    """A tiered solve's directory, game and executor, and what its manifest records."""
+
+    game: Any
+    directory: Path
+    binding: dict
+    source: Callable[[], Any] | None = None       # for workers in other processes
+    executor: Any = field(default_factory=SerialExecutor)
+    progress: Callable[[str, int, int], None] | None = None
+    manifest: dict = field(default_factory=dict)
+    tier: ComponentTier | None = None              # None: the game's declared tier
+
+    def path(self, tier: int, part: str) -> Path:
+        return self.directory / f"tier-{tier}.{part}"
+
+    def save_manifest(self) -> None:
+        _atomic_write(self.directory / MANIFEST,
+                      json.dumps(self.manifest, sort_keys=True, indent=1).encode("utf-8"))
+
+    def expand_all(self, keys: np.ndarray, tier_file: Path | None = None) -> Expansion:
+        """Expand ``keys`` (all of tier file ``tier_file`` when given), in tasks spread over the
+        executor; with one worker here, directly."""
+        if isinstance(self.executor, SerialExecutor) or self.source is None or len(keys) <= 1:
+            return expand(self.game, keys, self.tier)
+        size = max(1, min(TASK_SIZE, -(-len(keys) // (4 * self.executor.workers))))
+        bounds = [(start, min(start + size, len(keys))) for start in range(0, len(keys), size)]
+        tasks: list
+        if tier_file is not None:
+            tasks = [(self.source, self.tier, (str(tier_file), a, b)) for a, b in bounds]
+        else:
+            tasks = [(self.source, self.tier, keys[a:b]) for a, b in bounds]
+        return _join(self.executor.map(expand_task, tasks))
+
+    def report(self, stage: str, done: int, total: int) -> None:
+        if self.progress is not None:
+            self.progress(stage, done, total)
+
+
+def _atomic_write(path: Path, data: bytes) -> None:
+    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".partial",
+                                         dir=path.parent)
+    try:
+        with os.fdopen(handle, "wb") as out:
+            out.write(data)
+        os.replace(temporary, path)
+    except BaseException:
+        try:
+            os.unlink(temporary)
+        except OSError:
+            pass
+        raise
+
+
+def _save_array(path: Path, array: np.ndarray) -> None:
+    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".partial",
+                                         dir=path.parent)
+    try:
+        with os.fdopen(handle, "wb") as out:
+            np.save(out, array)
+        os.replace(temporary, path)
+    except BaseException:
+        try:
+            os.unlink(temporary)
+        except OSError:
+            pass
+        raise
+
+
+def _violation(run: TierRun, parents: np.ndarray, expansion: Expansion, tier: int,
+               bad: np.ndarray) -> TierViolation:
+    """The first move (in key order) that leads below ``tier``, named."""
+    edge = int(np.flatnonzero(bad)[0])
+    owner = int(np.searchsorted(np.cumsum(expansion.count), edge, side="right"))
+    game = run.game
+    state = state_of(parents[owner])
+    if int(expansion.player[owner]) == CHANCE:
+        actions = [outcome for outcome, _ in game.chance_outcomes(state)]
+    else:
+        actions = list(game.legal_actions(state))
+    action = actions[edge - int(np.sum(expansion.count[:owner]))]
+    to_tier = int(expansion.child_tier[edge])
+    return TierViolation(
+        f"the tier goes down: move {game.action_name(action)!r} leads from a position of tier "
+        f"{tier} to one of tier {to_tier}, and no move may lower the tier",
+        state=state, action=action, from_tier=tier, to_tier=to_tier)
+
+
+def discover(run: TierRun) -> list[list[int]]:
+    """The forward pass: every tier's positions, written sorted; returns ``[tier, positions]``
+    pairs, lowest tier first."""
+    game = run.game
+    root = game.initial_state()
+    tier_of = tier_function(game, run.tier)
+    pending: dict[int, list[np.ndarray]] = {int(tier_of(root)): [_keys_array([key_of(root)])]}
+    tiers: list[list[int]] = []
+    found = 0
+    while pending:
+        tier = min(pending)
+        frontier = np.unique(np.concatenate(pending.pop(tier)))
+        members = [frontier]
+        while len(frontier):
+            expansion = run.expand_all(frontier)
+            bad = expansion.child_tier < tier
+            if bad.any():
+                raise _violation(run, frontier, expansion, tier, bad)
+            inside = expansion.child_tier == tier
+            fresh = np.unique(expansion.child_key[inside])
+            for member in members:      # keep only positions not met before in this tier
+                fresh = fresh[~np.isin(fresh, member)]
+            later = ~inside
+            for u in np.unique(expansion.child_tier[later]).tolist():
+                here = expansion.child_key[later & (expansion.child_tier == u)]
+                waiting = pending.setdefault(int(u), [])
+                waiting.append(np.unique(here))
+                if len(waiting) > 8:      # bound the waiting copies: merge them
+                    pending[int(u)] = [np.unique(np.concatenate(waiting))]
+            if len(fresh):
+                members.append(fresh)
+            frontier = fresh
+        keys = np.unique(np.concatenate(members))
+        _save_array(run.path(tier, "keys.npy"), keys)
+        tiers.append([tier, len(keys)])
+        found += len(keys)
+        run.report(f"found tier {tier}:", found, found)
+    return tiers
+
+
+@dataclass
+class TierResult:
+    """A solved tier, loaded for its predecessors' lookups."""
+
+    keys: np.ndarray
+    index: np.ndarray
+    remoteness: np.ndarray
+    table: list                      # encoded value vectors (database encoding)
+
+    @classmethod
+    def load(cls, run: TierRun, tier: int, mapped: bool = False) -> TierResult:
+        """A tier's results; ``mapped``: the arrays read from their files as they are used."""
+        table = json.loads(run.path(tier, "table.json").read_text(encoding="utf-8"))
+        keys, index, remoteness = (
+            np.load(run.path(tier, part), mmap_mode="r") if mapped else np.load(run.path(tier, part))
+            for part in ("keys.npy", "values.npy", "remoteness.npy"))
+        return cls(keys, index, remoteness, [None if v is None else tuple(v) for v in table])
+
+
+def _local_graph(run: TierRun, tier: int, keys: np.ndarray, expansion: Expansion,
+                 results: dict[int, TierResult]) -> tuple[PositionGraph, np.ndarray]:
+    """The tier as a graph: its positions, then one terminal per distinct (value, remoteness)
+    of the later positions its moves reach. Returns the graph and the terminals' remoteness."""
+    n = len(keys)
+    child = np.empty(len(expansion.child_key), dtype=np.int64)
+    inside = expansion.child_tier == tier
+    at = np.searchsorted(keys, expansion.child_key[inside])
+    child[inside] = at
+    boundary: dict[tuple, int] = {}
+    boundary_values: list = []
+    boundary_remoteness: list[int] = []
+    for u in np.unique(expansion.child_tier[~inside]).tolist():
+        result = results[u]
+        edges = np.flatnonzero(expansion.child_tier == u)
+        where = np.searchsorted(result.keys, expansion.child_key[edges])
+        pairs = np.stack((result.index[where], result.remoteness[where]), axis=1)
+        distinct, inverse = np.unique(pairs, axis=0, return_inverse=True)
+        ids = []
+        for value_index, remoteness in distinct.tolist():
+            encoded = result.table[value_index]
+            if encoded is None:
+                raise SolverError(f"tier {u} has a draw (endless play): a tiered solve of a "
+                                  "game without chance needs every tier free of cycles")
+            ident = (encoded, remoteness)
+            if ident not in boundary:
+                boundary[ident] = n + len(boundary_values)
+                boundary_values.append(tuple(_decode_value(v) for v in encoded))
+                boundary_remoteness.append(remoteness)
+            ids.append(boundary[ident])
+        child[edges] = np.array(ids, dtype=np.int64)[inverse.reshape(-1)]
+    m = len(boundary_values)
+    first = np.zeros(n + m + 1, dtype=np.int64)
+    np.cumsum(expansion.count, out=first[1:n + 1])
+    first[n + 1:] = first[n]
+    returns_index = np.concatenate((expansion.returns_index,
+                                    np.arange(m, dtype=np.int32) + len(expansion.returns_table)))
+    has_chance = bool(run.game.info.has_chance)
+    graph = PositionGraph(
+        game=run.game, keys=range(n + m), index={}, packed=True,       # type: ignore[arg-type]
+        player=np.concatenate((expansion.player, np.full(m, TERMINAL, dtype=np.int8))),
+        first=first, child=child,
+        probability_index=expansion.probability_index if has_chance else None,
+        probabilities=expansion.probabilities,
+        returns_index=returns_index.astype(np.int32),
+        returns_table=expansion.returns_table + boundary_values)
+    return graph, np.array(boundary_remoteness, dtype=np.int32)
+
+
+def _solve_local(info, graph: PositionGraph, n: int, boundary_remoteness: np.ndarray,
+                 try_exact: bool = True) -> tuple[list, np.ndarray, np.ndarray, dict]:
+    """Values of the tier's ``n`` positions: ``(table, index, remoteness, how)``. Without
+    ``try_exact`` (a later tier's values are approximate), no exact check is attempted."""
+    from gdl.graph import BACKWARD_INDUCTION, RETROGRADE
+    from gdl.graph.induction import two_player_induction, vector_induction
+    from gdl.graph.order import levels as solve_order
+
+    two_player_constant_sum = info.num_players == 2 and info.is_constant_sum
+    total = constant_sum_total(info, "strong solve") if two_player_constant_sum else None
+    levels = solve_order(graph)
+    how = {"method": BACKWARD_INDUCTION, "exact": True, "note": ""}
+    if levels is not None and two_player_constant_sum and not info.has_chance:
+        remoteness = np.zeros(len(graph), dtype=np.int32)
+        remoteness[n:] = boundary_remoteness
+        values = two_player_induction(graph, levels, total, remoteness)
+        if values is not None:
+            centred, index = np.unique(values.lower[:n], return_inverse=True)
+            table = [_encoded(values.vector(int(np.flatnonzero(values.lower[:n] == w)[0])))
+                     for w in centred.tolist()]
+            return table, index.reshape(-1), values.remoteness[:n].copy(), how
+    if levels is not None:
+        vectors = vector_induction(graph, levels).vectors[:n]
+        table, index = _tabulate(vectors)
+        return table, index, np.full(n, -1, dtype=np.int32), how
+    if two_player_constant_sum and info.has_chance:
+        vectors, how = _stochastic(graph, total, try_exact)
+        table, index = _tabulate(vectors[:n])
+        return table, index, np.full(n, -1, dtype=np.int32), how
+    raise SolverError(f"a tiered solve of {info.name!r} met cycles inside a tier of a game "
+                      f"without chance ({RETROGRADE} across tiers is not implemented); solve "
+                      "it without --workers")
+
+
+def _stochastic(graph: PositionGraph, total, try_exact: bool = True) -> tuple[list, dict]:
+    """``gdl.graph.iteration.solve_stochastic`` for a tier: the same steps (value iteration,
+    then the exact policy check), with the stand-in terminals' values exact fractions of any
+    denominator rather than integers over one common scale."""
+    from gdl.graph import VALUE_ITERATION, iteration
+
+    is_terminal = graph.player == TERMINAL
+    exact_terminal: list = [None] * len(graph)
+    for position in np.flatnonzero(is_terminal).tolist():
+        returns = graph.returns_table[graph.returns_index[position]]
+        exact_terminal[position] = Fraction(returns[0]) * 2 - total
+    centred = np.array([0.0 if v is None else float(v) for v in exact_terminal])
+    parts, _, layers = iteration.condensation_layers(graph)
+    approximate, residual = iteration.float_values(graph, centred, 1, layers)
+    note, exact = "", None
+    if not try_exact:
+        note = "a later tier's values are approximate, so this tier's are too"
+    elif len(iteration.endless_positions(graph)):
+        note = "some positions can go on for ever with probability 1; values from iteration"
+    elif len(graph) > iteration.EXACT_LIMIT:
+        note = (f"a tier of more than {iteration.EXACT_LIMIT:,} positions is not checked "
+                "exactly; values from value iteration")
+    else:
+        try:
+            exact = iteration.exact_values(graph, centred, 1, parts, approximate,
+                                           exact_terminal)
+        except iteration._TooBig:
+            note = (f"the exact check gave up (numbers beyond {iteration.MAX_DIGITS:,} digits, "
+                    "or no stable policy); values from value iteration")
+    how = {"method": VALUE_ITERATION, "exact": exact is not None, "note": note,
+           "residual": None if exact is not None else residual}
+    if exact is not None:
+        return [(_plain((v + total) / 2), _plain((total - v) / 2)) for v in exact], how
+    return [((v + float(total)) / 2, (float(total) - v) / 2) for v in approximate.tolist()], how
+
+
+def _plain(v):
+    if isinstance(v, Fraction) and v.denominator == 1:
+        return v.numerator
+    return v
+
+
+def _encoded(vector) -> tuple | None:
+    return None if vector is None else tuple(_encode_value(v) for v in vector)
+
+
+def _tabulate(vectors) -> tuple[list, np.ndarray]:
+    table: dict = {}
+    index = np.fromiter((table.setdefault(_encoded(v), len(table)) for v in vectors),
+                        dtype=np.int64, count=len(vectors))
+    return list(table), index
+
+
+# A tier with moves inside it (Pig's turns) is cut into pieces no move joins, solved on the
+# workers, when it has at least this many positions (below, a task costs more than it saves).
+SPLIT_MIN = 5_000
+
+
+class _InfoOnly:
+    """What a piece's graph needs of the game: its info (numbers of players, sum)."""
+
+    def __init__(self, info):
+        self.info = info
+
+
+def _pieces(graph: PositionGraph, n: int, parts: int) -> list[np.ndarray]:
+    """The tier's positions cut into at most ``parts`` sets that no move inside the tier joins
+    (whole weakly connected components, by label propagation), each sorted."""
+    owner = np.repeat(np.arange(n), np.diff(graph.first[:n + 1]))
+    child = graph.child[:len(owner)]
+    inside = child < n
+    u, v = owner[inside], child[inside].astype(np.int64)
+    label = np.arange(n)
+    while True:                        # each component ends labelled by its smallest position
+        lowest = np.minimum(label[u], label[v])
+        new = label.copy()
+        np.minimum.at(new, u, lowest)
+        np.minimum.at(new, v, lowest)
+        new = new[new]                 # pointer jumping: halves the rounds on long chains
+        if np.array_equal(new, label):
+            break
+        label = new
+    sizes = np.bincount(label, minlength=n)
+    before = np.cumsum(sizes) - sizes  # positions in components of smaller label
+    group_of = np.minimum(before * parts // max(1, n), parts - 1)
+    group = group_of[label]
+    return [members for g in range(parts) if len(members := np.flatnonzero(group == g))]
+
+
+def _piece(graph: PositionGraph, n: int, members: np.ndarray, boundary_remoteness: np.ndarray,
+           info) -> tuple:
+    """The task solving one piece: its positions and the stand-in terminals they reach."""
+    from gdl.graph.order import gather
+
+    edges, counts = gather(graph.first, np.arange(len(graph.child)), members)
+    children = graph.child[edges].astype(np.int64)
+    local = np.full(n, -1, dtype=np.int64)
+    local[members] = np.arange(len(members))
+    outside = children >= n
+    stand_ins = np.unique(children[outside])
+    mapped = np.empty(len(children), dtype=np.int64)
+    mapped[~outside] = local[children[~outside]]
+    mapped[outside] = len(members) + np.searchsorted(stand_ins, children[outside])
+    first = np.zeros(len(members) + len(stand_ins) + 1, dtype=np.int64)
+    np.cumsum(counts, out=first[1:len(members) + 1])
+    first[len(members) + 1:] = first[len(members)]
+    every = np.concatenate((members, stand_ins))
+    arrays = {
+        "player": graph.player[every], "first": first, "child": mapped,
+        "probability_index": (None if graph.probability_index is None
+                              else graph.probability_index[edges]),
+        "returns_index": graph.returns_index[every],
+    }
+    return (info, arrays, graph.probabilities, graph.returns_table, len(members),
+            boundary_remoteness[stand_ins - n])
+
+
+def solve_piece(task) -> tuple[list, np.ndarray, np.ndarray, dict]:
+    """A worker's task: one piece of a tier, solved as ``_solve_local`` solves a tier."""
+    info, arrays, probabilities, returns_table, n, boundary_remoteness, try_exact = task
+    size = len(arrays["player"])
+    graph = PositionGraph(game=_InfoOnly(info), keys=range(size), index={},  # type: ignore[arg-type]
+                          packed=True, probabilities=probabilities, returns_table=returns_table,
+                          **arrays)
+    return _solve_local(info, graph, n, boundary_remoteness, try_exact)
+
+
+def _solve_tier(run: TierRun, graph: PositionGraph, n: int, boundary_remoteness: np.ndarray,
+                try_exact: bool = True) -> tuple[list, np.ndarray, np.ndarray, dict]:
+    """A tier's values: at once, or in pieces on the workers (see SPLIT_MIN); the same."""
+    info = run.game.info
+    inside = int(np.count_nonzero(graph.child < n))
+    if isinstance(run.executor, SerialExecutor) or n < SPLIT_MIN or not inside:
+        return _solve_local(info, graph, n, boundary_remoteness, try_exact)
+    pieces = _pieces(graph, n, 4 * run.executor.workers)
+    if len(pieces) < 2:
+        return _solve_local(info, graph, n, boundary_remoteness, try_exact)
+    answers = run.executor.map(solve_piece, [
+        _piece(graph, n, members, boundary_remoteness, info) + (try_exact,)
+        for members in pieces])
+    table: dict = {}
+    index = np.empty(n, dtype=np.int64)
+    remoteness = np.empty(n, dtype=np.int32)
+    hows = []
+    for members, (part_table, part_index, part_remoteness, how) in zip(pieces, answers):
+        ids = np.array([table.setdefault(v, len(table)) for v in part_table], dtype=np.int64)
+        index[members] = ids[part_index]
+        remoteness[members] = part_remoteness
+        hows.append(how)
+    from gdl.graph import VALUE_ITERATION
+
+    how = {"method": next((h["method"] for h in hows if h["method"] == VALUE_ITERATION),
+                          hows[0]["method"]),
+           "exact": all(h["exact"] for h in hows), "note": next((h["note"] for h in hows
+                                                                  if h["note"]), "")}
+    return list(table), index, remoteness, how
+
+
+def solve_tiers(run: TierRun, stop_after: int | None = None) -> None:
+    """The backward pass: every tier not yet solved, the highest first."""
+    tiers = [t for t, _ in run.manifest["tiers"]]
+    solved = run.manifest.setdefault("solved", {})
+    loaded: dict[int, TierResult] = {}
+    newly = 0
+    done = sum(count for t, count in run.manifest["tiers"] if str(t) in solved)
+    everything = sum(count for _, count in run.manifest["tiers"])
+    for tier in reversed(tiers):
+        if str(tier) in solved:
+            continue
+        if stop_after is not None and newly >= stop_after:
+            raise TiersStopped(f"stopped after {newly} tiers, as asked")
+        keys = np.load(run.path(tier, "keys.npy"))
+        expansion = run.expand_all(keys, run.path(tier, "keys.npy"))
+        needed = set(np.unique(expansion.child_tier).tolist()) - {tier}
+        for u in list(loaded):           # bounded memory: only the tiers this one reaches
+            if u not in needed:
+                del loaded[u]
+        for u in sorted(needed - set(loaded)):
+            loaded[u] = TierResult.load(run, u)
+        graph, boundary_remoteness = _local_graph(run, tier, keys, expansion, loaded)
+        del expansion
+        try_exact = all(h["exact"] for h in solved.values())
+        table, index, remoteness, how = _solve_tier(run, graph, len(keys), boundary_remoteness,
+                                                    try_exact)
+        _save_array(run.path(tier, "values.npy"), index.astype(np.int32))
+        _save_array(run.path(tier, "remoteness.npy"), remoteness.astype(np.int32))
+        _atomic_write(run.path(tier, "table.json"),
+                      json.dumps([None if v is None else list(v) for v in table]).encode("utf-8"))
+        solved[str(tier)] = how
+        run.save_manifest()              # the checkpoint: this tier is done
+        newly += 1
+        done += len(keys)
+        run.report(f"solved tier {tier}:", done, everything)
+
+
+# ---- the whole solve ---------------------------------------------------------------------------
+
+@dataclass
+class TieredSolution:
+    """What a tiered solve found, read from its directory."""
+
+    run: TierRun
+    tiers: list[list[int]]
+    method: str
+    exact: bool
+    note: str
+    seconds: dict
+
+    @property
+    def positions(self) -> int:
+        return sum(count for _, count in self.tiers)
+
+    def lookup(self, state) -> tuple[tuple | None, int] | None:
+        """The value vector and remoteness of a state, or None if it is not reachable."""
+        tier = int(tier_function(self.run.game, self.run.tier)(state))
+        if not self.run.path(tier, "keys.npy").exists():
+            return None
+        result = TierResult.load(self.run, tier)
+        key = np.array([key_of(state)], dtype=result.keys.dtype)
+        at = int(np.searchsorted(result.keys, key[0]))
+        if at >= len(result.keys) or result.keys[at] != key[0]:
+            return None
+        encoded = result.table[int(result.index[at])]
+        value = None if encoded is None else tuple(_decode_value(v) for v in encoded)
+        return value, int(result.remoteness[at])
+
+
+def tiered_solve(game, directory: str | Path, *, binding: dict | None = None,
+                 source: Callable[[], Any] | None = None, executor: Any = None,
+                 resume: bool = False, stop_after: int | None = None,
+                 progress: Callable[[str, int, int], None] | None = None) -> TieredSolution:
+    """Strong-solve ``game`` a tier at a time in ``directory`` (created if need be). With
+    ``resume``, the passes already recorded in the directory's manifest (for the same
+    ``binding``) are not done again. ``stop_after`` stops (``TiersStopped``) once that many
+    tiers have been solved in this call."""
+    from gdl.graph import VALUE_ITERATION
+
+    run = TierRun(game=game, directory=Path(directory), binding=binding or {}, source=source,
+                  executor=executor or SerialExecutor(), progress=progress)
+    run.directory.mkdir(parents=True, exist_ok=True)
+    seconds = {}
+    manifest_path = run.directory / MANIFEST
+    if resume and manifest_path.exists():
+        run.manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+        if run.manifest.get("format") != FORMAT or run.manifest.get("binding") != run.binding:
+            raise SolverError(f"{run.directory}: its tier files were made from other rules or "
+                              "--set values; solve again without --resume")
+    else:
+        run.manifest = {"format": FORMAT, "binding": run.binding, "game": game.info.name}
+    declared = getattr(game, "tier", None) is not None
+    if "tier" in run.manifest:                   # resumed: the tier the run began with
+        run.tier = None if run.manifest["tier"] is None else ComponentTier(
+            *(tuple(part) for part in run.manifest["tier"]))
+    elif not declared:
+        run.tier = infer_tier(game)
+    if "tiers" not in run.manifest:
+        started = time.perf_counter()
+        try:
+            run.manifest["tier"] = None if run.tier is None else [list(run.tier.growing),
+                                                                  list(run.tier.shrinking)]
+            run.manifest["tiers"] = discover(run)
+        except TierViolation:
+            if declared:
+                raise
+            run.tier = ONE_TIER                  # the inferred tier was wrong: one tier
+            run.manifest["tier"] = [[], []]
+            run.manifest["tiers"] = discover(run)
+        run.manifest["solved"] = {}
+        run.save_manifest()
+        seconds["discover"] = time.perf_counter() - started
+    started = time.perf_counter()
+    solve_tiers(run, stop_after)
+    seconds["solve"] = time.perf_counter() - started
+    solved = run.manifest["solved"].values()
+    method = next((h["method"] for h in solved if h["method"] == VALUE_ITERATION),
+                  next(iter(solved))["method"] if solved else "")
+    note = next((h["note"] for h in solved if h["note"]), "")
+    return TieredSolution(run, run.manifest["tiers"], method, all(h["exact"] for h in solved),
+                          note, seconds)
+
+
+# ---- the merge ---------------------------------------------------------------------------------
+
+# Positions the merge sorts at a time: its memory is about 60 bytes a position of one bucket.
+MERGE_BUCKET = 1 << 20
+
+
+def merge_database(solution: TieredSolution, path: str | Path, binding: dict,
+                   source: str = "") -> int:
+    """Write the position database of a tiered solve, byte-identical to what
+    ``gdl.graph.database.save`` writes for the single-graph solve; returns its size in bytes.
+
+    The tiers' sorted key arrays are merged a bucket of key ranges at a time (the bounds drawn
+    from a sample of the keys), each bucket's keys and records streamed through zlib, so memory
+    holds one bucket, not the game. The value table is numbered in order of first use by sorted
+    rank, as ``save`` numbers it."""
+    run = solution.run
+    parts = [TierResult.load(run, t, mapped=True) for t, _ in solution.tiers]
+    total = sum(len(part.keys) for part in parts)
+    internal = max([part.keys.dtype.itemsize for part in parts] + [1])
+    lengths: set[int] = set()
+    for part in parts:
+        if len(part.keys):
+            rows = np.asarray(part.keys).view(np.uint8).reshape(len(part.keys), -1)
+            lengths.update(np.unique(rows[:, 0]).tolist())
+    longest = max(lengths, default=0)
+    same = len(lengths) <= 1
+    kind, width = ("u8", longest) if same else ("u8v", longest + 1)
+    # every distinct value vector, numbered provisionally; `number` renumbers by first use
+    provisional: dict = {}
+    part_ids = [np.array([provisional.setdefault(v, len(provisional)) for v in part.table]
+                         or [0], dtype=np.int64) for part in parts]
+    entries = list(provisional)
+    number = np.full(len(entries), -1, dtype=np.int64)
+    used = 0
+    bits_for_index = max(1, (len(entries) - 1).bit_length())
+    remoteness_bits = 16 - bits_for_index
+    none = (1 << remoteness_bits) - 1
+    highest = max([int(np.max(part.remoteness, initial=0)) for part in parts] + [0])
+    packed16 = remoteness_bits >= 8 and highest < none
+    index_dtype = ("<u1" if len(entries) <= 256 else "<u2" if len(entries) <= 65536 else "<u4")
+    record: dict = ({"layout": "packed16", "remoteness_bits": remoteness_bits} if packed16
+                    else {"layout": "split", "index_dtype": index_dtype})
+    streams = [_Stream() for _ in range(2 if packed16 else 3)]
+    dtype = f"S{internal}"
+    for low, high in _buckets(parts, total, dtype):
+        keys, index, remoteness = [], [], []
+        for part, ids in zip(parts, part_ids):
+            a = 0 if low is None else int(np.searchsorted(part.keys, low))
+            b = len(part.keys) if high is None else int(np.searchsorted(part.keys, high))
+            if a < b:
+                keys.append(np.asarray(part.keys[a:b]).astype(dtype))
+                index.append(ids[np.asarray(part.index[a:b])])
+                remoteness.append(np.asarray(part.remoteness[a:b]).astype(np.int64))
+        if not keys:
+            continue
+        bucket_keys = np.concatenate(keys)
+        order = np.argsort(bucket_keys, kind="stable")
+        raw = bucket_keys[order].view(np.uint8).reshape(len(order), internal)
+        del bucket_keys
+        raw = raw[:, 1:1 + longest] if same else raw[:, :width]
+        if raw.shape[1] < width:
+            raw = np.pad(raw, ((0, 0), (0, width - raw.shape[1])))
+        streams[0].write(np.ascontiguousarray(raw).tobytes())
+        ranked = np.concatenate(index)[order]
+        fresh, first = np.unique(ranked, return_index=True)
+        fresh_in_order = fresh[np.argsort(first)]
+        fresh_in_order = fresh_in_order[number[fresh_in_order] < 0]
+        number[fresh_in_order] = np.arange(used, used + len(fresh_in_order))
+        used += len(fresh_in_order)
+        value_index = number[ranked]
+        rank_remoteness = np.concatenate(remoteness)[order]
+        if packed16:
+            packed = (value_index << remoteness_bits) | np.where(rank_remoteness < 0, none,
+                                                                 rank_remoteness)
+            streams[1].write(packed.astype("<u2").tobytes())
+        else:
+            streams[1].write(value_index.astype(index_dtype).tobytes())
+            streams[2].write(rank_remoteness.astype("<i4").tobytes())
+    by_number = sorted(range(len(entries)), key=lambda i: number[i])
+    values = [entries[i] for i in by_number if number[i] >= 0]
+    info = run.game.info
+    header = {
+        "format": VERSION, "binding": binding, "source": source, "game": info.name,
+        "players": list(info.players), "positions": total, "method": solution.method,
+        "exact": solution.exact, "note": solution.note, "key": kind, "key_width": width,
+        "values": [None if v is None else list(v) for v in values], "record": record,
+    }
+    blob = json.dumps(header, sort_keys=True).encode("utf-8")
+    chunks = [MAGIC, struct.pack("<I", len(blob)), blob, struct.pack("<I", len(streams))]
+    for stream in streams:
+        data = stream.finish()
+        chunks += [struct.pack("<Q", len(data)), data]
+    path = Path(path)
+    _atomic_write(path, b"".join(chunks))
+    return path.stat().st_size
+
+
+class _Stream:
+    """One section, compressed as it comes (the bytes ``zlib.compress(all, 6)`` gives)."""
+
+    def __init__(self):
+        self._compressor = zlib.compressobj(6)
+        self._out: list[bytes] = []
+
+    def write(self, data: bytes) -> None:
+        self._out.append(self._compressor.compress(data))
+
+    def finish(self) -> bytes:
+        self._out.append(self._compressor.flush())
+        return b"".join(self._out)
+
+
+def _buckets(parts: list[TierResult], total: int, dtype: str) -> list[tuple]:
+    """Key ranges ``[low, high)`` (None: open) of about MERGE_BUCKET positions each, their
+    bounds drawn from every part's keys at a regular stride."""
+    count = -(-total // MERGE_BUCKET)
+    if count <= 1:
+        return [(None, None)]
+    stride = max(1, total // (count * 16))
+    sample = np.sort(np.concatenate([np.asarray(part.keys[::stride]).astype(dtype)
+                                     for part in parts if len(part.keys)]))
+    bounds = np.unique(sample[np.linspace(0, len(sample) - 1, count + 1).astype(np.int64)[1:-1]])
+    edges: list = [None, *bounds.tolist(), None]
+    return list(pairwise(edges))

@@ -1,0 +1,275 @@
+"""Strong solving by tiers (gdl/graph/tiers.py, docs/tiers.md).
+
+The reference is the single-graph strong solve (gdl.graph.strong_solve + database.save), a
+separate code path: by tiers, on one worker, on two worker processes and on a local Dask
+cluster, the saved database must be the same file, byte for byte. Counts and values also come
+from the literature (/work/shared/FACTS.md): tic-tac-toe has 5,478 positions and is a draw.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from gdl.backends.load import load, loads
+from gdl.cli import main
+from gdl.graph import enumerate_positions, strong_solve, tiers
+from gdl.graph.database import open_database, save
+from gdl.graph.executor import DaskExecutor, ProcessExecutor
+from gdl.graph.tiers import TiersStopped, TierViolation, infer_tier, merge_database, tiered_solve
+from gdl.solvers.result import SolverError
+
+GAMES = Path(__file__).resolve().parent.parent / "games"
+BINDING = {"test": 1}
+
+# (file, --set values): small enough that every solve here takes well under a second
+SMALL = [
+    ("tictactoe.game", {}),                          # no tier declared: one inferred
+    ("connect4.game", {"columns": 4, "rows": 3}),    # tier: discs on the board
+    ("cyclic/piglet.game", {"goal": 4}),             # tier: banked points; cycles inside a tier
+    ("cyclic/pig100.game", {"goal": 6, "sides": 3}),  # the same with a die
+]
+
+
+def serial_database(game, path: Path) -> bytes:
+    save(strong_solve(game), path, BINDING)
+    return path.read_bytes()
+
+
+def tiered_database(game, tmp_path: Path, name: str, **options) -> bytes:
+    solution = tiered_solve(game, tmp_path / f"{name}.tiers", binding=BINDING, **options)
+    merge_database(solution, tmp_path / f"{name}.db", BINDING)
+    return (tmp_path / f"{name}.db").read_bytes()
+
+
+@pytest.mark.parametrize("file, params", SMALL, ids=[f for f, _ in SMALL])
+def test_a_solve_by_tiers_saves_the_serial_database_byte_for_byte(tmp_path, file, params):
+    game = load(GAMES / file, params)
+    assert tiered_database(game, tmp_path, "tiers") == serial_database(game, tmp_path / "serial.db")
+
+
+def test_tictactoe_by_tiers_matches_the_literature(tmp_path):
+    game = load(GAMES / "tictactoe.game")
+    solution = tiered_solve(game, tmp_path / "t", binding=BINDING)
+    assert solution.positions == 5478
+    values, remoteness = solution.lookup(game.initial_state())
+    assert values == (0, 0) and remoteness == 9      # a drawn game fills the board
+
+
+def test_connect_four_has_one_tier_per_disc_and_every_move_adds_one():
+    game = load(GAMES / "connect4.game", {"columns": 4, "rows": 3})
+    graph = enumerate_positions(game)
+    for position in range(len(graph)):
+        state = graph.state(position)
+        tier = game.tier(state)
+        heights = state[-5:-1]          # height[0..3] before `winner` (the layout: mover first)
+        assert tier == sum(heights)
+        for child in graph.children(position).tolist():
+            assert game.tier(graph.state(child)) == tier + 1
+
+
+def test_the_compiled_and_interpreted_tiers_agree():
+    compiled = load(GAMES / "cyclic/piglet.game", {"goal": 5})
+    interpreted = load(GAMES / "cyclic/piglet.game", {"goal": 5}, backend="interpret")
+    graph = enumerate_positions(compiled)
+    for position in range(len(graph)):
+        state = graph.state(position)
+        assert compiled.tier(state) == interpreted.tier(state) == state[1] + state[2]
+
+
+def test_two_worker_processes_give_the_same_database(tmp_path):
+    file, params = GAMES / "connect4.game", {"columns": 4, "rows": 3}
+    game = load(file, params)
+    executor = ProcessExecutor(2)
+    try:
+        by_two = tiered_database(game, tmp_path, "two", executor=executor,
+                                 source=functools.partial(load, file, params))
+    finally:
+        executor.close()
+    assert by_two == serial_database(game, tmp_path / "serial.db")
+
+
+def test_a_local_dask_cluster_gives_the_same_database(tmp_path):
+    distributed = pytest.importorskip("dask.distributed")
+    file, params = GAMES / "cyclic/piglet.game", {"goal": 3}
+    game = load(file, params)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as client:
+        executor = DaskExecutor(client=client)
+        assert executor.workers == 2
+        by_dask = tiered_database(game, tmp_path, "dask", executor=executor,
+                                  source=functools.partial(load, file, params))
+    assert by_dask == serial_database(game, tmp_path / "serial.db")
+
+
+def test_an_interrupted_solve_resumes_to_the_same_database(tmp_path):
+    game = load(GAMES / "connect4.game", {"columns": 4, "rows": 3})
+    directory = tmp_path / "c4.tiers"
+    with pytest.raises(TiersStopped):
+        tiered_solve(game, directory, binding=BINDING, stop_after=5)
+    manifest = json.loads((directory / "manifest.json").read_text())
+    assert len(manifest["solved"]) == 5 and len(manifest["tiers"]) == 13
+    first = set(manifest["solved"])
+    resumed = tiered_solve(game, directory, binding=BINDING, resume=True)
+    # the five tiers solved before the stop were not solved again: their files are unchanged
+    assert first <= set(resumed.run.manifest["solved"])
+    merge_database(resumed, tmp_path / "resumed.db", BINDING)
+    assert (tmp_path / "resumed.db").read_bytes() == serial_database(game, tmp_path / "s.db")
+
+
+def test_resume_refuses_tier_files_of_other_rules(tmp_path):
+    game = load(GAMES / "connect4.game", {"columns": 4, "rows": 3})
+    with pytest.raises(TiersStopped):
+        tiered_solve(game, tmp_path / "t", binding=BINDING, stop_after=1)
+    with pytest.raises(SolverError, match="other rules"):
+        tiered_solve(game, tmp_path / "t", binding={"test": 2}, resume=True)
+
+
+COUNTDOWN = """game "Countdown"
+players A, B
+var left in 0..3 = 3
+action take requires left > 0 effect left = left - 1
+terminal left == 0
+utility A = 1 if mover == A else -1
+zero-sum
+tier 3 - left + (2 if left == 1 else 0)
+"""
+
+
+def test_a_move_that_lowers_the_tier_is_reported_with_the_move(tmp_path):
+    game = loads(COUNTDOWN, "countdown.game")
+    # tiers along the only play: left 3 -> 0, 2 -> 1, 1 -> 4, 0 -> 3: the last move goes down
+    with pytest.raises(TierViolation) as caught:
+        tiered_solve(game, tmp_path / "t", binding=BINDING)
+    assert caught.value.from_tier == 4 and caught.value.to_tier == 3
+    assert caught.value.state[-1] == 1      # left == 1 (the state's last variable)
+
+
+def test_the_command_line_locates_a_tier_violation_at_the_declaration(tmp_path, capsys):
+    rules = tmp_path / "countdown.game"
+    rules.write_text(COUNTDOWN)
+    assert main(["solve", str(rules), "--strong", "--workers", "1"]) == 1
+    err = capsys.readouterr().err
+    assert f"{rules}:8:1: error[E413]" in err
+    assert "the position is reached by: moves take take" in err
+    assert "then take leads to tier 3" in err
+
+
+def test_the_command_line_by_tiers_saves_the_serial_database(tmp_path, capsys):
+    rules = str(GAMES / "connect4.game")
+    sets = ["--set", "columns=4", "--set", "rows=3"]
+    assert main(["solve", rules, *sets, "--strong", "--save", str(tmp_path / "s.db")]) == 0
+    capsys.readouterr()
+    assert main(["solve", rules, *sets, "--strong", "--workers", "2",
+                 "--save", str(tmp_path / "t.db"), "--json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert document["tiers"] == 13 and document["positions"] == 12031
+    assert document["algorithm"] == "backward induction" and document["exact"]
+    assert (tmp_path / "t.db").read_bytes() == (tmp_path / "s.db").read_bytes()
+    assert not (tmp_path / "t.db.tiers").exists()        # the tier files are removed when done
+    assert open_database(tmp_path / "t.db").lookup(load(rules, {"columns": 4, "rows": 3})
+                                                   .initial_state()) is not None
+
+
+def test_tier_must_be_an_integer(capsys):
+    from gdl.errors import GdlError
+
+    with pytest.raises(GdlError, match="the tier must be an integer"):
+        loads(COUNTDOWN.replace("tier 3 - left + (2 if left == 1 else 0)", "tier left > 0"),
+              "bad.game")
+
+
+def test_a_tier_is_inferred_where_none_is_declared():
+    game = load(GAMES / "tictactoe.game")
+    tier = infer_tier(game)
+    graph = enumerate_positions(game)
+    # every move of tic-tac-toe puts a mark on an empty cell: the inferred tier must go up along
+    # every move of the whole game, not just the sample it was inferred from
+    moves = 0
+    for position in range(len(graph)):
+        for child in graph.children(position).tolist():
+            assert tier(graph.state(child)) > tier(graph.state(position))
+            moves += 1
+    assert moves == graph.edges > 0
+
+
+RISE_AND_FALL = """game "Rise and fall"
+players A, B
+var x in 0..4 = 0
+var done in bool = false
+action up requires x < 3 effect x = x + 1
+action drop requires x == 3 effect x = 0; done = true
+terminal done
+utility A = 1 if mover == A else -1
+zero-sum
+"""
+
+
+def test_a_wrong_inference_falls_back_to_one_tier(tmp_path, monkeypatch):
+    game = loads(RISE_AND_FALL, "rise.game")
+    monkeypatch.setattr(tiers, "INFER_SAMPLE", 2)   # sees x go up only, never the drop
+    assert infer_tier(game).growing != ()
+    found = tiered_solve(game, tmp_path / "t", binding=BINDING)
+    assert len(found.tiers) == 1                    # the drop lowered it: one tier instead
+    merge_database(found, tmp_path / "t.db", BINDING)
+    assert (tmp_path / "t.db").read_bytes() == serial_database(game, tmp_path / "s.db")
+
+
+def test_tiers_with_moves_inside_are_solved_in_pieces_on_the_workers(tmp_path, monkeypatch):
+    # Pig's rolls stay in their tier (banked points): each tier is cut into pieces that no move
+    # joins, solved on the workers; the database is still the serial one
+    monkeypatch.setattr(tiers, "SPLIT_MIN", 0)
+    file, params = GAMES / "cyclic/pig100.game", {"goal": 7, "sides": 3}
+    game = load(file, params)
+    cut: list = []
+    original = tiers._pieces
+
+    def pieces(graph, n, parts):
+        found = original(graph, n, parts)
+        owner = np.repeat(np.arange(n), np.diff(graph.first[:n + 1]))
+        piece_of = np.full(n, -1)
+        for number, members in enumerate(found):
+            piece_of[members] = number
+        assert (piece_of >= 0).all()                       # every position in one piece
+        inside = graph.child[:len(owner)] < n
+        # no move inside the tier crosses from one piece to another
+        assert (piece_of[owner[inside]] == piece_of[graph.child[:len(owner)][inside]]).all()
+        cut.append(len(found))
+        return found
+
+    monkeypatch.setattr(tiers, "_pieces", pieces)
+    executor = ProcessExecutor(2)
+    try:
+        by_pieces = tiered_database(game, tmp_path, "pieces", executor=executor,
+                                    source=functools.partial(load, file, params))
+    finally:
+        executor.close()
+    assert max(cut) > 1
+    assert by_pieces == serial_database(game, tmp_path / "serial.db")
+
+
+def test_the_merge_a_bucket_at_a_time_writes_the_same_database(tmp_path, monkeypatch):
+    # small buckets: the merge sorts and compresses many key ranges one after another
+    monkeypatch.setattr(tiers, "MERGE_BUCKET", 500)
+    game = load(GAMES / "connect4.game", {"columns": 4, "rows": 3})
+    assert tiered_database(game, tmp_path, "buckets") == serial_database(game, tmp_path / "s.db")
+    assert len(tiers._buckets([tiers.TierResult.load(
+        tiers.TierRun(game, tmp_path / "buckets.tiers", BINDING), t) for t in range(13)],
+        12031, "S40")) > 10
+
+
+def test_approximate_values_are_labelled_so_through_the_lower_tiers(tmp_path, monkeypatch):
+    from gdl.graph import iteration
+
+    game = load(GAMES / "cyclic/piglet.game", {"goal": 4})
+    exact = strong_solve(game).value(0)
+    monkeypatch.setattr(iteration, "EXACT_LIMIT", 0)       # no tier may be checked exactly
+    found = tiered_solve(game, tmp_path / "t", binding=BINDING)
+    assert not found.exact and found.note
+    values, _ = found.lookup(game.initial_state())
+    assert isinstance(values[0], float) and abs(values[0] - float(exact[0])) < 1e-9
