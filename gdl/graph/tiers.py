@@ -322,12 +322,17 @@ class TierRun:
             self.progress(stage, done, total)
 
 
-def _atomic_write(path: Path, data: bytes) -> None:
+def _atomic_write(path: Path, data: bytes | Callable[[Any], None]) -> None:
+    """Write ``data`` (bytes, or a function writing to a binary file) to a temporary file beside
+    ``path``, then rename it into place: a stopped solve never leaves half a file."""
     handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".partial",
                                          dir=path.parent)
     try:
         with os.fdopen(handle, "wb") as out:
-            out.write(data)
+            if callable(data):
+                data(out)
+            else:
+                out.write(data)
         os.replace(temporary, path)
     except BaseException:
         try:
@@ -338,18 +343,7 @@ def _atomic_write(path: Path, data: bytes) -> None:
 
 
 def _save_array(path: Path, array: np.ndarray) -> None:
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".partial",
-                                         dir=path.parent)
-    try:
-        with os.fdopen(handle, "wb") as out:
-            np.save(out, array)
-        os.replace(temporary, path)
-    except BaseException:
-        try:
-            os.unlink(temporary)
-        except OSError:
-            pass
-        raise
+    _atomic_write(path, lambda out: np.save(out, array))
 
 
 def _violation(run: TierRun, parents: np.ndarray, expansion: Expansion, tier: int,
