@@ -24,6 +24,7 @@ import hashlib
 import json
 import os
 import resource
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -89,6 +90,7 @@ def run_row(game_name: str, kind: str) -> dict:
         client.close()
         cluster.close()  # type: ignore[union-attr]
     digest = hashlib.sha256(database.read_bytes()).hexdigest()
+    shutil.rmtree(directory, ignore_errors=True)     # tier files and the database: gigabytes
     # CPU seconds of this process and of the workers it waited for (Dask's: its start-up too)
     cpu = sum(getattr(resource.getrusage(who), field) for who in
               (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN) for field in ("ru_utime", "ru_stime"))
