@@ -203,6 +203,18 @@ def test_a_rule_error_falls_back_and_is_reported_located(tmp_path):
 
 
 @needs_cc
+def test_a_chance_game_walks_through_the_protocol_and_says_why():
+    # Chance games have native rules (the native tier runs `random`), but the native walk has no
+    # chance nodes: the note must name that, not a rule error the user did not make.
+    game = load(GAMES / "cyclic" / "piglet.game", {}, backend="native")
+    assert game.native is not None and game.info.has_chance
+    graph = enumerate_positions(game)
+    assert graph.stats["enumeration"] == "protocol"
+    note = graph.stats["enumeration_note"]
+    assert "chance" in note and "rule error" not in note
+
+
+@needs_cc
 def test_too_many_positions_is_refused_by_the_native_walk():
     game, _ = both("tictactoe.game")
     with pytest.raises(TooManyPositions, match="more than 1,000 reachable"):

@@ -25,7 +25,8 @@ The contract, for gdl.graph and for a tier-by-tier solver:
 - ``induction(first, child, player, score)``: backward induction of a two-player
   constant-sum graph without chance (gdl.graph's arrays), depth-first in C; None on a cycle.
 
-Chance is not supported (the native tier has none yet): such games have no native rules.
+Chance is not supported by these passes yet (the rules of a chance game do run natively): a
+chance game has no expander.
 """
 
 from __future__ import annotations
@@ -66,6 +67,9 @@ def expander_for(game) -> NativeExpander | str:
     native = getattr(game, "native", None)
     if native is None:
         return getattr(game, "native_note", None) or "the game has no native rules"
+    if game.info.has_chance:
+        # the rules run natively, chance included, but the walk has no chance nodes yet
+        return "the native walk does not take chance games yet"
     library = native.library
     cells = library.gdl_cells()
     low, size = np.zeros(cells, dtype=np.int64), np.zeros(cells, dtype=np.int64)
