@@ -37,9 +37,11 @@ import os
 import struct
 import tempfile
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
+from typing import BinaryIO
 
 import numpy as np
 
@@ -163,28 +165,47 @@ def save(solution, path: str | Path, binding: dict, source: str = "") -> int:
         "note": solution.note, "key": key, "key_width": width,
         "values": [None if v is None else list(v) for v in table], "record": record,
     }
+    return write_file(Path(path), header, [zlib.compress(section, 6) for section in sections])
+
+
+def write_file(path: Path, header: dict, compressed_sections: list[bytes]) -> int:
+    """The database file (see the module docstring) from its header and its zlib-compressed
+    sections, written atomically; its size in bytes. The single-graph save and the tiers'
+    merge (gdl.graph.tiers) both write through here, so their bytes agree by construction."""
     blob = json.dumps(header, sort_keys=True).encode("utf-8")
-    path = Path(path)
-    directory = path.parent if str(path.parent) else Path(".")
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".partial", dir=directory)
+
+    def write(out) -> None:
+        out.write(MAGIC)
+        out.write(struct.pack("<I", len(blob)))
+        out.write(blob)
+        out.write(struct.pack("<I", len(compressed_sections)))
+        for data in compressed_sections:
+            out.write(struct.pack("<Q", len(data)))
+            out.write(data)
+
+    atomic_write(path, write)
+    return path.stat().st_size
+
+
+def atomic_write(path: Path, data: bytes | Callable[[BinaryIO], None]) -> None:
+    """Write ``data`` (bytes, or a function writing to a binary file) to a temporary file beside
+    ``path``, then rename it into place: an interrupted save (Ctrl-C included) never leaves a
+    half-written file behind."""
+    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".partial",
+                                         dir=path.parent)
     try:
         with os.fdopen(handle, "wb") as out:
-            out.write(MAGIC)
-            out.write(struct.pack("<I", len(blob)))
-            out.write(blob)
-            out.write(struct.pack("<I", len(sections)))
-            for section in sections:
-                data = zlib.compress(section, 6)
-                out.write(struct.pack("<Q", len(data)))
+            if callable(data):
+                data(out)
+            else:
                 out.write(data)
         os.replace(temporary, path)
-    except BaseException:           # Ctrl-C included: never leave a half-written file behind
+    except BaseException:
         try:
             os.unlink(temporary)
         except OSError:
             pass
         raise
-    return path.stat().st_size
 
 
 @dataclass

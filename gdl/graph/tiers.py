@@ -30,9 +30,6 @@ every state has the same length. ``expand`` is the only place that calls the gam
 from __future__ import annotations
 
 import json
-import os
-import struct
-import tempfile
 import time
 import zlib
 from collections.abc import Callable
@@ -44,7 +41,7 @@ from typing import Any
 
 import numpy as np
 
-from gdl.graph.database import MAGIC, VERSION, _decode_value, _encode_value
+from gdl.graph.database import VERSION, _decode_value, _encode_value, atomic_write, write_file
 from gdl.graph.executor import SerialExecutor, game_from
 from gdl.graph.positions import PositionGraph
 from gdl.protocol import CHANCE, TERMINAL
@@ -300,7 +297,7 @@ class TierRun:
         return self.directory / f"tier-{tier}.{part}"
 
     def save_manifest(self) -> None:
-        _atomic_write(self.directory / MANIFEST,
+        atomic_write(self.directory / MANIFEST,
                       json.dumps(self.manifest, sort_keys=True, indent=1).encode("utf-8"))
 
     def expand_all(self, keys: np.ndarray, tier_file: Path | None = None) -> Expansion:
@@ -322,28 +319,8 @@ class TierRun:
             self.progress(stage, done, total)
 
 
-def _atomic_write(path: Path, data: bytes | Callable[[Any], None]) -> None:
-    """Write ``data`` (bytes, or a function writing to a binary file) to a temporary file beside
-    ``path``, then rename it into place: a stopped solve never leaves half a file."""
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".partial",
-                                         dir=path.parent)
-    try:
-        with os.fdopen(handle, "wb") as out:
-            if callable(data):
-                data(out)
-            else:
-                out.write(data)
-        os.replace(temporary, path)
-    except BaseException:
-        try:
-            os.unlink(temporary)
-        except OSError:
-            pass
-        raise
-
-
 def _save_array(path: Path, array: np.ndarray) -> None:
-    _atomic_write(path, lambda out: np.save(out, array))
+    atomic_write(path, lambda out: np.save(out, array))
 
 
 def _violation(run: TierRun, parents: np.ndarray, expansion: Expansion, tier: int,
@@ -693,7 +670,7 @@ def solve_tiers(run: TierRun, stop_after: int | None = None) -> None:
                                                     try_exact)
         _save_array(run.path(tier, "values.npy"), index.astype(np.int32))
         _save_array(run.path(tier, "remoteness.npy"), remoteness.astype(np.int32))
-        _atomic_write(run.path(tier, "table.json"),
+        atomic_write(run.path(tier, "table.json"),
                       json.dumps([None if v is None else list(v) for v in table]).encode("utf-8"))
         solved[str(tier)] = how
         run.save_manifest()              # the checkpoint: this tier is done
@@ -875,14 +852,7 @@ def merge_database(solution: TieredSolution, path: str | Path, binding: dict,
         "exact": solution.exact, "note": solution.note, "key": kind, "key_width": width,
         "values": [None if v is None else list(v) for v in values], "record": record,
     }
-    blob = json.dumps(header, sort_keys=True).encode("utf-8")
-    chunks = [MAGIC, struct.pack("<I", len(blob)), blob, struct.pack("<I", len(streams))]
-    for stream in streams:
-        data = stream.finish()
-        chunks += [struct.pack("<Q", len(data)), data]
-    path = Path(path)
-    _atomic_write(path, b"".join(chunks))
-    return path.stat().st_size
+    return write_file(Path(path), header, [stream.finish() for stream in streams])
 
 
 class _Stream:
