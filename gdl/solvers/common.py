@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from fractions import Fraction
+from operator import is_
 from typing import Any, TypeVar
 
 from gdl.protocol import CONSTANT_SUM, TERMINAL, ZERO_SUM, Action, GameInfo, State, Value
@@ -100,15 +101,16 @@ class Frontier:
         values = tuple(values)
         try:
             known = values in self._valid
-        except TypeError:       # unhashable: certainly not an exact value; _check says why
+        except TypeError:       # unhashable: certainly not an exact value; check says why
             known = False
         if not known:
-            self._check(state, values, source)
+            self.check(state, values, source)
             if len(self._valid) < 4096:
                 self._valid.add(values)
         return values
 
-    def _check(self, state: State, values: tuple, source: str) -> None:
+    def check(self, state: State, values: tuple, source: str) -> None:
+        """Refuse (SolverError) a vector that breaks what ``game.info`` declares."""
         if len(values) != self.players:
             raise self._refuse(state, values, source, f"not one value per player ({self.players})")
         for v in values:
@@ -140,8 +142,7 @@ def chance_outcomes(game, state: State) -> Sequence[tuple[Action, Fraction]]:
     global _checked_outcomes
     outcomes = game.chance_outcomes(state)
     checked = _checked_outcomes
-    if outcomes and len(checked) == len(outcomes) and all(
-            a is b for a, b in zip(checked, outcomes)):
+    if outcomes and len(checked) == len(outcomes) and all(map(is_, checked, outcomes)):
         return outcomes
     for _, p in outcomes:
         if isinstance(p, bool) or not isinstance(p, (int, Fraction)) or p < 0:
