@@ -249,12 +249,14 @@ def test_history_sorts_the_rest_by_the_sum_of_squared_depths():
 
 def test_evaluation_puts_the_movers_best_child_first_and_returns_the_children():
     ordering = make_ordering(by_evaluation=True)
-    # Player 0 (mover +1) wants the highest: b 7, d 5 (terminal: its returns), then a and c at 2
-    # in declaration order.
+    # Player 0 (mover +1) wants the highest. d is terminal and wins at once for player 0 (returns
+    # 5 against -5), so it comes first whatever the evaluations; then b 7, then a and c at 2 in
+    # declaration order.
     actions, children = ordering.order(0, ACTIONS, 1, 0, NO_ACTION)
-    assert list(actions) == ["b", "d", "a", "c"]
+    assert list(actions) == ["d", "b", "a", "c"]
     assert children == {"a": 1, "b": 2, "c": 3, "d": 4}
-    # Player 1 (mover -1) wants the lowest of player 0's view.
+    # Player 1 (mover -1) wants the lowest of player 0's view; d is a loss for player 1, so it
+    # takes its place by value (its returns), not first.
     actions, _ = ordering.order(0, ACTIONS, -1, 0, NO_ACTION)
     assert list(actions) == ["a", "c", "d", "b"]
 
@@ -263,13 +265,13 @@ def test_evaluation_ties_break_by_history_then_declaration_order():
     ordering = make_ordering(by_evaluation=True, history=True)
     ordering.record_cutoff("c", 0, 1)       # a and c tie at 2; c has the history
     actions, _ = ordering.order(0, ACTIONS, 1, 0, NO_ACTION)
-    assert list(actions) == ["b", "d", "c", "a"]
+    assert list(actions) == ["d", "b", "c", "a"]     # d: a win at once, first
 
 
 def test_evaluation_orders_only_the_actions_not_already_placed_first():
     ordering = make_ordering(by_evaluation=True, table_move_first=True)
     actions, children = ordering.order(0, ACTIONS, 1, 0, "a")
-    assert list(actions) == ["a", "b", "d", "c"]
+    assert list(actions) == ["a", "d", "b", "c"]     # the table move, the win at once, the rest
     assert children is not None and children["a"] == 1     # built for the table move too
 
 

@@ -7,8 +7,11 @@ actions in this order (each part on its own switch, ties always broken by declar
 2. the transposition table's best action (``table_move_first``);
 3. the two killers of the node's ply: the last two actions that caused a beta cut-off there;
 4. the rest, by the static evaluation of each child from the mover's side (``returns`` for a
-   terminal child; ``by_evaluation``), then by history score: the sum of depth**2 over every
-   cut-off the action caused anywhere (``history``).
+   terminal child; ``by_evaluation``), a move that wins at once first (a terminal child where the
+   mover gets more than the other player: its returns need not be on the evaluation's scale, so
+   without this rule Connect Four's evaluation ranked its winning moves behind good-looking
+   ones), then by history score: the sum of depth**2 over every cut-off the action caused
+   anywhere (``history``).
 
 ``MoveOrdering`` holds what ordering learns during a search (killers, history) and the line to
 follow; the engine asks it to ``order`` a node and tells it of every cut-off.
@@ -82,8 +85,9 @@ class MoveOrdering:
         first; history score, highest first; declaration order). With evaluation, every child
         is built here (the ``firsts`` too) and returned, so the search does not build it again."""
         children: dict[Action, State] | None = {} if self.by_evaluation else None
-        keyed: list[tuple[Value, int, int, Action]] = []
+        keyed: list[tuple[int, Value, int, int, Action]] = []
         for i, action in enumerate(actions):
+            rank = 1
             score: Value = 0
             if children is not None:
                 child = self.apply(state, action)
@@ -91,16 +95,21 @@ class MoveOrdering:
                 if action in firsts:
                     continue
                 if self.current_player(child) == TERMINAL:
-                    value = self.returns(child)[0]
+                    vector = self.returns(child)
+                    value = vector[0]
+                    # A move that wins at once (the mover ends with more than the other) comes
+                    # before every other: returns and evaluations need not share a scale.
+                    if (value > vector[1]) if mover > 0 else (vector[1] > value):
+                        rank = 0
                 else:
                     value = self.evaluate(child)[0]
                 score = -value if mover > 0 else value      # ascending sort: best first
             elif action in firsts:
                 continue
-            keyed.append((score, -self.history.get(action, 0) if self.use_history else 0,
+            keyed.append((rank, score, -self.history.get(action, 0) if self.use_history else 0,
                           i, action))
         keyed.sort()
-        firsts.extend([k[3] for k in keyed])
+        firsts.extend([k[4] for k in keyed])
         return firsts, children
 
     def record_cutoff(self, action: Action, ply: int, depth: int) -> None:

@@ -916,7 +916,7 @@ def search_cost(est: Estimate, algorithm: str, depth: int | None = None,
     plies; with alpha-beta style pruning, n ** 0.75 of the n nodes at each depth (Knuth and
     Moore's random-ordering figure: b ** (3d/4) of b ** d); with the engine's table and move
     ordering, n ** 0.5 (their best case, which a search with a table and ordering approaches:
-    Connect Four 5x4 solves in 454,402 nodes where the random-ordering figure says ~1e9), and
+    Connect Four 5x4 solves in 286,126 nodes where the random-ordering figure says ~1e9), and
     no more than the distinct states (``transpositions``: None means the algorithm's default).
     The warning is there for hopeless searches, so it errs towards the smaller figure."""
     pruning = algorithm in PRUNING

@@ -360,7 +360,8 @@ static V first_value(const V *s, int terminal) {
 
 /* The search order of a node's actions (gdl.solvers.ordering with table_move_first and, when
    the game has an evaluation, by_evaluation): the table's move, then the rest by the child's
-   evaluation for the mover (returns for a terminal child), ties by declaration order. When
+   evaluation for the mover (returns for a terminal child), a move that wins at once first, ties
+   by declaration order. When
    children are built here they are kept: returns 1, and children[ply][i] is action i's child. */
 static int order_actions(AB *x, int ply, const V *s, int *actions, int n, int mover, int table_move) {
     int *order = x->order + (size_t)ply * ACTIONS;
@@ -379,6 +380,7 @@ static int order_actions(AB *x, int ply, const V *s, int *actions, int n, int mo
     }
     V *kids = x->children[ply];
     V *scores = x->scores + (size_t)ply * ACTIONS;
+    unsigned char ranks[ACTIONS];
     int k = firsts;
     for (int i = 0; i < n; i++) {
         V *child = kids + (size_t)i * CELLS;
@@ -390,12 +392,25 @@ static int order_actions(AB *x, int ply, const V *s, int *actions, int n, int mo
         x->keys[(size_t)ply * ACTIONS + i] = key;
         __builtin_prefetch(x->table + 2 * bucket_of(x, key));
         if (firsts && order[0] == i) continue;
-        V value = first_value(child, game_terminal(child));
+        V value;
+        int rank = 1;   /* 0: the move wins at once (the mover ends with more than the other) */
+        if (game_terminal(child)) {
+            V u[PLAYERS];
+            rule_returns(child, u);
+            value = checked_value(u[0]);
+            if (mover > 0 ? u[0] > u[1] : u[1] > u[0]) rank = 0;
+        } else {
+            value = first_value(child, 0);
+        }
         if (gdl_err) return 0;
         scores[i] = mover > 0 ? -value : value;
-        /* insertion sort, stable: (score, declaration order) ascending */
+        ranks[i] = (unsigned char)rank;
+        /* insertion sort, stable: (rank, score, declaration order) ascending */
         int j = k++;
-        while (j > firsts && scores[order[j - 1]] > scores[i]) { order[j] = order[j - 1]; j--; }
+        while (j > firsts && (ranks[order[j - 1]] > ranks[i] || (ranks[order[j - 1]] == ranks[i]
+                                                  && scores[order[j - 1]] > scores[i]))) {
+            order[j] = order[j - 1]; j--;
+        }
         order[j] = i;
     }
     return 1;
