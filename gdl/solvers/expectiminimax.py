@@ -167,21 +167,33 @@ def _search(game, depth: int | None, algorithm: str, table: bool, total: Value,
             if remainder:
                 raise deeper(max_length)
             return value, None, fractional
-        best = 0
-        best_pv: PvLink = None
-        best_fractional = found = False
         below = depth_left - 1 if horizon else None  # type: ignore[operator]
         actions = legal(state)
         if not actions:
             raise no_legal_actions(game, state)
-        maximise = player == 0
-        for action in actions:
-            value, pv, fractional = search(apply(state, action), below, None)
-            if children is not None:
+        # The first child is the best so far; a later one replaces it only when strictly better
+        # for the mover (the first best wins ties): player 0 maximises v, player 1 maximises
+        # total - v, i.e. minimises v. One loop per mover keeps the comparison out of a branch.
+        first = actions[0]
+        best, pv, best_fractional = search(apply(state, first), below, None)
+        best_pv: PvLink = (first, pv)
+        if children is not None:
+            children.append((first, best, best_fractional))
+            for action in actions[1:]:
+                value, pv, fractional = search(apply(state, action), below, None)
                 children.append((action, value, fractional))
-            # strict: the first best wins ties; player 1 maximises total - v, i.e. minimises v
-            if not found or (value > best if maximise else value < best):
-                best, best_pv, best_fractional, found = value, (action, pv), fractional, True
+                if value > best if player == 0 else value < best:
+                    best, best_pv, best_fractional = value, (action, pv), fractional
+        elif player == 0:
+            for action in actions[1:]:
+                value, pv, fractional = search(apply(state, action), below, None)
+                if value > best:
+                    best, best_pv, best_fractional = value, (action, pv), fractional
+        else:
+            for action in actions[1:]:
+                value, pv, fractional = search(apply(state, action), below, None)
+                if value < best:
+                    best, best_pv, best_fractional = value, (action, pv), fractional
         return best, best_pv, best_fractional
 
     # Without a table the recursion calls expand directly: no wrapper call per node.
