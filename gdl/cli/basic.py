@@ -129,6 +129,7 @@ def cmd_solve(args) -> int:
             "game": game.info.name, "players": list(players),
             "values": {p: json_value(v) for p, v in zip(players, result.values)},
             "best_actions": [names(a) for a in result.best_actions],
+            "optimal_set": result.extra.get("optimal_set", True),
             "pv": [names(a) for a in result.pv],
             "algorithm": result.algorithm, "proven": result.proven, "depth": result.depth,
             "stats": stats_document(result, elapsed),
@@ -141,7 +142,9 @@ def cmd_solve(args) -> int:
     from gdl.protocol import CHANCE
 
     empty = "(chance moves first)" if game.current_player(root) == CHANCE else "(game over)"
-    print(f"  best actions  {' '.join(names(a) for a in result.best_actions) or empty}")
+    # (--no-optimal-set: one optimal action, not the set)
+    label = "best actions" if result.extra.get("optimal_set", True) else "a best action"
+    print(f"  {label:<13} {' '.join(names(a) for a in result.best_actions) or empty}")
     print(f"  pv            {' '.join(names(a) for a in result.pv) or empty}")
     for line in stats_lines(result, elapsed):
         print(line)

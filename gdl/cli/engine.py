@@ -28,6 +28,8 @@ TECHNIQUES = (
     ("aspiration", "aspiration", "aspiration windows around the previous iteration's value"),
     ("pvs", "pvs", "principal variation search (null-window tests after the first child)"),
     ("quiescence", "quiescence", "search on past the horizon where the rules say `quiet when` is false"),
+    ("optimal-set", "optimal_set", "prove every optimal first move (on by default; --no-optimal-set: "
+                                   "the value and one optimal move, in fewer nodes)"),
 )
 
 

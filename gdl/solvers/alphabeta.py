@@ -76,6 +76,10 @@ Techniques (``SearchOptions``; all off by default = textbook fail-soft alpha-bet
   null window); if it fails high below beta it is searched again with ``(alpha, beta)``. Any
   u > 0 is correct (fail-soft results outside the window are bounds); the unit makes it tight.
 * ``quiescence`` -- see depth semantics above.
+* ``optimal_set`` (on by default) -- prove the exact set of optimal root actions (below). Off:
+  the value-only fast path, the root searched as any other node, and ``best_actions`` holds the
+  one optimal action that search found (Connect Four 5x4: 286,126 nodes for the set, fewer for
+  the value alone, since each tie needs a proof that it reaches the value).
 * Singular extensions are not implemented. They extend a move when a reduced-window test search
   shows the other moves are much worse; the test's outcome depends on alpha and on the table
   contents, so the same (state, depth) can get different values in different searches. That
@@ -202,6 +206,7 @@ class SearchOptions:
     pvs: bool = False
     quiescence: bool = False
     quiescence_depth: int = 8
+    optimal_set: bool = True        # False: the value and one optimal root action (fewer nodes)
 
     @classmethod
     def engine(cls, **changes: Any) -> SearchOptions:
@@ -603,6 +608,23 @@ class Engine:
             self.pv_table[state] = ties[0]
         return best, ties  # type: ignore[return-value]  # best is a value: a child returned it
 
+    def _root_value(self, state: State, depth: int, lo_bound: Edge,
+                    hi_bound: Edge) -> tuple[Value, list[Action] | None]:
+        """The value-only fast path of ``_root`` (``optimal_set=False``): the root searched as
+        any other node, so ties are not proven; the one action returned is the root's best child,
+        which is optimal when the value is exact (fail-soft: its value is the root's). Falls back
+        to ``_root`` in the one case that records no best action."""
+        m = -1 if self.game.current_player(state) else 1
+        v = self._search(state, depth, lo_bound, hi_bound, m, 0)
+        if v <= lo_bound or v >= hi_bound:
+            return v, None
+        action = self.pv_table.get(state, NO_ACTION)
+        if action is NO_ACTION and self.table is not None:
+            action = self.table.exact_action(state)
+        if action is NO_ACTION:
+            return self._root(state, depth, lo_bound, hi_bound)
+        return v, [action]
+
     def solve_root(self, state: State, depth: int,
                    guess: Value | None = None) -> tuple[Value, tuple[Action, ...], bool]:
         """One complete root search at ``depth``: (value for player 0, best actions in
@@ -618,9 +640,10 @@ class Engine:
                 delta = _unit(g)
             lo_bound, hi_bound = g - delta, g + delta
         self.pv_table.clear()
+        root = self._root if self.options.optimal_set else self._root_value
         while True:
             inexact_before = self.count.inexact
-            value, ties = self._root(state, depth, lo_bound, hi_bound)
+            value, ties = root(state, depth, lo_bound, hi_bound)
             if ties is not None:
                 break
             self.count.researches += 1
@@ -811,7 +834,8 @@ def _deepen(engine: Engine, state: State, depth: int | None, limited: bool, aspi
 def _result(engine: Engine, done: _Iteration, iteration_nodes: list[int]) -> SolveResult:
     stats = engine.stats()
     extra: dict[str, Any] = {"iteration_nodes": iteration_nodes,
-                             "stopped": engine.limits.stopped}
+                             "stopped": engine.limits.stopped,
+                             "optimal_set": engine.options.optimal_set}
     if len(iteration_nodes) >= 2 and iteration_nodes[-2]:
         extra["ebf"] = round(iteration_nodes[-1] / iteration_nodes[-2], 3)
     elif stats.depth_reached:
