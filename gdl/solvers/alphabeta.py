@@ -134,8 +134,8 @@ cut-offs; ``tt_probes`` / ``tt_hits``: table look-ups / look-ups that answered t
 ``depth_reached``: the deepest ply at which a leaf was met (quiescence included).
 ``extra``: ``iteration_nodes`` (per completed iteration), ``ebf`` (nodes ratio of the last two
 iterations, else nodes ** (1 / depth_reached); a rounded float, a statistic, not a game value),
-``stopped`` (None, "time", "nodes" or "stop"), and with the table ``tt_capacity``,
-``tt_entries``, ``tt_replaced``, ``tt_full``.
+``stopped`` (None, "time", "nodes" or "stop"), ``optimal_set`` (False, on the value-only path
+only), and with the table ``tt_capacity``, ``tt_entries``, ``tt_replaced``, ``tt_full``.
 """
 
 from __future__ import annotations
@@ -834,8 +834,9 @@ def _deepen(engine: Engine, state: State, depth: int | None, limited: bool, aspi
 def _result(engine: Engine, done: _Iteration, iteration_nodes: list[int]) -> SolveResult:
     stats = engine.stats()
     extra: dict[str, Any] = {"iteration_nodes": iteration_nodes,
-                             "stopped": engine.limits.stopped,
-                             "optimal_set": engine.options.optimal_set}
+                             "stopped": engine.limits.stopped}
+    if not engine.options.optimal_set:      # (absent: the whole set, as every other solver)
+        extra["optimal_set"] = False
     if len(iteration_nodes) >= 2 and iteration_nodes[-2]:
         extra["ebf"] = round(iteration_nodes[-1] / iteration_nodes[-2], 3)
     elif stats.depth_reached:
