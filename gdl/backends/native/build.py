@@ -20,8 +20,6 @@ import hashlib
 import os
 import shutil
 import stat
-import subprocess
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -69,6 +67,8 @@ def library_for(c_source: str | Callable[[], str], key: str | None = None) -> ct
             raise NativeUnavailable("the compiled library could not be loaded from the cache")
         return library
     c_source = c_source if isinstance(c_source, str) else c_source()
+    import tempfile
+
     with tempfile.TemporaryDirectory(prefix="gdl-native-") as scratch:
         path = Path(scratch) / "game.so"
         _compile(cc, c_source, Path(scratch), path)
@@ -80,6 +80,10 @@ def library_for(c_source: str | Callable[[], str], key: str | None = None) -> ct
 
 def _compile(cc: str, c_source: str, directory: Path, target: Path) -> None:
     """Compile into a fresh private name in ``directory``, then rename onto ``target``."""
+    # Imported here, not at the top: a cache hit never compiles (start-up).
+    import subprocess
+    import tempfile
+
     fd, c_path = tempfile.mkstemp(suffix=".c", prefix=".gdl-", dir=directory)
     with os.fdopen(fd, "w", encoding="utf-8") as handle:
         handle.write(c_source)
