@@ -78,3 +78,31 @@ def test_solve_reports_a_false_length_bound_the_same_on_both_tiers(backend, caps
     err = capsys.readouterr().err
     assert "declares max-length 10, but it can go on forever" in err
     assert "after serve, the moves hit hit come back" in err
+
+
+# ---- the size check's shortcut (gdl/cli/deep.py solve_size_check) ---------------------------
+
+@pytest.mark.parametrize("name", ["tictactoe", "takeaway3", "centipede", "splitting", "nim"])
+def test_a_table_search_within_the_declared_bound_is_never_over_budget(name):
+    # The shortcut skips the playouts when the declared state bound is within the budget and the
+    # search keeps a table. Its argument, checked on the estimate it skips: a table search costs
+    # at most the estimate's distinct states, which are at most the declared bound.
+    import gdl.tools.validate as v
+    from gdl.cli.deep import declared_state_bound
+
+    game = load(GAMES / f"{name}.game")
+    declared = declared_state_bound(game)
+    assert declared is not None and declared <= v.BUDGET
+    est = v.estimate(game, declared_states=declared)
+    assert v.search_cost(est, "alphabeta")[0] <= declared
+    assert v.budget_problem(est, "alphabeta", info=game.info) is None
+
+
+def test_the_shortcut_still_warns_over_a_smaller_budget(monkeypatch, capsys):
+    import gdl.tools.validate as v
+
+    monkeypatch.setattr(v, "BUDGET", 10)     # below tic-tac-toe's 39,366 declared states
+    assert main(["solve", str(GAMES / "tictactoe.game")]) == 0
+    captured = capsys.readouterr()
+    assert "warning: alphabeta would visit" in captured.err
+    assert "X 0, O 0" in captured.out       # FACTS: a draw

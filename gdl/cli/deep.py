@@ -225,7 +225,14 @@ def solve_size_check(game, args, root, algorithm: str, native: bool = False) -> 
     """Before `gdl solve`: warn on stderr (or, with --strict, refuse with exit 2) when the
     estimated work exceeds the budget (gdl.tools.validate.BUDGET nodes). ``native``: the search
     will run in the native tier, whose nodes cost a fraction of the measured Python ones."""
-    from gdl.tools.validate import budget_problem, estimate, measure_node_seconds, search_seconds
+    from gdl.tools.validate import (
+        BUDGET,
+        TRANSPOSITIONS,
+        budget_problem,
+        estimate,
+        measure_node_seconds,
+        search_seconds,
+    )
 
     if algorithm == "auto":
         from gdl.solvers import choose
@@ -233,8 +240,15 @@ def solve_size_check(game, args, root, algorithm: str, native: bool = False) -> 
         algorithm = choose(game.info)
     if args.depth is None and game.info.max_length is not None:
         _check_declared_length(game, root)
-    est = estimate(game, root=root, declared_states=declared_state_bound(game))
     transpositions = getattr(args, "engine_tt", None)   # --tt / --no-tt
+    declared = declared_state_bound(game)
+    if (declared is not None and declared <= BUDGET
+            and (algorithm in TRANSPOSITIONS if transpositions is None else transpositions)):
+        # A search with a table costs at most the distinct states in the estimate
+        # (validate.search_cost), and those are at most the declared bound: within the budget
+        # whatever the playouts would say, so they are not played (start-up).
+        return
+    est = estimate(game, root=root, declared_states=declared)
     if est.cycles and args.depth is None and game.info.max_length is None:
         # A game that cycles is no problem here: where the tree search meets a repetition,
         # `gdl solve` solves the state graph instead, within its own bound (gdl/cli/strong.py).
