@@ -91,7 +91,8 @@ def main(argv=None) -> int:
     try:
         env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
         env.update(XDG_CACHE_HOME=str(scratch / "cache"), PYTHONPYCACHEPREFIX=str(scratch / "pyc"))
-        no_bytecode = dict(env, PYTHONDONTWRITEBYTECODE="1")
+        # Off: nothing written, and an empty prefix so that nothing written before is read.
+        no_bytecode = dict(env, PYTHONDONTWRITEBYTECODE="1", PYTHONPYCACHEPREFIX=str(scratch / "none"))
         tictactoe = str(GAMES / "tictactoe.game")
         commands = {
             "python -c pass": ([sys.executable, "-c", "pass"], env),
