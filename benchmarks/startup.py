@@ -91,8 +91,10 @@ def main(argv=None) -> int:
     try:
         env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
         env.update(XDG_CACHE_HOME=str(scratch / "cache"), PYTHONPYCACHEPREFIX=str(scratch / "pyc"))
-        # Off: nothing written, and an empty prefix so that nothing written before is read.
-        no_bytecode = dict(env, PYTHONDONTWRITEBYTECODE="1", PYTHONPYCACHEPREFIX=str(scratch / "none"))
+        # Off, as this environment runs: nothing written, the installed __pycache__ read as usual
+        # (the standard library's; gdl's own sources are then compiled on every start).
+        no_bytecode = {k: v for k, v in env.items() if k != "PYTHONPYCACHEPREFIX"}
+        no_bytecode["PYTHONDONTWRITEBYTECODE"] = "1"
         tictactoe = str(GAMES / "tictactoe.game")
         commands = {
             "python -c pass": ([sys.executable, "-c", "pass"], env),
