@@ -234,3 +234,39 @@ def test_the_fuzzer_renames_names_but_not_the_words_of_when():
     assert "when stuck lose" in again and "when endless draw" in again
     assert "mouse" not in again and "mouse" in mapping
     check(parse(again), Source("renamed.game", again))     # still a valid game
+
+
+# ---- parameter guards (folded into `requires` in declaration order: the meaning every back end
+# can use, gdl.lang.ir.Action) ---------------------------------------------------------------------
+
+ROOKS = """game "Rooks"
+players A, B
+var cell[3][3] in {empty, A, B} = [[A, empty, empty], [empty, empty, empty], [empty, empty, B]]
+var moves in 0..2 = 0
+action slide(fr in 0..2, fc in 0..2 if cell[fr][fc] == mover,
+             tr in 0..2, tc in 0..2 if (tr == fr) != (tc == fc))
+    requires cell[tr][tc] == empty
+    effect   cell[tr][tc] = mover; cell[fr][fc] = empty; moves = moves + 1
+terminal moves == 2
+utility A = 1 if (any c in 0..2: cell[0][c] == A) else -1
+zero-sum
+"""
+
+
+@needs_cc
+def test_parameter_guards_run_natively():
+    # docs/language.md's example: A's rook starts in the top row and slides along it (or down
+    # its column); B cannot move it, so A wins (value 1). Its legal moves are the slides from
+    # (0, 0) to another square of its row or of its column (the second guard), all empty: 2 + 2.
+    game = loads(ROOKS, "rooks.game", backend="native")
+    native = native_rules(game)
+    assert native is not None, game.native_note
+    root = game.initial_state()
+    assert native.legal_actions(root) == game.legal_actions(root)
+    names = [game.action_name(a) for a in native.legal_actions(root)]
+    assert all(name.startswith("slide(0,0,") for name in names) and len(names) == 4
+    interpreted = loads(ROOKS, "rooks.game", backend="interpret")
+    for algorithm in ("minimax", "alphabeta"):
+        found = solve_native(game, algorithm)
+        _same(found, solve(interpreted, algorithm))
+        assert found.values == (1, -1)
