@@ -11,6 +11,7 @@ win for the second player; Nim is lost by the player to move exactly when the he
 
 from __future__ import annotations
 
+import os
 import re
 from collections import deque
 from pathlib import Path
@@ -270,3 +271,47 @@ def test_parameter_guards_run_natively():
         found = solve_native(game, algorithm)
         _same(found, solve(interpreted, algorithm))
         assert found.values == (1, -1)
+
+
+# ---- rules too large to compile quickly stay in Python, and that is remembered --------------------
+
+@needs_cc
+def test_othello_6x6_is_refused_once_and_remembered(tmp_path, monkeypatch):
+    # Its definitions, inlined at every use, would make about 2.5 MB of C (half a minute of gcc);
+    # 4x4 (about 0.7 MB) compiles (the tests above).
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.delenv("GDL_NO_CACHE", raising=False)
+    game = load(GAMES / "othello.game", backend="native")
+    assert native_rules(game) is None and "kB of C" in game.native_note
+    remembered = list((tmp_path / "gdl" / "native").glob("*.refused"))
+    assert len(remembered) == 1 and remembered[0].stat().st_mode & 0o777 == 0o600
+    # A second load does not make the C again: the refusal is read from the cache.
+    monkeypatch.setattr(emit, "generate", lambda *a: pytest.fail("the C was made again"))
+    again = load(GAMES / "othello.game", backend="native")
+    assert native_rules(again) is None and again.native_note == game.native_note
+    assert again.info == game.info
+
+
+@needs_cc
+def test_a_remembered_refusal_is_read_only_from_a_private_file(tmp_path, monkeypatch):
+    from gdl.backends.native import build
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.delenv("GDL_NO_CACHE", raising=False)
+    build._remember_refusal("k.refused", "a reason")
+    native = tmp_path / "gdl" / "native"
+    assert build._refusal("k.refused") == "a reason"
+    decoy = tmp_path / "decoy"
+    decoy.write_text("planted")
+    decoy.chmod(0o600)
+    (native / "k.refused").unlink()
+    os.symlink(decoy, native / "k.refused")
+    assert build._refusal("k.refused") is None           # a symlink is never followed
+    (native / "k.refused").unlink()
+    (native / "k.refused").write_text("planted")
+    (native / "k.refused").chmod(0o622)                  # writable by others: not ours to trust
+    assert build._refusal("k.refused") is None
+    monkeypatch.setattr(build, "CACHE_ENTRIES", 2)
+    for i in range(5):
+        build._remember_refusal(f"{i}.refused", "why")
+    assert len(list(native.glob("*.refused"))) <= 2       # bounded

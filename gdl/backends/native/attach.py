@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 
-from gdl.backends.native.build import NativeUnavailable, library_for
+from gdl.backends.native.build import NativeUnavailable, Refused, library_for
 from gdl.backends.native.runtime import NativeRules
 
 
@@ -36,8 +36,9 @@ def attach(game, filename: str, key: str | None = None) -> None:
 
             return generate(game.ir, filename)
 
-        native = NativeRules(library_for(source, None if key is None else _versioned(key)))
-    except (Unsupported, NativeUnavailable) as error:
+        native = NativeRules(library_for(source, None if key is None else _versioned(key),
+                                         refusals=(Unsupported,)))
+    except (Unsupported, Refused, NativeUnavailable) as error:
         note = f"note: native backend unavailable ({error}); using the compiled Python tier"
         game.native_route_missing = isinstance(error, NativeUnavailable)
     game.native = native

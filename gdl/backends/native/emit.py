@@ -39,6 +39,10 @@ INT64_MAX = 2 ** 63 - 1
 LIMIT = 2 ** 62          # bounds beyond this are treated as unknown (checked arithmetic)
 UNROLL = 9               # quantifiers over at most this many combinations become one expression
 MAX_CELLS = 4096        # states larger than this stay in Python (the search keeps one per ply)
+# Rules whose C would be larger than this stay in Python: the C compiler takes seconds per
+# hundred kilobytes (Othello 6x6, its definitions inlined at every use, would be 2.5 MB and
+# half a minute of gcc; the bundled games are 60-180 kB).
+MAX_SOURCE = 1_000_000
 
 
 class Unsupported(_Unsupported):
@@ -544,6 +548,15 @@ class CEmitter:
         lines.append("}")
         return lines
 
+    def within_size(self, size: int, *lines: str) -> int:
+        """``size`` plus the lines' lengths, or Unsupported once that passes MAX_SOURCE (checked
+        as the rules are emitted, so a game far over it is refused quickly)."""
+        size += sum(len(line) + 1 for line in lines)
+        if size > MAX_SOURCE:
+            raise Unsupported(f"its rules would be more than {MAX_SOURCE // 1000} kB of C, too "
+                              "long to compile quickly")
+        return size
+
     def stuck_returns(self) -> list[str]:
         """``rule_returns`` of a game that ends when the mover is stuck: the declared utilities
         where the declared terminal holds, else the stuck player's row of ``stuck_values``."""
@@ -575,6 +588,7 @@ class CEmitter:
         else:
             body += ["static void rule_evaluate(const V *s, V *out) { (void)s; (void)out; gdl_err = 1; }"]
         # legal actions, one function per player, in declaration order
+        size = sum(len(line) for line in body)
         for player in range(n):
             body.append(f"static int rule_legal_{player}(const V *s, int *out) {{")
             body.append("    int n = 0;")
@@ -586,6 +600,7 @@ class CEmitter:
                 test = self.expr(action.requires, env) if action.requires is not None else "1"
                 body.append(f"    if ({test}) out[n++] = {action_id}; "
                             + c_comment(ground.name))
+                size = self.within_size(size, body[-1])
             body.append("    return n;")
             body.append("}")
         body.append("static int rule_legal(const V *s, int *out) {")
@@ -615,7 +630,9 @@ class CEmitter:
             action = ground.action
             env = {name: c_int(v) for (name, _, _), v in zip(action.params, ground.args)}
             body.append(f"    case {action_id}: {{ {c_comment(ground.name)} {self.where(action.span)}")
-            body += self.stmts(action.effect, env, 2)
+            lines = self.stmts(action.effect, env, 2)
+            size = self.within_size(size, *lines)
+            body += lines
             body.append("        break; }")
         body.append("    default: gdl_err = 1;")
         body.append("    }")
