@@ -412,7 +412,19 @@ _BUILTINS = {"abs", "min", "max"}
 def rename_identifiers(tree: ast.GameFile, seed: int = 0) -> tuple[ast.GameFile, dict[str, str]]:
     """Every identifier (players, symbols, variables, constants, parameters, definitions and
     their parameters, actions and their parameters, bound and random names, tree labels) renamed
-    by one bijection to ``n0``, ``n1``, ... in a shuffled order. Returns the tree and the map."""
+    by one bijection to ``n0``, ``n1``, ... in a shuffled order. Returns the tree and the map.
+    The words of `when stuck lose` and `when endless draw` are the language's, not names: those
+    declarations are set aside while the rest is renamed."""
+    fixed = {i: d for i, d in enumerate(tree.declarations)
+             if isinstance(d, (ast.StuckDecl, ast.EndlessDecl))}
+    if fixed:
+        rest = ast.GameFile(tuple(d for i, d in enumerate(tree.declarations) if i not in fixed),
+                            tree.span)
+        renamed, mapping = rename_identifiers(rest, seed)
+        decls = list(renamed.declarations)
+        for i in sorted(fixed):
+            decls.insert(i, fixed[i])
+        return ast.GameFile(tuple(decls), tree.span), mapping
     names: list[str] = []
 
     def collect(node):
@@ -991,7 +1003,7 @@ def _run_targets(examples: int, seed: int, targets: Sequence[str]) -> Summary:
             continue
         started = time.perf_counter()
         if name == "rule files":
-            strategy = st.tuples(rule_games(second_edition=True, probes=True), _option_sets(),
+            strategy = st.tuples(rule_games(full_language=True, probes=True), _option_sets(),
                                  st.integers(0, 3))
             check = check_rules_example
         elif name == "transpositions":

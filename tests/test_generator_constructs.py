@@ -1,0 +1,73 @@
+"""The rule-file generator of the fuzzer (`rule_games(full_language=True)`, what `gdl fuzz`
+draws) writes every construct of the language's second edition, in games that check and that
+both back ends run alike: a construct the generator never writes is never fuzzed."""
+
+from gdl.lang import ast
+from gdl.tools.fuzz import backend_problems, run_property
+from gdl.tools.strategies import rule_games
+
+
+def nodes(node):
+    """Every syntax node under ``node``, itself included."""
+    if isinstance(node, tuple):
+        for item in node:
+            yield from nodes(item)
+    elif hasattr(node, "__dataclass_fields__") and not isinstance(node, ast.Span):
+        yield node
+        for name in node.__dataclass_fields__:
+            if name != "span":
+                yield from nodes(getattr(node, name))
+
+
+def dependent(binder):
+    """A binder whose range starts or ends at a name (an outer binder, a parameter)."""
+    domain = binder.domain
+    return isinstance(domain, ast.RangeDomain) and any(
+        isinstance(end, ast.Name) for end in (domain.low, domain.high))
+
+
+CONSTRUCTS = {
+    "parameter guard": lambda n: isinstance(n, ast.ActionDecl) and any(
+        g is not None for g in n.guards),
+    "action parameter ranging from another": lambda n: isinstance(n, ast.ActionDecl) and any(
+        dependent(b) for b in n.params),
+    "quantifier range from an outer binder": lambda n: isinstance(n, ast.Quantifier) and any(
+        dependent(b) for b in n.binders[1:]),
+    "quantifier range from a define parameter": lambda n: isinstance(n, ast.DefineDecl)
+    and bool(n.params) and any(isinstance(q, ast.Quantifier) and dependent(q.binders[0])
+                               for q in nodes(n.body)),
+    "membership in symbols": lambda n: isinstance(n, ast.Member) and n.symbols is not None,
+    "membership in a range": lambda n: isinstance(n, ast.Member) and n.range is not None,
+    "map from symbols": lambda n: isinstance(n, ast.MapLit),
+    "symbol variable": lambda n: isinstance(n, ast.VarDecl)
+    and isinstance(n.domain, ast.SymbolDomain),
+    "init": lambda n: isinstance(n, ast.InitDecl),
+    "chance at the root": lambda n: isinstance(n, ast.InitDecl) and any(
+        isinstance(s, ast.Random) for s in n.body),
+    "when stuck lose": lambda n: isinstance(n, ast.StuckDecl) and n.outcome.name == "lose",
+    "when stuck win": lambda n: isinstance(n, ast.StuckDecl) and n.outcome.name == "win",
+    "when stuck pass": lambda n: isinstance(n, ast.StuckDecl) and n.outcome.name == "pass",
+    "let": lambda n: isinstance(n, ast.LetStmt),
+    "repeat": lambda n: isinstance(n, ast.Repeat),
+    "exact division": lambda n: isinstance(n, ast.Binary) and n.op == "/",
+    "floor division": lambda n: isinstance(n, ast.Binary) and n.op == "//",
+}
+
+
+def test_the_fuzzers_generator_writes_every_construct():
+    found = {name: 0 for name in CONSTRUCTS}
+
+    def record(example):
+        rules = example
+        for node in nodes(rules.tree):
+            for name, matches in CONSTRUCTS.items():
+                if matches(node):
+                    found[name] += 1
+        # valid by construction: it checks, and the compiled game agrees with the interpreter
+        return backend_problems(rules.load("compile"), rules.load("interpret"))[0]
+
+    outcome = run_property(rule_games(full_language=True, probes=True), record, examples=100,
+                           seed=15, shrink=False)
+    assert outcome.first_failure is None, outcome.problems
+    assert outcome.examples == 100
+    assert [name for name, seen in found.items() if not seen] == []
