@@ -2,6 +2,8 @@
 draws) writes every construct of the language's second edition, in games that check and that
 both back ends run alike: a construct the generator never writes is never fuzzed."""
 
+from pathlib import Path
+
 from gdl.lang import ast
 from gdl.tools.fuzz import backend_problems, run_property
 from gdl.tools.strategies import rule_games
@@ -71,3 +73,19 @@ def test_the_fuzzers_generator_writes_every_construct():
     assert outcome.first_failure is None, outcome.problems
     assert outcome.examples == 100
     assert [name for name, seen in found.items() if not seen] == []
+
+
+def test_renaming_keeps_the_words_of_when_stuck():
+    # the fuzz's metamorphic renaming once turned `when stuck lose` into `when stuck n4` (E201)
+    import gdl
+    from gdl.lang.format import format_file
+    from gdl.lang.parse import parse
+    from gdl.tools.fuzz import rename_identifiers
+
+    text = (Path(__file__).resolve().parent.parent / "games" / "chomp.game").read_text()
+    renamed, mapping = rename_identifiers(parse(text), seed=3)
+    assert "lose" not in mapping and "bite" in mapping
+    renamed_text = format_file(renamed)
+    assert "when stuck lose" in renamed_text
+    # 3 x 4 Chomp is a first-player win (strategy stealing), under any names
+    assert gdl.solve(gdl.loads(renamed_text)).values == (1, -1)
