@@ -1,6 +1,7 @@
 """Othello, Breakthrough and Kalah (games/): boards sized by a `param`, set up by `init`, no
 sentinel and no state variable for the seeds in hand. Each is checked against a published figure
-or against a brute force written here, from the rules, independently of gdl."""
+or against a brute force written here, from the rules, independently of gdl; Breakthrough and
+Kalah also against OpenSpiel's implementations (test_board_games_openspiel.py). Sim: published."""
 
 from functools import cache
 
