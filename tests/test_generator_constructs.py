@@ -89,3 +89,48 @@ def test_renaming_keeps_the_words_of_when_stuck():
     assert "when stuck lose" in renamed_text
     # 3 x 4 Chomp is a first-player win (strategy stealing), under any names
     assert gdl.solve(gdl.loads(renamed_text)).values == (1, -1)
+
+
+STUCK_LOSE = """game "g"
+players P0, P1
+var moves in 0..2 = 0
+var x0 in 0..1 = 0
+action a0(k in 0..1)
+    requires mover == P0 or moves < 1
+    effect   moves = moves + 1; x0 = min(max(x0 + (k if mover == P0 else -k), 0), 1)
+terminal moves == 2
+utility P0 = x0
+zero-sum
+when stuck lose
+"""
+
+
+def test_the_affine_check_leaves_stuck_endings_alone():
+    # Found by `gdl fuzz --seed 20261123` once the generator wrote `when stuck lose`: P1 is stuck
+    # at once and loses, worth (1, -1) by the language's rule, whatever the utility expressions
+    # say; `utilities * 3 + 1` cannot make that (4, -2), so the fuzz no longer expects it.
+    import gdl
+    from gdl.lang.parse import parse
+    from gdl.tools.fuzz import affine_applies, metamorphic_problems
+
+    tree = parse(STUCK_LOSE)
+    assert gdl.solve(gdl.loads(STUCK_LOSE)).values == (1, -1)
+    assert not affine_applies(tree)
+    for seed in range(8):       # every affine change the check may draw
+        assert metamorphic_problems(tree, seed=seed)[0] == []
+    assert affine_applies(parse(STUCK_LOSE.replace("when stuck lose", "when stuck pass")))
+
+
+def test_affine_utilities_carry_the_utilities_of_endless_play():
+    from gdl.lang.format import format_file
+    from gdl.lang.parse import parse
+    from gdl.tools.fuzz import affine_utilities
+
+    text = ('game "g"\nplayers A, B\nvar x in 0..1 = 0\naction go effect x = 1 - x\n'
+            "terminal false\nutility A = x\nzero-sum\nwhen endless (2, -2)\n")
+    shifted = format_file(affine_utilities(parse(text), add=1, scale=3))
+    assert "constant-sum 2" in shifted
+    assert "when endless (3 * 2 + 1, 3 * -2 + 1)" in shifted       # (7, -5): sums to 2
+    import gdl
+
+    assert gdl.loads(shifted).info.endless_value == (7, -5)
