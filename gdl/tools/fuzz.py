@@ -414,22 +414,15 @@ def rename_identifiers(tree: ast.GameFile, seed: int = 0) -> tuple[ast.GameFile,
     """Every identifier (players, symbols, variables, constants, parameters, definitions and
     their parameters, actions and their parameters, bound and random names, tree labels) renamed
     by one bijection to ``n0``, ``n1``, ... in a shuffled order. Returns the tree and the map.
-    The words of `when stuck lose` and `when endless draw` are the language's, not names: those
-    declarations are set aside while the rest is renamed."""
-    fixed = {i: d for i, d in enumerate(tree.declarations)
-             if isinstance(d, (ast.StuckDecl, ast.EndlessDecl))}
-    if fixed:
-        rest = ast.GameFile(tuple(d for i, d in enumerate(tree.declarations) if i not in fixed),
-                            tree.span)
-        renamed, mapping = rename_identifiers(rest, seed)
-        decls = list(renamed.declarations)
-        for i in sorted(fixed):
-            decls.insert(i, fixed[i])
-        return ast.GameFile(tuple(decls), tree.span), mapping
+    The built-in `opponent` keeps its name unless the file declares its own."""
     names: list[str] = []
+    # `opponent` is built in unless the file declares its own (a declaration names an Ident)
+    declared: set[str] = set()
+    _map_tree(tree, lambda node: declared.add(node.name) if isinstance(node, ast.Ident) else None)
+    builtins = _BUILTINS | ({"opponent"} - declared)
 
     def collect(node):
-        if isinstance(node, (ast.Ident, ast.Name)) and node.name not in _BUILTINS:
+        if isinstance(node, (ast.Ident, ast.Name)) and node.name not in builtins:
             if node.name not in names:
                 names.append(node.name)
         elif isinstance(node, ast.DisplayDecl):
