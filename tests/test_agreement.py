@@ -104,7 +104,8 @@ def test_fractional_values(game, options):
 # ---- generated rule files ---------------------------------------------------------------------
 
 @budget(12)
-@given(rule_games(players=2, sum_kinds=("zero-sum", "constant-sum"), second_edition=True), _option_sets(),
+@given(rule_games(players=2, sum_kinds=("zero-sum", "constant-sum"), full_language=True),
+       _option_sets(),
        st.integers(0, 3))
 def test_two_player_rule_files(rules, options, depth):
     report = TargetReport("rules")
@@ -114,7 +115,7 @@ def test_two_player_rule_files(rules, options, depth):
 
 @budget(8)
 @given(rule_games(players=(2, 3), sum_kinds=("general-sum", "constant-sum"), chance=True,
-                  second_edition=True),
+                  full_language=True),
        _option_sets(), st.integers(0, 2))
 def test_rule_files_with_chance_and_more_players(rules, options, depth):
     assert_no_problems(check_rules_example((rules, options, depth), backends=False))
@@ -122,7 +123,7 @@ def test_rule_files_with_chance_and_more_players(rules, options, depth):
 
 @pytest.mark.skipif(not have_compiler(), reason="no compiler backend (gdl.backends.compiler)")
 @budget(15)
-@given(rule_games(second_edition=True))
+@given(rule_games(full_language=True))
 def test_compiled_equals_interpreted(rules):
     problems, states = backend_problems(rules.load("compile"), rules.load("interpret"))
     assert_no_problems(problems)

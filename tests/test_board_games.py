@@ -1,6 +1,7 @@
 """Othello, Breakthrough and Kalah (games/): boards sized by a `param`, set up by `init`, no
 sentinel and no state variable for the seeds in hand. Each is checked against a published figure
-or against a brute force written here, from the rules, independently of gdl."""
+or against a brute force written here, from the rules, independently of gdl; Breakthrough and
+Kalah also against OpenSpiel's implementations (test_board_games_openspiel.py). Sim: published."""
 
 from functools import cache
 
@@ -205,3 +206,13 @@ def test_kalah_keeps_no_seeds_in_hand():
     # the state is the pits and the player to move: nothing holds the seeds while they are sown
     text = (GAMES / "kalah.game").read_text()
     assert text.count("\nvar ") == 1 and "let hand = " in text
+
+
+# ---- Sim ---------------------------------------------------------------------------------------
+
+def test_sim_is_a_second_player_win():
+    # Mead, Rosa and Huang, "The game of Sim: a computational study" (1974): with best play the
+    # second player wins. (Natively a fraction of a second; about 4 s where only the compiled
+    # Python tier runs.)
+    result = solve(gdl.load(GAMES / "sim.game", backend="native"), "alphabeta")
+    assert result.values == (-1, 1)

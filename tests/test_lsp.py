@@ -269,3 +269,35 @@ def test_let_names_resolve_to_their_binding():
     found = index.lookup(utility + 1, lines[utility].index("- near") + 3)
     assert found.kind == "local name" and found.span.line == utility + 1
     assert found.span.column == lines[utility].index("near") + 1
+
+
+def test_names_in_parameter_guards_and_map_keys_resolve():
+    from gdl.lsp.index import Index
+
+    text = ('game "guards"\nplayers A, B\n'
+            "var piece in {pawn, knight, queen} = pawn\n"
+            "const worth = {pawn: 1, knight: 3, queen: 9}\n"
+            "var cell[3] in {empty, full} = empty\n"
+            "action promote(to in {knight, queen},\n"
+            "               i in 0..2 if cell[i] == empty and worth[to] > 2) by A\n"
+            "    effect piece = to; cell[i] = full\n"
+            "terminal piece != pawn\nutility A = worth[piece]\nzero-sum\n")
+    index = Index.build(text)
+    assert index is not None
+    lines = text.split("\n")
+    guard = next(n for n, line in enumerate(lines) if " if cell[i]" in line)
+    header = next(n for n, line in enumerate(lines) if line.startswith("action promote"))
+    # `i` and `to` inside the guard are the action's parameters
+    found = index.lookup(guard + 1, lines[guard].index("cell[i]") + 6)
+    assert (found.kind, found.span.line, found.domain) == ("action parameter", guard + 1, "0..2")
+    found = index.lookup(guard + 1, lines[guard].index("worth[to]") + 7)
+    assert (found.kind, found.span.line) == ("action parameter", header + 1)
+    assert found.domain == "{knight, queen}"
+    # `worth` is a map whose hover names its keys; a key is the symbol declared in `piece`
+    found = index.lookup(guard + 1, lines[guard].index("worth") + 1)
+    assert found.kind == "map" and found.domain == "keys {pawn, knight, queen}"
+    assert "keys {pawn, knight, queen}" in index.describe(found)
+    key = lines[3].index("knight")
+    found = index.lookup(4, key + 1)
+    assert (found.kind, found.span.line, found.span.column) == (
+        "symbol", 3, lines[2].index("knight") + 1)

@@ -81,6 +81,10 @@ def _newcomer_hint(token: Token, expected: set[str], described: list[str], sourc
         return "`random` is a statement: it belongs in an `effect` or in `init`, not in an expression"
     if value == "let" and "';'" in described:
         return "end the statement before `let` with ';'"
+    if value == "," and "';'" in described and re.match(
+            r"\s*let\s+\w+\s*=", re.split(r"[;{}]|\beffect\b", before)[-1]):
+        return ("a `let` statement names one value: write `let a = ...; let b = ...` (the "
+                "expression `let a = ..., b = ...: body` takes several)")
     return None
 
 

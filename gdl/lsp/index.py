@@ -121,7 +121,12 @@ class Index:
             elif isinstance(decl, ast.ParamDecl):
                 self._add(decl.name, "parameter", decl.span)
             elif isinstance(decl, ast.ConstDecl):
-                self._add(decl.name, "constant", decl.span)
+                if isinstance(decl.value, ast.MapLit):     # hover names the keys it may be read at
+                    keys = ", ".join(key.name for key, _ in decl.value.entries)
+                    self.definitions.append(Definition(decl.name.name, "map", decl.name.span,
+                                                       decl.span, f"keys {{{keys}}}"))
+                else:
+                    self._add(decl.name, "constant", decl.span)
             elif isinstance(decl, ast.VarDecl):
                 self._add(decl.name, "variable", decl.span, decl.domain)
             elif isinstance(decl, ast.ActionDecl):
@@ -201,7 +206,8 @@ def _children(value) -> list:
     return [value] if dataclasses.is_dataclass(value) and not isinstance(value, Span) else []
 
 
-KIND_ORDER = ("player", "parameter", "constant", "variable", "action", "definition", "symbol")
+KIND_ORDER = ("player", "parameter", "constant", "map", "variable", "action", "definition",
+              "symbol")
 
 
 def completions(index: Index | None) -> list[tuple[str, str]]:

@@ -46,6 +46,7 @@ __all__ = [
     "Comparison",
     "Problem",
     "Summary",
+    "affine_applies",
     "affine_utilities",
     "backend_problems",
     "compare_position",
@@ -412,11 +413,16 @@ _BUILTINS = {"abs", "min", "max"}
 def rename_identifiers(tree: ast.GameFile, seed: int = 0) -> tuple[ast.GameFile, dict[str, str]]:
     """Every identifier (players, symbols, variables, constants, parameters, definitions and
     their parameters, actions and their parameters, bound and random names, tree labels) renamed
-    by one bijection to ``n0``, ``n1``, ... in a shuffled order. Returns the tree and the map."""
+    by one bijection to ``n0``, ``n1``, ... in a shuffled order. Returns the tree and the map.
+    The built-in `opponent` keeps its name unless the file declares its own."""
     names: list[str] = []
+    # `opponent` is built in unless the file declares its own (a declaration names an Ident)
+    declared: set[str] = set()
+    _map_tree(tree, lambda node: declared.add(node.name) if isinstance(node, ast.Ident) else None)
+    builtins = _BUILTINS | ({"opponent"} - declared)
 
     def collect(node):
-        if isinstance(node, (ast.Ident, ast.Name)) and node.name not in _BUILTINS:
+        if isinstance(node, (ast.Ident, ast.Name)) and node.name not in builtins:
             if node.name not in names:
                 names.append(node.name)
         elif isinstance(node, ast.DisplayDecl):
@@ -472,8 +478,9 @@ def reorder_declarations(tree: ast.GameFile, seed: int = 0, actions: bool = True
 
 def affine_utilities(tree: ast.GameFile, add: int = 0, scale: int = 1) -> ast.GameFile:
     """Every utility and evaluation ``u`` becomes ``scale * u + add`` (``scale`` > 0), the sum
-    declaration and the utility bounds following: zero-sum with ``add != 0`` becomes
-    constant-sum ``n * add``."""
+    declaration, the utility bounds and the utilities of endless play following: zero-sum with
+    ``add != 0`` becomes constant-sum ``n * add``. (The utilities of `when stuck lose | win` are
+    the language's, ±1 or 0 and the sum, and cannot follow: see ``affine_applies``.)"""
     if scale < 1:
         raise ValueError("scale must be a positive integer")
     players = next((len(d.players) for d in tree.declarations
@@ -496,12 +503,21 @@ def affine_utilities(tree: ast.GameFile, add: int = 0, scale: int = 1) -> ast.Ga
         elif isinstance(d, ast.UtilityBoundsDecl):
             d = ast.UtilityBoundsDecl(ast.RangeDomain(affine(d.bounds.low), affine(d.bounds.high)),
                                       d.span)
+        elif isinstance(d, ast.EndlessDecl) and d.values:
+            d = replace(d, values=tuple(affine(v) for v in d.values))
         elif isinstance(d, ast.TreeDecl):
             d = ast.TreeDecl(_map_tree(d.root, lambda n: ast.TreeLeaf(
                 tuple(scale * v + add for v in n.values), n.span)
                 if isinstance(n, ast.TreeLeaf) else None), d.span)
         out.append(d)
     return ast.GameFile(tuple(out), tree.span)
+
+
+def affine_applies(tree: ast.GameFile) -> bool:
+    """Whether ``affine_utilities`` changes every utility of ``tree``: not when a stuck player
+    loses or wins, whose utilities the language fixes (±1, or 0 and the declared sum)."""
+    return not any(isinstance(d, ast.StuckDecl) and d.outcome.name in ("lose", "win")
+                   for d in tree.declarations)
 
 
 def _load_tree(tree: ast.GameFile, backend: str = "interpret"):
@@ -556,9 +572,10 @@ def metamorphic_problems(tree: ast.GameFile, game: Any = None, seed: int = 0,
     against("reordering declarations", _load_tree(reordered, backend), truth.values,
             _names(game, truth.best_actions), True)
     add, scale = rng.choice([(3, 1), (-2, 1), (0, 2), (1, 3)])
-    shifted = affine_utilities(tree, add, scale)
-    against(f"utilities * {scale} + {add}", _load_tree(shifted, backend),
-            tuple(scale * v + add for v in truth.values), best_positions, False)
+    if affine_applies(tree):
+        shifted = affine_utilities(tree, add, scale)
+        against(f"utilities * {scale} + {add}", _load_tree(shifted, backend),
+                tuple(scale * v + add for v in truth.values), best_positions, False)
     return problems, count
 
 
@@ -1002,7 +1019,7 @@ def _run_targets(examples: int, seed: int, targets: Sequence[str]) -> Summary:
             continue
         started = time.perf_counter()
         if name == "rule files":
-            strategy = st.tuples(rule_games(second_edition=True, probes=True), _option_sets(),
+            strategy = st.tuples(rule_games(full_language=True, probes=True), _option_sets(),
                                  st.integers(0, 3))
             check = check_rules_example
         elif name == "transpositions":

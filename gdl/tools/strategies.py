@@ -472,6 +472,10 @@ class GeneratedRules:
 
 
 _PLAYER_NAMES = ("P0", "P1", "P2", "P3")
+_LIGHTS = ("red", "amber", "green")       # the symbols of the full language's `light`
+# `u in 0..2, v in u..2`: binders whose second range starts at the first (the pairs u <= v)
+_PAIRS = (_ast.Binder(_ast.Ident("u"), _ast.RangeDomain(_ast.IntLit(0), _ast.IntLit(2))),
+          _ast.Binder(_ast.Ident("v"), _ast.RangeDomain(_ast.Name("u"), _ast.IntLit(2))))
 
 
 @st.composite
@@ -479,7 +483,7 @@ def rule_games(draw, players: int | Sequence[int] = (2, 3), *, chance: bool | No
                sum_kinds: Sequence[str] = (ZERO_SUM, CONSTANT_SUM, GENERAL_SUM),
                evaluate: bool | None = None, bounds: bool | None = None,
                max_nodes: int = 300, second_edition: bool = False,
-               probes: bool = False) -> GeneratedRules:
+               probes: bool = False, full_language: bool = False) -> GeneratedRules:
     """Small games in the rule language, valid by construction.
 
     Every game has a counter ``moves`` that every action increases by one and the terminal condition
@@ -502,12 +506,22 @@ def rule_games(draw, players: int | Sequence[int] = (2, 3), *, chance: bool | No
     utilities divided exactly (``/``, rational values), ``let`` and ``repeat`` in effects, and
     an ``init`` block (a value, perhaps who moves first). It is off by
     default so that a seed keeps drawing the games it drew before (tests pin some of them).
+    ``full_language=True`` (which implies ``second_edition``; off by default for the same reason)
+    adds the rest of the second edition: parameter guards and a parameter whose range starts at
+    the one before it (``a1(k in 0..2 if ..., j in k..2 if ...)``), quantifiers over ranges that
+    depend on an outer binder (``count u in 0..2, v in u..2: ...``) or on a define's parameter
+    (``upto(x0)``), membership (``x0 in 0..2``, ``light in {red, green}``), a symbol variable
+    read through a map from symbols (``worth[light]``), chance in ``init`` (the root is then a
+    chance node), and ``when stuck lose``/``win``/``pass`` (then the first action is closed to
+    every player but the first on the last move, so that someone really is stuck).
     ``probes=True`` (off by default for the same reason) makes about one condition in two and one
     value in four an expression probe (``probe_condition``, ``probe_value``).
 
     Everything shrinks towards fewer players, variables, actions and statements, smaller
     constants, no chance, no evaluation.
     """
+    second_edition = second_edition or full_language
+
     def pick(options):
         # an index, not sampled_from: hypothesis labels sampled_from by hashing its elements,
         # and strings and functions hash differently from process to process, which would make
@@ -538,14 +552,25 @@ def rule_games(draw, players: int | Sequence[int] = (2, 3), *, chance: bool | No
     bonus = None      # second edition: a map from the players to numbers, read as `bonus[mover]`
     if second_edition and draw(st.integers(0, 3)) == 0:
         bonus = tuple(draw(st.integers(-2, 2)) for _ in names)
+    # full language: a symbol variable `light`, read through a map from symbols `worth[light]`
+    worth = tuple(draw(st.integers(-2, 2)) for _ in _LIGHTS) \
+        if full_language and draw(st.booleans()) else None
+    # full language: `define upto(m) = count v in 0..m: v <= x?`, a range from a define parameter
+    upto = draw(st.integers(0, len(variables) - 1)) \
+        if full_language and draw(st.booleans()) else None
 
     def int_atom() -> _IntExpr:
         choices = [("var", i) for i in range(len(variables))] + [("lit", 0)]
         if score_max:
             choices.append(("score", 0))
+        if worth is not None:
+            choices.append(("worth", 0))
         kind, i = pick(choices)
         if kind == "var":
             return _name(*variables[i])
+        if kind == "worth":
+            return _IntExpr(_ast.Index(_ast.Name("worth"), _ast.Name("light")), min(worth),
+                            max(worth))
         if kind == "score":
             who = pick(("mover",) + names)
             index = _ast.Mover() if who == "mover" else _ast.Name(who)
@@ -563,8 +588,25 @@ def rule_games(draw, players: int | Sequence[int] = (2, 3), *, chance: bool | No
     def condition(extra: list[_IntExpr] = ()) -> _ast.Expr:
         if probes and draw(st.booleans()):   # over the state: a local's values are known anyway
             return probe_condition(draw, int_atom, start_value)
-        kind = pick(["compare", "flag", "mover", "and"] if has_flag else
-                                    ["compare", "mover", "and"])
+        kinds = ["compare", "flag", "mover", "and"] if has_flag else ["compare", "mover", "and"]
+        if full_language:
+            kinds += ["member", "pairs"] + (["light"] if worth is not None else [])
+        kind = pick(kinds)
+        if kind == "member":        # `x in lo..hi`, a number between two bounds
+            a = pick([int_atom, *[(lambda e=e: e) for e in extra]])()
+            lo = draw(st.integers(a.lo - 1, a.hi))
+            return _ast.Member(a.node, None, _ast.RangeDomain(
+                _ast.IntLit(lo), _ast.IntLit(lo + draw(st.integers(0, 2)))))
+        if kind == "light":         # `light in {red, green}`, a symbol among some
+            chosen = draw(st.lists(st.integers(0, len(_LIGHTS) - 1), min_size=1, max_size=2,
+                                   unique=True))
+            return _ast.Member(_ast.Name("light"), tuple(_ast.Ident(_LIGHTS[i]) for i in chosen),
+                               None)
+        if kind == "pairs":         # a range from an outer binder: the pairs u <= v
+            a = int_atom()
+            return _ast.Quantifier(pick(["any", "all"]), _PAIRS, _ast.Binary(
+                pick(["<", "<=", "==", "!="]), _ast.Binary("+", a.node, _ast.Name("u")),
+                _ast.Name("v")))
         if kind == "flag":
             flag = _ast.Name("flag")
             return flag if draw(st.booleans()) else _ast.Unary("not", flag)
@@ -583,10 +625,18 @@ def rule_games(draw, players: int | Sequence[int] = (2, 3), *, chance: bool | No
         pool = [int_atom, *[(lambda e=e: e) for e in extra]]
         if probes and draw(st.integers(0, 3)) == 0:
             return probe_value(draw, int_atom, start_value)
-        kind = pick(["atom", "add", "sub", "scale", "minmax", "if"])
+        kinds = ["atom", "add", "sub", "scale", "minmax", "if"]
+        if full_language:
+            kinds += ["pairs"] + (["upto"] if upto is not None else [])
+        kind = pick(kinds)
         a = pick(pool)()
         if kind == "atom":
             return a
+        if kind == "pairs":     # how many pairs u <= v (a range from an outer binder) pass a test
+            body = _ast.Binary(pick(["<", "<=", ">="]), _ast.Name("v"), a.node)
+            return _IntExpr(_ast.Quantifier("count", _PAIRS, body), 0, 6)
+        if kind == "upto":      # a range from a define's parameter: 0..a, empty when a < 0
+            return _IntExpr(_ast.Call(_ast.Ident("upto"), (a.node,)), 0, max(0, a.hi + 1))
         if kind in ("add", "sub"):
             return _op("+" if kind == "add" else "-", a, pick(pool)())
         if kind == "scale":
@@ -597,7 +647,12 @@ def rule_games(draw, players: int | Sequence[int] = (2, 3), *, chance: bool | No
 
     def assignment(extra: list[_IntExpr] = ()) -> _ast.Stmt:
         kinds = ["var"] + (["score"] if score_max else []) + (["flag"] if has_flag else [])
+        if worth is not None:
+            kinds.append("light")
         kind = pick(kinds)
+        if kind == "light":
+            a, b = (_ast.Name(_LIGHTS[draw(st.integers(0, len(_LIGHTS) - 1))]) for _ in range(2))
+            return _ast.Assign(_ast.Ident("light"), (), _ast.IfExpr(condition(extra), a, b))
         if kind == "flag":
             new = _ast.Unary("not", _ast.Name("flag")) if draw(st.booleans()) else condition(extra)
             return _ast.Assign(_ast.Ident("flag"), (), new)
@@ -636,6 +691,7 @@ def rule_games(draw, players: int | Sequence[int] = (2, 3), *, chance: bool | No
     for index in range(draw(st.integers(1, 3))):
         name = f"a{index}"
         params: tuple[_ast.Binder, ...] = ()
+        guards: tuple[_ast.Expr | None, ...] = ()
         extra: list[_IntExpr] = []
         width = 1
         if index == 0 or draw(st.booleans()):
@@ -644,6 +700,16 @@ def rule_games(draw, players: int | Sequence[int] = (2, 3), *, chance: bool | No
                                                                     _ast.IntLit(k_hi))),)
             extra.append(_name("k", 0, k_hi))
             width = k_hi + 1
+            if full_language and index > 0 and draw(st.booleans()):
+                # a second parameter ranging from the first (`j in k..2`), and guards that read
+                # the state and the parameters so far (the first action stays unguarded: it
+                # keeps a move open to every player)
+                params += (_ast.Binder(_ast.Ident("j"), _ast.RangeDomain(_ast.Name("k"),
+                                                                         _ast.IntLit(2))),)
+                width = sum(3 - k for k in range(k_hi + 1))
+                guards = (condition() if draw(st.booleans()) else None,
+                          condition(extra + [_name("j", 0, 2)]) if draw(st.booleans()) else None)
+                extra.append(_name("j", 0, 2))
         ground += width
         by = requires = None
         if index > 0:
@@ -700,7 +766,8 @@ def rule_games(draw, players: int | Sequence[int] = (2, 3), *, chance: bool | No
                 effect.append(assignment(extra + [_name("r", lo, hi), _name("q", 0, 1)]))
                 chances *= 2
             fan_out = max(fan_out, chances)
-        actions.append(_ast.ActionDecl(_ast.Ident(name), params, by, requires, tuple(effect)))
+        actions.append(_ast.ActionDecl(_ast.Ident(name), params, by, requires, tuple(effect),
+                                       guards=guards if any(g is not None for g in guards) else ()))
 
     # ---- length: the tree has at most about max_nodes nodes
     per_move = ground * fan_out
@@ -708,6 +775,18 @@ def rule_games(draw, players: int | Sequence[int] = (2, 3), *, chance: bool | No
     while per_move ** (longest + 1) <= max_nodes and longest < 6:
         longest += 1
     length = draw(st.integers(1, longest))
+
+    # ---- when stuck: lose or win (two players), pass (any number)
+    stuck = None
+    if full_language and draw(st.booleans()):
+        stuck = pick(["lose", "win", "pass"] if n == 2 else ["pass"])
+        # the first action, open to everyone until now, is closed to all but the first player
+        # on the last move: a player without another legal action is then stuck
+        last_move = _ast.Binary("or", _ast.Binary("==", _ast.Mover(), _ast.Name(names[0])),
+                                _ast.Binary("<", _ast.Name("moves"), _ast.IntLit(length - 1)))
+        first = actions[0]
+        actions[0] = _ast.ActionDecl(first.name, first.params, first.by, last_move, first.effect,
+                                     guards=first.guards)
 
     # ---- utilities and evaluations
     define = None
@@ -764,6 +843,8 @@ def rule_games(draw, players: int | Sequence[int] = (2, 3), *, chance: bool | No
                             if e_total != total else e) for p, e in evaluations]
             e_lo, e_hi = 0, total
         lo, hi = min(lo, e_lo), max(hi, e_hi)
+    if stuck in ("lose", "win") and sum_kind != CONSTANT_SUM:   # the stuck ending gives -1 and 1
+        lo, hi = min(lo, -1), max(hi, 1)
     if hi == lo:
         hi = lo + 1
 
@@ -785,13 +866,34 @@ def rule_games(draw, players: int | Sequence[int] = (2, 3), *, chance: bool | No
             _ast.IntLit(0), _ast.IntLit(score_max)), _ast.IntLit(0)))
     if has_flag:
         decls.append(_ast.VarDecl(_ast.Ident("flag"), (), _ast.BoolDomain(), _ast.BoolLit(False)))
+    if worth is not None:
+        decls.append(_ast.VarDecl(_ast.Ident("light"), (), _ast.SymbolDomain(
+            tuple(map(_ast.Ident, _LIGHTS))), _ast.Name(_LIGHTS[0])))
+        decls.append(_ast.ConstDecl(_ast.Ident("worth"), _ast.MapLit(tuple(
+            (_ast.Ident(light), _ast.IntLit(v)) for light, v in zip(_LIGHTS, worth)))))
+    if upto is not None:
+        decls.append(_ast.DefineDecl(_ast.Ident("upto"), (_ast.Ident("m"),), _ast.Quantifier(
+            "count", (_ast.Binder(_ast.Ident("v"), _ast.RangeDomain(_ast.IntLit(0),
+                                                                    _ast.Name("m"))),),
+            _ast.Binary("<=", _ast.Name("v"), _ast.Name(variables[upto][0])))))
     if define is not None:
         decls.append(define[0])
+    root_chance = 0       # 1 when the init block begins with a chance event (one more ply)
     if second_edition and draw(st.booleans()):
         # set up the start with statements: a variable's value, and perhaps who moves first
         name, v_lo, v_hi = variables[draw(st.integers(0, len(variables) - 1))]
         start = _ast.IntLit(draw(st.integers(v_lo, v_hi)))
         setup: list[_ast.Stmt] = [_ast.Assign(_ast.Ident(name), (), start)]
+        if full_language and has_chance and draw(st.booleans()):
+            # chance at the root: the start value is shifted by a coin, so the initial state is
+            # a chance node (the shift wraps round the domain, so it stays valid)
+            shifted = _ast.Binary("+", _ast.IntLit(v_lo), _ast.Binary("%", _ast.Binary(
+                "+", _ast.Binary("-", start, _ast.IntLit(v_lo)), _ast.Name("r")),
+                _ast.IntLit(v_hi - v_lo + 1)))
+            setup = [_ast.Random(_ast.Ident("r"), None, _ast.RangeDomain(_ast.IntLit(0),
+                                                                         _ast.IntLit(1))),
+                     _ast.Assign(_ast.Ident(name), (), shifted)]
+            root_chance = 1
         if draw(st.booleans()):
             setup.append(_ast.Next(_ast.Name(pick(names))))
         decls.append(_ast.InitDecl(tuple(setup)))
@@ -809,7 +911,9 @@ def rule_games(draw, players: int | Sequence[int] = (2, 3), *, chance: bool | No
     if declare_bounds:
         decls.append(_ast.UtilityBoundsDecl(_ast.RangeDomain(_ast.IntLit(lo), _ast.IntLit(hi))))
     if draw(st.booleans()):
-        decls.append(_ast.LengthDecl(_ast.IntLit(length * (2 if has_chance else 1))))
+        decls.append(_ast.LengthDecl(_ast.IntLit(length * (2 if has_chance else 1) + root_chance)))
+    if stuck is not None:
+        decls.append(_ast.StuckDecl(_ast.Ident(stuck)))
     tree = _ast.GameFile(tuple(decls))
 
     from gdl.lang.format import format_file

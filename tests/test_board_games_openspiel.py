@@ -1,0 +1,135 @@
+"""Breakthrough and Kalah (games/) against OpenSpiel's own implementations of them, a source
+from outside this project: `breakthrough` (parameters rows, columns) and `mancala` (Kalah, 6
+houses of 4 seeds). OpenSpiel's tree is walked through pyspiel here, so every expected number
+is counted by OpenSpiel, not by gdl.
+
+No published perft or small-board value of either game is within reach of a test (the solved
+5 x 5 Breakthrough has about 10^12 states; the published Kalah values start at Kalah(6,4) and
+needed endgame databases), so OpenSpiel is the outside source here; games/ and
+tests/test_board_games.py say so.
+
+Optional: runs where the `openspiel` extra is installed (CI installs it)."""
+
+import random
+import re
+from functools import cache
+
+import pytest
+from helpers import GAMES
+
+pyspiel = pytest.importorskip("pyspiel")
+
+import gdl  # noqa: E402
+from gdl.protocol import TERMINAL  # noqa: E402
+from gdl.tools.count import count  # noqa: E402
+
+
+@cache
+def load(name, backend="compile", **params):
+    return gdl.load(GAMES / name, params, backend=backend)
+
+
+def openspiel_perft(state, depth):
+    """Histories of each length 0..depth from ``state``, walked one by one in OpenSpiel."""
+    counts = [0] * (depth + 1)
+
+    def walk(node, ply):
+        counts[ply] += 1
+        if ply < depth and not node.is_terminal():
+            for action in node.legal_actions():
+                walk(node.child(action), ply + 1)
+
+    walk(state, 0)
+    return tuple(counts)
+
+
+# ---- Breakthrough ------------------------------------------------------------------------------
+
+def openspiel_home_rows(rows, columns):
+    """How many rows of pieces each side starts with in OpenSpiel's Breakthrough, read from its
+    initial board (one row on boards of 5 rows or fewer, two on larger ones)."""
+    board = str(pyspiel.load_game("breakthrough", {"rows": rows, "columns": columns})
+                .new_initial_state())
+    return sum(1 for line in board.splitlines() if line[:1].isdigit() and "b" in line)
+
+
+@pytest.mark.parametrize("rows, columns, depth", [(5, 5, 5), (6, 5, 4), (4, 3, 7), (8, 8, 3)])
+def test_breakthrough_perft_equals_openspiel(rows, columns, depth):
+    # OpenSpiel's Black (player 0) starts at the top and moves first; ours, White, starts at the
+    # bottom: the boards are mirror images, so the number of histories of each length is the same
+    home = openspiel_home_rows(rows, columns)
+    expected = openspiel_perft(
+        pyspiel.load_game("breakthrough", {"rows": rows, "columns": columns}).new_initial_state(),
+        depth)
+    ours = count(load("breakthrough.game", rows=rows, cols=columns, home=home), depth=depth)
+    assert ours.per_ply == expected
+
+
+SQUARE = re.compile(r"([a-z])(\d+)")
+
+
+def breakthrough_action(openspiel_move, rows):
+    """OpenSpiel's `a5b4` (column letter, row number counted from the bottom; `*` marks a
+    capture) as our `step(r,c,dc)`: OpenSpiel's top row is our row 0, so that OpenSpiel's first
+    player (Black, at the top, moving down) is ours (White, moving up)."""
+    (fc, fr), (tc, _) = SQUARE.findall(openspiel_move)
+    column = ord(fc) - ord("a")
+    return f"step({rows - int(fr)},{column},{ord(tc) - ord(fc)})"
+
+
+def test_breakthrough_random_games_equal_openspiel():
+    """Whole games, chosen at random in OpenSpiel: at every position the legal moves are the same
+    (mapped square by square), and the game ends at the same move with the same winner."""
+    rows, columns = 5, 4
+    home = openspiel_home_rows(rows, columns)
+    game = load("breakthrough.game", rows=rows, cols=columns, home=home)
+    chooser = random.Random(15)
+    for _ in range(40):
+        theirs = pyspiel.load_game("breakthrough", {"rows": rows, "columns": columns}) \
+            .new_initial_state()
+        ours = game.initial_state()
+        while not theirs.is_terminal():
+            moves = {breakthrough_action(theirs.action_to_string(a), rows): a
+                     for a in theirs.legal_actions()}
+            legal = {game.action_name(a): a for a in game.legal_actions(ours)}
+            assert sorted(legal) == sorted(moves)
+            name = chooser.choice(sorted(moves))
+            theirs.apply_action(moves[name])
+            ours = game.apply(ours, legal[name])
+        assert game.current_player(ours) == TERMINAL
+        assert tuple(game.returns(ours)) == tuple(int(r) for r in theirs.returns())
+
+
+# ---- Kalah -------------------------------------------------------------------------------------
+
+def test_kalah_perft_equals_openspiel():
+    # OpenSpiel's `mancala` is Kalah(6,4) with the rules of games/kalah.game: sowing skips the
+    # opponent's store, a last seed in one's store moves again, a last seed in one's empty house
+    # captures the opposite house if it holds seeds, the game ends when either side is empty
+    depth = 6
+    expected = openspiel_perft(pyspiel.load_game("mancala").new_initial_state(), depth)
+    assert count(load("kalah.game", houses=6, seeds=4), depth=depth).per_ply == expected
+
+
+def test_kalah_random_games_equal_openspiel():
+    """Whole games of Kalah(6,4), chosen at random in OpenSpiel: at every position the same
+    player is to move with the same houses to sow (OpenSpiel's pit p is South's house p - 1
+    or North's house p - 8), and the game ends at the same move with the same winner
+    (OpenSpiel's returns are the sign of our margin)."""
+    game = load("kalah.game", houses=6, seeds=4)
+    chooser = random.Random(15)
+    for _ in range(30):
+        theirs = pyspiel.load_game("mancala").new_initial_state()
+        ours = game.initial_state()
+        while not theirs.is_terminal():
+            player = theirs.current_player()
+            assert game.current_player(ours) == player
+            moves = {f"sow({p - 1 if player == 0 else p - 8})": p for p in theirs.legal_actions()}
+            legal = {game.action_name(a): a for a in game.legal_actions(ours)}
+            assert sorted(legal) == sorted(moves)
+            name = chooser.choice(sorted(moves))
+            theirs.apply_action(moves[name])
+            ours = game.apply(ours, legal[name])
+        assert game.current_player(ours) == TERMINAL
+        margin = game.returns(ours)[0]
+        assert (margin > 0) - (margin < 0) == int(theirs.returns()[0])
