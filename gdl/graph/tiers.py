@@ -292,6 +292,7 @@ class TierRun:
     progress: Callable[[str, int, int], None] | None = None
     manifest: dict = field(default_factory=dict)
     tier: ComponentTier | None = None              # None: the game's declared tier
+    native: Any = None                              # packed keys (gdl.graph.packed_tiers), or None
 
     def path(self, tier: int, part: str) -> Path:
         return self.directory / f"tier-{tier}.{part}"
@@ -642,8 +643,42 @@ def _solve_tier(run: TierRun, graph: PositionGraph, n: int, boundary_remoteness:
     return list(table), index, remoteness, how
 
 
+def _save_tier(run: TierRun, tier: int, table: list, index: np.ndarray, remoteness: np.ndarray,
+               how: dict) -> None:
+    """A solved tier's files, then the checkpoint that records it."""
+    _save_array(run.path(tier, "values.npy"), index.astype(np.int32))
+    _save_array(run.path(tier, "remoteness.npy"), remoteness.astype(np.int32))
+    atomic_write(run.path(tier, "table.json"),
+                  json.dumps([None if v is None else list(v) for v in table]).encode("utf-8"))
+    run.manifest["solved"][str(tier)] = how
+    run.save_manifest()              # the checkpoint: this tier is done
+
+
+def _native_step(run: TierRun, tier: int, count: int):
+    """The tier's values in C on the workers (gdl.graph.packed_tiers.solve_tier), or None."""
+    from gdl.graph.packed_tiers import NativeDeclined, solve_tier
+
+    try:
+        return solve_tier(run, tier, count)
+    except NativeDeclined as error:
+        raise SolverError(f"the native rules failed while solving tier {tier} ({error}), though "
+                          "they found it; solve with --backend compile") from None
+
+
+def _native_expansion(run: TierRun, keys: np.ndarray) -> Expansion:
+    from gdl.graph.packed_tiers import NativeDeclined, native_expansion
+
+    try:
+        return native_expansion(run.native, keys)
+    except NativeDeclined as error:
+        raise SolverError(f"the native rules failed while solving a tier ({error}), though "
+                          "they found it; solve with --backend compile") from None
+
+
 def solve_tiers(run: TierRun, stop_after: int | None = None) -> None:
     """The backward pass: every tier not yet solved, the highest first."""
+    from gdl.graph import BACKWARD_INDUCTION
+
     tiers = [t for t, _ in run.manifest["tiers"]]
     solved = run.manifest.setdefault("solved", {})
     loaded: dict[int, TierResult] = {}
@@ -656,7 +691,18 @@ def solve_tiers(run: TierRun, stop_after: int | None = None) -> None:
         if stop_after is not None and newly >= stop_after:
             raise TiersStopped(f"stopped after {newly} tiers, as asked")
         keys = np.load(run.path(tier, "keys.npy"))
-        expansion = run.expand_all(keys, run.path(tier, "keys.npy"))
+        done_natively = None if run.native is None else _native_step(run, tier, len(keys))
+        if done_natively is not None:
+            table, index, remoteness = done_natively
+            how = {"method": BACKWARD_INDUCTION, "exact": True, "note": ""}
+            loaded.clear()
+            _save_tier(run, tier, table, index, remoteness, how)
+            newly += 1
+            done += len(keys)
+            run.report(f"solved tier {tier}:", done, everything)
+            continue
+        expansion = (run.expand_all(keys, run.path(tier, "keys.npy")) if run.native is None
+                     else _native_expansion(run, keys))
         needed = set(np.unique(expansion.child_tier).tolist()) - {tier}
         for u in list(loaded):           # bounded memory: only the tiers this one reaches
             if u not in needed:
@@ -668,12 +714,7 @@ def solve_tiers(run: TierRun, stop_after: int | None = None) -> None:
         try_exact = all(h["exact"] for h in solved.values())
         table, index, remoteness, how = _solve_tier(run, graph, len(keys), boundary_remoteness,
                                                     try_exact)
-        _save_array(run.path(tier, "values.npy"), index.astype(np.int32))
-        _save_array(run.path(tier, "remoteness.npy"), remoteness.astype(np.int32))
-        atomic_write(run.path(tier, "table.json"),
-                      json.dumps([None if v is None else list(v) for v in table]).encode("utf-8"))
-        solved[str(tier)] = how
-        run.save_manifest()              # the checkpoint: this tier is done
+        _save_tier(run, tier, table, index, remoteness, how)
         newly += 1
         done += len(keys)
         run.report(f"solved tier {tier}:", done, everything)
@@ -702,7 +743,13 @@ class TieredSolution:
         if not self.run.path(tier, "keys.npy").exists():
             return None
         result = TierResult.load(self.run, tier)
-        key = np.array([key_of(state)], dtype=result.keys.dtype)
+        if self.run.native is not None:
+            packed = self.run.native.codec.encode(state)
+            if packed is None:
+                return None
+            key = np.array([packed], dtype=np.uint64)
+        else:
+            key = np.array([key_of(state)], dtype=result.keys.dtype)
         at = int(np.searchsorted(result.keys, key[0]))
         if at >= len(result.keys) or result.keys[at] != key[0]:
             return None
@@ -714,11 +761,13 @@ class TieredSolution:
 def tiered_solve(game, directory: str | Path, *, binding: dict | None = None,
                  source: Callable[[], Any] | None = None, executor: Any = None,
                  resume: bool = False, stop_after: int | None = None,
-                 progress: Callable[[str, int, int], None] | None = None) -> TieredSolution:
+                 progress: Callable[[str, int, int], None] | None = None,
+                 native: bool = True) -> TieredSolution:
     """Strong-solve ``game`` a tier at a time in ``directory`` (created if need be). With
     ``resume``, the passes already recorded in the directory's manifest (for the same
     ``binding``) are not done again. ``stop_after`` stops (``TiersStopped``) once that many
-    tiers have been solved in this call."""
+    tiers have been solved in this call. Where the game has native rules (and ``native``), the
+    work runs in C on packed keys (gdl.graph.packed_tiers); else through the protocol."""
     from gdl.graph import VALUE_ITERATION
 
     run = TierRun(game=game, directory=Path(directory), binding=binding or {}, source=source,
@@ -739,18 +788,30 @@ def tiered_solve(game, directory: str | Path, *, binding: dict | None = None,
             *(tuple(part) for part in run.manifest["tier"]))
     elif not declared:
         run.tier = infer_tier(game)
+    if "keys" in run.manifest or "tiers" in run.manifest:   # resumed: the run's own keys
+        native = run.manifest.get("keys") == "packed"
+    if native and not game.info.has_chance:
+        from gdl.graph.packed_tiers import native_tiers_for
+
+        found = native_tiers_for(game, run.tier)
+        run.native = None if isinstance(found, str) else found
+    if run.manifest.get("keys") == "packed" and run.native is None:
+        raise SolverError(f"{run.directory}: its tier files hold packed keys of native rules, "
+                          "which this game has not; solve again without --resume")
     if "tiers" not in run.manifest:
         started = time.perf_counter()
         try:
             run.manifest["tier"] = None if run.tier is None else [list(run.tier.growing),
                                                                   list(run.tier.shrinking)]
-            run.manifest["tiers"] = discover(run)
+            run.manifest["tiers"] = _discover(run)
         except TierViolation:
             if declared:
                 raise
             run.tier = ONE_TIER                  # the inferred tier was wrong: one tier
+            if run.native is not None:
+                run.native.tier = ((), ())
             run.manifest["tier"] = [[], []]
-            run.manifest["tiers"] = discover(run)
+            run.manifest["tiers"] = _discover(run)
         run.manifest["solved"] = {}
         run.save_manifest()
         seconds["discover"] = time.perf_counter() - started
@@ -763,6 +824,22 @@ def tiered_solve(game, directory: str | Path, *, binding: dict | None = None,
     note = next((h["note"] for h in solved if h["note"]), "")
     return TieredSolution(run, run.manifest["tiers"], method, all(h["exact"] for h in solved),
                           note, seconds)
+
+
+def _discover(run: TierRun) -> list[list[int]]:
+    """The forward pass on packed keys where the run has them, else through the protocol (also
+    when the native rules meet an error: the protocol then reports it, located)."""
+    if run.native is not None:
+        from gdl.graph.packed_tiers import NativeDeclined
+        from gdl.graph.packed_tiers import discover as discover_packed
+
+        try:
+            run.manifest["keys"] = "packed"
+            return discover_packed(run)
+        except NativeDeclined:
+            run.native = None
+    run.manifest["keys"] = "bytes"
+    return discover(run)
 
 
 # ---- the merge ---------------------------------------------------------------------------------
@@ -785,7 +862,10 @@ def merge_database(solution: TieredSolution, path: str | Path, binding: dict,
     total = sum(len(part.keys) for part in parts)
     internal = max([part.keys.dtype.itemsize for part in parts] + [1])
     lengths: set[int] = set()
-    for part in parts:
+    packed_keys = run.native is not None    # uint64 keys: every state one length, cells bytes
+    if packed_keys:
+        lengths = {len(run.native.codec.size)}
+    for part in parts if not packed_keys else []:
         if len(part.keys):
             rows = np.asarray(part.keys).view(np.uint8).reshape(len(part.keys), -1)
             lengths.update(np.unique(rows[:, 0]).tolist())
@@ -808,12 +888,13 @@ def merge_database(solution: TieredSolution, path: str | Path, binding: dict,
     record: dict = ({"layout": "packed16", "remoteness_bits": remoteness_bits} if packed16
                     else {"layout": "split", "index_dtype": index_dtype})
     streams = [_Stream() for _ in range(2 if packed16 else 3)]
-    dtype = f"S{internal}"
+    dtype = np.dtype(np.uint64) if packed_keys else np.dtype(f"S{internal}")
     for low, high in _buckets(parts, total, dtype):
         keys, index, remoteness = [], [], []
         for part, ids in zip(parts, part_ids):
-            a = 0 if low is None else int(np.searchsorted(part.keys, low))
-            b = len(part.keys) if high is None else int(np.searchsorted(part.keys, high))
+            a = 0 if low is None else int(np.searchsorted(part.keys, dtype.type(low)))
+            b = (len(part.keys) if high is None
+                 else int(np.searchsorted(part.keys, dtype.type(high))))
             if a < b:
                 keys.append(np.asarray(part.keys[a:b]).astype(dtype))
                 index.append(ids[np.asarray(part.index[a:b])])
@@ -822,9 +903,12 @@ def merge_database(solution: TieredSolution, path: str | Path, binding: dict,
             continue
         bucket_keys = np.concatenate(keys)
         order = np.argsort(bucket_keys, kind="stable")
-        raw = bucket_keys[order].view(np.uint8).reshape(len(order), internal)
+        if packed_keys:
+            raw = run.native.expander.key_bytes(bucket_keys[order])
+        else:
+            raw = bucket_keys[order].view(np.uint8).reshape(len(order), internal)
+            raw = raw[:, 1:1 + longest] if same else raw[:, :width]
         del bucket_keys
-        raw = raw[:, 1:1 + longest] if same else raw[:, :width]
         if raw.shape[1] < width:
             raw = np.pad(raw, ((0, 0), (0, width - raw.shape[1])))
         streams[0].write(np.ascontiguousarray(raw).tobytes())
@@ -870,7 +954,7 @@ class _Stream:
         return b"".join(self._out)
 
 
-def _buckets(parts: list[TierResult], total: int, dtype: str) -> list[tuple]:
+def _buckets(parts: list[TierResult], total: int, dtype) -> list[tuple]:
     """Key ranges ``[low, high)`` (None: open) of about MERGE_BUCKET positions each, their
     bounds drawn from every part's keys at a regular stride."""
     count = -(-total // MERGE_BUCKET)

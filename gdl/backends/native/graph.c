@@ -399,3 +399,13 @@ int gdl_tier_solve(const uint64_t *keys, long long n, const int *cells, int nplu
 
 /* 1 when the rules declare `tier` (rule_tier exists), else 0. */
 int gdl_has_tier(void) { return HAS_TIER; }
+
+/* Each key's state as CELLS bytes, one a cell (the position database's "u8" keys; the caller
+   knows every cell's domain lies in 0..255). */
+void gdl_key_bytes(const uint64_t *keys, long long n, unsigned char *out) {
+    V s[CELLS];
+    for (long long i = 0; i < n; i++) {
+        decode_key(keys[i], s);
+        for (int c = 0; c < CELLS; c++) out[i * CELLS + c] = (unsigned char)s[c];
+    }
+}

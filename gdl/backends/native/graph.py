@@ -30,7 +30,7 @@ The contract, for gdl.graph and for a tier-by-tier solver:
   sides, total)``: a tier whose moves all leave it, valued in C against its solved later tiers
   (``sides``: ``(tier, keys, value index, value table as centred scores, remoteness)``), as
   ``induction`` values a graph; ``(score, remoteness)``, "rule error" or "inside" (a child in
-  no side: the caller builds the tier's graph).
+  no side: the caller builds the tier's graph); ``key_bytes(keys)``: the states as byte rows.
 
 Chance is not supported by these passes yet (the rules of a chance game do run natively): a
 chance game has no expander.
@@ -116,7 +116,15 @@ class NativeExpander:
             _u64p, ctypes.c_longlong, ctypes.c_void_p, ctypes.c_int, ctypes.c_int, ctypes.c_int,
             _i64p, _i64p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p,
             ctypes.c_longlong, _i64p, ctypes.c_void_p]
+        library.gdl_key_bytes.argtypes = [_u64p, ctypes.c_longlong, ctypes.c_void_p]
         self.has_tier = bool(library.gdl_has_tier())
+
+    def key_bytes(self, keys: np.ndarray) -> np.ndarray:
+        """The states of ``keys`` as rows of one byte a cell (every domain within 0..255)."""
+        keys = np.ascontiguousarray(keys, dtype=np.uint64)
+        out = np.empty((len(keys), len(self.codec.size)), dtype=np.uint8)
+        self.library.gdl_key_bytes(_pointer(keys, _u64p), len(keys), out.ctypes.data)
+        return out
 
     @staticmethod
     def _tier_cells(tier) -> tuple[np.ndarray, int, int]:
