@@ -78,7 +78,8 @@ def run_row(game_name: str, kind: str) -> dict:
         executor = (DaskExecutor(client=client) if client is not None
                     else ProcessExecutor(2) if kind == "tiers-2" else SerialExecutor())
         found = tiered_solve(game, directory / "tiers", binding={}, executor=executor,
-                             source=functools.partial(load, rules, params))
+                             source=functools.partial(load, rules, params, backend),
+                             prepare_merge=True)
         merge_database(found, database, {})
         executor.close()
         positions, method, tiers = found.positions, found.method, len(found.tiers)

@@ -114,7 +114,9 @@ def test_two_workers_and_small_tasks_give_the_same_database(tmp_path, monkeypatc
     executor = ProcessExecutor(2)
     try:
         solution, by_two = tiered(game, tmp_path, "two", executor=executor,
-                                  source=functools.partial(load, file, params, "native"))
+                                  source=functools.partial(load, file, params, "native"),
+                                  prepare_merge=True)
+        assert solution.key_section is not None   # the key section written while solving
     finally:
         executor.close()
     assert_packed(solution)

@@ -65,7 +65,8 @@ def cmd_tiered(args, game) -> int:
     try:
         executor = make_executor(args.workers or 1, args.scheduler)
         solution = tiered_solve(game, directory, binding=bound, source=source,
-                                executor=executor, resume=args.resume, progress=report)
+                                executor=executor, resume=args.resume, progress=report,
+                                prepare_merge=args.save is not None)
     except TierViolation as error:
         erase()
         raise tier_violation(game, error) from None

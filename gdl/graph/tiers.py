@@ -732,6 +732,10 @@ class TieredSolution:
     exact: bool
     note: str
     seconds: dict
+    key_section: Any = None         # a Future of the database's key section, or None
+
+    def prepared_key_section(self) -> bytes | None:
+        return None if self.key_section is None else self.key_section.result()
 
     @property
     def positions(self) -> int:
@@ -762,12 +766,14 @@ def tiered_solve(game, directory: str | Path, *, binding: dict | None = None,
                  source: Callable[[], Any] | None = None, executor: Any = None,
                  resume: bool = False, stop_after: int | None = None,
                  progress: Callable[[str, int, int], None] | None = None,
-                 native: bool = True) -> TieredSolution:
+                 native: bool = True, prepare_merge: bool = False) -> TieredSolution:
     """Strong-solve ``game`` a tier at a time in ``directory`` (created if need be). With
     ``resume``, the passes already recorded in the directory's manifest (for the same
     ``binding``) are not done again. ``stop_after`` stops (``TiersStopped``) once that many
     tiers have been solved in this call. Where the game has native rules (and ``native``), the
-    work runs in C on packed keys (gdl.graph.packed_tiers); else through the protocol."""
+    work runs in C on packed keys (gdl.graph.packed_tiers); else through the protocol. With
+    ``prepare_merge`` (a ``merge_database`` will follow) and several workers, the database's
+    key section is compressed while the tiers are solved."""
     from gdl.graph import VALUE_ITERATION
 
     run = TierRun(game=game, directory=Path(directory), binding=binding or {}, source=source,
@@ -816,6 +822,15 @@ def tiered_solve(game, directory: str | Path, *, binding: dict | None = None,
         run.save_manifest()
         seconds["discover"] = time.perf_counter() - started
     started = time.perf_counter()
+    prepared = None
+    if prepare_merge and run.executor.workers > 1:
+        # The key section needs only the forward pass: written by a thread here (zlib, numpy's
+        # sort and the C decoding let go of the GIL) while the workers solve the tiers.
+        from concurrent.futures import ThreadPoolExecutor
+
+        pool = ThreadPoolExecutor(1, thread_name_prefix="gdl-key-section")
+        prepared = pool.submit(key_section, run, run.manifest["tiers"])
+        pool.shutdown(wait=False)
     solve_tiers(run, stop_after)
     seconds["solve"] = time.perf_counter() - started
     solved = run.manifest["solved"].values()
@@ -823,7 +838,7 @@ def tiered_solve(game, directory: str | Path, *, binding: dict | None = None,
                   next(iter(solved))["method"] if solved else "")
     note = next((h["note"] for h in solved if h["note"]), "")
     return TieredSolution(run, run.manifest["tiers"], method, all(h["exact"] for h in solved),
-                          note, seconds)
+                          note, seconds, prepared)
 
 
 def _discover(run: TierRun) -> list[list[int]]:
@@ -848,6 +863,76 @@ def _discover(run: TierRun) -> list[list[int]]:
 MERGE_BUCKET = 1 << 20
 
 
+class _KeyPlan:
+    """The database's key section as the tiers' sorted key files give it: the key encoding, and
+    the key ranges (buckets) the merge takes one at a time."""
+
+    def __init__(self, run: TierRun, tiers: list[list[int]]):
+        self.run = run
+        self.keys = [np.load(run.path(t, "keys.npy"), mmap_mode="r") for t, _ in tiers]
+        self.total = sum(len(keys) for keys in self.keys)
+        internal = max([keys.dtype.itemsize for keys in self.keys] + [1])
+        lengths: set[int] = set()
+        self.packed = run.native is not None    # uint64 keys: states of one length, byte cells
+        if self.packed:
+            lengths = {len(run.native.codec.size)}
+        for keys in self.keys if not self.packed else []:
+            if len(keys):
+                rows = np.asarray(keys).view(np.uint8).reshape(len(keys), -1)
+                lengths.update(np.unique(rows[:, 0]).tolist())
+        self.longest = max(lengths, default=0)
+        self.same = len(lengths) <= 1
+        self.kind, self.width = ("u8", self.longest) if self.same else ("u8v", self.longest + 1)
+        self.internal = internal
+        self.dtype = np.dtype(np.uint64) if self.packed else np.dtype(f"S{internal}")
+        self.buckets = _buckets([_Keys(keys) for keys in self.keys], self.total, self.dtype)
+
+    def ranges(self, low, high) -> list[tuple[int, int]]:
+        """Each tier's ``[a, b)`` of keys in the bucket ``[low, high)``."""
+        out = []
+        for keys in self.keys:
+            a = 0 if low is None else int(np.searchsorted(keys, self.dtype.type(low)))
+            b = len(keys) if high is None else int(np.searchsorted(keys, self.dtype.type(high)))
+            out.append((a, b))
+        return out
+
+    def sorted_bucket(self, ranges) -> tuple[np.ndarray, np.ndarray] | None:
+        """The bucket's keys in order: ``(order, raw key bytes)``, ``order`` indexing the
+        concatenation of the tiers' ranges; None for an empty bucket."""
+        keys = [np.asarray(k[a:b]).astype(self.dtype) for k, (a, b) in zip(self.keys, ranges)
+                if a < b]
+        if not keys:
+            return None
+        bucket_keys = np.concatenate(keys)
+        order = np.argsort(bucket_keys, kind="stable")
+        if self.packed:
+            raw = self.run.native.expander.key_bytes(bucket_keys[order])
+        else:
+            raw = bucket_keys[order].view(np.uint8).reshape(len(order), self.internal)
+            raw = raw[:, 1:1 + self.longest] if self.same else raw[:, :self.width]
+        if raw.shape[1] < self.width:
+            raw = np.pad(raw, ((0, 0), (0, self.width - raw.shape[1])))
+        return order, raw
+
+
+@dataclass
+class _Keys:
+    keys: np.ndarray
+
+
+def key_section(run: TierRun, tiers: list[list[int]]) -> bytes:
+    """The database's first section (every key, sorted, compressed): it needs only the forward
+    pass's files, so with several workers it is written while the tiers are solved
+    (``tiered_solve(..., prepare_merge=True)``) instead of after them."""
+    plan = _KeyPlan(run, tiers)
+    stream = _Stream()
+    for low, high in plan.buckets:
+        bucket = plan.sorted_bucket(plan.ranges(low, high))
+        if bucket is not None:
+            stream.write(np.ascontiguousarray(bucket[1]).tobytes())
+    return stream.finish()
+
+
 def merge_database(solution: TieredSolution, path: str | Path, binding: dict,
                    source: str = "") -> int:
     """Write the position database of a tiered solve, byte-identical to what
@@ -856,22 +941,12 @@ def merge_database(solution: TieredSolution, path: str | Path, binding: dict,
     The tiers' sorted key arrays are merged a bucket of key ranges at a time (the bounds drawn
     from a sample of the keys), each bucket's keys and records streamed through zlib, so memory
     holds one bucket, not the game. The value table is numbered in order of first use by sorted
-    rank, as ``save`` numbers it."""
+    rank, as ``save`` numbers it. The key section comes from ``solution.key_section`` when the
+    solve prepared it."""
     run = solution.run
     parts = [TierResult.load(run, t, mapped=True) for t, _ in solution.tiers]
-    total = sum(len(part.keys) for part in parts)
-    internal = max([part.keys.dtype.itemsize for part in parts] + [1])
-    lengths: set[int] = set()
-    packed_keys = run.native is not None    # uint64 keys: every state one length, cells bytes
-    if packed_keys:
-        lengths = {len(run.native.codec.size)}
-    for part in parts if not packed_keys else []:
-        if len(part.keys):
-            rows = np.asarray(part.keys).view(np.uint8).reshape(len(part.keys), -1)
-            lengths.update(np.unique(rows[:, 0]).tolist())
-    longest = max(lengths, default=0)
-    same = len(lengths) <= 1
-    kind, width = ("u8", longest) if same else ("u8v", longest + 1)
+    plan = _KeyPlan(run, solution.tiers)
+    prepared = solution.prepared_key_section()
     # every distinct value vector, numbered provisionally; `number` renumbers by first use
     provisional: dict = {}
     part_ids = [np.array([provisional.setdefault(v, len(provisional)) for v in part.table]
@@ -888,30 +963,24 @@ def merge_database(solution: TieredSolution, path: str | Path, binding: dict,
     record: dict = ({"layout": "packed16", "remoteness_bits": remoteness_bits} if packed16
                     else {"layout": "split", "index_dtype": index_dtype})
     streams = [_Stream() for _ in range(2 if packed16 else 3)]
-    dtype = np.dtype(np.uint64) if packed_keys else np.dtype(f"S{internal}")
-    for low, high in _buckets(parts, total, dtype):
-        keys, index, remoteness = [], [], []
-        for part, ids in zip(parts, part_ids):
-            a = 0 if low is None else int(np.searchsorted(part.keys, dtype.type(low)))
-            b = (len(part.keys) if high is None
-                 else int(np.searchsorted(part.keys, dtype.type(high))))
-            if a < b:
-                keys.append(np.asarray(part.keys[a:b]).astype(dtype))
-                index.append(ids[np.asarray(part.index[a:b])])
-                remoteness.append(np.asarray(part.remoteness[a:b]).astype(np.int64))
-        if not keys:
-            continue
-        bucket_keys = np.concatenate(keys)
-        order = np.argsort(bucket_keys, kind="stable")
-        if packed_keys:
-            raw = run.native.expander.key_bytes(bucket_keys[order])
+    for low, high in plan.buckets:
+        ranges = plan.ranges(low, high)
+        if prepared is None:
+            bucket = plan.sorted_bucket(ranges)
+            if bucket is None:
+                continue
+            order, raw = bucket
+            streams[0].write(np.ascontiguousarray(raw).tobytes())
         else:
-            raw = bucket_keys[order].view(np.uint8).reshape(len(order), internal)
-            raw = raw[:, 1:1 + longest] if same else raw[:, :width]
-        del bucket_keys
-        if raw.shape[1] < width:
-            raw = np.pad(raw, ((0, 0), (0, width - raw.shape[1])))
-        streams[0].write(np.ascontiguousarray(raw).tobytes())
+            keys = [np.asarray(k[a:b]).astype(plan.dtype)
+                    for k, (a, b) in zip(plan.keys, ranges) if a < b]
+            if not keys:
+                continue
+            order = np.argsort(np.concatenate(keys), kind="stable")
+        index = [ids[np.asarray(part.index[a:b])]
+                 for part, ids, (a, b) in zip(parts, part_ids, ranges) if a < b]
+        remoteness = [np.asarray(part.remoteness[a:b]).astype(np.int64)
+                      for part, (a, b) in zip(parts, ranges) if a < b]
         ranked = np.concatenate(index)[order]
         fresh, first = np.unique(ranked, return_index=True)
         fresh_in_order = fresh[np.argsort(first)]
@@ -932,11 +1001,15 @@ def merge_database(solution: TieredSolution, path: str | Path, binding: dict,
     info = run.game.info
     header = {
         "format": VERSION, "binding": binding, "source": source, "game": info.name,
-        "players": list(info.players), "positions": total, "method": solution.method,
-        "exact": solution.exact, "note": solution.note, "key": kind, "key_width": width,
+        "players": list(info.players), "positions": plan.total, "method": solution.method,
+        "exact": solution.exact, "note": solution.note, "key": plan.kind,
+        "key_width": plan.width,
         "values": [None if v is None else list(v) for v in values], "record": record,
     }
-    return write_file(Path(path), header, [stream.finish() for stream in streams])
+    sections = [stream.finish() for stream in streams]
+    if prepared is not None:
+        sections[0] = prepared
+    return write_file(Path(path), header, sections)
 
 
 class _Stream:
@@ -954,7 +1027,7 @@ class _Stream:
         return b"".join(self._out)
 
 
-def _buckets(parts: list[TierResult], total: int, dtype) -> list[tuple]:
+def _buckets(parts: list, total: int, dtype) -> list[tuple]:
     """Key ranges ``[low, high)`` (None: open) of about MERGE_BUCKET positions each, their
     bounds drawn from every part's keys at a regular stride."""
     count = -(-total // MERGE_BUCKET)
