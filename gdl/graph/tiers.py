@@ -41,7 +41,7 @@ from typing import Any
 
 import numpy as np
 
-from gdl.graph.database import VERSION, _decode_value, _encode_value, atomic_write, write_file
+from gdl.graph.database import LEVEL, VERSION, _decode_value, _encode_value, atomic_write, write_file
 from gdl.graph.executor import SerialExecutor, game_from
 from gdl.graph.positions import PositionGraph
 from gdl.protocol import CHANCE, TERMINAL
@@ -1013,10 +1013,10 @@ def merge_database(solution: TieredSolution, path: str | Path, binding: dict,
 
 
 class _Stream:
-    """One section, compressed as it comes (the bytes ``zlib.compress(all, 6)`` gives)."""
+    """One section, compressed as it comes (the bytes ``zlib.compress(all, LEVEL)`` gives)."""
 
     def __init__(self):
-        self._compressor = zlib.compressobj(6)
+        self._compressor = zlib.compressobj(LEVEL)
         self._out: list[bytes] = []
 
     def write(self, data: bytes) -> None:
