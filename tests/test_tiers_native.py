@@ -180,3 +180,19 @@ def test_resuming_packed_tier_files_needs_the_native_rules(tmp_path):
         tiered_solve(load(file, params, "native"), tmp_path / "t", binding=BINDING, stop_after=1)
     with pytest.raises(SolverError, match="packed keys"):
         tiered_solve(load(file, params), tmp_path / "t", binding=BINDING, resume=True)
+
+
+def test_the_command_line_solves_by_tiers_on_packed_keys_unless_told_compile(tmp_path, capsys):
+    from gdl.cli import main
+
+    rules = str(GAMES / "connect4.game")
+    sets = ["--set", "columns=4", "--set", "rows=3"]
+    assert main(["solve", rules, *sets, "--strong", "--save", str(tmp_path / "s.db")]) == 0
+    capsys.readouterr()
+    for backend, keys in (("native", "packed"), ("compile", "bytes")):
+        database = tmp_path / f"{backend}.db"
+        assert main(["solve", rules, *sets, "--strong", "--workers", "2", "--backend", backend,
+                     "--save", str(database), "--json"]) == 0
+        document = json.loads(capsys.readouterr().out)
+        assert document["keys"] == keys and document["positions"] == 12031
+        assert database.read_bytes() == (tmp_path / "s.db").read_bytes()

@@ -141,15 +141,22 @@ def save(solution, path: str | Path, binding: dict, source: str = "") -> int:
     graph = solution.graph
     n = len(graph)
     raw, key, width = _keys(solution)
-    order = np.lexsort(raw.T[::-1]) if width else np.arange(n)
+    if graph.codec is not None and key == "u8":
+        order = np.argsort(graph.keys, kind="stable")   # packed keys sort as the byte rows do
+    else:
+        order = np.lexsort(raw.T[::-1]) if width else np.arange(n)
     table: dict = {}
-    value_index = np.empty(n, dtype=np.int64)
-    remoteness = np.empty(n, dtype=np.int64)
-    for rank, position in enumerate(order.tolist()):
-        value = solution.value(position)
-        encoded = None if value is None else tuple(_encode_value(v) for v in value)
-        value_index[rank] = table.setdefault(encoded, len(table))
-        remoteness[rank] = solution.remoteness(position)
+    ranked = _ranked_records(solution, order, table)
+    if ranked is not None:
+        value_index, remoteness = ranked
+    else:
+        value_index = np.empty(n, dtype=np.int64)
+        remoteness = np.empty(n, dtype=np.int64)
+        for rank, position in enumerate(order.tolist()):
+            value = solution.value(position)
+            encoded = None if value is None else tuple(_encode_value(v) for v in value)
+            value_index[rank] = table.setdefault(encoded, len(table))
+            remoteness[rank] = solution.remoteness(position)
     bits_for_index = max(1, (len(table) - 1).bit_length())
     remoteness_bits = 16 - bits_for_index
     none = (1 << remoteness_bits) - 1
@@ -172,6 +179,27 @@ def save(solution, path: str | Path, binding: dict, source: str = "") -> int:
         "values": [None if v is None else list(v) for v in table], "record": record,
     }
     return write_file(Path(path), header, [zlib.compress(section, LEVEL) for section in sections])
+
+
+def _ranked_records(solution, order: np.ndarray, table: dict):
+    """``save``'s value index and remoteness in key order, with numpy, for a two-player solution
+    (its values two arrays, lower and upper): the same numbers as asking each position in turn,
+    the table filled in the same order of first use. None for other solutions."""
+    from gdl.graph.solution import TwoPlayerValues
+
+    values = getattr(solution, "values", None)
+    if not isinstance(values, TwoPlayerValues) or not len(order):
+        return None
+    _, lower_of = np.unique(values.lower, return_inverse=True)
+    uppers, upper_of = np.unique(values.upper, return_inverse=True)
+    pair = lower_of.reshape(-1).astype(np.int64) * len(uppers) + upper_of.reshape(-1)
+    codes, first_rank, inverse = np.unique(pair[order], return_index=True, return_inverse=True)
+    ids = np.empty(len(codes), dtype=np.int64)
+    for code in np.argsort(first_rank, kind="stable").tolist():     # in order of first use
+        value = solution.value(int(order[first_rank[code]]))
+        encoded = None if value is None else tuple(_encode_value(v) for v in value)
+        ids[code] = table.setdefault(encoded, len(table))
+    return ids[inverse.reshape(-1)], values.remoteness[order].astype(np.int64)
 
 
 def write_file(path: Path, header: dict, compressed_sections: list[bytes]) -> int:
