@@ -45,6 +45,7 @@ from typing import BinaryIO
 
 import numpy as np
 
+from gdl.graph.solution import TwoPlayerValues
 from gdl.solvers.result import SolverError
 
 MAGIC = b"GDLPOS1\n"
@@ -145,18 +146,7 @@ def save(solution, path: str | Path, binding: dict, source: str = "") -> int:
         order = np.argsort(graph.keys, kind="stable")   # packed keys sort as the byte rows do
     else:
         order = np.lexsort(raw.T[::-1]) if width else np.arange(n)
-    table: dict = {}
-    ranked = _ranked_records(solution, order, table)
-    if ranked is not None:
-        value_index, remoteness = ranked
-    else:
-        value_index = np.empty(n, dtype=np.int64)
-        remoteness = np.empty(n, dtype=np.int64)
-        for rank, position in enumerate(order.tolist()):
-            value = solution.value(position)
-            encoded = None if value is None else tuple(_encode_value(v) for v in value)
-            value_index[rank] = table.setdefault(encoded, len(table))
-            remoteness[rank] = solution.remoteness(position)
+    table, value_index, remoteness = _records(solution, order)
     bits_for_index = max(1, (len(table) - 1).bit_length())
     remoteness_bits = 16 - bits_for_index
     none = (1 << remoteness_bits) - 1
@@ -181,25 +171,34 @@ def save(solution, path: str | Path, binding: dict, source: str = "") -> int:
     return write_file(Path(path), header, [zlib.compress(section, LEVEL) for section in sections])
 
 
-def _ranked_records(solution, order: np.ndarray, table: dict):
-    """``save``'s value index and remoteness in key order, with numpy, for a two-player solution
-    (its values two arrays, lower and upper): the same numbers as asking each position in turn,
-    the table filled in the same order of first use. None for other solutions."""
-    from gdl.graph.solution import TwoPlayerValues
-
-    values = getattr(solution, "values", None)
-    if not isinstance(values, TwoPlayerValues) or not len(order):
-        return None
-    _, lower_of = np.unique(values.lower, return_inverse=True)
-    uppers, upper_of = np.unique(values.upper, return_inverse=True)
-    pair = lower_of.reshape(-1).astype(np.int64) * len(uppers) + upper_of.reshape(-1)
-    codes, first_rank, inverse = np.unique(pair[order], return_index=True, return_inverse=True)
-    ids = np.empty(len(codes), dtype=np.int64)
-    for code in np.argsort(first_rank, kind="stable").tolist():     # in order of first use
-        value = solution.value(int(order[first_rank[code]]))
+def _records(solution, order: np.ndarray) -> tuple[dict, np.ndarray, np.ndarray]:
+    """The value table (encoded vectors numbered in order of first appearance, in key order) and,
+    in key order, each position's index into it and its remoteness."""
+    values = solution.values
+    if isinstance(values, TwoPlayerValues):
+        # Few distinct intervals and millions of positions: encode each distinct (lower, upper)
+        # once, numbered as the per-position loop below would number them.
+        pairs = np.stack([values.lower[order], values.upper[order]], axis=1)
+        distinct, first, inverse = np.unique(pairs, axis=0, return_index=True,
+                                              return_inverse=True)
+        table: dict = {}
+        index_of = np.empty(len(distinct), dtype=np.int64)
+        for d in np.argsort(first, kind="stable").tolist():
+            value = solution.value(int(order[int(first[d])]))
+            encoded = None if value is None else tuple(_encode_value(v) for v in value)
+            index_of[d] = table.setdefault(encoded, len(table))
+        remoteness = values.remoteness[order].astype(np.int64)
+        return table, index_of[inverse.reshape(-1)], remoteness
+    table = {}
+    n = len(order)
+    value_index = np.empty(n, dtype=np.int64)
+    remoteness = np.empty(n, dtype=np.int64)
+    for rank, position in enumerate(order.tolist()):
+        value = solution.value(position)
         encoded = None if value is None else tuple(_encode_value(v) for v in value)
-        ids[code] = table.setdefault(encoded, len(table))
-    return ids[inverse.reshape(-1)], values.remoteness[order].astype(np.int64)
+        value_index[rank] = table.setdefault(encoded, len(table))
+        remoteness[rank] = solution.remoteness(position)
+    return table, value_index, remoteness
 
 
 def write_file(path: Path, header: dict, compressed_sections: list[bytes]) -> int:
