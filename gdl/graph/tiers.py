@@ -394,12 +394,34 @@ class TierResult:
 
     @classmethod
     def load(cls, run: TierRun, tier: int, mapped: bool = False) -> TierResult:
-        """A tier's results; ``mapped``: the arrays read from their files as they are used."""
+        """A tier's results; ``mapped``: the arrays read from their files a slice at a time
+        (``_Mapped``)."""
         table = json.loads(run.path(tier, "table.json").read_text(encoding="utf-8"))
         keys, index, remoteness = (
-            np.load(run.path(tier, part), mmap_mode="r") if mapped else np.load(run.path(tier, part))
+            _Mapped(run.path(tier, part)) if mapped else np.load(run.path(tier, part))
             for part in ("keys.npy", "values.npy", "remoteness.npy"))
-        return cls(keys, index, remoteness, [None if v is None else tuple(v) for v in table])
+        return cls(keys, index, remoteness,  # type: ignore[arg-type]
+                   [None if v is None else tuple(v) for v in table])
+
+
+class _Mapped:
+    """A .npy file read a slice at a time, each read through a fresh memory map dropped right
+    after: the merge reads every tier file, and pages kept mapped would stay in the process's
+    resident memory (Connect Four 6x4: 1.5 GB of tier files)."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        mapped = np.load(path, mmap_mode="r")
+        self.dtype, self.length = mapped.dtype, len(mapped)
+
+    def __len__(self) -> int:
+        return self.length
+
+    def __getitem__(self, where) -> np.ndarray:
+        return np.array(np.load(self.path, mmap_mode="r")[where])
+
+    def searchsorted(self, value) -> int:
+        return int(np.searchsorted(np.load(self.path, mmap_mode="r"), value))
 
 
 def _local_graph(run: TierRun, tier: int, keys: np.ndarray, expansion: Expansion,
@@ -869,7 +891,7 @@ class _KeyPlan:
 
     def __init__(self, run: TierRun, tiers: list[list[int]]):
         self.run = run
-        self.keys = [np.load(run.path(t, "keys.npy"), mmap_mode="r") for t, _ in tiers]
+        self.keys = [_Mapped(run.path(t, "keys.npy")) for t, _ in tiers]
         self.total = sum(len(keys) for keys in self.keys)
         internal = max([keys.dtype.itemsize for keys in self.keys] + [1])
         lengths: set[int] = set()
@@ -878,7 +900,7 @@ class _KeyPlan:
             lengths = {len(run.native.codec.size)}
         for keys in self.keys if not self.packed else []:
             if len(keys):
-                rows = np.asarray(keys).view(np.uint8).reshape(len(keys), -1)
+                rows = keys[:].view(np.uint8).reshape(len(keys), -1)
                 lengths.update(np.unique(rows[:, 0]).tolist())
         self.longest = max(lengths, default=0)
         self.same = len(lengths) <= 1
@@ -891,15 +913,15 @@ class _KeyPlan:
         """Each tier's ``[a, b)`` of keys in the bucket ``[low, high)``."""
         out = []
         for keys in self.keys:
-            a = 0 if low is None else int(np.searchsorted(keys, self.dtype.type(low)))
-            b = len(keys) if high is None else int(np.searchsorted(keys, self.dtype.type(high)))
+            a = 0 if low is None else keys.searchsorted(self.dtype.type(low))
+            b = len(keys) if high is None else keys.searchsorted(self.dtype.type(high))
             out.append((a, b))
         return out
 
     def sorted_bucket(self, ranges) -> tuple[np.ndarray, np.ndarray] | None:
         """The bucket's keys in order: ``(order, raw key bytes)``, ``order`` indexing the
         concatenation of the tiers' ranges; None for an empty bucket."""
-        keys = [np.asarray(k[a:b]).astype(self.dtype) for k, (a, b) in zip(self.keys, ranges)
+        keys = [k[a:b].astype(self.dtype) for k, (a, b) in zip(self.keys, ranges)
                 if a < b]
         if not keys:
             return None
@@ -917,7 +939,7 @@ class _KeyPlan:
 
 @dataclass
 class _Keys:
-    keys: np.ndarray
+    keys: Any                       # a _Mapped tier file
 
 
 def key_section(run: TierRun, tiers: list[list[int]]) -> bytes:
@@ -957,7 +979,7 @@ def merge_database(solution: TieredSolution, path: str | Path, binding: dict,
     bits_for_index = max(1, (len(entries) - 1).bit_length())
     remoteness_bits = 16 - bits_for_index
     none = (1 << remoteness_bits) - 1
-    highest = max([int(np.max(part.remoteness, initial=0)) for part in parts] + [0])
+    highest = max([int(np.max(part.remoteness[:], initial=0)) for part in parts] + [0])
     packed16 = remoteness_bits >= 8 and highest < none
     index_dtype = ("<u1" if len(entries) <= 256 else "<u2" if len(entries) <= 65536 else "<u4")
     record: dict = ({"layout": "packed16", "remoteness_bits": remoteness_bits} if packed16
@@ -972,14 +994,14 @@ def merge_database(solution: TieredSolution, path: str | Path, binding: dict,
             order, raw = bucket
             streams[0].write(np.ascontiguousarray(raw).tobytes())
         else:
-            keys = [np.asarray(k[a:b]).astype(plan.dtype)
+            keys = [k[a:b].astype(plan.dtype)
                     for k, (a, b) in zip(plan.keys, ranges) if a < b]
             if not keys:
                 continue
             order = np.argsort(np.concatenate(keys), kind="stable")
-        index = [ids[np.asarray(part.index[a:b])]
+        index = [ids[part.index[a:b]]
                  for part, ids, (a, b) in zip(parts, part_ids, ranges) if a < b]
-        remoteness = [np.asarray(part.remoteness[a:b]).astype(np.int64)
+        remoteness = [part.remoteness[a:b].astype(np.int64)
                       for part, (a, b) in zip(parts, ranges) if a < b]
         ranked = np.concatenate(index)[order]
         fresh, first = np.unique(ranked, return_index=True)
@@ -1034,7 +1056,7 @@ def _buckets(parts: list, total: int, dtype) -> list[tuple]:
     if count <= 1:
         return [(None, None)]
     stride = max(1, total // (count * 16))
-    sample = np.sort(np.concatenate([np.asarray(part.keys[::stride]).astype(dtype)
+    sample = np.sort(np.concatenate([part.keys[::stride].astype(dtype)
                                      for part in parts if len(part.keys)]))
     bounds = np.unique(sample[np.linspace(0, len(sample) - 1, count + 1).astype(np.int64)[1:-1]])
     edges: list = [None, *bounds.tolist(), None]
