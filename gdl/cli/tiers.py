@@ -65,7 +65,8 @@ def cmd_tiered(args, game) -> int:
     try:
         executor = make_executor(args.workers or 1, args.scheduler)
         solution = tiered_solve(game, directory, binding=bound, source=source,
-                                executor=executor, resume=args.resume, progress=report)
+                                executor=executor, resume=args.resume, progress=report,
+                                prepare_merge=args.save is not None)
     except TierViolation as error:
         erase()
         raise tier_violation(game, error) from None
@@ -101,13 +102,15 @@ def cmd_tiered(args, game) -> int:
             "remoteness": None if remoteness < 0 else remoteness,
             "algorithm": solution.method, "exact": solution.exact, "proven": solution.exact,
             "strong": True, "tiers": len(solution.tiers), "positions": solution.positions,
+            "keys": solution.run.manifest.get("keys"),
             "workers": args.workers or 1, "scheduler": args.scheduler,
             "seconds": {k: round(v, 6) for k, v in solution.seconds.items()},
         })
     else:
         print(f"{args.file}: {game.info.name}")
         label = solution.method + ("" if solution.exact else f" (not exact: {solution.note})")
-        print(f"  algorithm     {label}, a tier at a time on {workers}")
+        keys = "native rules on packed keys" if solution.run.native is not None else "the protocol"
+        print(f"  algorithm     {label}, a tier at a time on {workers}, through {keys}")
         if values is None:
             print("  value         a draw: neither player can force an end (endless play decides)")
         else:
