@@ -663,11 +663,16 @@ def solve_tiers(run: TierRun, stop_after: int | None = None) -> None:
                 del loaded[u]
         for u in sorted(needed - set(loaded)):
             loaded[u] = TierResult.load(run, u)
-        graph, boundary_remoteness = _local_graph(run, tier, keys, expansion, loaded)
-        del expansion
         try_exact = all(h["exact"] for h in solved.values())
-        table, index, remoteness, how = _solve_tier(run, graph, len(keys), boundary_remoteness,
-                                                    try_exact)
+        from gdl.graph import chance_tiers      # a tier with chance and cycles: dense arrays
+
+        answer = (chance_tiers.solve_tier(run, tier, keys, expansion, loaded, try_exact)
+                  if chance_tiers.applies(run.game.info) else None)
+        if answer is None:
+            graph, boundary_remoteness = _local_graph(run, tier, keys, expansion, loaded)
+            answer = _solve_tier(run, graph, len(keys), boundary_remoteness, try_exact)
+        del expansion
+        table, index, remoteness, how = answer
         _save_array(run.path(tier, "values.npy"), index.astype(np.int32))
         _save_array(run.path(tier, "remoteness.npy"), remoteness.astype(np.int32))
         atomic_write(run.path(tier, "table.json"),
