@@ -36,6 +36,7 @@ from __future__ import annotations
 import pickle
 from dataclasses import dataclass, field
 from fractions import Fraction
+from itertools import pairwise
 from pathlib import Path
 
 import numpy as np
@@ -48,7 +49,7 @@ from gdl.protocol import CHANCE, TERMINAL
 # numbers of a tier are longer than those of the tiers it reaches, so once they are this long
 # the check would soon give up anyway (Pig to 100 reaches iteration.MAX_DIGITS about half way
 # down), after costing far more than the whole iteration.
-EXACT_DIGITS = 300
+EXACT_DIGITS = 100
 
 
 @dataclass
@@ -180,7 +181,7 @@ def tasks_for(local: LocalTier, parts: int) -> list[tuple[int, int]]:
     total = int(local.piece_first[-1])
     cuts = np.searchsorted(local.piece_first, np.arange(1, parts) * total / parts)
     bounds = sorted({0, pieces, *np.clip(cuts, 0, pieces).tolist()})
-    return list(zip(bounds[:-1], bounds[1:]))
+    return list(pairwise(bounds))
 
 
 def save(local: LocalTier, path: Path) -> None:
@@ -205,7 +206,7 @@ def solve_task(task) -> PieceAnswer:
     members, piece = members[by_position], piece[by_position]
     graph = _subgraph(local, members)
     k = len(members)
-    low, high, sweeps = bracket(graph, piece)
+    low, high, sweeps = piece_bounds(graph, piece)
     exact = None
     if local.try_exact:
         middle = (low + high) / 2
@@ -249,45 +250,32 @@ def _components_sinks_first(graph: LocalTier) -> list[list[int]]:
     return components(graph)
 
 
-def bracket(graph: LocalTier, piece: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
+def bracket(graph: LocalTier, piece: np.ndarray, active: np.ndarray | None = None,
+            value: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, int]:
     """Certified lower and upper bounds of player 0's centred value at every position of some
     pieces (``piece``: the piece of each of the first ``graph.n`` positions), and the most
-    sweeps a piece took. The pieces go through each numpy call together, but a piece whose
-    values all moved less than the tolerance in a sweep is frozen: its numbers are those it
-    would have alone."""
-    player, first, child = graph.player, graph.first, graph.child
-    value = np.empty((len(graph), 2))
-    value[:, 0], value[:, 1] = graph.floor, graph.ceiling
+    sweeps a piece took, by plain iteration from the least and greatest terminal values. The
+    pieces go through each numpy call together, but a piece whose values all moved less than
+    the tolerance in a sweep is frozen: its numbers are those it would have alone. Only the
+    ``active`` pieces are iterated (default: all), in ``value`` (default: a new array)."""
+    player = graph.player
     ends = player == TERMINAL
-    value[ends, 0], value[ends, 1] = graph.low[ends], graph.high[ends]
+    if value is None:
+        value = _starting_bounds(graph)
     movers = np.flatnonzero(~ends)
     pieces = int(piece.max()) + 1 if len(piece) else 0
     if not len(movers):
         return value[:, 0].copy(), value[:, 1].copy(), 0
-    every_edge = np.arange(graph.edges)
-    work = []
     depth = graph.level[movers]
-    for d in sorted(set(depth.tolist()), reverse=True):     # the deepest level first
-        nodes = movers[depth == d]
-        children, counts = gather(first, child, nodes)
-        starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
-        edge_ids, _ = gather(first, every_edge, nodes)
-        kind = player[nodes]
-        sign = np.where(kind == 1, -1.0, 1.0)[:, None]
-        chance = kind == CHANCE
-        # a chance mean is pushed outwards past its rounding error; a decision's max is exact
-        push = np.where(chance, graph.margin, 0.0)[:, None] * np.array([-1.0, 1.0])
-        work.append((nodes, piece[nodes], children, starts, graph.weight[edge_ids][:, None],
-                     np.repeat(sign, counts, axis=0), sign, chance[:, None], push))
-    active = np.ones(pieces, dtype=bool)
+    work = [_group(graph, movers[depth == d], piece)                # the deepest level first
+            for d in sorted(set(depth.tolist()), reverse=True)]
+    active = np.ones(pieces, dtype=bool) if active is None else active.copy()
     sweeps = np.zeros(pieces, dtype=np.int64)
     while active.any():
         change = np.zeros(pieces)
-        for nodes, owner, children, starts, weights, edge_sign, sign, chance, push in work:
-            seen = value[children]
-            best = np.maximum.reduceat(seen * edge_sign, starts) * sign
-            mean = np.add.reduceat(seen * weights, starts)
-            new = np.clip(np.where(chance, mean, best) + push, graph.floor, graph.ceiling)
+        for group in work:
+            nodes, owner = group[0], group[1]
+            new = _update(graph, value, group)
             old = value[nodes]
             new = np.where(active[owner][:, None], new, old)       # frozen pieces stay
             np.maximum.at(change, owner, np.max(np.abs(new - old), axis=1))
@@ -454,3 +442,269 @@ def win_probability(solution, state) -> tuple[Fraction, Fraction] | None:
     loss, win = sorted((Fraction(e) + total) / 2 for e in ends)
     (low, high), _ = found
     return (low - loss) / (win - loss), (high - loss) / (win - loss)
+
+
+# ---- the fast way: a policy's values, then a certificate -----------------------------------
+
+# Rounds of policy improvement before a piece's policy is taken as it is (the certificate, not
+# the policy, is what makes the answer right; a policy that keeps changing only costs sweeps).
+MAX_POLICY_ROUNDS = 30
+MAX_CUT = 8                   # cut positions a piece may have for the fast way
+WIDEN = 8.0                   # how much the trial interval grows after a failed certificate
+CERTIFY_ROUNDS = 14
+TIGHTEN = 2                   # sweeps from the certified bounds towards each other
+
+
+def _group(graph: LocalTier, nodes: np.ndarray, piece: np.ndarray) -> tuple:
+    """What a sweep needs to update ``nodes`` together."""
+    player = graph.player
+    children, counts = gather(graph.first, graph.child, nodes)
+    starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
+    edge_ids, _ = gather(graph.first, np.arange(graph.edges), nodes)
+    kind = player[nodes]
+    sign = np.where(kind == 1, -1.0, 1.0)[:, None]
+    chance = kind == CHANCE
+    # a chance mean is pushed outwards past its rounding error; a decision's max is exact
+    push = np.where(chance, graph.margin, 0.0)[:, None] * np.array([-1.0, 1.0])
+    return (nodes, piece[nodes], children, starts, graph.weight[edge_ids][:, None],
+            np.repeat(sign, counts, axis=0), sign, chance[:, None], push, edge_ids, counts)
+
+
+def _update(graph: LocalTier, value: np.ndarray, group: tuple) -> np.ndarray:
+    """One Bellman update of a group's positions from ``value`` (two columns: lower, upper),
+    rounded outwards."""
+    _, _, children, starts, weights, edge_sign, sign, chance, push = group[:9]
+    seen = value[children]
+    best = np.maximum.reduceat(seen * edge_sign, starts) * sign
+    mean = np.add.reduceat(seen * weights, starts)
+    return np.clip(np.where(chance, mean, best) + push, graph.floor, graph.ceiling)
+
+
+def _starting_bounds(graph: LocalTier) -> np.ndarray:
+    value = np.empty((len(graph), 2))
+    value[:, 0], value[:, 1] = graph.floor, graph.ceiling
+    ends = graph.player == TERMINAL
+    value[ends, 0], value[ends, 1] = graph.low[ends], graph.high[ends]
+    return value
+
+
+def piece_bounds(graph: LocalTier, piece: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
+    """Certified bounds for the pieces' positions: the fast way where it applies to a piece,
+    plain iteration (``bracket``) for the others. Which way a piece takes depends on the
+    piece alone.
+
+    The fast way: the positions a piece's breadth-first search started from (level 0: in Pig,
+    a player's turn start) are its *cut*; when every cycle of the piece passes through the cut,
+    the rest of the piece is ordered children first, and one sweep in that order computes every
+    value from the cut's. Then (1) policy iteration in floats: under a policy the cut's values
+    are an affine function of themselves, found in one sweep of affine forms and solved as a
+    small linear system; the policy is improved until it stops changing. (2) The certificate:
+    from cut values a little below (above) the policy's, one outward-rounded sweep; where every
+    cut value it computes is at least (at most) the one it started from, the vector is a
+    sub-solution (super-solution) of the Bellman equations, hence below (above) the value in a
+    stopping game: the interval is proven. Where not, the trial interval widens and the sweep
+    is tried again; a piece that never passes is iterated plainly."""
+    pieces = int(piece.max()) + 1 if len(piece) else 0
+    value = _starting_bounds(graph)
+    if not pieces:
+        return value[:, 0].copy(), value[:, 1].copy(), 0
+    order = _cut_order(graph, piece, pieces)
+    fast = np.zeros(pieces, dtype=bool)
+    sweeps = 0
+    if order is not None:
+        groups, cut, fast = order
+        if fast.any():
+            guess = _policy_values(graph, piece, pieces, groups, cut, fast)
+            certified, sweeps = _certify(graph, piece, pieces, groups, cut, fast, guess, value)
+            fast &= certified
+    if not fast.all():
+        _, _, plain = bracket(graph, piece, ~fast, value)
+        sweeps = max(sweeps, plain)
+    return value[:, 0].copy(), value[:, 1].copy(), sweeps
+
+
+def _cut_order(graph: LocalTier, piece: np.ndarray, pieces: int):
+    """``(groups, cut, fast)``: the positions other than the cut, children first, in groups
+    updated together; the cut positions; and which pieces have every cycle through their cut
+    (and at most MAX_CUT cut positions)."""
+    from gdl.graph.order import edge_owner, parents
+
+    n = graph.n
+    player = graph.player
+    movers = np.flatnonzero(player[:n] != TERMINAL)
+    cut = movers[graph.level[movers] == 0]
+    is_cut = np.zeros(len(graph), dtype=bool)
+    is_cut[cut] = True
+    allowed = ~is_cut[graph.child]
+    owner = edge_owner(graph)
+    reverse_first, reverse_edge = parents(graph)
+    remaining = np.bincount(owner[allowed], minlength=len(graph))
+    height = np.full(len(graph), -1, dtype=np.int64)
+    frontier = np.flatnonzero(remaining == 0)
+    step = 0
+    groups_nodes = []
+    while len(frontier):
+        height[frontier] = step
+        movable = frontier[(player[frontier] != TERMINAL) & ~is_cut[frontier]]
+        if len(movable):
+            groups_nodes.append(movable)
+        edges, _ = gather(reverse_first, reverse_edge, frontier)
+        edges = edges[allowed[edges]]
+        found, times = np.unique(owner[edges], return_counts=True)
+        remaining[found] -= times
+        frontier = found[remaining[found] == 0]
+        step += 1
+    stuck = np.zeros(pieces, dtype=bool)
+    left = np.flatnonzero(height[:n] < 0)
+    stuck[piece[left]] = True
+    cuts_per_piece = np.bincount(piece[cut], minlength=pieces)
+    fast = ~stuck & (cuts_per_piece <= MAX_CUT) & (cuts_per_piece > 0)
+    keep = fast[piece[cut]]
+    cut = cut[keep]
+    groups = [_group(graph, nodes[fast[piece[nodes]]], piece) for nodes in groups_nodes
+              if fast[piece[nodes]].any()]
+    return groups, cut, fast
+
+
+def _policy_values(graph: LocalTier, piece: np.ndarray, pieces: int, groups: list,
+                   cut: np.ndarray, fast: np.ndarray) -> np.ndarray:
+    """Player 0's centred values (floats) under the policy that policy iteration settles on,
+    for the fast pieces' positions."""
+    player = graph.player
+    # the cut positions of each piece, numbered 0.. in position order
+    cut_piece = piece[cut]
+    number = np.arange(len(cut)) - np.searchsorted(cut_piece, cut_piece)
+    width = int(number.max()) + 1 if len(cut) else 1
+    ends = player == TERMINAL
+    form = np.zeros((len(graph), 1 + width))
+    form[ends, 0] = (graph.low[ends] + graph.high[ends]) / 2
+    # policy: an index into the position's moves; first the first move
+    policy = np.zeros(len(graph), dtype=np.int64)
+    stable = ~fast.copy()
+    value = form[:, 0].copy()
+    cut_group = _group(graph, cut, piece)
+    for _ in range(MAX_POLICY_ROUNDS):
+        form[cut] = 0.0
+        form[cut, 1 + number] = 1.0
+        for group in groups:
+            _form_update(graph, form, group, policy)
+        new = _form_update(graph, form, cut_group, policy, write=False)
+        # cut value c_i = new[i, 0] + sum_j new[i, 1 + j] c_j, per piece: (I - A) c = b
+        size = np.bincount(cut_piece, minlength=pieces)
+        matrix = np.zeros((pieces, width, width))
+        matrix[:] = np.eye(width)
+        right = np.zeros((pieces, width))
+        matrix[cut_piece, number, :] -= new[:, 1:]
+        right[cut_piece, number] = new[:, 0]
+        solvable = size > 0
+        try:
+            solved = np.linalg.solve(matrix[solvable], right[solvable][..., None])[..., 0]
+        except np.linalg.LinAlgError:
+            break                     # a policy that never ends: leave it to the certificate
+        values_at_cut = np.zeros((pieces, width))
+        values_at_cut[solvable] = solved
+        owner_piece = np.full(len(graph), -1)
+        owner_piece[:graph.n] = piece
+        fresh = form[:, 0].copy()
+        inside = owner_piece >= 0
+        fresh[inside] += np.einsum("ij,ij->i", form[inside, 1:],
+                                   values_at_cut[owner_piece[inside]])
+        take = np.zeros(len(graph), dtype=bool)
+        take[:graph.n] = ~stable[piece]
+        value[take] = fresh[take]
+        changed = _improve(graph, value, policy, piece, groups + [cut_group], stable)
+        stable |= ~changed
+        if stable.all():
+            break
+    return value
+
+
+def _form_update(graph: LocalTier, form: np.ndarray, group: tuple, policy: np.ndarray,
+                 write: bool = True) -> np.ndarray:
+    """A group's affine forms under ``policy``: a decision takes its chosen move's, a chance
+    position the mean of its moves'."""
+    nodes, _, children, starts, weights = group[:5]
+    chance = group[7][:, 0]
+    mean = np.add.reduceat(form[children] * weights, starts)
+    chosen = form[children[starts + np.minimum(policy[nodes], group[10] - 1)]]
+    new = np.where(chance[:, None], mean, chosen)
+    if write:
+        form[nodes] = new
+    return new
+
+
+def _improve(graph: LocalTier, value: np.ndarray, policy: np.ndarray, piece: np.ndarray,
+             groups: list, stable: np.ndarray) -> np.ndarray:
+    """Switch each decision of the pieces not yet stable to its best move where that is better
+    by more than rounding noise; which pieces changed."""
+    changed = np.zeros(len(stable), dtype=bool)
+    for group in groups:
+        nodes, owner, children, starts = group[:4]
+        edge_sign, chance, counts = group[5], group[7][:, 0], group[10]
+        decide = ~chance & ~stable[owner]
+        if not decide.any():
+            continue
+        seen = value[children] * edge_sign[:, 0]
+        best = np.maximum.reduceat(seen, starts)
+        current = seen[starts + np.minimum(policy[nodes], counts - 1)]
+        better = decide & (best > current + 1e-12)
+        if better.any():
+            # the first move reaching the best value
+            hit = seen >= np.repeat(best, counts)
+            index = np.arange(len(seen)) - np.repeat(starts, counts)
+            first_best = np.minimum.reduceat(np.where(hit, index, len(seen)), starts)
+            policy[nodes[better]] = first_best[better]
+            changed[owner[better]] = True
+    return changed
+
+
+def _certify(graph: LocalTier, piece: np.ndarray, pieces: int, groups: list, cut: np.ndarray,
+             fast: np.ndarray, guess: np.ndarray, value: np.ndarray) -> tuple[np.ndarray, int]:
+    """Bounds in ``value`` for the fast pieces, proven as the docstring of ``piece_bounds`` says;
+    which pieces passed, and the sweeps taken."""
+    cut_group = _group(graph, cut, piece)
+    cut_piece = piece[cut]
+    scale = max(abs(graph.floor), abs(graph.ceiling), 1.0)
+    delta = np.full(pieces, scale * 2.0 ** -44)
+    done = ~fast.copy()
+    passed = np.zeros(pieces, dtype=bool)
+    sweeps = 0
+    trial = np.empty((len(cut), 2))
+    for _ in range(CERTIFY_ROUNDS):
+        todo = ~done[cut_piece]
+        trial[:, 0] = guess[cut] - delta[cut_piece]
+        trial[:, 1] = guess[cut] + delta[cut_piece]
+        value[cut[todo]] = np.clip(trial[todo], graph.floor, graph.ceiling)
+        new = _sweep(graph, value, groups, cut_group, done)
+        sweeps += 1
+        good = (new[:, 0] >= value[cut, 0]) & (new[:, 1] <= value[cut, 1])
+        bad = np.zeros(pieces, dtype=bool)
+        bad[cut_piece[~good]] = True
+        now = ~done & ~bad
+        passed |= now
+        done |= now
+        # a sub-solution's update is a sub-solution too, and tighter
+        value[cut[now[cut_piece]]] = new[now[cut_piece]]
+        if done.all():
+            break
+        delta[bad] *= WIDEN
+    for _ in range(TIGHTEN):
+        frozen = ~passed
+        new = _sweep(graph, value, groups, cut_group, frozen)
+        value[cut[passed[cut_piece]]] = new[passed[cut_piece]]
+        sweeps += 1
+    return passed, sweeps
+
+
+def _sweep(graph: LocalTier, value: np.ndarray, groups: list, cut_group: tuple,
+           frozen: np.ndarray) -> np.ndarray:
+    """One outward-rounded sweep, children first, over the pieces not ``frozen``, from the cut
+    values in ``value``; returns the cut positions' updates (not written)."""
+    for group in groups:
+        nodes, owner = group[0], group[1]
+        new = _update(graph, value, group)
+        keep = frozen[owner]
+        if keep.any():
+            new = np.where(keep[:, None], value[nodes], new)
+        value[nodes] = new
+    return _update(graph, value, cut_group)
