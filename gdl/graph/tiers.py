@@ -664,7 +664,8 @@ def solve_tiers(run: TierRun, stop_after: int | None = None) -> None:
         for u in sorted(needed - set(loaded)):
             loaded[u] = TierResult.load(run, u)
         try_exact = all(h["exact"] for h in solved.values())
-        from gdl.graph import chance_tiers      # a tier with chance and cycles: dense arrays
+        # a tier with chance and cycles: dense arrays (gdl/graph/chance_tiers.py)
+        from gdl.graph import chance_tiers
 
         answer = (chance_tiers.solve_tier(run, tier, keys, expansion, loaded, try_exact)
                   if chance_tiers.applies(run.game.info) else None)
