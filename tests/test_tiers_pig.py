@@ -20,7 +20,7 @@ import pytest
 
 from gdl.backends.load import load
 from gdl.backends.position import position
-from gdl.graph import chance_tiers, strong_solve
+from gdl.graph import chance_tiers, strong_solve, tiers
 from gdl.graph.database import save
 from gdl.graph.executor import DaskExecutor, ProcessExecutor
 from gdl.graph.tiers import merge_database, tiered_solve
@@ -29,6 +29,13 @@ GAMES = Path(__file__).resolve().parent.parent / "games"
 PIGLET = GAMES / "cyclic" / "piglet.game"
 PIG = GAMES / "cyclic" / "pig100.game"
 BINDING = {"test": 1}
+
+
+@pytest.fixture
+def every_batch_to_the_workers(monkeypatch):
+    """Small games' batches go to the workers too (by default they stay in this process)."""
+    for module in (tiers, chance_tiers):
+        monkeypatch.setattr(module, "PARALLEL_MIN", 0)
 
 
 def _solve_linear(rows: list[list[Fraction]]) -> list[Fraction]:
@@ -162,7 +169,8 @@ def _database(game, tmp_path: Path, name: str, **options) -> bytes:
     return (tmp_path / f"{name}.db").read_bytes()
 
 
-def test_two_workers_give_the_serial_database_exact_and_bracketed(tmp_path, monkeypatch):
+def test_two_workers_give_the_serial_database_exact_and_bracketed(tmp_path, monkeypatch,
+                                                                 every_batch_to_the_workers):
     # exact: the single-graph solve's file; bracketed (floats in the file): every bit the
     # same on one process and on two, however the pieces are cut
     file, params = PIG, {"goal": 8, "sides": 3}
@@ -199,7 +207,8 @@ def test_two_workers_give_the_serial_database_exact_and_bracketed(tmp_path, monk
         executor.close()
 
 
-def test_a_local_dask_cluster_gives_the_same_bracketed_database(tmp_path, monkeypatch):
+def test_a_local_dask_cluster_gives_the_same_bracketed_database(tmp_path, monkeypatch,
+                                                                every_batch_to_the_workers):
     distributed = pytest.importorskip("dask.distributed")
     monkeypatch.setattr(chance_tiers, "EXACT_DIGITS", -1)
     file, params = PIG, {"goal": 7, "sides": 3}
@@ -238,3 +247,25 @@ def test_a_piece_alone_gets_the_bits_it_gets_among_others(tmp_path, monkeypatch)
             assert np.array_equal(together.high[where], alone.high)
             compared += 1
     assert compared > 10
+
+
+def test_the_command_line_reports_the_certified_interval(tmp_path, monkeypatch, capsys):
+    import json
+
+    from gdl.cli import main
+
+    monkeypatch.setattr(chance_tiers, "EXACT_DIGITS", -1)
+    goal = 5
+    rules = str(PIGLET)
+    command = ["solve", rules, "--set", f"goal={goal}", "--strong", "--tier-dir",
+               str(tmp_path / "t")]
+    assert main(command) == 0
+    out = capsys.readouterr().out
+    assert "not exact" in out and "(certified: value iteration from below and from above)" in out
+    assert "P(A wins)  ∈ [" in out and "width" in out
+    assert main([*command, "--json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    exact = piglet_values(goal)[(0, 0, 0)]
+    chance = document["win_probability"]
+    assert Fraction(chance["low"]) <= exact <= Fraction(chance["high"])
+    assert 0 < document["width"] < 1e-9

@@ -50,6 +50,8 @@ from gdl.protocol import CHANCE, TERMINAL
 # the check would soon give up anyway (Pig to 100 reaches iteration.MAX_DIGITS about half way
 # down), after costing far more than the whole iteration.
 EXACT_DIGITS = 100
+# A tier of fewer positions is solved in this process: a task would cost more than it saves.
+PARALLEL_MIN = 2_000
 
 
 @dataclass
@@ -362,7 +364,7 @@ def solve_tier(run, tier: int, keys: np.ndarray, expansion, loaded: dict,
         note = "some positions can go on for ever with probability 1; values from iteration"
     workers = getattr(run.executor, "workers", 1)
     pieces = len(local.piece_first) - 1
-    if workers <= 1 or pieces < 2 or run.source is None:
+    if workers <= 1 or pieces < 2 or run.source is None or n < PARALLEL_MIN:
         answers = [solve_task((local, 0, pieces))]
     else:
         path = run.path(tier, "local.pkl")
