@@ -75,6 +75,7 @@ class LocalTier:
     ceiling: float
     margin: float                   # more than one chance mean's rounding error
     try_exact: bool
+    total: int | Fraction = 0       # the players' constant sum
     stats: dict = field(default_factory=dict)
 
     # what gdl.graph.order and gdl.graph.iteration read of a graph
@@ -91,7 +92,9 @@ class PieceAnswer:
     members: np.ndarray             # the positions, ascending
     low: np.ndarray
     high: np.ndarray
-    exact: list | None              # player 0's exact centred values, or None
+    exact: bool                     # whether the values are exact
+    table: list                     # the distinct value vectors, encoded for the database
+    index: np.ndarray               # each member's entry in `table`
     sweeps: int
 
 
@@ -209,17 +212,34 @@ def solve_task(task) -> PieceAnswer:
     graph = _subgraph(local, members)
     k = len(members)
     low, high, sweeps = piece_bounds(graph, piece)
+    low, high = low[:k], high[:k]
     exact = None
     if local.try_exact:
-        middle = (low + high) / 2
         try:
-            values = iteration.exact_values(graph, np.zeros(len(graph)), 1,
-                                            _components_sinks_first(graph), middle,
-                                            graph.exact_terminal)
-            exact = values[:k]
+            exact = iteration.exact_values(graph, np.zeros(len(graph)), 1,
+                                           _components_sinks_first(graph),
+                                           _middle(graph, low, high), graph.exact_terminal)[:k]
         except iteration._TooBig:
             exact = None
-    return PieceAnswer(members, low[:k], high[:k], exact, sweeps)
+    table, index = _vectors(local.total, low, high, exact)
+    return PieceAnswer(members, low, high, exact is not None, table, index, sweeps)
+
+
+def _middle(graph: LocalTier, low: np.ndarray, high: np.ndarray) -> np.ndarray:
+    """The interval's middle at the positions, and the terminals' values after them."""
+    return np.concatenate(((low + high) / 2, (graph.low[len(low):] + graph.high[len(low):]) / 2))
+
+
+def _vectors(total, low: np.ndarray, high: np.ndarray, exact: list | None) -> tuple[list, np.ndarray]:
+    """The value vectors (exact, or the interval's middle), tabulated for the database; made
+    where the values were found (a worker), so the coordinator only joins tables."""
+    from gdl.graph.tiers import _plain, _tabulate
+
+    if exact is not None:
+        return _tabulate([(_plain((v + total) / 2), _plain((total - v) / 2)) for v in exact])
+    middle = (low + high) / 2
+    return _tabulate([((v + float(total)) / 2, (float(total) - v) / 2)
+                      for v in middle.tolist()])
 
 
 def _subgraph(local: LocalTier, members: np.ndarray) -> LocalTier:
@@ -243,7 +263,7 @@ def _subgraph(local: LocalTier, members: np.ndarray) -> LocalTier:
         exact_terminal=[local.exact_terminal[i] for i in every.tolist()],
         level=local.level[every], piece_first=np.array([0, len(members)]),
         order=np.arange(len(members)), floor=local.floor, ceiling=local.ceiling,
-        margin=local.margin, try_exact=local.try_exact)
+        margin=local.margin, try_exact=local.try_exact, total=local.total)
 
 
 def _components_sinks_first(graph: LocalTier) -> list[list[int]]:
@@ -289,6 +309,18 @@ def bracket(graph: LocalTier, piece: np.ndarray, active: np.ndarray | None = Non
 
 # ---- the coordinator's side --------------------------------------------------------------------
 
+# A loaded later tier's exact values, decoded once (by id: the result is kept with them, so the
+# id stays its own): each tier reaches a hundred later ones in Pig, and parsing is slow.
+_DECODED: dict[int, tuple] = {}
+
+
+def _decoded(result) -> dict:
+    held = _DECODED.get(id(result))
+    if held is None or held[0] is not result:
+        held = _DECODED[id(result)] = (result, {})
+    return held[1]
+
+
 def applies(info) -> bool:
     """Whether a tier of this game may be solved here: two players, constant sum, chance."""
     return info.num_players == 2 and bool(info.is_constant_sum) and bool(info.has_chance)
@@ -301,12 +333,15 @@ def solve_tier(run, tier: int, keys: np.ndarray, expansion, loaded: dict,
     are not exact; None when the tier's moves form no cycle (the acyclic solve is the one)."""
     from gdl.graph import VALUE_ITERATION
     from gdl.graph.database import _decode_value
-    from gdl.graph.tiers import _plain, _save_array, _tabulate
+    from gdl.graph.tiers import _save_array
     from gdl.solvers.common import constant_sum_total
 
     info = run.game.info
     total = constant_sum_total(info, "strong solve")
     solved = run.manifest.get("solved", {})
+    for held in [k for k, (result, _) in _DECODED.items()
+                 if all(result is not r for r in loaded.values())]:
+        del _DECODED[held]                   # bounded memory: only the tiers still loaded
     n = len(keys)
     inside = expansion.child_tier == tier
     child = np.full(len(inside), -1, dtype=np.int64)
@@ -327,7 +362,13 @@ def solve_tier(run, tier: int, keys: np.ndarray, expansion, loaded: dict,
         if any(e is None for e in encoded):
             return None                      # a draw beyond: not a stopping game's tier
         if solved.get(str(u), {}).get("exact"):
-            exact = [Fraction(_decode_value(e[0])) * 2 - total for e in encoded]
+            decoded = _decoded(result)
+            exact = []
+            for i, e in zip(ids.tolist(), encoded):
+                x = decoded.get(i)
+                if x is None:
+                    x = decoded[i] = Fraction(_decode_value(e[0])) * 2 - total
+                exact.append(x)
             low, high = outward(np.array([float(x) for x in exact]))
             stand_low[chosen], stand_high[chosen] = low[inverse], high[inverse]
             for at, i in zip(chosen.tolist(), inverse.tolist()):
@@ -358,6 +399,7 @@ def solve_tier(run, tier: int, keys: np.ndarray, expansion, loaded: dict,
                   int(counts.max(initial=1)))
     if local is None:
         return None
+    local.total = total
     note = ""
     if len(iteration.endless_positions(local)):
         certified, local.try_exact = False, False
@@ -373,21 +415,25 @@ def solve_tier(run, tier: int, keys: np.ndarray, expansion, loaded: dict,
                                                 for a, b in tasks_for(local, workers)])
         path.unlink()
     low, high = np.empty(n), np.empty(n)
-    exact_values: list | None = [None] * n if local.try_exact else None
     for answer in answers:
         low[answer.members], high[answer.members] = answer.low, answer.high
-        if exact_values is not None:
-            if answer.exact is None:
-                exact_values = None
-            else:
-                for position, v in zip(answer.members.tolist(), answer.exact):
-                    exact_values[position] = v
+    whole_exact = local.try_exact and all(answer.exact for answer in answers)
+    if not whole_exact:  # a tier is exact as a whole or not at all: floats everywhere
+        answers = [answer if not answer.exact else PieceAnswer(
+            answer.members, answer.low, answer.high, False,
+            *_vectors(total, answer.low, answer.high, None), answer.sweeps)
+            for answer in answers]
+    table_ids: dict = {}
+    index = np.empty(n, dtype=np.int64)
+    for answer in answers:
+        ids = np.array([table_ids.setdefault(v, len(table_ids)) for v in answer.table]
+                       or [0], dtype=np.int64)
+        index[answer.members] = ids[answer.index]
     ends = sorted({str(v) for v in terminal.values()})
-    how = {"method": VALUE_ITERATION, "exact": exact_values is not None, "note": note,
+    how = {"method": VALUE_ITERATION, "exact": whole_exact, "note": note,
            "certified": certified, "ends": ends,
            "sweeps": max(answer.sweeps for answer in answers)}
-    if exact_values is not None:
-        vectors = [(_plain((v + total) / 2), _plain((total - v) / 2)) for v in exact_values]
+    if whole_exact:
         how["residual"] = None
     else:
         if not note:
@@ -396,12 +442,9 @@ def solve_tier(run, tier: int, keys: np.ndarray, expansion, loaded: dict,
             if not try_exact:
                 note = "no exact check (a later tier is not exact, or its numbers are long); " + note
         how["note"] = note
-        middle = (low + high) / 2
         how["residual"] = float(np.max(high - low, initial=0.0))
-        vectors = [((v + float(total)) / 2, (float(total) - v) / 2) for v in middle.tolist()]
         _save_array(run.path(tier, "bounds.npy"), np.stack((low, high), axis=1))
-    table, index = _tabulate(vectors)
-    return table, index, np.full(n, -1, dtype=np.int32), how
+    return list(table_ids), index, np.full(n, -1, dtype=np.int32), how
 
 
 # ---- reading a solved tier's interval ----------------------------------------------------------
