@@ -3,6 +3,7 @@
     python benchmarks/tiers.py                  # every row (the table in README-tiers.md)
     python benchmarks/tiers.py --only c4-5x4    # the rows of one game
     python benchmarks/tiers.py --quick          # Connect Four 4x4 and Pig to 30 (a minute or two)
+    python benchmarks/tiers.py --only pig-100 --kinds tiers-1 tiers-2    # Pig to 100: 1 vs 2 workers
 
 Each row runs in a fresh process, so its peak resident memory (RSS) is its own: for a solve by
 tiers that is the coordinating process (with one worker, all of the work), for the serial solve
@@ -64,6 +65,7 @@ def run_row(game_name: str, kind: str) -> dict:
                                dashboard_address=None)
         client = Client(cluster)
     started = time.perf_counter()
+    chance_of_win = None
     if kind == "serial":
         from gdl.graph import strong_solve
         from gdl.graph.database import save
@@ -84,6 +86,9 @@ def run_row(game_name: str, kind: str) -> dict:
         positions, method, tiers = found.positions, found.method, len(found.tiers)
         entry = found.lookup(game.initial_state())
         root = None if entry is None else entry[0]
+        from gdl.graph.chance_tiers import win_probability
+
+        chance_of_win = win_probability(found, game.initial_state())
     wall = time.perf_counter() - started
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     if client is not None:
@@ -97,7 +102,9 @@ def run_row(game_name: str, kind: str) -> dict:
     row = {"game": game_name, "kind": kind, "positions": positions, "tiers": tiers,
            "method": method, "value": None if root is None else str(root[0]),
            "wall": wall, "cpu": cpu, "peak": peak, "sha256": digest,
-           "load": os.getloadavg()[0]}
+           "load": os.getloadavg()[0],
+           # Pig's certified interval of P(first player wins), where its values are not exact
+           "win": None if chance_of_win is None else [float(x) for x in chance_of_win]}
     # every row also goes to a log (GDL_BENCH_LOG, default gdl-bench-tiers.jsonl in the
     # temporary directory): the CPU seconds and load average the table leaves out
     log = os.environ.get("GDL_BENCH_LOG") or os.path.join(tempfile.gettempdir(),
@@ -119,8 +126,8 @@ def main() -> int:
         return 0
     names = [args.only] if args.only else list(QUICK if args.quick else GAMES)
     print("| game | positions | tiers | run | wall s | peak RSS MB | RSS / serial's "
-          "| speed-up vs tiers-1 | database |")
-    print("|---|---:|---:|---|---:|---:|---:|---:|---|")
+          "| speed-up vs tiers-1 | database | CPU s | load |")
+    print("|---|---:|---:|---|---:|---:|---:|---:|---|---:|---:|")
     failed = False
     for name in names:
         rows = {}
@@ -148,7 +155,13 @@ def main() -> int:
             speedup = (f"{base['wall'] / row['wall']:.2f}×" if base is not None
                        and kind != "serial" else "")
             print(f"| {name} | {row['positions']:,} | {row['tiers']} | {kind} | {row['wall']:.1f} "
-                  f"| {row['peak'] / 2**20:.0f} | {ratio} | {speedup} | {same} |", flush=True)
+                  f"| {row['peak'] / 2**20:.0f} | {ratio} | {speedup} | {same} "
+                  f"| {row['cpu']:.1f} | {row['load']:.1f} |", flush=True)
+        for kind, row in rows.items():
+            if row.get("win"):
+                low, high = row["win"]
+                print(f"{name} {kind}: P(first player wins) in [{low:.13f}, {high:.13f}] "
+                      f"(certified; width {high - low:.1e})", flush=True)
     return 1 if failed else 0
 
 

@@ -819,7 +819,7 @@ def merge_database(solution: TieredSolution, path: str | Path, binding: dict,
     used = 0
     bits_for_index = max(1, (len(entries) - 1).bit_length())
     remoteness_bits = 16 - bits_for_index
-    none = (1 << remoteness_bits) - 1
+    none = (1 << max(remoteness_bits, 0)) - 1     # over 2^16 values: no packed16
     highest = max([int(np.max(part.remoteness, initial=0)) for part in parts] + [0])
     packed16 = remoteness_bits >= 8 and highest < none
     index_dtype = ("<u1" if len(entries) <= 256 else "<u2" if len(entries) <= 65536 else "<u4")
