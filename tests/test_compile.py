@@ -378,7 +378,13 @@ def test_cli_backend_option(capsys):
 def test_reference_helpers_are_available():
     """Helpers for people that only the interpreter defines are reached through it."""
     game = gdl.load(ROOT / "games" / "tictactoe.game")
+    # An attribute that neither backend defines is refused without building the interpreter
+    # (a parse and a check): probing with getattr(game, name, None) must stay cheap.
+    assert getattr(game, "no_such_helper", None) is None
+    assert vars(game).get("_reference_game") is None
     assert game.variables(game.initial_state())["cell"][1][1] == "empty"
+    assert vars(game).get("_reference_game") is not None
+    assert game.display["cell"]["X"] == "X"   # tictactoe.game: display cell …
 
 
 # ---- the per-user cache of compiled games ------------------------------------------------------

@@ -208,9 +208,14 @@ class CompiledGame:
         return self.__dict__["_reference_game"]
 
     def __getattr__(self, attribute: str):
-        # Helpers for people (variables(), display, ...) that only the interpreter defines.
-        if attribute.startswith("_"):
-            raise AttributeError(attribute)
+        # Helpers for people (variables(), display, ...) that only the interpreter defines. Only
+        # those are forwarded: building the interpreter costs a parse and a check, so asking for
+        # an attribute that neither defines (``getattr(game, "x", None)``) must not build it.
+        from gdl.backends.interpret import InterpretedGame
+
+        if attribute.startswith("_") or not (attribute == "display"
+                                             or hasattr(InterpretedGame, attribute)):
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {attribute!r}")
         return getattr(self._reference(), attribute)
 
 

@@ -116,10 +116,15 @@ def summary(report) -> list[str]:
     cut = f", {report.cut_playouts} cut at the safety limit" if report.cut_playouts else ""
     lines.append(f"  {report.playouts:,} playouts ({report.playout_moves:,} moves, longest "
                  f"{report.longest_playout:,}{cut}), {report.states_visited:,} states visited")
-    errors = len(report.errors)
-    warnings = len(report.violations) - errors
-    verdict = "no problems found" if not report.violations else (
-        f"{errors} problem(s)" + (f", {warnings} warning(s)" if warnings else ""))
+    def counted(severity: str) -> int:
+        return sum(1 for v in report.violations if v.severity == severity)
+
+    # a note (e.g. a cycle whose endless play the rules declare) is neither a problem nor a warning
+    parts = [f"{n} {label}" for n, label in ((counted("error"), "problem(s)"),
+                                              (counted("warning"), "warning(s)"),
+                                              (counted("note"), "note(s)")) if n]
+    verdict = ", ".join(parts) if counted("error") or counted("warning") else (
+        "no problems found" + (f" ({parts[0]})" if parts else ""))
     lines.append(f"  deep check: {verdict}")
     return lines
 

@@ -45,6 +45,7 @@ from typing import BinaryIO
 
 import numpy as np
 
+from gdl.graph.solution import TwoPlayerValues
 from gdl.solvers.result import SolverError
 
 MAGIC = b"GDLPOS1\n"
@@ -136,14 +137,7 @@ def save(solution, path: str | Path, binding: dict, source: str = "") -> int:
     n = len(graph)
     raw, key, width = _keys(solution)
     order = np.lexsort(raw.T[::-1]) if width else np.arange(n)
-    table: dict = {}
-    value_index = np.empty(n, dtype=np.int64)
-    remoteness = np.empty(n, dtype=np.int64)
-    for rank, position in enumerate(order.tolist()):
-        value = solution.value(position)
-        encoded = None if value is None else tuple(_encode_value(v) for v in value)
-        value_index[rank] = table.setdefault(encoded, len(table))
-        remoteness[rank] = solution.remoteness(position)
+    table, value_index, remoteness = _records(solution, order)
     bits_for_index = max(1, (len(table) - 1).bit_length())
     remoteness_bits = 16 - bits_for_index
     none = (1 << max(remoteness_bits, 0)) - 1     # over 2^16 values: no packed16
@@ -166,6 +160,36 @@ def save(solution, path: str | Path, binding: dict, source: str = "") -> int:
         "values": [None if v is None else list(v) for v in table], "record": record,
     }
     return write_file(Path(path), header, [zlib.compress(section, 6) for section in sections])
+
+
+def _records(solution, order: np.ndarray) -> tuple[dict, np.ndarray, np.ndarray]:
+    """The value table (encoded vectors numbered in order of first appearance, in key order) and,
+    in key order, each position's index into it and its remoteness."""
+    values = solution.values
+    if isinstance(values, TwoPlayerValues):
+        # Few distinct intervals and millions of positions: encode each distinct (lower, upper)
+        # once, numbered as the per-position loop below would number them.
+        pairs = np.stack([values.lower[order], values.upper[order]], axis=1)
+        distinct, first, inverse = np.unique(pairs, axis=0, return_index=True,
+                                              return_inverse=True)
+        table: dict = {}
+        index_of = np.empty(len(distinct), dtype=np.int64)
+        for d in np.argsort(first, kind="stable").tolist():
+            value = solution.value(int(order[int(first[d])]))
+            encoded = None if value is None else tuple(_encode_value(v) for v in value)
+            index_of[d] = table.setdefault(encoded, len(table))
+        remoteness = values.remoteness[order].astype(np.int64)
+        return table, index_of[inverse.reshape(-1)], remoteness
+    table = {}
+    n = len(order)
+    value_index = np.empty(n, dtype=np.int64)
+    remoteness = np.empty(n, dtype=np.int64)
+    for rank, position in enumerate(order.tolist()):
+        value = solution.value(position)
+        encoded = None if value is None else tuple(_encode_value(v) for v in value)
+        value_index[rank] = table.setdefault(encoded, len(table))
+        remoteness[rank] = solution.remoteness(position)
+    return table, value_index, remoteness
 
 
 def write_file(path: Path, header: dict, compressed_sections: list[bytes]) -> int:
