@@ -269,3 +269,30 @@ def test_the_command_line_reports_the_certified_interval(tmp_path, monkeypatch, 
     chance = document["win_probability"]
     assert Fraction(chance["low"]) <= exact <= Fraction(chance["high"])
     assert 0 < document["width"] < 1e-9
+
+
+def test_the_merge_writes_more_than_65536_distinct_values(tmp_path):
+    # Pig to 100 by tiers has about two million distinct (approximate) values: no packed16
+    # record can hold their index; the file must still be written and read back
+    import json as json_module
+
+    from gdl.graph.database import atomic_write, open_database
+    from gdl.graph.tiers import TieredSolution, TierRun, _save_array, state_of
+
+    game = load(PIGLET, {"goal": 2})
+    run = TierRun(game=game, directory=tmp_path / "t", binding=BINDING)
+    run.directory.mkdir()
+    n = 70_000
+    # five-component states (1, i // 65536 + 1, i // 256 % 256, i % 256, 1): sorted keys
+    rows = [bytes([5, 1, i // 65536 + 1, i // 256 % 256, i % 256, 1]) for i in range(n)]
+    _save_array(run.path(0, "keys.npy"), np.array(rows, dtype="S6"))
+    _save_array(run.path(0, "values.npy"), np.arange(n, dtype=np.int32))
+    _save_array(run.path(0, "remoteness.npy"), np.full(n, -1, dtype=np.int32))
+    table = [[i / n, -i / n] for i in range(n)]
+    atomic_write(run.path(0, "table.json"), json_module.dumps(table).encode("utf-8"))
+    solution = TieredSolution(run, [[0, n]], "value iteration", False, "", {})
+    merge_database(solution, tmp_path / "many.db", BINDING)
+    database = open_database(tmp_path / "many.db")
+    for i in (0, 1, 65_537, n - 1):
+        entry = database.lookup(state_of(rows[i]))
+        assert entry is not None and entry.values == (i / n, -i / n) and entry.remoteness == -1
