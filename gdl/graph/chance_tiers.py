@@ -9,16 +9,17 @@ certified interval and, where it is known, its exact value) and its probability.
 The tier falls apart into pieces that no move inside it joins (Pig: one piece per pair of
 banked scores): the weakly connected components. Each piece is solved **on its own**:
 
-1. **Certified interval.** Player 0's value is iterated from below and from above at once, as
-   ``gdl.graph.iteration.float_values`` does with ``bracket``: the lower column starts at the
-   least terminal value, the upper at the greatest, a chance position's mean is pushed outwards
-   past its rounding error, and the stand-ins carry the later tiers' bounds. The Bellman
-   operator is monotone, so in a stopping game every iterate of the lower column lies below the
-   value and every iterate of the upper one above: the interval is proven whatever the number
-   of sweeps. A sweep updates the positions a level at a time, the deepest first, where a
-   level is the breadth-first distance from the piece's first position (its smallest key): the
-   value of a move to a deeper position is then this sweep's (Gauss-Seidel). A piece stops
-   when no value of it moved more than ``iteration.TOLERANCE`` in a sweep.
+1. **Certified interval**, two ways (``piece_bounds``). The fast way, where every cycle of the
+   piece passes through its *cut* (the positions its breadth-first search started from: a turn
+   start in Pig): policy iteration in floats over the cut's few values, then a certificate, one
+   outward-rounded sweep from just below and just above the policy's values that proves them a
+   sub- and a super-solution of the Bellman equations. Otherwise, plain iteration
+   (``bracket``): player 0's value iterated from below and from above at once, as
+   ``gdl.graph.iteration.float_values`` does with ``bracket``, the lower column from the least
+   terminal value, the upper from the greatest, a level at a time, the deepest first, until no
+   value of the piece moves more than ``iteration.TOLERANCE``. Either way a chance position's
+   mean is pushed outwards past its rounding error and the stand-ins carry the later tiers'
+   bounds; the Bellman operator is monotone, so in a stopping game the bounds are proven.
 2. **Exact check**, where every later tier is exact and its numbers are short (small goals):
    the policy read off the interval's middle is evaluated exactly and improved until no move is
    better (``iteration.exact_values``): then the values are exact.
@@ -26,9 +27,10 @@ banked scores): the weakly connected components. Each piece is solved **on its o
 Why the answer does not depend on the partition (one process, two workers, a Dask cluster):
 pieces share no move inside the tier, the levels are computed on the whole tier before it is
 cut, every numpy operation is element by element or reduces within one position's moves, and
-each piece stops by its own test; so a piece's numbers are the same bits whichever other pieces
-share its task. The tasks are ``(file, first piece, last piece)``: the tier's arrays are written
-once to a file that every worker reads.
+each piece stops (policy rounds, certificate rounds, plain sweeps) by its own test; so a
+piece's numbers are the same bits whichever other pieces share its task. The tasks are
+``(file, first piece, last piece)``: the tier's arrays are written once to a file that every
+worker reads.
 """
 
 from __future__ import annotations
