@@ -50,8 +50,9 @@ def loads(text: str, filename: str = "<input>", params: Mapping[str, int | bool]
     if backend == "native":
         from gdl.backends.native.attach import attach
 
-        game = load_text(text, filename, params)
-        attach(game, filename, _cache_key(text, filename, dict(params or {})))
+        key = _cache_key(text, filename, dict(params or {}))   # once: it stats gdl's sources
+        game = _load_text(text, filename, dict(params or {}), key)
+        attach(game, filename, key)
         return game
     from gdl.backends.interpret import build
     from gdl.lang.check import check
@@ -74,7 +75,11 @@ def load_text(text: str, filename: str = "<input>", params=None):
     this text was compiled before with the same parameters and the same gdl."""
     params = dict(params or {})
     text = normalize(text, filename)
-    key = _cache_key(text, filename, params)
+    return _load_text(text, filename, params, _cache_key(text, filename, params))
+
+
+def _load_text(text: str, filename: str, params: dict, key: str | None):
+    """load_text with its cache key computed (normalized text, params a dict)."""
     entry = _cache_read(key) if key else None
     source = Source(filename, text)
     if entry is not None:

@@ -195,14 +195,30 @@ REFUSE_SECONDS = 3600.0   # `gdl solve` refuses a search estimated longer than t
 def _check_declared_length(game, root) -> None:
     """A game that declares max-length is searched without repetition checks: if it can in
     fact cycle, say so now rather than after a search 200,000 plies deep."""
-    from gdl.tools.count import find_cycle
-
-    found = find_cycle(game, root, limit=20_000)
+    found = _find_cycle(game, root, limit=20_000)
     if found is not None:
         path, cycle = found
         raise UsageError(f"the game declares max-length {game.info.max_length}, but it can go on "
                          f"forever: after {' '.join(path) or 'the start'}, the moves "
                          f"{' '.join(cycle)} come back to the same state (gdl check --deep shows it)")
+
+
+def _find_cycle(game, root, limit: int):
+    """gdl.tools.count.find_cycle, in C where the game has native rules and no chance (the same
+    walk, a hundred times faster: it is most of a small game's `gdl solve` start-up)."""
+    from gdl.tools.count import find_cycle
+    from gdl.tools.native_solve import native_rules
+
+    native = native_rules(game)
+    if native is not None and not game.info.has_chance:
+        found = native.find_cycle(root, limit)
+        if found is False:
+            return None
+        if found is not None:
+            actions, start = found
+            names = [game.action_name(action) for action in actions]
+            return names[:start], names[start:]
+    return find_cycle(game, root, limit=limit)
 
 
 # How much faster a node is searched natively than the Python protocol speed measured below:
@@ -214,7 +230,14 @@ def solve_size_check(game, args, root, algorithm: str, native: bool = False) -> 
     """Before `gdl solve`: warn on stderr (or, with --strict, refuse with exit 2) when the
     estimated work exceeds the budget (gdl.tools.validate.BUDGET nodes). ``native``: the search
     will run in the native tier, whose nodes cost a fraction of the measured Python ones."""
-    from gdl.tools.validate import budget_problem, estimate, measure_node_seconds, search_seconds
+    from gdl.tools.validate import (
+        BUDGET,
+        TRANSPOSITIONS,
+        budget_problem,
+        estimate,
+        measure_node_seconds,
+        search_seconds,
+    )
 
     if algorithm == "auto":
         from gdl.solvers import choose
@@ -222,17 +245,27 @@ def solve_size_check(game, args, root, algorithm: str, native: bool = False) -> 
         algorithm = choose(game.info)
     if args.depth is None and game.info.max_length is not None:
         _check_declared_length(game, root)
-    est = estimate(game, root=root, declared_states=declared_state_bound(game))
     transpositions = getattr(args, "engine_tt", None)   # --tt / --no-tt
+    declared = declared_state_bound(game)
+    if (declared is not None and declared <= BUDGET
+            and (algorithm in TRANSPOSITIONS if transpositions is None else transpositions)):
+        # A search with a table costs at most the distinct states in the estimate
+        # (validate.search_cost), and those are at most the declared bound: within the budget
+        # whatever the playouts would say, so they are not played (start-up).
+        return
+    est = estimate(game, root=root, declared_states=declared)
+    if est.cycles and args.depth is None and game.info.max_length is None:
+        # A game that cycles is no problem here: where the tree search meets a repetition,
+        # `gdl solve` solves the state graph instead, within its own bound (gdl/cli/strong.py).
+        return
+    if budget_problem(est, algorithm, depth=args.depth, info=game.info,
+                      transpositions=transpositions) is None:
+        return      # within the node budget: what a node costs is not needed (start-up)
     node_seconds = measure_node_seconds(game, root)
     if native and node_seconds:
         node_seconds /= NATIVE_NODE_SPEEDUP
     problem = budget_problem(est, algorithm, depth=args.depth, info=game.info,
                              transpositions=transpositions, node_seconds=node_seconds)
-    if est.cycles and args.depth is None and game.info.max_length is None:
-        # A game that cycles is no problem here: where the tree search meets a repetition,
-        # `gdl solve` solves the state graph instead, within its own bound (gdl/cli/strong.py).
-        return
     seconds = search_seconds(est, algorithm, args.depth, transpositions, node_seconds)
     if problem is not None and seconds > REFUSE_SECONDS and not getattr(args, "force", False):
         raise UsageError(f"refusing to search: {problem}; --force searches anyway")

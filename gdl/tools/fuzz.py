@@ -430,7 +430,18 @@ def rename_identifiers(tree: ast.GameFile, seed: int = 0) -> tuple[ast.GameFile,
     _random.Random(seed).shuffle(order)
     mapping = {name: f"n{order[i]}" for i, name in enumerate(names)}
 
+    original = {new: old for old, new in mapping.items()}
+
     def rename(node):
+        # `when stuck lose` and `when endless draw` hold a word of the language, not a name:
+        # the bottom-up walk renamed it already, so it is put back (a name spelt the same
+        # elsewhere is still renamed).
+        if isinstance(node, ast.StuckDecl):
+            return replace(node, outcome=replace(node.outcome, name=original.get(
+                node.outcome.name, node.outcome.name)))
+        if isinstance(node, ast.EndlessDecl) and node.word is not None:
+            return replace(node, word=replace(node.word, name=original.get(node.word.name,
+                                                                           node.word.name)))
         if isinstance(node, ast.Ident) and node.name in mapping:
             return ast.Ident(mapping[node.name], node.span)
         if isinstance(node, ast.Name) and node.name in mapping:

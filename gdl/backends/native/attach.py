@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 
-from gdl.backends.native.build import NativeUnavailable, library_for
+from gdl.backends.native.build import NativeUnavailable, Refused, library_for
 from gdl.backends.native.runtime import NativeRules
 
 
@@ -36,8 +36,9 @@ def attach(game, filename: str, key: str | None = None) -> None:
 
             return generate(game.ir, filename)
 
-        native = NativeRules(library_for(source, None if key is None else _versioned(key)))
-    except (Unsupported, NativeUnavailable) as error:
+        native = NativeRules(library_for(source, None if key is None else _versioned(key),
+                                         refusals=(Unsupported,)))
+    except (Unsupported, Refused, NativeUnavailable) as error:
         note = f"note: native backend unavailable ({error}); using the compiled Python tier"
         game.native_route_missing = isinstance(error, NativeUnavailable)
     game.native = native
@@ -47,15 +48,11 @@ def attach(game, filename: str, key: str | None = None) -> None:
 
 
 def _versioned(key: str) -> str:
-    """The loader's key plus the native compiler's own files: a changed emitter or search loop
-    never reuses a library built by the old one."""
-    from importlib import resources
-
-    here = resources.files("gdl.backends.native")
-    parts = [key] + [here.joinpath(name).read_text(encoding="utf-8")
-                     for name in sorted(entry.name for entry in here.iterdir())
-                     if name.endswith((".py", ".c", ".h"))]
-    return hashlib.sha256("\0".join(parts).encode()).hexdigest()
+    """The library's name for the loader's key. That key already covers the native compiler's
+    own files (gdl.backends.load._gdl_stamp: every .py, .c and .h under gdl/ by name, size and
+    modification time), so a changed emitter or search loop never reuses a library built by the
+    old one; reading them here too cost a cache hit about 10 ms (start-up)."""
+    return hashlib.sha256(f"native\0{key}".encode()).hexdigest()
 
 
 def c_source(game, filename: str) -> str:

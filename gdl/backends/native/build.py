@@ -20,19 +20,23 @@ import hashlib
 import os
 import shutil
 import stat
-import subprocess
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from gdl.cache import private_cache_dir
+from gdl.cache import open_private_dir, private_cache_dir
 
 CACHE_ENTRIES = 64
+MAX_REASON = 4096       # bytes of a remembered refusal
 FLAGS = ("-O2", "-shared", "-fPIC", "-std=gnu11", "-w", "-fvisibility=default")
 
 
 class NativeUnavailable(Exception):
     """The native tier cannot run here (no compiler, a failed build); the message says why."""
+
+
+class Refused(Exception):
+    """Making the C for this key was refused before (remembered in the cache, so a game the
+    native tier does not cover costs no second attempt at every load); the message says why."""
 
 
 def compiler() -> str | None:
@@ -43,11 +47,14 @@ def compiler() -> str | None:
     return shutil.which("cc") or shutil.which("gcc")
 
 
-def library_for(c_source: str | Callable[[], str], key: str | None = None) -> ctypes.CDLL:
+def library_for(c_source: str | Callable[[], str], key: str | None = None,
+                refusals: tuple[type[Exception], ...] = ()) -> ctypes.CDLL:
     """The loaded library for this source, from the cache or freshly compiled. ``c_source`` may
     be a function that makes the source, called only when the cache has no library under
     ``key`` (the loader's key for the rule text, so a cache hit needs neither the checked game
-    nor the C text); without a key the source's own hash names the library."""
+    nor the C text); without a key the source's own hash names the library. An exception of a
+    type in ``refusals`` raised by that function is remembered under the key: later calls
+    raise ``Refused`` with its message instead of calling the function again."""
     cc = compiler()
     if cc is None:
         raise NativeUnavailable("no C compiler found (set CC, or install gcc)")
@@ -61,7 +68,14 @@ def library_for(c_source: str | Callable[[], str], key: str | None = None) -> ct
         library = _load_private(path)
         if library is not None:
             return library
-        c_source = c_source if isinstance(c_source, str) else c_source()
+        refused = _refusal(f"{digest}.refused")
+        if refused is not None:
+            raise Refused(refused)
+        try:
+            c_source = c_source if isinstance(c_source, str) else c_source()
+        except refusals as error:
+            _remember_refusal(f"{digest}.refused", str(error))
+            raise
         _compile(cc, c_source, directory, path)
         _trim(directory)
         library = _load_private(path)
@@ -69,6 +83,8 @@ def library_for(c_source: str | Callable[[], str], key: str | None = None) -> ct
             raise NativeUnavailable("the compiled library could not be loaded from the cache")
         return library
     c_source = c_source if isinstance(c_source, str) else c_source()
+    import tempfile
+
     with tempfile.TemporaryDirectory(prefix="gdl-native-") as scratch:
         path = Path(scratch) / "game.so"
         _compile(cc, c_source, Path(scratch), path)
@@ -80,6 +96,10 @@ def library_for(c_source: str | Callable[[], str], key: str | None = None) -> ct
 
 def _compile(cc: str, c_source: str, directory: Path, target: Path) -> None:
     """Compile into a fresh private name in ``directory``, then rename onto ``target``."""
+    # Imported here, not at the top: a cache hit never compiles (start-up).
+    import subprocess
+    import tempfile
+
     fd, c_path = tempfile.mkstemp(suffix=".c", prefix=".gdl-", dir=directory)
     with os.fdopen(fd, "w", encoding="utf-8") as handle:
         handle.write(c_source)
@@ -120,6 +140,32 @@ def _load_private(path: Path) -> ctypes.CDLL | None:
         return None
     finally:
         os.close(fd)
+
+
+def _refusal(name: str) -> str | None:
+    """The remembered reason under ``name``, read through the checked private directory (a
+    file of ours, writable by nobody else, no symlink followed), or None."""
+    directory = open_private_dir("native")
+    if directory is None:
+        return None
+    with directory:
+        data = directory.read(name, limit=MAX_REASON)
+    try:
+        return None if data is None else data.decode("utf-8")
+    except UnicodeError:
+        return None
+
+
+def _remember_refusal(name: str, reason: str) -> None:
+    directory = open_private_dir("native")
+    if directory is None:
+        return
+    with directory:
+        directory.write(name, reason.encode("utf-8", "replace")[:MAX_REASON])
+        # Bounded like the libraries: the oldest reasons go first.
+        names = sorted((n for n in directory.names() if n.endswith(".refused")), key=directory.mtime)
+        for old in names[:max(0, len(names) - CACHE_ENTRIES)]:
+            directory.remove(old)
 
 
 def _trim(directory: Path) -> None:

@@ -4,8 +4,11 @@ The rules become C functions over a state array ``V s[]`` with exactly the layou
 (``s[0]`` the mover, then the slots); the search loops (gdl/backends/native/search.c, appended
 verbatim) call them directly, so a search never crosses back into Python.
 
-What is supported: every expression and statement of the language but ``let`` and ``repeat``
-blocks, and explicit trees; such games are refused with ``Unsupported`` and run in Python.
+What is supported: every expression and statement of the language (``let`` as a C block with a
+fresh local, ``repeat`` as a bounded loop comparing the cells before and after each pass,
+binders whose ranges depend on local names as loops computing them in place) and every way a
+game ends (``when stuck lose | win`` wraps the declared terminal and utilities); not explicit
+trees, which are refused with ``Unsupported`` and run in Python.
 Chance (``random``) runs as in the interpreter: an effect that reaches a ``random`` whose outcome
 is not known yet stops there and hands back the distribution (exact rationals, chance.h); the
 search then replays the effect from the state before the action with the outcomes chosen so far. Run-time rule
@@ -36,6 +39,10 @@ INT64_MAX = 2 ** 63 - 1
 LIMIT = 2 ** 62          # bounds beyond this are treated as unknown (checked arithmetic)
 UNROLL = 9               # quantifiers over at most this many combinations become one expression
 MAX_CELLS = 4096        # states larger than this stay in Python (the search keeps one per ply)
+# Rules whose C would be larger than this stay in Python: the C compiler takes seconds per
+# hundred kilobytes (Othello 6x6, its definitions inlined at every use, would be 2.5 MB and
+# half a minute of gcc; the bundled games are 60-180 kB).
+MAX_SOURCE = 1_000_000
 
 
 class Unsupported(_Unsupported):
@@ -66,8 +73,6 @@ class CEmitter:
     def __init__(self, game: ir.Game, filename: str = "<input>"):
         if game.tree is not None:
             raise Unsupported("explicit trees run in Python")
-        if game.stuck_end is not None:
-            raise Unsupported("`when stuck lose | win` is not compiled natively yet")
         self.game, self.filename = game, filename
         self.counter = 0
         self.tables: list[str] = []
@@ -166,6 +171,14 @@ class CEmitter:
             return "({ " + " ".join(parts) + f" {self.expr(e.define.body, inner, s)}; }})"
         if isinstance(e, ir.Quantifier):
             return self.quantifier(e, env, s)
+        if isinstance(e, ir.Let):
+            # Computed once, into a fresh local (the name is the compiler's, never the rule's).
+            name = self.fresh("t")
+            known = self.bounds(e.value, env)
+            if known is not None:
+                self.ranges[name] = known
+            return (f"({{ V {name} = {self.expr(e.value, env, s)}; "
+                    f"{self.expr(e.body, {**env, e.name: name}, s)}; }})")
         raise Unsupported(f"expression {type(e).__name__}")
 
     def guard_facts(self, e: ir.Expr, env, s: str):
@@ -238,9 +251,13 @@ class CEmitter:
                 return (0 if low <= 0 <= high else min(abs(low), abs(high))), max(abs(low), abs(high))
             pick = min if e.name == "min" else max
             return pick(a[0] for a in args), pick(a[1] for a in args)
+        if isinstance(e, ir.Let):
+            return self.bounds(e.body, {**env, e.name: "?"})   # "?": a name with no known range
         if isinstance(e, ir.Quantifier):
             if e.kind in ("any", "all"):
                 return 0, 1
+            if any(isinstance(values, ir.Range) for _, values in e.binders):
+                return None     # how many combinations: known only at run time
             size = 1
             for _, values in e.binders:
                 size *= len(values)
@@ -297,9 +314,11 @@ class CEmitter:
         """``for`` headers binding each quantifier/loop variable to a fresh C local."""
         inner, headers = dict(env), []
         for local_name, values in binders:
-            if isinstance(values, ir.Range):
-                raise Unsupported("a range whose bounds depend on local names")
             var = self.fresh("q")
+            if isinstance(values, ir.Range):
+                headers.append(self.range_loop(var, values, inner))
+                inner[local_name] = var
+                continue
             values = tuple(int(v) for v in values)
             if values and values == tuple(range(values[0], values[0] + len(values))):
                 headers.append(f"for (V {var} = {c_int(values[0])}; {var} <= {c_int(values[-1])}; "
@@ -317,6 +336,17 @@ class CEmitter:
                 self.ranges[var] = (min(values), max(values))
         return headers, inner
 
+    def range_loop(self, var: str, values: ir.Range, env) -> str:
+        """``for`` over low..high computed here, with the binders before it bound (as the
+        interpreter's range(low, high + 1)): empty when high < low, and no ``var++`` past high,
+        so a bound near the 64-bit limit cannot overflow."""
+        low, high = self.expr(values.low, env), self.expr(values.high, env)
+        low_known, high_known = self.bounds(values.low, env), self.bounds(values.high, env)
+        if low_known is not None and high_known is not None:
+            self.ranges[var] = (low_known[0], high_known[1])
+        return (f"for (V {var} = {low}, {var}_hi = {high}, {var}_go = {var} <= {var}_hi; "
+                f"{var}_go; {var}_go = {var} < {var}_hi, {var} += {var}_go)")
+
     def unrolled(self, e: ir.Quantifier, env, s: str) -> str | None:
         """A small quantifier as one C expression, each copy of the body with its binders as
         constants (``count k in 1..3: all j in 1..3: ...``): no loop, no jump, so the C
@@ -324,7 +354,7 @@ class CEmitter:
         combos: list[dict[str, str]] = [{}]
         for name, values in e.binders:
             if isinstance(values, ir.Range):
-                raise Unsupported("a range whose bounds depend on local names")
+                return None     # its values are known at run time only: a loop
             combos = [{**c, name: c_int(int(v))} for c in combos for v in values]
         if not combos or len(combos) > UNROLL:
             return None
@@ -397,6 +427,26 @@ class CEmitter:
                 lines.append(f"{pad}*turn = -1;")
             elif isinstance(st, ir.Next):
                 lines.append(f"{pad}*turn = {self.expr(st.player, env)}; {self.where(st.span)}")
+            elif isinstance(st, ir.LetStmt):
+                # The rest of the block runs with the value bound: a C block of its own.
+                name = self.fresh("t")
+                known = self.bounds(st.value, env)
+                lines.append(f"{pad}{{ V {name} = {self.expr(st.value, env)}; {self.where(st.span)}")
+                if known is not None:
+                    self.ranges[name] = known
+                lines += self.stmts(st.body, {**env, st.name: name}, depth + 1)
+                lines.append(f"{pad}}}")
+            elif isinstance(st, ir.Repeat):
+                # The body again until a pass changes no cell, at most `bound` times (the
+                # interpreter compares the cells before and after each pass; so does this).
+                before, count = self.fresh("b"), self.fresh("i")
+                lines.append(f"{pad}{{ V {before}[CELLS]; for (long long {count} = 0; "
+                             f"{count} < {c_int(st.bound)} && !gdl_err; {count}++) {{ "
+                             f"{self.where(st.span)}")
+                lines.append(f"{pad}    memcpy({before}, s, sizeof {before});")
+                lines += self.stmts(st.body, env, depth + 1)
+                lines.append(f"{pad}    if (memcmp({before}, s, sizeof {before}) == 0) break;")
+                lines.append(f"{pad}}} }}")
             else:
                 raise Unsupported(f"statement {type(st).__name__}")
         return lines
@@ -498,19 +548,47 @@ class CEmitter:
         lines.append("}")
         return lines
 
+    def within_size(self, size: int, *lines: str) -> int:
+        """``size`` plus the lines' lengths, or Unsupported once that passes MAX_SOURCE (checked
+        as the rules are emitted, so a game far over it is refused quickly)."""
+        size += sum(len(line) + 1 for line in lines)
+        if size > MAX_SOURCE:
+            raise Unsupported(f"its rules would be more than {MAX_SOURCE // 1000} kB of C, too "
+                              "long to compile quickly")
+        return size
+
+    def stuck_returns(self) -> list[str]:
+        """``rule_returns`` of a game that ends when the mover is stuck: the declared utilities
+        where the declared terminal holds, else the stuck player's row of ``stuck_values``."""
+        g = self.game
+        table = self.fresh("k")
+        rows = [c_int(v) for row in g.stuck_values for v in row]
+        return [f"static const V {table}[{max(1, len(rows))}] = {{{', '.join(rows) or '0'}}};",
+                "static void rule_returns(const V *s, V *out) {",
+                "    if (rule_terminal_declared(s)) { rule_returns_declared(s, out); return; }",
+                f"    for (int p = 0; p < PLAYERS; p++) out[p] = {table}[(int)s[0] * PLAYERS + p];",
+                "}"]
+
     def unit(self) -> str:
         g = self.game
         n = len(g.players)
         body: list[str] = []
         terminal = self.expr(g.terminal, {}) if g.terminal is not None else "0"
-        body += ["static int rule_terminal(const V *s) { return (int)(" + terminal + "); } "
+        # `when stuck lose | win`: the declared rules are rule_terminal_declared and
+        # rule_returns_declared, and the game's rule_terminal and rule_returns wrap them
+        # (below, once the legal actions are defined).
+        stuck = "_declared" if g.stuck_end is not None else ""
+        body += [f"static int rule_terminal{stuck}(const V *s) {{ return (int)(" + terminal + "); } "
                  + self.where(g.spans.get("terminal"))]
-        body += self.per_player("rule_returns", g.utilities)
+        body += self.per_player(f"rule_returns{stuck}", g.utilities)
+        if stuck:
+            body += self.stuck_returns()
         if g.evaluations:
             body += self.per_player("rule_evaluate", g.evaluations)
         else:
             body += ["static void rule_evaluate(const V *s, V *out) { (void)s; (void)out; gdl_err = 1; }"]
         # legal actions, one function per player, in declaration order
+        size = sum(len(line) for line in body)
         for player in range(n):
             body.append(f"static int rule_legal_{player}(const V *s, int *out) {{")
             body.append("    int n = 0;")
@@ -522,6 +600,7 @@ class CEmitter:
                 test = self.expr(action.requires, env) if action.requires is not None else "1"
                 body.append(f"    if ({test}) out[n++] = {action_id}; "
                             + c_comment(ground.name))
+                size = self.within_size(size, body[-1])
             body.append("    return n;")
             body.append("}")
         body.append("static int rule_legal(const V *s, int *out) {")
@@ -530,6 +609,14 @@ class CEmitter:
         body.append("    default: gdl_err = 1; return 0;")
         body.append("    }")
         body.append("}")
+        if stuck:
+            body += ["/* `when stuck " + g.stuck_end + "`: a player to move without a legal action "
+                     "ends the game (the interpreter's is_terminal, in its order). */",
+                     "static int rule_terminal(const V *s) {",
+                     "    if (rule_terminal_declared(s)) return 1;",
+                     "    int scratch[ACTIONS];",
+                     "    return rule_legal(s, scratch) == 0;",
+                     "}"]
         # effects: one case per ground action, its parameters as constants; with chance, an
         # effect returns 1 where it waits for an outcome (see random above)
         if g.has_chance:
@@ -543,7 +630,9 @@ class CEmitter:
             action = ground.action
             env = {name: c_int(v) for (name, _, _), v in zip(action.params, ground.args)}
             body.append(f"    case {action_id}: {{ {c_comment(ground.name)} {self.where(action.span)}")
-            body += self.stmts(action.effect, env, 2)
+            lines = self.stmts(action.effect, env, 2)
+            size = self.within_size(size, *lines)
+            body += lines
             body.append("        break; }")
         body.append("    default: gdl_err = 1;")
         body.append("    }")

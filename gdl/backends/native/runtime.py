@@ -174,6 +174,19 @@ class NativeRules:
         return {"value": value.value, "best_flags": list(best_flags[:legal_count.value]),
                 "pv": list(pv[:pv_len.value]), **dict(zip(names, stats))}
 
+    def find_cycle(self, state, limit: int) -> tuple[list[int], int] | bool | None:
+        """gdl.tools.count.find_cycle from ``state`` in C (a game without chance): (the actions
+        from ``state`` round the first cycle met, where the cycle starts) or False (no cycle, or
+        more than ``limit`` states); None on a rule error (the Python walk reports it)."""
+        path = (ctypes.c_int * (limit + 2))()
+        length, start, found = ctypes.c_longlong(), ctypes.c_longlong(), ctypes.c_int()
+        root = self._state(state)
+        if interruptible(self.library, lambda: self.library.gdl_find_cycle(
+                root, ctypes.c_longlong(limit), path, ctypes.byref(length), ctypes.byref(start),
+                ctypes.byref(found))):
+            return None
+        return (list(path[:length.value]), start.value) if found.value else False
+
     def playouts(self, state, count: int, seed: int, max_plies: int, players: int) -> dict | None:
         """``count`` random playouts (gdl.backends.native.playouts): utility sums and plies."""
         sums, stats = (V * max(1, players))(), (ctypes.c_longlong * 1)()

@@ -858,3 +858,127 @@ int gdl_expectiminimax(const V *root, int depth, V *value, int *root_actions, V 
     return failed;
 }
 #endif
+
+/* ---- a cycle, if any (gdl.tools.count.find_cycle, step for step) ----
+   A depth-first walk from root in declaration order. Every state met is kept once, in order of
+   meeting, with a mark: > 0 on the current path at index mark - 1, < 0 finished. It stops at the
+   first child already on the path (found: path holds the actions from the root to that child,
+   *start where the cycle begins), or when more than `limit` states were met (nobody knows,
+   cheaply: found 0). `gdl solve` runs it on games that declare max-length, whose searches keep
+   no repetition check; games with chance stay in Python. The memory it touches is what the walk
+   needs (states packed in order, a table of 32-bit indices): in a small game page faults, not
+   rules, are most of the time. */
+typedef struct {
+    V *states;                 /* every state met, CELLS apiece, in order of meeting */
+    long long *mark;           /* per state met: path index + 1, or -1 once finished */
+    int *table;                /* open addressing: state index + 1, 0 empty */
+    long long mask, count, room;
+    int *pending;              /* the actions of every ply on the path, one after another */
+    long long pending_used, pending_room;
+} Walk;
+
+/* Room for `need` items of `item` bytes in *block (doubling); 0 without memory. */
+static int walk_grow(void **block, long long *room, long long need, size_t item) {
+    if (need <= *room) return 1;
+    long long bigger = *room * 2 > need ? *room * 2 : need;
+    void *grown = realloc(*block, item * (size_t)bigger);
+    if (!grown) return 0;
+    *block = grown;
+    *room = bigger;
+    return 1;
+}
+
+/* The table slot of s: where it is, or the empty slot where it goes. */
+static long long walk_slot(const Walk *w, const V *s) {
+    long long i = (long long)(mix(py_tuple_hash(s)) & (uint64_t)w->mask);
+    while (w->table[i] != 0
+           && memcmp(w->states + (long long)(w->table[i] - 1) * CELLS, s, sizeof(V) * CELLS) != 0)
+        i = (i + 1) & w->mask;
+    return i;
+}
+
+/* Keep s (not met before) at table slot `slot`; its index, or -1 without memory. */
+static long long walk_add(Walk *w, long long slot, const V *s, long long mark) {
+    if (w->count == w->room) {
+        long long room = w->room, mark_room = w->room;
+        void *states = w->states, *marks = w->mark;
+        int ok = walk_grow(&states, &room, w->count + 1, sizeof(V) * CELLS);
+        w->states = states;
+        ok = ok && walk_grow(&marks, &mark_room, w->count + 1, sizeof(long long));
+        w->mark = marks;
+        if (!ok) return -1;
+        w->room = room;
+    }
+    memcpy(w->states + w->count * CELLS, s, sizeof(V) * CELLS);
+    w->mark[w->count] = mark;
+    w->table[slot] = (int)(w->count + 1);
+    return w->count++;
+}
+
+int gdl_find_cycle(const V *root, long long limit, int *path, long long *length,
+                   long long *start, int *found) {
+    gdl_err = 0;
+    *found = 0; *length = 0; *start = 0;
+    if (limit < 0) limit = 0;
+    if (limit > (1LL << 30)) limit = 1LL << 30;           /* indices are 32-bit */
+    long long capacity = 16;
+    while (capacity < 2 * (limit + 2)) capacity <<= 1;     /* at most half full: short probes */
+    Walk w;
+    memset(&w, 0, sizeof w);
+    w.mask = capacity - 1;
+    w.table = calloc((size_t)capacity, sizeof(int));
+    long long *on_path = malloc(sizeof(long long) * (size_t)(limit + 2));  /* state index a ply */
+    long long *base = malloc(sizeof(long long) * (size_t)(limit + 2));     /* its actions, */
+    int *left = malloc(sizeof(int) * (size_t)(limit + 2));                 /* how many to try */
+    int *next = malloc(sizeof(int) * (size_t)(limit + 2));                 /* and the next one */
+    V *child = malloc(sizeof(V) * CELLS);
+    long long depth = 0, nodes = 0;
+    if (!w.table || !on_path || !base || !left || !next || !child) { gdl_err = 1; goto done; }
+    on_path[0] = walk_add(&w, walk_slot(&w, root), root, 1);
+    if (on_path[0] < 0) { gdl_err = 1; goto done; }
+    base[0] = 0; left[0] = -1; next[0] = 0;
+    while (depth >= 0) {
+        const V *s = w.states + on_path[depth] * CELLS;
+        if (left[depth] < 0) {          /* first visit: its actions go on the pending stack */
+            void *pending = w.pending;
+            int ok = walk_grow(&pending, &w.pending_room, base[depth] + ACTIONS, sizeof(int));
+            w.pending = pending;
+            if (!ok) { gdl_err = 1; goto done; }
+            left[depth] = game_current(s) == TERMINAL_PLAYER ? 0 : game_legal(s, w.pending + base[depth]);
+            POLL_STOP(++nodes);
+            if (gdl_err) goto done;
+        }
+        int advanced = 0;
+        while (next[depth] < left[depth]) {
+            int action = w.pending[base[depth] + next[depth]++];
+            game_apply(s, action, child);
+            if (gdl_err) goto done;
+            long long slot = walk_slot(&w, child);
+            long long met = w.table[slot] - 1;
+            if (met >= 0 && w.mark[met] > 0) {    /* back on the path: a cycle */
+                path[depth] = action;
+                *length = depth + 1;
+                *start = w.mark[met] - 1;
+                *found = 1;
+                goto done;
+            }
+            if (met >= 0) continue;               /* finished before: no cycle through it */
+            if (w.count > limit) goto done;       /* too many to know cheaply */
+            long long index = walk_add(&w, slot, child, depth + 2);
+            if (index < 0) { gdl_err = 1; goto done; }
+            path[depth] = action;
+            depth++;
+            on_path[depth] = index;
+            base[depth] = base[depth - 1] + left[depth - 1];
+            left[depth] = -1;
+            next[depth] = 0;
+            advanced = 1;
+            break;
+        }
+        if (!advanced) { w.mark[on_path[depth]] = -1; depth--; }
+    }
+done:
+    free(w.states); free(w.mark); free(w.table); free(w.pending);
+    free(on_path); free(base); free(left); free(next); free(child);
+    return gdl_err != 0;
+}
