@@ -3,6 +3,7 @@
     python benchmarks/tiers.py --only c4-5x4 --repeat 3   # the workers' speed-up (README-tiers.md)
     python benchmarks/tiers.py --only c4-6x4 --kinds tiers-2   # Connect Four 6x4 by tiers
     python benchmarks/tiers.py --quick          # Connect Four 4x4 and Pig to 30 (a minute or two)
+    python benchmarks/tiers.py --only pig-100 --kinds tiers-1 tiers-2    # Pig to 100: 1 vs 2 workers
     python benchmarks/tiers.py                  # every row but 6x4's
 
 The game is loaded with ``--backend`` (default native: tiers on packed keys, gdl.graph.packed_tiers;
@@ -75,6 +76,7 @@ def run_row(game_name: str, kind: str, backend: str = "native") -> dict:
                                dashboard_address=None)
         client = Client(cluster)
     started = time.perf_counter()
+    chance_of_win = None
     if kind == "serial":
         from gdl.graph import strong_solve
         from gdl.graph.database import save
@@ -100,6 +102,9 @@ def run_row(game_name: str, kind: str, backend: str = "native") -> dict:
         positions, method, tiers = found.positions, found.method, len(found.tiers)
         entry = found.lookup(game.initial_state())
         root = None if entry is None else entry[0]
+        from gdl.graph.chance_tiers import win_probability
+
+        chance_of_win = win_probability(found, game.initial_state())
     wall = time.perf_counter() - started
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     if client is not None:
@@ -114,7 +119,9 @@ def run_row(game_name: str, kind: str, backend: str = "native") -> dict:
            "method": method, "value": None if root is None else str(root[0]),
            "wall": wall, "cpu": cpu, "peak": peak, "sha256": digest, "backend": backend,
            "phases": {k: round(v, 3) for k, v in phases.items()},
-           "load": load_before, "load_after": os.getloadavg()[0]}
+           "load": load_before, "load_after": os.getloadavg()[0],
+           # Pig's certified interval of P(first player wins), where its values are not exact
+           "win": None if chance_of_win is None else [float(x) for x in chance_of_win]}
     # every row also goes to a log (GDL_BENCH_LOG, default gdl-bench-tiers.jsonl in the
     # temporary directory): the CPU seconds and load average the table leaves out
     log = os.environ.get("GDL_BENCH_LOG") or os.path.join(tempfile.gettempdir(),
@@ -183,6 +190,11 @@ def main() -> int:
             print(f"<!-- {name}: Dask against the process pool: "
                   f"{rows['dask-2']['wall'] / rows['tiers-2']['wall']:.2f}x the wall time, "
                   f"{rows['dask-2']['cpu'] / rows['tiers-2']['cpu']:.2f}x the CPU time -->")
+        for kind, row in rows.items():
+            if row.get("win"):
+                low, high = row["win"]
+                print(f"{name} {kind}: P(first player wins) in [{low:.13f}, {high:.13f}] "
+                      f"(certified; width {high - low:.1e})", flush=True)
     return 1 if failed else 0
 
 

@@ -174,7 +174,7 @@ def save(solution, path: str | Path, binding: dict, source: str = "") -> int:
     table, value_index, remoteness = _records(solution, order)
     bits_for_index = max(1, (len(table) - 1).bit_length())
     remoteness_bits = 16 - bits_for_index
-    none = (1 << remoteness_bits) - 1
+    none = (1 << max(remoteness_bits, 0)) - 1     # over 2^16 values: no packed16
     sections = []
     if remoteness_bits >= 8 and int(remoteness.max(initial=0)) < none:
         packed = (value_index << remoteness_bits) | np.where(remoteness < 0, none, remoteness)

@@ -53,6 +53,9 @@ FORMAT = 1
 # Positions a task expands: large enough that a task's overhead (pickling, a process hop) is
 # small against its work, small enough that every worker gets several tasks per round.
 TASK_SIZE = 20_000
+# Fewer positions than this are expanded here: sending them to a worker costs more than their
+# work (Pig's forward rounds are a few hundred positions each, thousands of them).
+PARALLEL_MIN = 2_000
 
 
 class TierViolation(SolverError):
@@ -121,6 +124,7 @@ def expand(game, keys, tier: ComponentTier | None = None) -> Expansion:
     players, counts, child_keys, child_tiers = [], [], [], []
     probability_index: list[int] = []
     probability_ids: dict = {}
+    outcome_ids: dict = {}
     returns_index: list[int] = []
     returns_ids: dict = {}
     prefix = _LENGTH_BYTE
@@ -136,8 +140,15 @@ def expand(game, keys, tier: ComponentTier | None = None) -> Expansion:
         if player == CHANCE:
             pairs = chance_outcomes(game, state)      # checked: exact, summing to 1
             successors = [apply(state, outcome) for outcome, _ in pairs]
-            probability_index.extend(probability_ids.setdefault(Fraction(p), len(probability_ids))
-                                     for _, p in pairs)
+            # a game hands out the same outcome pairs again and again: their probabilities are
+            # numbered once (hashing a Fraction is slow); the pairs are kept, so ids stay theirs
+            same = tuple(map(id, pairs))
+            numbered = outcome_ids.get(same)
+            if numbered is None:
+                numbered = outcome_ids[same] = (tuple(pairs), [
+                    probability_ids.setdefault(Fraction(p), len(probability_ids))
+                    for _, p in pairs])
+            probability_index.extend(numbered[1])
         else:
             actions = legal(state)
             if not actions:
@@ -304,7 +315,8 @@ class TierRun:
     def expand_all(self, keys: np.ndarray, tier_file: Path | None = None) -> Expansion:
         """Expand ``keys`` (all of tier file ``tier_file`` when given), in tasks spread over the
         executor; with one worker here, directly."""
-        if isinstance(self.executor, SerialExecutor) or self.source is None or len(keys) <= 1:
+        if (isinstance(self.executor, SerialExecutor) or self.source is None
+                or len(keys) < PARALLEL_MIN):
             return expand(self.game, keys, self.tier)
         size = max(1, min(TASK_SIZE, -(-len(keys) // (4 * self.executor.workers))))
         bounds = [(start, min(start + size, len(keys))) for start in range(0, len(keys), size)]
@@ -731,11 +743,17 @@ def solve_tiers(run: TierRun, stop_after: int | None = None) -> None:
                 del loaded[u]
         for u in sorted(needed - set(loaded)):
             loaded[u] = TierResult.load(run, u)
-        graph, boundary_remoteness = _local_graph(run, tier, keys, expansion, loaded)
-        del expansion
         try_exact = all(h["exact"] for h in solved.values())
-        table, index, remoteness, how = _solve_tier(run, graph, len(keys), boundary_remoteness,
-                                                    try_exact)
+        # a tier with chance and cycles: dense arrays (gdl/graph/chance_tiers.py)
+        from gdl.graph import chance_tiers
+
+        answer = (chance_tiers.solve_tier(run, tier, keys, expansion, loaded, try_exact)
+                  if chance_tiers.applies(run.game.info) else None)
+        if answer is None:
+            graph, boundary_remoteness = _local_graph(run, tier, keys, expansion, loaded)
+            answer = _solve_tier(run, graph, len(keys), boundary_remoteness, try_exact)
+        del expansion
+        table, index, remoteness, how = answer
         _save_tier(run, tier, table, index, remoteness, how)
         newly += 1
         done += len(keys)
@@ -978,7 +996,7 @@ def merge_database(solution: TieredSolution, path: str | Path, binding: dict,
     used = 0
     bits_for_index = max(1, (len(entries) - 1).bit_length())
     remoteness_bits = 16 - bits_for_index
-    none = (1 << remoteness_bits) - 1
+    none = (1 << max(remoteness_bits, 0)) - 1     # over 2^16 values: no packed16
     highest = max([int(np.max(part.remoteness[:], initial=0)) for part in parts] + [0])
     packed16 = remoteness_bits >= 8 and highest < none
     index_dtype = ("<u1" if len(entries) <= 256 else "<u2" if len(entries) <= 65536 else "<u4")
