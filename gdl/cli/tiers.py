@@ -40,7 +40,7 @@ def tier_violation(game, error):
 
 def cmd_tiered(args, game) -> int:
     from gdl.cli import moves_arg
-    from gdl.cli.strong import binding, progress_line
+    from gdl.cli.strong import _shown_interval, binding, progress_line
     from gdl.graph.executor import make_executor
     from gdl.graph.tiers import TierViolation, merge_database, tiered_solve
 
@@ -65,7 +65,8 @@ def cmd_tiered(args, game) -> int:
     try:
         executor = make_executor(args.workers or 1, args.scheduler)
         solution = tiered_solve(game, directory, binding=bound, source=source,
-                                executor=executor, resume=args.resume, progress=report)
+                                executor=executor, resume=args.resume, progress=report,
+                                prepare_merge=args.save is not None)
     except TierViolation as error:
         erase()
         raise tier_violation(game, error) from None
@@ -90,6 +91,10 @@ def cmd_tiered(args, game) -> int:
     root = solution.lookup(game.initial_state())
     if not explicit:
         shutil.rmtree(directory, ignore_errors=True)
+    from gdl.graph.chance_tiers import certified_interval, win_probability
+
+    interval = certified_interval(solution, game.initial_state())
+    chance_of_win = win_probability(solution, game.initial_state())
     values, remoteness = root if root is not None else (None, -1)
     players = game.info.players
     workers = "a Dask cluster" if args.scheduler else f"{args.workers or 1} worker(s)"
@@ -101,18 +106,29 @@ def cmd_tiered(args, game) -> int:
             "remoteness": None if remoteness < 0 else remoteness,
             "algorithm": solution.method, "exact": solution.exact, "proven": solution.exact,
             "strong": True, "tiers": len(solution.tiers), "positions": solution.positions,
+            "keys": solution.run.manifest.get("keys"),
             "workers": args.workers or 1, "scheduler": args.scheduler,
             "seconds": {k: round(v, 6) for k, v in solution.seconds.items()},
+            **_json_intervals(players, interval, chance_of_win),
         })
     else:
         print(f"{args.file}: {game.info.name}")
         label = solution.method + ("" if solution.exact else f" (not exact: {solution.note})")
-        print(f"  algorithm     {label}, a tier at a time on {workers}")
+        keys = "native rules on packed keys" if solution.run.native is not None else "the protocol"
+        print(f"  algorithm     {label}, a tier at a time on {workers}, through {keys}")
         if values is None:
             print("  value         a draw: neither player can force an end (endless play decides)")
         else:
             print("  value         " + ", ".join(f"{p} {format_value(v)}"
                                                  for p, v in zip(players, values)))
+        if interval is not None:
+            print("  interval      " + ", ".join(f"{p} {_shown_interval(ends)}"
+                                                for p, ends in zip(players, interval))
+                  + "  (certified: value iteration from below and from above)")
+            low, high = interval[0]
+            print(f"  width         {float(high - low):.1e}")
+            if chance_of_win is not None:
+                print(f"  P({players[0]} wins)  {_shown_interval(chance_of_win)}")
         if remoteness >= 0:
             print(f"  remoteness    {remoteness}")
         print(f"  positions     {solution.positions:,} in {len(solution.tiers)} tiers")
@@ -123,3 +139,17 @@ def cmd_tiered(args, game) -> int:
               f"({size / max(1, solution.positions):.2f} bytes a position)",
               file=sys.stderr if args.json else sys.stdout)
     return 0
+
+
+def _json_intervals(players, interval, chance_of_win) -> dict:
+    """The certified interval of each player's value (and of player 0's chance of winning) as
+    `gdl solve --strong --json` writes them, where the values are certified but not exact."""
+    from gdl.cli.strong import _json_interval
+
+    if interval is None:
+        return {}
+    document: dict = {"interval": {p: _json_interval(ends) for p, ends in zip(players, interval)},
+                      "width": float(interval[0][1] - interval[0][0])}
+    if chance_of_win is not None:
+        document["win_probability"] = {"player": players[0], **_json_interval(chance_of_win)}
+    return document

@@ -50,6 +50,12 @@ from gdl.solvers.result import SolverError
 
 MAGIC = b"GDLPOS1\n"
 VERSION = 1
+# zlib's level for every section, in both writers (``save`` and gdl.graph.tiers' merge, whose
+# bytes must agree). 1, not 6: the key section is most of a large database (Connect Four 6x4:
+# 2.9 GB of key bytes), and at 6 compressing it alone took longer than solving the game by tiers
+# on two cores; on Connect Four 5x4's keys level 1 is 6.8 times faster (0.76 s against 5.2 s)
+# for 26% more bytes. Readers do not depend on the level.
+LEVEL = 1
 
 
 class DatabaseError(SolverError):
@@ -120,15 +126,40 @@ def _keys(solution) -> tuple[np.ndarray, str, int]:
 def _packed_keys(graph) -> tuple[np.ndarray, str, int]:
     """``_keys`` for a graph of packed int keys (gdl.graph.packed), decoded with numpy: the
     same bytes as the per-state path (states of one length: "u8" when every component is a
-    byte, else "i32")."""
+    byte, else "i32"). Decoded a chunk at a time into bytes: the int64 states of Connect Four
+    6x4 at once would take 23 GB."""
+    keys, cells = graph.keys, len(graph.codec.size)
+    raw = np.empty((len(keys), cells), dtype=np.uint8)
+    for start in range(0, len(keys), CHUNK):
+        chunk = graph.codec.decode_many(keys[start:start + CHUNK])
+        if chunk.min() < 0 or chunk.max() > 255:
+            break
+        raw[start:start + CHUNK] = chunk
+    else:
+        return raw, "u8", cells
+    del raw
     states = graph.codec.decode_many(graph.keys)
-    cells = states.shape[1]
-    if not len(states) or (states.min() >= 0 and states.max() <= 255):
-        return states.astype(np.uint8), "u8", cells
     if states.min() < -2**31 or states.max() >= 2**31:
         raise DatabaseError("state components beyond 32-bit integers cannot be saved")
     raw = np.ascontiguousarray(states.astype("<i4")).view(np.uint8).reshape(len(states), 4 * cells)
     return raw, "i32", 4 * cells
+
+
+# Positions a chunk: the packed keys are decoded, and the key section compressed, this many at
+# a time.
+CHUNK = 1 << 20
+
+
+def _compressed_rows(raw: np.ndarray, order: np.ndarray) -> bytes:
+    """``zlib.compress(raw[order].tobytes(), LEVEL)``, a chunk of rows at a time (the same
+    bytes: deflate's output does not depend on how its input is fed)."""
+    if not len(order):
+        return zlib.compress(b"", LEVEL)
+    compressor = zlib.compressobj(LEVEL)
+    out = [compressor.compress(np.ascontiguousarray(raw[order[start:start + CHUNK]]).tobytes())
+           for start in range(0, len(order), CHUNK)]
+    out.append(compressor.flush())
+    return b"".join(out)
 
 
 def save(solution, path: str | Path, binding: dict, source: str = "") -> int:
@@ -136,12 +167,15 @@ def save(solution, path: str | Path, binding: dict, source: str = "") -> int:
     graph = solution.graph
     n = len(graph)
     raw, key, width = _keys(solution)
-    order = np.lexsort(raw.T[::-1]) if width else np.arange(n)
+    if graph.codec is not None and key == "u8":
+        order = np.argsort(graph.keys, kind="stable")   # packed keys sort as the byte rows do
+    else:
+        order = np.lexsort(raw.T[::-1]) if width else np.arange(n)
     table, value_index, remoteness = _records(solution, order)
     bits_for_index = max(1, (len(table) - 1).bit_length())
     remoteness_bits = 16 - bits_for_index
-    none = (1 << remoteness_bits) - 1
-    sections = [np.ascontiguousarray(raw[order]).tobytes()]
+    none = (1 << max(remoteness_bits, 0)) - 1     # over 2^16 values: no packed16
+    sections = []
     if remoteness_bits >= 8 and int(remoteness.max(initial=0)) < none:
         packed = (value_index << remoteness_bits) | np.where(remoteness < 0, none, remoteness)
         sections.append(packed.astype("<u2").tobytes())
@@ -159,7 +193,8 @@ def save(solution, path: str | Path, binding: dict, source: str = "") -> int:
         "note": solution.note, "key": key, "key_width": width,
         "values": [None if v is None else list(v) for v in table], "record": record,
     }
-    return write_file(Path(path), header, [zlib.compress(section, 6) for section in sections])
+    return write_file(Path(path), header, [_compressed_rows(raw, order)]
+                      + [zlib.compress(section, LEVEL) for section in sections])
 
 
 def _records(solution, order: np.ndarray) -> tuple[dict, np.ndarray, np.ndarray]:

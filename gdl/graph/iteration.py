@@ -177,7 +177,12 @@ def _rounding_margin(graph, largest: float) -> float:
     those children's float values times their exact probabilities, which sum to 1; twice that
     is the margin. (A decision position's max is exact.)"""
     degrees = np.diff(graph.first)
-    widest = int(np.max(degrees)) if len(degrees) else 1
+    return rounding_margin(int(np.max(degrees)) if len(degrees) else 1, largest)
+
+
+def rounding_margin(widest: int, largest: float) -> float:
+    """``_rounding_margin`` for positions of at most ``widest`` moves and values of at most
+    ``largest`` in size."""
     return float(2 * (widest + 2) * 2.0 ** -53 * max(largest, 1e-300))
 
 

@@ -41,7 +41,7 @@ from typing import Any
 
 import numpy as np
 
-from gdl.graph.database import VERSION, _decode_value, _encode_value, atomic_write, write_file
+from gdl.graph.database import LEVEL, VERSION, _decode_value, _encode_value, atomic_write, write_file
 from gdl.graph.executor import SerialExecutor, game_from
 from gdl.graph.positions import PositionGraph
 from gdl.protocol import CHANCE, TERMINAL
@@ -53,6 +53,9 @@ FORMAT = 1
 # Positions a task expands: large enough that a task's overhead (pickling, a process hop) is
 # small against its work, small enough that every worker gets several tasks per round.
 TASK_SIZE = 20_000
+# Fewer positions than this are expanded here: sending them to a worker costs more than their
+# work (Pig's forward rounds are a few hundred positions each, thousands of them).
+PARALLEL_MIN = 2_000
 
 
 class TierViolation(SolverError):
@@ -121,6 +124,7 @@ def expand(game, keys, tier: ComponentTier | None = None) -> Expansion:
     players, counts, child_keys, child_tiers = [], [], [], []
     probability_index: list[int] = []
     probability_ids: dict = {}
+    outcome_ids: dict = {}
     returns_index: list[int] = []
     returns_ids: dict = {}
     prefix = _LENGTH_BYTE
@@ -136,8 +140,15 @@ def expand(game, keys, tier: ComponentTier | None = None) -> Expansion:
         if player == CHANCE:
             pairs = chance_outcomes(game, state)      # checked: exact, summing to 1
             successors = [apply(state, outcome) for outcome, _ in pairs]
-            probability_index.extend(probability_ids.setdefault(Fraction(p), len(probability_ids))
-                                     for _, p in pairs)
+            # a game hands out the same outcome pairs again and again: their probabilities are
+            # numbered once (hashing a Fraction is slow); the pairs are kept, so ids stay theirs
+            same = tuple(map(id, pairs))
+            numbered = outcome_ids.get(same)
+            if numbered is None:
+                numbered = outcome_ids[same] = (tuple(pairs), [
+                    probability_ids.setdefault(Fraction(p), len(probability_ids))
+                    for _, p in pairs])
+            probability_index.extend(numbered[1])
         else:
             actions = legal(state)
             if not actions:
@@ -292,6 +303,7 @@ class TierRun:
     progress: Callable[[str, int, int], None] | None = None
     manifest: dict = field(default_factory=dict)
     tier: ComponentTier | None = None              # None: the game's declared tier
+    native: Any = None                              # packed keys (gdl.graph.packed_tiers), or None
 
     def path(self, tier: int, part: str) -> Path:
         return self.directory / f"tier-{tier}.{part}"
@@ -303,7 +315,8 @@ class TierRun:
     def expand_all(self, keys: np.ndarray, tier_file: Path | None = None) -> Expansion:
         """Expand ``keys`` (all of tier file ``tier_file`` when given), in tasks spread over the
         executor; with one worker here, directly."""
-        if isinstance(self.executor, SerialExecutor) or self.source is None or len(keys) <= 1:
+        if (isinstance(self.executor, SerialExecutor) or self.source is None
+                or len(keys) < PARALLEL_MIN):
             return expand(self.game, keys, self.tier)
         size = max(1, min(TASK_SIZE, -(-len(keys) // (4 * self.executor.workers))))
         bounds = [(start, min(start + size, len(keys))) for start in range(0, len(keys), size)]
@@ -393,12 +406,34 @@ class TierResult:
 
     @classmethod
     def load(cls, run: TierRun, tier: int, mapped: bool = False) -> TierResult:
-        """A tier's results; ``mapped``: the arrays read from their files as they are used."""
+        """A tier's results; ``mapped``: the arrays read from their files a slice at a time
+        (``_Mapped``)."""
         table = json.loads(run.path(tier, "table.json").read_text(encoding="utf-8"))
         keys, index, remoteness = (
-            np.load(run.path(tier, part), mmap_mode="r") if mapped else np.load(run.path(tier, part))
+            _Mapped(run.path(tier, part)) if mapped else np.load(run.path(tier, part))
             for part in ("keys.npy", "values.npy", "remoteness.npy"))
-        return cls(keys, index, remoteness, [None if v is None else tuple(v) for v in table])
+        return cls(keys, index, remoteness,  # type: ignore[arg-type]
+                   [None if v is None else tuple(v) for v in table])
+
+
+class _Mapped:
+    """A .npy file read a slice at a time, each read through a fresh memory map dropped right
+    after: the merge reads every tier file, and pages kept mapped would stay in the process's
+    resident memory (Connect Four 6x4: 1.5 GB of tier files)."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        mapped = np.load(path, mmap_mode="r")
+        self.dtype, self.length = mapped.dtype, len(mapped)
+
+    def __len__(self) -> int:
+        return self.length
+
+    def __getitem__(self, where) -> np.ndarray:
+        return np.array(np.load(self.path, mmap_mode="r")[where])
+
+    def searchsorted(self, value) -> int:
+        return int(np.searchsorted(np.load(self.path, mmap_mode="r"), value))
 
 
 def _local_graph(run: TierRun, tier: int, keys: np.ndarray, expansion: Expansion,
@@ -642,8 +677,42 @@ def _solve_tier(run: TierRun, graph: PositionGraph, n: int, boundary_remoteness:
     return list(table), index, remoteness, how
 
 
+def _save_tier(run: TierRun, tier: int, table: list, index: np.ndarray, remoteness: np.ndarray,
+               how: dict) -> None:
+    """A solved tier's files, then the checkpoint that records it."""
+    _save_array(run.path(tier, "values.npy"), index.astype(np.int32))
+    _save_array(run.path(tier, "remoteness.npy"), remoteness.astype(np.int32))
+    atomic_write(run.path(tier, "table.json"),
+                  json.dumps([None if v is None else list(v) for v in table]).encode("utf-8"))
+    run.manifest["solved"][str(tier)] = how
+    run.save_manifest()              # the checkpoint: this tier is done
+
+
+def _native_step(run: TierRun, tier: int, count: int):
+    """The tier's values in C on the workers (gdl.graph.packed_tiers.solve_tier), or None."""
+    from gdl.graph.packed_tiers import NativeDeclined, solve_tier
+
+    try:
+        return solve_tier(run, tier, count)
+    except NativeDeclined as error:
+        raise SolverError(f"the native rules failed while solving tier {tier} ({error}), though "
+                          "they found it; solve with --backend compile") from None
+
+
+def _native_expansion(run: TierRun, keys: np.ndarray) -> Expansion:
+    from gdl.graph.packed_tiers import NativeDeclined, native_expansion
+
+    try:
+        return native_expansion(run.native, keys)
+    except NativeDeclined as error:
+        raise SolverError(f"the native rules failed while solving a tier ({error}), though "
+                          "they found it; solve with --backend compile") from None
+
+
 def solve_tiers(run: TierRun, stop_after: int | None = None) -> None:
     """The backward pass: every tier not yet solved, the highest first."""
+    from gdl.graph import BACKWARD_INDUCTION
+
     tiers = [t for t, _ in run.manifest["tiers"]]
     solved = run.manifest.setdefault("solved", {})
     loaded: dict[int, TierResult] = {}
@@ -656,24 +725,36 @@ def solve_tiers(run: TierRun, stop_after: int | None = None) -> None:
         if stop_after is not None and newly >= stop_after:
             raise TiersStopped(f"stopped after {newly} tiers, as asked")
         keys = np.load(run.path(tier, "keys.npy"))
-        expansion = run.expand_all(keys, run.path(tier, "keys.npy"))
+        done_natively = None if run.native is None else _native_step(run, tier, len(keys))
+        if done_natively is not None:
+            table, index, remoteness = done_natively
+            how = {"method": BACKWARD_INDUCTION, "exact": True, "note": ""}
+            loaded.clear()
+            _save_tier(run, tier, table, index, remoteness, how)
+            newly += 1
+            done += len(keys)
+            run.report(f"solved tier {tier}:", done, everything)
+            continue
+        expansion = (run.expand_all(keys, run.path(tier, "keys.npy")) if run.native is None
+                     else _native_expansion(run, keys))
         needed = set(np.unique(expansion.child_tier).tolist()) - {tier}
         for u in list(loaded):           # bounded memory: only the tiers this one reaches
             if u not in needed:
                 del loaded[u]
         for u in sorted(needed - set(loaded)):
             loaded[u] = TierResult.load(run, u)
-        graph, boundary_remoteness = _local_graph(run, tier, keys, expansion, loaded)
-        del expansion
         try_exact = all(h["exact"] for h in solved.values())
-        table, index, remoteness, how = _solve_tier(run, graph, len(keys), boundary_remoteness,
-                                                    try_exact)
-        _save_array(run.path(tier, "values.npy"), index.astype(np.int32))
-        _save_array(run.path(tier, "remoteness.npy"), remoteness.astype(np.int32))
-        atomic_write(run.path(tier, "table.json"),
-                      json.dumps([None if v is None else list(v) for v in table]).encode("utf-8"))
-        solved[str(tier)] = how
-        run.save_manifest()              # the checkpoint: this tier is done
+        # a tier with chance and cycles: dense arrays (gdl/graph/chance_tiers.py)
+        from gdl.graph import chance_tiers
+
+        answer = (chance_tiers.solve_tier(run, tier, keys, expansion, loaded, try_exact)
+                  if chance_tiers.applies(run.game.info) else None)
+        if answer is None:
+            graph, boundary_remoteness = _local_graph(run, tier, keys, expansion, loaded)
+            answer = _solve_tier(run, graph, len(keys), boundary_remoteness, try_exact)
+        del expansion
+        table, index, remoteness, how = answer
+        _save_tier(run, tier, table, index, remoteness, how)
         newly += 1
         done += len(keys)
         run.report(f"solved tier {tier}:", done, everything)
@@ -691,6 +772,10 @@ class TieredSolution:
     exact: bool
     note: str
     seconds: dict
+    key_section: Any = None         # a Future of the database's key section, or None
+
+    def prepared_key_section(self) -> bytes | None:
+        return None if self.key_section is None else self.key_section.result()
 
     @property
     def positions(self) -> int:
@@ -702,7 +787,13 @@ class TieredSolution:
         if not self.run.path(tier, "keys.npy").exists():
             return None
         result = TierResult.load(self.run, tier)
-        key = np.array([key_of(state)], dtype=result.keys.dtype)
+        if self.run.native is not None:
+            packed = self.run.native.codec.encode(state)
+            if packed is None:
+                return None
+            key = np.array([packed], dtype=np.uint64)
+        else:
+            key = np.array([key_of(state)], dtype=result.keys.dtype)
         at = int(np.searchsorted(result.keys, key[0]))
         if at >= len(result.keys) or result.keys[at] != key[0]:
             return None
@@ -714,11 +805,15 @@ class TieredSolution:
 def tiered_solve(game, directory: str | Path, *, binding: dict | None = None,
                  source: Callable[[], Any] | None = None, executor: Any = None,
                  resume: bool = False, stop_after: int | None = None,
-                 progress: Callable[[str, int, int], None] | None = None) -> TieredSolution:
+                 progress: Callable[[str, int, int], None] | None = None,
+                 native: bool = True, prepare_merge: bool = False) -> TieredSolution:
     """Strong-solve ``game`` a tier at a time in ``directory`` (created if need be). With
     ``resume``, the passes already recorded in the directory's manifest (for the same
     ``binding``) are not done again. ``stop_after`` stops (``TiersStopped``) once that many
-    tiers have been solved in this call."""
+    tiers have been solved in this call. Where the game has native rules (and ``native``), the
+    work runs in C on packed keys (gdl.graph.packed_tiers); else through the protocol. With
+    ``prepare_merge`` (a ``merge_database`` will follow) and several workers, the database's
+    key section is compressed while the tiers are solved."""
     from gdl.graph import VALUE_ITERATION
 
     run = TierRun(game=game, directory=Path(directory), binding=binding or {}, source=source,
@@ -739,22 +834,43 @@ def tiered_solve(game, directory: str | Path, *, binding: dict | None = None,
             *(tuple(part) for part in run.manifest["tier"]))
     elif not declared:
         run.tier = infer_tier(game)
+    if "keys" in run.manifest or "tiers" in run.manifest:   # resumed: the run's own keys
+        native = run.manifest.get("keys") == "packed"
+    if native and not game.info.has_chance:
+        from gdl.graph.packed_tiers import native_tiers_for
+
+        found = native_tiers_for(game, run.tier)
+        run.native = None if isinstance(found, str) else found
+    if run.manifest.get("keys") == "packed" and run.native is None:
+        raise SolverError(f"{run.directory}: its tier files hold packed keys of native rules, "
+                          "which this game has not; solve again without --resume")
     if "tiers" not in run.manifest:
         started = time.perf_counter()
         try:
             run.manifest["tier"] = None if run.tier is None else [list(run.tier.growing),
                                                                   list(run.tier.shrinking)]
-            run.manifest["tiers"] = discover(run)
+            run.manifest["tiers"] = _discover(run)
         except TierViolation:
             if declared:
                 raise
             run.tier = ONE_TIER                  # the inferred tier was wrong: one tier
+            if run.native is not None:
+                run.native.tier = ((), ())
             run.manifest["tier"] = [[], []]
-            run.manifest["tiers"] = discover(run)
+            run.manifest["tiers"] = _discover(run)
         run.manifest["solved"] = {}
         run.save_manifest()
         seconds["discover"] = time.perf_counter() - started
     started = time.perf_counter()
+    prepared = None
+    if prepare_merge and run.executor.workers > 1:
+        # The key section needs only the forward pass: written by a thread here (zlib, numpy's
+        # sort and the C decoding let go of the GIL) while the workers solve the tiers.
+        from concurrent.futures import ThreadPoolExecutor
+
+        pool = ThreadPoolExecutor(1, thread_name_prefix="gdl-key-section")
+        prepared = pool.submit(key_section, run, run.manifest["tiers"])
+        pool.shutdown(wait=False)
     solve_tiers(run, stop_after)
     seconds["solve"] = time.perf_counter() - started
     solved = run.manifest["solved"].values()
@@ -762,13 +878,99 @@ def tiered_solve(game, directory: str | Path, *, binding: dict | None = None,
                   next(iter(solved))["method"] if solved else "")
     note = next((h["note"] for h in solved if h["note"]), "")
     return TieredSolution(run, run.manifest["tiers"], method, all(h["exact"] for h in solved),
-                          note, seconds)
+                          note, seconds, prepared)
+
+
+def _discover(run: TierRun) -> list[list[int]]:
+    """The forward pass on packed keys where the run has them, else through the protocol (also
+    when the native rules meet an error: the protocol then reports it, located)."""
+    if run.native is not None:
+        from gdl.graph.packed_tiers import NativeDeclined
+        from gdl.graph.packed_tiers import discover as discover_packed
+
+        try:
+            run.manifest["keys"] = "packed"
+            return discover_packed(run)
+        except NativeDeclined:
+            run.native = None
+    run.manifest["keys"] = "bytes"
+    return discover(run)
 
 
 # ---- the merge ---------------------------------------------------------------------------------
 
 # Positions the merge sorts at a time: its memory is about 60 bytes a position of one bucket.
 MERGE_BUCKET = 1 << 20
+
+
+class _KeyPlan:
+    """The database's key section as the tiers' sorted key files give it: the key encoding, and
+    the key ranges (buckets) the merge takes one at a time."""
+
+    def __init__(self, run: TierRun, tiers: list[list[int]]):
+        self.run = run
+        self.keys = [_Mapped(run.path(t, "keys.npy")) for t, _ in tiers]
+        self.total = sum(len(keys) for keys in self.keys)
+        internal = max([keys.dtype.itemsize for keys in self.keys] + [1])
+        lengths: set[int] = set()
+        self.packed = run.native is not None    # uint64 keys: states of one length, byte cells
+        if self.packed:
+            lengths = {len(run.native.codec.size)}
+        for keys in self.keys if not self.packed else []:
+            if len(keys):
+                rows = keys[:].view(np.uint8).reshape(len(keys), -1)
+                lengths.update(np.unique(rows[:, 0]).tolist())
+        self.longest = max(lengths, default=0)
+        self.same = len(lengths) <= 1
+        self.kind, self.width = ("u8", self.longest) if self.same else ("u8v", self.longest + 1)
+        self.internal = internal
+        self.dtype = np.dtype(np.uint64) if self.packed else np.dtype(f"S{internal}")
+        self.buckets = _buckets([_Keys(keys) for keys in self.keys], self.total, self.dtype)
+
+    def ranges(self, low, high) -> list[tuple[int, int]]:
+        """Each tier's ``[a, b)`` of keys in the bucket ``[low, high)``."""
+        out = []
+        for keys in self.keys:
+            a = 0 if low is None else keys.searchsorted(self.dtype.type(low))
+            b = len(keys) if high is None else keys.searchsorted(self.dtype.type(high))
+            out.append((a, b))
+        return out
+
+    def sorted_bucket(self, ranges) -> tuple[np.ndarray, np.ndarray] | None:
+        """The bucket's keys in order: ``(order, raw key bytes)``, ``order`` indexing the
+        concatenation of the tiers' ranges; None for an empty bucket."""
+        keys = [k[a:b].astype(self.dtype) for k, (a, b) in zip(self.keys, ranges)
+                if a < b]
+        if not keys:
+            return None
+        bucket_keys = np.concatenate(keys)
+        order = np.argsort(bucket_keys, kind="stable")
+        if self.packed:
+            raw = self.run.native.expander.key_bytes(bucket_keys[order])
+        else:
+            raw = bucket_keys[order].view(np.uint8).reshape(len(order), self.internal)
+            raw = raw[:, 1:1 + self.longest] if self.same else raw[:, :self.width]
+        if raw.shape[1] < self.width:
+            raw = np.pad(raw, ((0, 0), (0, self.width - raw.shape[1])))
+        return order, raw
+
+
+@dataclass
+class _Keys:
+    keys: Any                       # a _Mapped tier file
+
+
+def key_section(run: TierRun, tiers: list[list[int]]) -> bytes:
+    """The database's first section (every key, sorted, compressed): it needs only the forward
+    pass's files, so with several workers it is written while the tiers are solved
+    (``tiered_solve(..., prepare_merge=True)``) instead of after them."""
+    plan = _KeyPlan(run, tiers)
+    stream = _Stream()
+    for low, high in plan.buckets:
+        bucket = plan.sorted_bucket(plan.ranges(low, high))
+        if bucket is not None:
+            stream.write(np.ascontiguousarray(bucket[1]).tobytes())
+    return stream.finish()
 
 
 def merge_database(solution: TieredSolution, path: str | Path, binding: dict,
@@ -779,19 +981,12 @@ def merge_database(solution: TieredSolution, path: str | Path, binding: dict,
     The tiers' sorted key arrays are merged a bucket of key ranges at a time (the bounds drawn
     from a sample of the keys), each bucket's keys and records streamed through zlib, so memory
     holds one bucket, not the game. The value table is numbered in order of first use by sorted
-    rank, as ``save`` numbers it."""
+    rank, as ``save`` numbers it. The key section comes from ``solution.key_section`` when the
+    solve prepared it."""
     run = solution.run
     parts = [TierResult.load(run, t, mapped=True) for t, _ in solution.tiers]
-    total = sum(len(part.keys) for part in parts)
-    internal = max([part.keys.dtype.itemsize for part in parts] + [1])
-    lengths: set[int] = set()
-    for part in parts:
-        if len(part.keys):
-            rows = np.asarray(part.keys).view(np.uint8).reshape(len(part.keys), -1)
-            lengths.update(np.unique(rows[:, 0]).tolist())
-    longest = max(lengths, default=0)
-    same = len(lengths) <= 1
-    kind, width = ("u8", longest) if same else ("u8v", longest + 1)
+    plan = _KeyPlan(run, solution.tiers)
+    prepared = solution.prepared_key_section()
     # every distinct value vector, numbered provisionally; `number` renumbers by first use
     provisional: dict = {}
     part_ids = [np.array([provisional.setdefault(v, len(provisional)) for v in part.table]
@@ -801,33 +996,31 @@ def merge_database(solution: TieredSolution, path: str | Path, binding: dict,
     used = 0
     bits_for_index = max(1, (len(entries) - 1).bit_length())
     remoteness_bits = 16 - bits_for_index
-    none = (1 << remoteness_bits) - 1
-    highest = max([int(np.max(part.remoteness, initial=0)) for part in parts] + [0])
+    none = (1 << max(remoteness_bits, 0)) - 1     # over 2^16 values: no packed16
+    highest = max([int(np.max(part.remoteness[:], initial=0)) for part in parts] + [0])
     packed16 = remoteness_bits >= 8 and highest < none
     index_dtype = ("<u1" if len(entries) <= 256 else "<u2" if len(entries) <= 65536 else "<u4")
     record: dict = ({"layout": "packed16", "remoteness_bits": remoteness_bits} if packed16
                     else {"layout": "split", "index_dtype": index_dtype})
     streams = [_Stream() for _ in range(2 if packed16 else 3)]
-    dtype = f"S{internal}"
-    for low, high in _buckets(parts, total, dtype):
-        keys, index, remoteness = [], [], []
-        for part, ids in zip(parts, part_ids):
-            a = 0 if low is None else int(np.searchsorted(part.keys, low))
-            b = len(part.keys) if high is None else int(np.searchsorted(part.keys, high))
-            if a < b:
-                keys.append(np.asarray(part.keys[a:b]).astype(dtype))
-                index.append(ids[np.asarray(part.index[a:b])])
-                remoteness.append(np.asarray(part.remoteness[a:b]).astype(np.int64))
-        if not keys:
-            continue
-        bucket_keys = np.concatenate(keys)
-        order = np.argsort(bucket_keys, kind="stable")
-        raw = bucket_keys[order].view(np.uint8).reshape(len(order), internal)
-        del bucket_keys
-        raw = raw[:, 1:1 + longest] if same else raw[:, :width]
-        if raw.shape[1] < width:
-            raw = np.pad(raw, ((0, 0), (0, width - raw.shape[1])))
-        streams[0].write(np.ascontiguousarray(raw).tobytes())
+    for low, high in plan.buckets:
+        ranges = plan.ranges(low, high)
+        if prepared is None:
+            bucket = plan.sorted_bucket(ranges)
+            if bucket is None:
+                continue
+            order, raw = bucket
+            streams[0].write(np.ascontiguousarray(raw).tobytes())
+        else:
+            keys = [k[a:b].astype(plan.dtype)
+                    for k, (a, b) in zip(plan.keys, ranges) if a < b]
+            if not keys:
+                continue
+            order = np.argsort(np.concatenate(keys), kind="stable")
+        index = [ids[part.index[a:b]]
+                 for part, ids, (a, b) in zip(parts, part_ids, ranges) if a < b]
+        remoteness = [part.remoteness[a:b].astype(np.int64)
+                      for part, (a, b) in zip(parts, ranges) if a < b]
         ranked = np.concatenate(index)[order]
         fresh, first = np.unique(ranked, return_index=True)
         fresh_in_order = fresh[np.argsort(first)]
@@ -848,18 +1041,22 @@ def merge_database(solution: TieredSolution, path: str | Path, binding: dict,
     info = run.game.info
     header = {
         "format": VERSION, "binding": binding, "source": source, "game": info.name,
-        "players": list(info.players), "positions": total, "method": solution.method,
-        "exact": solution.exact, "note": solution.note, "key": kind, "key_width": width,
+        "players": list(info.players), "positions": plan.total, "method": solution.method,
+        "exact": solution.exact, "note": solution.note, "key": plan.kind,
+        "key_width": plan.width,
         "values": [None if v is None else list(v) for v in values], "record": record,
     }
-    return write_file(Path(path), header, [stream.finish() for stream in streams])
+    sections = [stream.finish() for stream in streams]
+    if prepared is not None:
+        sections[0] = prepared
+    return write_file(Path(path), header, sections)
 
 
 class _Stream:
-    """One section, compressed as it comes (the bytes ``zlib.compress(all, 6)`` gives)."""
+    """One section, compressed as it comes (the bytes ``zlib.compress(all, LEVEL)`` gives)."""
 
     def __init__(self):
-        self._compressor = zlib.compressobj(6)
+        self._compressor = zlib.compressobj(LEVEL)
         self._out: list[bytes] = []
 
     def write(self, data: bytes) -> None:
@@ -870,14 +1067,14 @@ class _Stream:
         return b"".join(self._out)
 
 
-def _buckets(parts: list[TierResult], total: int, dtype: str) -> list[tuple]:
+def _buckets(parts: list, total: int, dtype) -> list[tuple]:
     """Key ranges ``[low, high)`` (None: open) of about MERGE_BUCKET positions each, their
     bounds drawn from every part's keys at a regular stride."""
     count = -(-total // MERGE_BUCKET)
     if count <= 1:
         return [(None, None)]
     stride = max(1, total // (count * 16))
-    sample = np.sort(np.concatenate([np.asarray(part.keys[::stride]).astype(dtype)
+    sample = np.sort(np.concatenate([part.keys[::stride].astype(dtype)
                                      for part in parts if len(part.keys)]))
     bounds = np.unique(sample[np.linspace(0, len(sample) - 1, count + 1).astype(np.int64)[1:-1]])
     edges: list = [None, *bounds.tolist(), None]

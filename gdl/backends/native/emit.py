@@ -645,6 +645,7 @@ class CEmitter:
             body.append("    Dist scratch; if (rule_effect_chance(s, action, turn, 0, 0, &scratch)) "
                         "gdl_err = 1;")
         body.append("}")
+        body += tier_rule(self)
         chance = []
         if g.has_chance:
             widest = max((len(st.outcomes) for st in ir.random_statements(g)), default=1)
@@ -675,6 +676,17 @@ class CEmitter:
         here = resources.files("gdl.backends.native")
         search = here.joinpath("search.c").read_text() + here.joinpath("graph.c").read_text()
         return "\n".join(header + chance + self.tables + body) + "\n" + search
+
+
+def tier_rule(emitter: CEmitter) -> list[str]:
+    """The declared ``tier`` as ``static V rule_tier(const V *s)`` for graph.c's tier passes
+    (gdl.graph.tiers on packed keys), with ``HAS_TIER`` saying whether there is one."""
+    tier = emitter.game.tier
+    if tier is None:
+        return ["#define HAS_TIER 0"]
+    return ["#define HAS_TIER 1",
+            "static V rule_tier(const V *s) { return (V)(" + emitter.expr(tier, {}) + "); } "
+            + emitter.where(emitter.game.spans.get("tier"))]
 
 
 def graph_layout(game: ir.Game) -> list[str]:

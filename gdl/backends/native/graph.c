@@ -303,3 +303,109 @@ out:
     free(mark); free(path); free(next);
     return status;
 }
+
+/* ---- exported: the tier passes (gdl.graph.tiers on packed keys) ----
+   A position's tier is the declared `tier` (rule_tier, when HAS_TIER and nplus < 0) or the sum
+   of the cells cells[0..nplus) minus the sum of cells[nplus..nplus + nminus) (a tier inferred
+   from components that only grow or only shrink; none: every position in tier 0). */
+static V tier_of(const V *s, const int *cells, int nplus, int nminus) {
+#if HAS_TIER
+    if (nplus < 0) return rule_tier(s);
+#endif
+    if (nplus < 0) { gdl_err = 1; return 0; }
+    V t = 0;
+    for (int i = 0; i < nplus; i++) t += s[cells[i]];
+    for (int i = 0; i < nminus; i++) t -= s[cells[nplus + i]];
+    return t;
+}
+
+/* The tier of each of keys[0..n) in out[]. 0, or -1 after a rule error. */
+int gdl_tier_keys(const uint64_t *keys, long long n, const int *cells, int nplus, int nminus,
+                  long long *out) {
+    V s[CELLS];
+    gdl_err = 0;
+    for (long long i = 0; i < n && !gdl_err; i++) {
+        decode_key(keys[i], s);
+        out[i] = tier_of(s, cells, nplus, nminus);
+    }
+    return gdl_err ? -1 : 0;
+}
+
+/* The first index of sorted a[0..n) holding key, or -1. */
+static long long find_key(const uint64_t *a, long long n, uint64_t key) {
+    long long low = 0, width = n;
+    while (width > 0) {
+        long long half = width / 2;
+        if (a[low + half] < key) { low += half + 1; width -= half + 1; }
+        else width = half;
+    }
+    return low < n && a[low] == key ? low : -1;
+}
+
+/* One tier's backward step when every move leaves the tier (two players, constant sum, no
+   chance): each position of keys[0..n) is expanded, each child found by binary search in the
+   solved later tier it belongs to (side j: side_tier[j], its sorted keys side_keys[j], each
+   key's value-table index side_index[j] and remoteness side_remoteness[j], the table's values
+   side_table[j] as scores), and the position valued as gdl_graph_induction values it: score
+   is player 0's value centred (2 u0 - total), remoteness one more than the fastest optimal
+   child's when the mover wins or ties, the slowest's when it loses; a terminal scores its
+   returns, remoteness 0. Returns 0; -1 after a rule error (or a stuck position, or a score
+   beyond 2^60); -2 when a child is in no side (a move inside the tier, or a tier not given):
+   the caller then builds the tier's graph instead; -4 when stopped. */
+int gdl_tier_solve(const uint64_t *keys, long long n, const int *cells, int nplus, int nminus,
+                   int sides, const long long *side_tier, const long long *side_n,
+                   const uint64_t *const *side_keys, const int *const *side_index,
+                   const long long *const *side_table, const int *const *side_remoteness,
+                   long long total, long long *score, int *remoteness) {
+    V s[CELLS], t[CELLS], returns[PLAYERS];
+    int actions[ACTIONS];
+    const V limit = (V)1 << 60;
+    gdl_err = 0;
+    for (long long i = 0; i < n; i++) {
+        decode_key(keys[i], s);
+        if (game_terminal(s)) {
+            rule_returns(s, returns);
+            if (gdl_err || returns[0] >= limit || returns[0] <= -limit) return -1;
+            score[i] = 2 * returns[0] - total;
+            remoteness[i] = 0;
+            continue;
+        }
+        int count = game_legal(s, actions);
+        if (gdl_err || count == 0) return -1;
+        long long sign = s[0] == 1 ? -1 : 1, best = 0;
+        int fastest = 0, slowest = 0;
+        for (int a = 0; a < count; a++) {
+            game_apply(s, actions[a], t);
+            V tier = tier_of(t, cells, nplus, nminus);
+            uint64_t key = encode_key(t);
+            if (gdl_err) return -1;
+            int j = 0;
+            while (j < sides && side_tier[j] != tier) j++;
+            if (j == sides) return -2;
+            long long at = find_key(side_keys[j], side_n[j], key);
+            if (at < 0) return -2;
+            long long mine = side_table[j][side_index[j][at]] * sign;
+            int r = side_remoteness[j][at];
+            if (a == 0 || mine > best) { best = mine; fastest = slowest = r; }
+            else if (mine == best) { if (r < fastest) fastest = r; if (r > slowest) slowest = r; }
+        }
+        remoteness[i] = 1 + (best < 0 ? slowest : fastest);
+        score[i] = best * sign;
+        POLL_STOP(i);
+        if (gdl_err) return gdl_stop_flag ? -4 : -1;
+    }
+    return 0;
+}
+
+/* 1 when the rules declare `tier` (rule_tier exists), else 0. */
+int gdl_has_tier(void) { return HAS_TIER; }
+
+/* Each key's state as CELLS bytes, one a cell (the position database's "u8" keys; the caller
+   knows every cell's domain lies in 0..255). */
+void gdl_key_bytes(const uint64_t *keys, long long n, unsigned char *out) {
+    V s[CELLS];
+    for (long long i = 0; i < n; i++) {
+        decode_key(keys[i], s);
+        for (int c = 0; c < CELLS; c++) out[i * CELLS + c] = (unsigned char)s[c];
+    }
+}

@@ -24,6 +24,13 @@ The contract, for gdl.graph and for a tier-by-tier solver:
   a graph numbered root first, then by key (what gdl.graph.packed needs), written in place.
 - ``induction(first, child, player, score)``: backward induction of a two-player
   constant-sum graph without chance (gdl.graph's arrays), depth-first in C; None on a cycle.
+- For tiers (gdl.graph.tiers): ``has_tier`` (the rules declare ``tier``), ``tiers(keys, tier)``
+  (each key's tier: the declared one for ``tier=None``, else the inferred
+  ``(growing cells, shrinking cells)``; None after a rule error), and ``tier_solve(keys, tier,
+  sides, total)``: a tier whose moves all leave it, valued in C against its solved later tiers
+  (``sides``: ``(tier, keys, value index, value table as centred scores, remoteness)``), as
+  ``induction`` values a graph; ``(score, remoteness)``, "rule error" or "inside" (a child in
+  no side: the caller builds the tier's graph); ``key_bytes(keys)``: the states as byte rows.
 
 Chance is not supported by these passes yet (the rules of a chance game do run natively): a
 chance game has no expander.
@@ -103,6 +110,64 @@ class NativeExpander:
                                              ctypes.c_void_p, ctypes.c_longlong, _i64p]
         library.gdl_graph_induction.argtypes = [ctypes.c_longlong, _i64p, ctypes.c_void_p,
                                                 ctypes.c_void_p, _i64p, ctypes.c_void_p]
+        library.gdl_tier_keys.argtypes = [_u64p, ctypes.c_longlong, ctypes.c_void_p, ctypes.c_int,
+                                          ctypes.c_int, _i64p]
+        library.gdl_tier_solve.argtypes = [
+            _u64p, ctypes.c_longlong, ctypes.c_void_p, ctypes.c_int, ctypes.c_int, ctypes.c_int,
+            _i64p, _i64p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p,
+            ctypes.c_longlong, _i64p, ctypes.c_void_p]
+        library.gdl_key_bytes.argtypes = [_u64p, ctypes.c_longlong, ctypes.c_void_p]
+        self.has_tier = bool(library.gdl_has_tier())
+
+    def key_bytes(self, keys: np.ndarray) -> np.ndarray:
+        """The states of ``keys`` as rows of one byte a cell (every domain within 0..255)."""
+        keys = np.ascontiguousarray(keys, dtype=np.uint64)
+        out = np.empty((len(keys), len(self.codec.size)), dtype=np.uint8)
+        self.library.gdl_key_bytes(_pointer(keys, _u64p), len(keys), out.ctypes.data)
+        return out
+
+    @staticmethod
+    def _tier_cells(tier) -> tuple[np.ndarray, int, int]:
+        """The tier as graph.c takes it: None for the declared one, else (growing, shrinking)."""
+        if tier is None:
+            return np.zeros(1, dtype=np.int32), -1, 0
+        growing, shrinking = tier
+        cells = np.array(list(growing) + list(shrinking) + [0], dtype=np.int32)
+        return cells, len(growing), len(shrinking)
+
+    def tiers(self, keys: np.ndarray, tier=None) -> np.ndarray | None:
+        """Each key's tier (int64); None after a rule error."""
+        keys = np.ascontiguousarray(keys, dtype=np.uint64)
+        cells, nplus, nminus = self._tier_cells(tier)
+        out = np.empty(len(keys), dtype=np.int64)
+        status = self.library.gdl_tier_keys(_pointer(keys, _u64p), len(keys), cells.ctypes.data,
+                                            nplus, nminus, _pointer(out, _i64p))
+        return None if status else out
+
+    def tier_solve(self, keys: np.ndarray, tier, sides: list, total: int):
+        """See the module docstring: ``(score int64, remoteness int32)``, "rule error" or
+        "inside"."""
+        keys = np.ascontiguousarray(keys, dtype=np.uint64)
+        cells, nplus, nminus = self._tier_cells(tier)
+        held = [(np.ascontiguousarray(k, dtype=np.uint64), np.ascontiguousarray(i, dtype=np.int32),
+                 np.ascontiguousarray(t, dtype=np.int64), np.ascontiguousarray(r, dtype=np.int32))
+                for _, k, i, t, r in sides]
+        count = max(1, len(sides))
+        side_tier = np.array([u for u, *_ in sides] or [0], dtype=np.int64)
+        side_n = np.array([len(k) for k, *_ in held] or [0], dtype=np.int64)
+        pointers = [(ctypes.c_void_p * count)(*[h[part].ctypes.data for h in held])
+                    for part in range(4)]
+        score = np.empty(len(keys), dtype=np.int64)
+        remoteness = np.empty(len(keys), dtype=np.int32)
+        status = interruptible(self.library, lambda: self.library.gdl_tier_solve(
+            _pointer(keys, _u64p), len(keys), cells.ctypes.data, nplus, nminus, len(sides),
+            _pointer(side_tier, _i64p), _pointer(side_n, _i64p), *pointers, total,
+            _pointer(score, _i64p), remoteness.ctypes.data))
+        if status == -4:
+            raise KeyboardInterrupt
+        if status:
+            return "rule error" if status == -1 else "inside"
+        return score, remoteness
 
     def induction(self, first: np.ndarray, child: np.ndarray, player: np.ndarray,
                   score: np.ndarray) -> np.ndarray | None:

@@ -1,0 +1,298 @@
+"""Pig and Piglet by tiers (gdl/graph/chance_tiers.py): exact values, certified intervals, and
+the same database whatever the partition.
+
+The references are independent of the solver: Piglet's values come from the two-state
+equations of each pair of banked scores (FACTS.md: "small goals can be solved by hand from the
+two-state equations of each score pair"), written below as a brute force over the players'
+hold-or-flip choices with exact fractions; and the single-graph strong solve, a separate code
+path, for the byte-identical databases.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from gdl.backends.load import load
+from gdl.backends.position import position
+from gdl.graph import chance_tiers, strong_solve, tiers
+from gdl.graph.database import save
+from gdl.graph.executor import DaskExecutor, ProcessExecutor
+from gdl.graph.tiers import merge_database, tiered_solve
+
+GAMES = Path(__file__).resolve().parent.parent / "games"
+PIGLET = GAMES / "cyclic" / "piglet.game"
+PIG = GAMES / "cyclic" / "pig100.game"
+BINDING = {"test": 1}
+
+
+@pytest.fixture
+def every_batch_to_the_workers(monkeypatch):
+    """Small games' batches go to the workers too (by default they stay in this process)."""
+    for module in (tiers, chance_tiers):
+        monkeypatch.setattr(module, "PARALLEL_MIN", 0)
+
+
+def _solve_linear(rows: list[list[Fraction]]) -> list[Fraction]:
+    """Gauss-Jordan elimination on an augmented matrix of fractions."""
+    k = len(rows)
+    for col in range(k):
+        pivot = next(r for r in range(col, k) if rows[r][col] != 0)
+        rows[col], rows[pivot] = rows[pivot], rows[col]
+        lead = rows[col][col]
+        rows[col] = [x / lead for x in rows[col]]
+        for r in range(k):
+            if r != col and rows[r][col] != 0:
+                factor = rows[r][col]
+                rows[r] = [a - factor * b for a, b in zip(rows[r], rows[col])]
+    return [rows[r][k] for r in range(k)]
+
+
+def piglet_values(goal: int) -> dict[tuple[int, int, int], Fraction]:
+    """P(the player to move wins) at (mover's score, other's score, turn total), Piglet to
+    ``goal``, with optimal play: for each pair of banked scores, highest sum first, every
+    combination of hold-or-flip choices is solved exactly, and the one whose choices are each
+    best given its own values is kept (in a game that surely ends, the optimality equations
+    have one solution)."""
+    half = Fraction(1, 2)
+    known: dict[tuple[int, int, int], Fraction] = {}
+    pairs = sorted({tuple(sorted((i, j))) for i in range(goal) for j in range(goal)},
+                   key=lambda pair: -sum(pair))
+    for i, j in pairs:
+        movers = sorted({(i, j), (j, i)})
+        states = [(a, b, k) for a, b in movers for k in range(goal - a)]
+        at = {s: n for n, s in enumerate(states)}
+        choosing = [s for s in states if s[2] > 0]
+
+        def flip(s, x):
+            a, b, k = s
+            heads = 1 if a + k + 1 >= goal else x[(a, b, k + 1)]
+            return half * (1 - x[(b, a, 0)]) + half * heads
+
+        def hold(s):
+            a, b, k = s
+            return 1 - known[(b, a + k, 0)]
+
+        for holds in itertools.product((False, True), repeat=len(choosing)):
+            policy = dict(zip(choosing, holds))
+            rows = []
+            for s in states:
+                row = [Fraction(0)] * (len(states) + 1)
+                row[at[s]] += 1
+                a, b, k = s
+                if policy.get(s):
+                    row[-1] = hold(s)
+                else:
+                    row[at[(b, a, 0)]] += half                 # -(-1/2) x_other
+                    row[-1] = half
+                    if a + k + 1 >= goal:
+                        row[-1] += half
+                    else:
+                        row[at[(a, b, k + 1)]] -= half
+                rows.append(row)
+            solution = dict(zip(states, _solve_linear(rows)))
+            if all((hold(s) >= flip(s, solution)) == policy[s] or hold(s) == flip(s, solution)
+                   for s in choosing):
+                known.update(solution)
+                break
+        else:
+            raise AssertionError(f"no consistent policy for the pair {i, j}")
+    return known
+
+
+def test_the_brute_force_agrees_with_the_literature():
+    # FACTS / piglet.game: to 2 points the first player wins with probability 4/7
+    assert piglet_values(2)[(0, 0, 0)] == Fraction(4, 7)
+
+
+def _decision_positions(game, goal: int):
+    """(state, P(A wins) by the brute force) at every decision position of Piglet."""
+    values = piglet_values(goal)
+    for a in range(goal):
+        for b in range(goal):
+            for mover, own in (("A", a), ("B", b)):
+                for k in range(goal - own):
+                    state = position(game, {"score": [a, b], "turn_total": k, "mover": mover})
+                    p = values[(a, b, k)] if mover == "A" else 1 - values[(b, a, k)]
+                    yield state, p
+
+
+@pytest.mark.parametrize("goal", [3, 4])
+def test_piglet_by_tiers_equals_the_two_state_equations(tmp_path, goal):
+    game = load(PIGLET, {"goal": goal})
+    solution = tiered_solve(game, tmp_path / "t", binding=BINDING)
+    assert solution.exact
+    checked = 0
+    for state, p in _decision_positions(game, goal):
+        found = solution.lookup(state)
+        if found is None:            # not reachable (a turn total beyond any roll)
+            continue
+        assert found[0] == (2 * p - 1, 1 - 2 * p)
+        checked += 1
+    assert checked > 10 * goal
+
+
+@pytest.mark.parametrize("way", ["policy and certificate", "plain iteration"])
+def test_the_certified_interval_contains_the_exact_value(tmp_path, monkeypatch, way):
+    # no exact check below the highest tier: every other tier is bracketed, and the bounds
+    # carried from tier to tier must still hold the exact value; both ways of bracketing
+    monkeypatch.setattr(chance_tiers, "EXACT_DIGITS", -1)
+    if way == "plain iteration":
+        monkeypatch.setattr(chance_tiers, "MAX_CUT", 0)     # no piece may take the fast way
+    goal = 5
+    game = load(PIGLET, {"goal": goal})
+    solution = tiered_solve(game, tmp_path / "t", binding=BINDING)
+    assert not solution.exact
+    checked = 0
+    for state, p in _decision_positions(game, goal):
+        interval = chance_tiers.certified_interval(solution, state)
+        if solution.lookup(state) is None or interval is None:
+            continue
+        (low, high), (low_b, high_b) = interval
+        assert low <= 2 * p - 1 <= high and low_b <= 1 - 2 * p <= high_b
+        assert high - low < Fraction(1, 10 ** 9)
+        checked += 1
+    assert checked > 20
+    chance = chance_tiers.win_probability(solution, game.initial_state())
+    exact = piglet_values(goal)[(0, 0, 0)]
+    assert chance is not None and chance[0] <= exact <= chance[1]
+
+
+def _database(game, tmp_path: Path, name: str, **options) -> bytes:
+    solution = tiered_solve(game, tmp_path / f"{name}.tiers", binding=BINDING, **options)
+    merge_database(solution, tmp_path / f"{name}.db", BINDING)
+    return (tmp_path / f"{name}.db").read_bytes()
+
+
+def test_two_workers_give_the_serial_database_exact_and_bracketed(tmp_path, monkeypatch,
+                                                                 every_batch_to_the_workers):
+    # exact: the single-graph solve's file; bracketed (floats in the file): every bit the
+    # same on one process and on two, however the pieces are cut
+    file, params = PIG, {"goal": 8, "sides": 3}
+    game = load(file, params)
+    serial = tmp_path / "serial.db"
+    save(strong_solve(game), serial, BINDING)
+    cuts: list = []
+    original = chance_tiers.tasks_for
+
+    def tasks_for(local, parts):
+        found = original(local, parts)
+        label = np.empty(local.n, dtype=np.int64)
+        for number in range(len(local.piece_first) - 1):
+            label[local.order[local.piece_first[number]:local.piece_first[number + 1]]] = number
+        owner = np.repeat(np.arange(local.n), np.diff(local.first[:local.n + 1]))
+        inside = local.child[:len(owner)] < local.n
+        # no move inside the tier joins two pieces
+        assert (label[owner[inside]] == label[local.child[:len(owner)][inside]]).all()
+        cuts.append(len(found))
+        return found
+
+    monkeypatch.setattr(chance_tiers, "tasks_for", tasks_for)
+    executor = ProcessExecutor(2)
+    try:
+        source = functools.partial(load, file, params)
+        assert _database(game, tmp_path, "two", executor=executor, source=source) \
+            == serial.read_bytes()
+        assert max(cuts) == 2
+        monkeypatch.setattr(chance_tiers, "EXACT_DIGITS", -1)
+        one = _database(game, tmp_path, "one-bracketed")
+        assert _database(game, tmp_path, "two-bracketed", executor=executor,
+                         source=source) == one
+    finally:
+        executor.close()
+
+
+def test_a_local_dask_cluster_gives_the_same_bracketed_database(tmp_path, monkeypatch,
+                                                                every_batch_to_the_workers):
+    distributed = pytest.importorskip("dask.distributed")
+    monkeypatch.setattr(chance_tiers, "EXACT_DIGITS", -1)
+    file, params = PIG, {"goal": 7, "sides": 3}
+    game = load(file, params)
+    one = _database(game, tmp_path, "one")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as client:
+        by_dask = _database(game, tmp_path, "dask", executor=DaskExecutor(client=client),
+                            source=functools.partial(load, file, params))
+    assert by_dask == one
+
+
+def test_a_piece_alone_gets_the_bits_it_gets_among_others(tmp_path, monkeypatch):
+    # solve_task on all the pieces of a tier at once, and on each piece alone
+    monkeypatch.setattr(chance_tiers, "EXACT_DIGITS", -1)
+    seen: list = []
+    original = chance_tiers.solve_task
+
+    def solve_task(task):
+        answer = original(task)
+        seen.append((task, answer))
+        return answer
+
+    monkeypatch.setattr(chance_tiers, "solve_task", solve_task)
+    game = load(PIG, {"goal": 10, "sides": 4})
+    tiered_solve(game, tmp_path / "t", binding=BINDING)
+    compared = 0
+    for (local, start, stop), together in seen:
+        if stop - start < 2:
+            continue
+        for piece in range(start, stop):
+            alone = original((local, piece, piece + 1))
+            where = np.searchsorted(together.members, alone.members)
+            assert np.array_equal(together.low[where], alone.low)
+            assert np.array_equal(together.high[where], alone.high)
+            compared += 1
+    assert compared > 10
+
+
+def test_the_command_line_reports_the_certified_interval(tmp_path, monkeypatch, capsys):
+    import json
+
+    from gdl.cli import main
+
+    monkeypatch.setattr(chance_tiers, "EXACT_DIGITS", -1)
+    goal = 5
+    rules = str(PIGLET)
+    command = ["solve", rules, "--set", f"goal={goal}", "--strong", "--tier-dir",
+               str(tmp_path / "t")]
+    assert main(command) == 0
+    out = capsys.readouterr().out
+    assert "not exact" in out and "(certified: value iteration from below and from above)" in out
+    assert "P(A wins)  ∈ [" in out and "width" in out
+    assert main([*command, "--json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    exact = piglet_values(goal)[(0, 0, 0)]
+    chance = document["win_probability"]
+    assert Fraction(chance["low"]) <= exact <= Fraction(chance["high"])
+    assert 0 < document["width"] < 1e-9
+
+
+def test_the_merge_writes_more_than_65536_distinct_values(tmp_path):
+    # Pig to 100 by tiers has about two million distinct (approximate) values: no packed16
+    # record can hold their index; the file must still be written and read back
+    import json as json_module
+
+    from gdl.graph.database import atomic_write, open_database
+    from gdl.graph.tiers import TieredSolution, TierRun, _save_array, state_of
+
+    game = load(PIGLET, {"goal": 2})
+    run = TierRun(game=game, directory=tmp_path / "t", binding=BINDING)
+    run.directory.mkdir()
+    n = 70_000
+    # five-component states (1, i // 65536 + 1, i // 256 % 256, i % 256, 1): sorted keys
+    rows = [bytes([5, 1, i // 65536 + 1, i // 256 % 256, i % 256, 1]) for i in range(n)]
+    _save_array(run.path(0, "keys.npy"), np.array(rows, dtype="S6"))
+    _save_array(run.path(0, "values.npy"), np.arange(n, dtype=np.int32))
+    _save_array(run.path(0, "remoteness.npy"), np.full(n, -1, dtype=np.int32))
+    table = [[i / n, -i / n] for i in range(n)]
+    atomic_write(run.path(0, "table.json"), json_module.dumps(table).encode("utf-8"))
+    solution = TieredSolution(run, [[0, n]], "value iteration", False, "", {})
+    merge_database(solution, tmp_path / "many.db", BINDING)
+    database = open_database(tmp_path / "many.db")
+    for i in (0, 1, 65_537, n - 1):
+        entry = database.lookup(state_of(rows[i]))
+        assert entry is not None and entry.values == (i / n, -i / n) and entry.remoteness == -1
