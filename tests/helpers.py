@@ -1,7 +1,10 @@
 """Small helpers shared by the test modules."""
 
 import re
+from collections import deque
 from pathlib import Path
+
+from gdl.protocol import TERMINAL
 
 ROOT = Path(__file__).resolve().parent.parent
 GAMES = ROOT / "games"
@@ -25,3 +28,19 @@ def expectation(path: Path) -> dict:
 def first_location(stderr: str) -> tuple[str, int, int]:
     found = re.search(r":(\d+):(\d+): error\[(E\d+)\]", stderr)
     return found[3], int(found[1]), int(found[2])
+
+
+def reachable_states(game, cap: int) -> set:
+    """The first ``cap`` or so states reachable from the start, breadth first."""
+    start = game.initial_state()
+    seen, queue = {start}, deque([start])
+    while queue and len(seen) < cap:
+        state = queue.popleft()
+        if game.current_player(state) == TERMINAL:
+            continue
+        for action in game.legal_actions(state):
+            child = game.apply(state, action)
+            if child not in seen:
+                seen.add(child)
+                queue.append(child)
+    return seen

@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import os
 import re
-from collections import deque
 from pathlib import Path
 
 import pytest
+from helpers import reachable_states
 from hypothesis import HealthCheck, given, settings
 from test_untrusted import hostile_game
 
@@ -83,27 +83,12 @@ def test_openspiel_positions(ttt, moves, value):
 
 # ---- native = compiled Python, state by state and search by search -------------------------------
 
-def _reachable(game, cap: int):
-    start = game.initial_state()
-    seen, queue = {start}, deque([start])
-    while queue and len(seen) < cap:
-        state = queue.popleft()
-        if game.current_player(state) == TERMINAL:
-            continue
-        for action in game.legal_actions(state):
-            child = game.apply(state, action)
-            if child not in seen:
-                seen.add(child)
-                queue.append(child)
-    return seen
-
-
 @needs_cc
 @pytest.mark.parametrize("which, cap", [("ttt", 10_000), ("c4", 3_000)])
 def test_every_step_agrees_with_the_compiled_rules(which, cap, request):
     game = request.getfixturevalue(which)
     native = native_rules(game)
-    states = _reachable(game, cap)
+    states = reachable_states(game, cap)
     assert len(states) == 5_478 if which == "ttt" else len(states) >= cap
     for state in states:
         player = game.current_player(state)
@@ -184,7 +169,7 @@ def test_alphabeta_from_the_openspiel_positions(ttt):
 def test_the_table_hashes_states_as_python_does(ttt, c4):
     # The table's buckets are hash(state) % buckets: the same hash gives the same node counts.
     for game in (ttt, c4):
-        for state in list(_reachable(game, 2_000)):
+        for state in list(reachable_states(game, 2_000)):
             assert native_rules(game).hash(state) == hash(state)
     odd = (0, -1, -2, 2 ** 61 - 1, 2 ** 61, -(2 ** 62), 2 ** 63 - 1, -(2 ** 63) + 1, 5, 6)
     assert native_rules(ttt).hash(odd) == hash(odd)      # the modular int hash, -1 as -2

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import os
 import re
-from collections import deque
 from pathlib import Path
 
 import pytest
+from helpers import reachable_states
 from hypothesis import HealthCheck, given, settings
 
 import gdl.backends.native.emit as emit
@@ -51,21 +51,6 @@ def _native(name, params):
     return game
 
 
-def _reachable(game, cap: int):
-    start = game.initial_state()
-    seen, queue = {start}, deque([start])
-    while queue and len(seen) < cap:
-        state = queue.popleft()
-        if game.current_player(state) == TERMINAL:
-            continue
-        for action in game.legal_actions(state):
-            child = game.apply(state, action)
-            if child not in seen:
-                seen.add(child)
-                queue.append(child)
-    return seen
-
-
 @needs_cc
 @pytest.mark.parametrize("name, params, uses", NEWLY_NATIVE, ids=[g[0] for g in NEWLY_NATIVE])
 def test_every_step_agrees_with_the_python_tier(name, params, uses):
@@ -73,7 +58,7 @@ def test_every_step_agrees_with_the_python_tier(name, params, uses):
     native = native_rules(game)
     players = len(game.info.players)
     terminals = 0
-    for state in _reachable(game, 3_000):
+    for state in reachable_states(game, 3_000):
         player = game.current_player(state)
         assert native.current_player(state) == player, state
         if player == TERMINAL:

@@ -15,6 +15,7 @@ import json
 from pathlib import Path
 
 import pytest
+from test_tiers import COUNTDOWN
 
 from gdl.backends.load import load, loads
 from gdl.graph import packed_tiers, strong_solve
@@ -42,15 +43,6 @@ zero-sum
 tier n
 """
 
-COUNTDOWN = """game "Countdown"
-players A, B
-var left in 0..3 = 3
-action take requires left > 0 effect left = left - 1
-terminal left == 0
-utility A = 1 if mover == A else -1
-zero-sum
-tier 3 - left + (2 if left == 1 else 0)
-"""
 
 
 def serial_database(game, path: Path) -> bytes:
