@@ -172,19 +172,8 @@ def save(solution, path: str | Path, binding: dict, source: str = "") -> int:
     else:
         order = np.lexsort(raw.T[::-1]) if width else np.arange(n)
     table, value_index, remoteness = _records(solution, order)
-    bits_for_index = max(1, (len(table) - 1).bit_length())
-    remoteness_bits = 16 - bits_for_index
-    none = (1 << max(remoteness_bits, 0)) - 1     # over 2^16 values: no packed16
-    sections = []
-    if remoteness_bits >= 8 and int(remoteness.max(initial=0)) < none:
-        packed = (value_index << remoteness_bits) | np.where(remoteness < 0, none, remoteness)
-        sections.append(packed.astype("<u2").tobytes())
-        record = {"layout": "packed16", "remoteness_bits": remoteness_bits}
-    else:
-        dtype = "<u1" if len(table) <= 256 else "<u2" if len(table) <= 65536 else "<u4"
-        sections.append(value_index.astype(dtype).tobytes())
-        sections.append(remoteness.astype("<i4").tobytes())
-        record = {"layout": "split", "index_dtype": dtype}
+    record = record_layout(len(table), int(remoteness.max(initial=0)))
+    sections = record_sections(record, value_index, remoteness)
     info = graph.game.info
     header = {
         "format": VERSION, "binding": binding, "source": source, "game": info.name,
@@ -195,6 +184,31 @@ def save(solution, path: str | Path, binding: dict, source: str = "") -> int:
     }
     return write_file(Path(path), header, [_compressed_rows(raw, order)]
                       + [zlib.compress(section, LEVEL) for section in sections])
+
+
+def record_layout(values: int, highest_remoteness: int) -> dict:
+    """The records' layout for ``values`` distinct value vectors: ``packed16`` where the value
+    index and the remoteness (all ones: none) fit in 16 bits together, else ``split``."""
+    bits_for_index = max(1, (values - 1).bit_length())
+    remoteness_bits = 16 - bits_for_index
+    none = (1 << max(remoteness_bits, 0)) - 1     # over 2^16 values: no packed16
+    if remoteness_bits >= 8 and highest_remoteness < none:
+        return {"layout": "packed16", "remoteness_bits": remoteness_bits}
+    dtype = "<u1" if values <= 256 else "<u2" if values <= 65536 else "<u4"
+    return {"layout": "split", "index_dtype": dtype}
+
+
+def record_sections(record: dict, value_index: np.ndarray, remoteness: np.ndarray) -> list[bytes]:
+    """Positions' records (in key order) in ``record``'s layout, uncompressed: one section for
+    ``packed16``, two (the value indices, then the remoteness) for ``split``. The merge of a
+    tiered solve writes them a bucket at a time: concatenated, the same bytes."""
+    if record["layout"] == "packed16":
+        bits = record["remoteness_bits"]
+        none = (1 << bits) - 1
+        packed = (value_index << bits) | np.where(remoteness < 0, none, remoteness)
+        return [packed.astype("<u2").tobytes()]
+    return [value_index.astype(record["index_dtype"]).tobytes(),
+            remoteness.astype("<i4").tobytes()]
 
 
 def _records(solution, order: np.ndarray) -> tuple[dict, np.ndarray, np.ndarray]:

@@ -41,7 +41,16 @@ from typing import Any
 
 import numpy as np
 
-from gdl.graph.database import LEVEL, VERSION, _decode_value, _encode_value, atomic_write, write_file
+from gdl.graph.database import (
+    LEVEL,
+    VERSION,
+    _decode_value,
+    _encode_value,
+    atomic_write,
+    record_layout,
+    record_sections,
+    write_file,
+)
 from gdl.graph.executor import SerialExecutor, game_from
 from gdl.graph.positions import PositionGraph
 from gdl.protocol import CHANCE, TERMINAL
@@ -587,20 +596,12 @@ class _InfoOnly:
 def _pieces(graph: PositionGraph, n: int, parts: int) -> list[np.ndarray]:
     """The tier's positions cut into at most ``parts`` sets that no move inside the tier joins
     (whole weakly connected components, by label propagation), each sorted."""
+    from gdl.graph.order import weak_components
+
     owner = np.repeat(np.arange(n), np.diff(graph.first[:n + 1]))
     child = graph.child[:len(owner)]
     inside = child < n
-    u, v = owner[inside], child[inside].astype(np.int64)
-    label = np.arange(n)
-    while True:                        # each component ends labelled by its smallest position
-        lowest = np.minimum(label[u], label[v])
-        new = label.copy()
-        np.minimum.at(new, u, lowest)
-        np.minimum.at(new, v, lowest)
-        new = new[new]                 # pointer jumping: halves the rounds on long chains
-        if np.array_equal(new, label):
-            break
-        label = new
+    label = weak_components(n, owner[inside], child[inside])   # named by smallest position
     sizes = np.bincount(label, minlength=n)
     before = np.cumsum(sizes) - sizes  # positions in components of smaller label
     group_of = np.minimum(before * parts // max(1, n), parts - 1)
@@ -994,15 +995,9 @@ def merge_database(solution: TieredSolution, path: str | Path, binding: dict,
     entries = list(provisional)
     number = np.full(len(entries), -1, dtype=np.int64)
     used = 0
-    bits_for_index = max(1, (len(entries) - 1).bit_length())
-    remoteness_bits = 16 - bits_for_index
-    none = (1 << max(remoteness_bits, 0)) - 1     # over 2^16 values: no packed16
     highest = max([int(np.max(part.remoteness[:], initial=0)) for part in parts] + [0])
-    packed16 = remoteness_bits >= 8 and highest < none
-    index_dtype = ("<u1" if len(entries) <= 256 else "<u2" if len(entries) <= 65536 else "<u4")
-    record: dict = ({"layout": "packed16", "remoteness_bits": remoteness_bits} if packed16
-                    else {"layout": "split", "index_dtype": index_dtype})
-    streams = [_Stream() for _ in range(2 if packed16 else 3)]
+    record = record_layout(len(entries), highest)
+    streams = [_Stream() for _ in range(2 if record["layout"] == "packed16" else 3)]
     for low, high in plan.buckets:
         ranges = plan.ranges(low, high)
         if prepared is None:
@@ -1029,13 +1024,9 @@ def merge_database(solution: TieredSolution, path: str | Path, binding: dict,
         used += len(fresh_in_order)
         value_index = number[ranked]
         rank_remoteness = np.concatenate(remoteness)[order]
-        if packed16:
-            packed = (value_index << remoteness_bits) | np.where(rank_remoteness < 0, none,
-                                                                 rank_remoteness)
-            streams[1].write(packed.astype("<u2").tobytes())
-        else:
-            streams[1].write(value_index.astype(index_dtype).tobytes())
-            streams[2].write(rank_remoteness.astype("<i4").tobytes())
+        for stream, data in zip(streams[1:], record_sections(record, value_index,
+                                                             rank_remoteness)):
+            stream.write(data)
     by_number = sorted(range(len(entries)), key=lambda i: number[i])
     values = [entries[i] for i in by_number if number[i] >= 0]
     info = run.game.info
