@@ -44,7 +44,8 @@ from pathlib import Path
 import numpy as np
 
 from gdl.graph import iteration
-from gdl.graph.order import gather, levels, weak_components
+from gdl.graph.order import components, gather, levels, weak_components
+from gdl.graph.solution import player_intervals, win_chance
 from gdl.protocol import CHANCE, TERMINAL
 
 # Digits of a later tier's exact value beyond which the exact check is not tried: the exact
@@ -219,7 +220,7 @@ def solve_task(task) -> PieceAnswer:
     if local.try_exact:
         try:
             exact = iteration.exact_values(graph, np.zeros(len(graph)), 1,
-                                           _components_sinks_first(graph),
+                                           components(graph),
                                            _middle(graph, low, high), graph.exact_terminal)[:k]
         except iteration._TooBig:
             exact = None
@@ -266,12 +267,6 @@ def _subgraph(local: LocalTier, members: np.ndarray) -> LocalTier:
         level=local.level[every], piece_first=np.array([0, len(members)]),
         order=np.arange(len(members)), floor=local.floor, ceiling=local.ceiling,
         margin=local.margin, try_exact=local.try_exact, total=local.total)
-
-
-def _components_sinks_first(graph: LocalTier) -> list[list[int]]:
-    from gdl.graph.order import components
-
-    return components(graph)
 
 
 def bracket(graph: LocalTier, piece: np.ndarray, active: np.ndarray | None = None,
@@ -469,9 +464,7 @@ def certified_interval(solution, state) -> tuple[tuple[Fraction, Fraction], ...]
     if at >= len(keys) or keys[at] != key:
         return None
     low, high = np.load(path, mmap_mode="r")[at].tolist()
-    total = constant_sum_total(run.game.info, "strong solve")
-    low, high = (Fraction(low) + total) / 2, (Fraction(high) + total) / 2   # floats: exact
-    return (low, high), (total - high, total - low)
+    return player_intervals(low, high, constant_sum_total(run.game.info, "strong solve"))
 
 
 def win_probability(solution, state) -> tuple[Fraction, Fraction] | None:
@@ -487,8 +480,7 @@ def win_probability(solution, state) -> tuple[Fraction, Fraction] | None:
         return None
     total = constant_sum_total(solution.run.game.info, "strong solve")
     loss, win = sorted((Fraction(e) + total) / 2 for e in ends)
-    (low, high), _ = found
-    return (low - loss) / (win - loss), (high - loss) / (win - loss)
+    return win_chance(found, loss, win)
 
 
 # ---- the fast way: a policy's values, then a certificate -----------------------------------

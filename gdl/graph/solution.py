@@ -76,6 +76,21 @@ class VectorValues:
     vectors: list                   # position -> tuple of exact values (None: not solved)
 
 
+def player_intervals(low: float, high: float, total: Value
+                     ) -> tuple[tuple[Fraction, Fraction], tuple[Fraction, Fraction]]:
+    """Each player's proven interval from certified bounds ``low <= w <= high`` on player 0's
+    centred value ``w = 2 * u0 - total`` (a float is an exact fraction)."""
+    low_u0, high_u0 = (Fraction(low) + total) / 2, (Fraction(high) + total) / 2
+    return (low_u0, high_u0), (total - high_u0, total - low_u0)
+
+
+def win_chance(intervals: tuple, loss: Value, win: Value) -> tuple[Fraction, Fraction]:
+    """The proven interval of P(player 0 wins), from ``player_intervals`` of a game whose plays
+    all end in player 0's ``loss`` or ``win`` (utilities)."""
+    (low, high), _ = intervals
+    return (low - loss) / (win - loss), (high - loss) / (win - loss)
+
+
 def _plain(v: Value) -> Value:
     if isinstance(v, Fraction) and v.denominator == 1:
         return v.numerator
@@ -107,9 +122,7 @@ class GraphSolution:
         if self.bounds is None:
             return None
         lower, upper, total, _ = self.bounds
-        low = (Fraction(float(lower[position])) + total) / 2     # a float is an exact fraction
-        high = (Fraction(float(upper[position])) + total) / 2
-        return (low, high), (total - high, total - low)
+        return player_intervals(float(lower[position]), float(upper[position]), total)
 
     def win_probability(self, position: int) -> tuple[Fraction, Fraction] | None:
         """The proven interval of the probability that player 0 wins, where the game ends only
@@ -117,9 +130,7 @@ class GraphSolution:
         found = self.interval(position)
         if found is None or self.bounds is None or self.bounds[3] is None:
             return None
-        loss, win = self.bounds[3]
-        (low, high), _ = found
-        return (low - loss) / (win - loss), (high - loss) / (win - loss)
+        return win_chance(found, *self.bounds[3])
 
     # ---- one position
     def value(self, position: int) -> tuple[Value, ...] | None:
