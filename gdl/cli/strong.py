@@ -89,14 +89,8 @@ def print_strong(args, game, solution, elapsed: float, census: bool = True) -> i
         if not solution.exact:
             document["residual"] = solution.residual
             document["note"] = solution.note
-        interval = solution.interval(0)
-        if interval is not None:
-            # proven bounds: exact fractions, and decimals rounded outwards
-            document["interval"] = {p: _json_interval(ends) for p, ends in zip(players, interval)}
-            chance_of_win = solution.win_probability(0)
-            if chance_of_win is not None:
-                document["win_probability"] = {"player": players[0],
-                                               **_json_interval(chance_of_win)}
+        document.update(certified_json(players, solution.interval(0),
+                                       solution.win_probability(0)))
         if census:
             document["census"] = _json_census(solution.census())
         print_json(document)
@@ -114,14 +108,8 @@ def print_strong(args, game, solution, elapsed: float, census: bool = True) -> i
             shown += (f"  (approximate: value iteration's last change {solution.residual:.1e}, "
                       "not an error bound)")
         print(f"  value         {shown}")
-    interval = solution.interval(0)
-    if interval is not None:
-        print("  interval      " + ", ".join(f"{p} {_shown_interval(ends)}"
-                                            for p, ends in zip(players, interval))
-              + "  (certified: value iteration from below and from above)")
-        chance_of_win = solution.win_probability(0)
-        if chance_of_win is not None:
-            print(f"  P({players[0]} wins)  {_shown_interval(chance_of_win)}")
+    for line in certified_lines(players, solution.interval(0), solution.win_probability(0)):
+        print(line)
     if value_class is not None:
         print(f"  class         {value_class} for {players[kind]}"
               + (f", remoteness {remoteness}" if remoteness >= 0 else ""))
@@ -156,6 +144,34 @@ def _decimal(value, up: bool) -> str:
     sign = "-" if whole < 0 else ""
     digits = str(abs(whole)).rjust(DECIMALS + 1, "0")
     return f"{sign}{digits[:-DECIMALS]}.{digits[-DECIMALS:]}"
+
+
+def certified_lines(players, interval, chance_of_win, *, width: bool = False) -> list[str]:
+    """The text lines of a certified (not exact) answer: each player's interval, optionally its
+    width, and player 0's chance of winning where it applies; none where ``interval`` is None."""
+    if interval is None:
+        return []
+    lines = ["  interval      " + ", ".join(f"{p} {_shown_interval(ends)}"
+                                          for p, ends in zip(players, interval))
+             + "  (certified: value iteration from below and from above)"]
+    if width:
+        low, high = interval[0]
+        lines.append(f"  width         {float(high - low):.1e}")
+    if chance_of_win is not None:
+        lines.append(f"  P({players[0]} wins)  {_shown_interval(chance_of_win)}")
+    return lines
+
+
+def certified_json(players, interval, chance_of_win, *, width: bool = False) -> dict:
+    """The same for --json: proven bounds as exact fractions, and decimals rounded outwards."""
+    if interval is None:
+        return {}
+    document: dict = {"interval": {p: _json_interval(ends) for p, ends in zip(players, interval)}}
+    if width:
+        document["width"] = float(interval[0][1] - interval[0][0])
+    if chance_of_win is not None:
+        document["win_probability"] = {"player": players[0], **_json_interval(chance_of_win)}
+    return document
 
 
 def _shown_interval(ends) -> str:

@@ -40,7 +40,7 @@ def tier_violation(game, error):
 
 def cmd_tiered(args, game) -> int:
     from gdl.cli import moves_arg
-    from gdl.cli.strong import _shown_interval, binding, progress_line
+    from gdl.cli.strong import binding, certified_json, certified_lines, progress_line
     from gdl.graph.executor import make_executor
     from gdl.graph.tiers import TierViolation, merge_database, tiered_solve
 
@@ -109,7 +109,7 @@ def cmd_tiered(args, game) -> int:
             "keys": solution.run.manifest.get("keys"),
             "workers": args.workers or 1, "scheduler": args.scheduler,
             "seconds": {k: round(v, 6) for k, v in solution.seconds.items()},
-            **_json_intervals(players, interval, chance_of_win),
+            **certified_json(players, interval, chance_of_win, width=True),
         })
     else:
         print(f"{args.file}: {game.info.name}")
@@ -121,14 +121,8 @@ def cmd_tiered(args, game) -> int:
         else:
             print("  value         " + ", ".join(f"{p} {format_value(v)}"
                                                  for p, v in zip(players, values)))
-        if interval is not None:
-            print("  interval      " + ", ".join(f"{p} {_shown_interval(ends)}"
-                                                for p, ends in zip(players, interval))
-                  + "  (certified: value iteration from below and from above)")
-            low, high = interval[0]
-            print(f"  width         {float(high - low):.1e}")
-            if chance_of_win is not None:
-                print(f"  P({players[0]} wins)  {_shown_interval(chance_of_win)}")
+        for line in certified_lines(players, interval, chance_of_win, width=True):
+            print(line)
         if remoteness >= 0:
             print(f"  remoteness    {remoteness}")
         print(f"  positions     {solution.positions:,} in {len(solution.tiers)} tiers")
@@ -139,17 +133,3 @@ def cmd_tiered(args, game) -> int:
               f"({size / max(1, solution.positions):.2f} bytes a position)",
               file=sys.stderr if args.json else sys.stdout)
     return 0
-
-
-def _json_intervals(players, interval, chance_of_win) -> dict:
-    """The certified interval of each player's value (and of player 0's chance of winning) as
-    `gdl solve --strong --json` writes them, where the values are certified but not exact."""
-    from gdl.cli.strong import _json_interval
-
-    if interval is None:
-        return {}
-    document: dict = {"interval": {p: _json_interval(ends) for p, ends in zip(players, interval)},
-                      "width": float(interval[0][1] - interval[0][0])}
-    if chance_of_win is not None:
-        document["win_probability"] = {"player": players[0], **_json_interval(chance_of_win)}
-    return document
