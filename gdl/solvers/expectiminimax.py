@@ -251,7 +251,32 @@ def _search(game, depth: int | None, algorithm: str, table: bool, total: Value,
         # minimises v. One loop per mover keeps the comparison out of a branch. The first child
         # always replaces the start, which is beyond every value (a float: an int compares with
         # it exactly).
-        if player == 0:
+        if below <= 0 and not table:
+            # Every child is a leaf (terminal, or evaluated: no depth left, chance or not).
+            # Most nodes of a depth-limited search are, so each is scored here, as expand would
+            # score it, without a call of its own. (A table counts its probes: not then.)
+            best = _BELOW_ALL if player == 0 else _ABOVE_ALL
+            for action in actions:
+                child = apply(state, action)
+                if current_player(child) == TERMINAL:
+                    terminals += 1
+                    values = returns(child)
+                    source = "returns"
+                else:
+                    evaluations += 1
+                    values = evaluate(child)  # type: ignore[misc]  # a depth: it has one
+                    source = "evaluate"
+                try:
+                    x = int_leaves.get(values)
+                except TypeError:
+                    x = None
+                if x is None or type(values[0]) is not int:
+                    x = leaf(child, values, source)     # sets line
+                else:
+                    line = None
+                if x > best if player == 0 else x < best:
+                    best, best_line = x, (action, line)
+        elif player == 0:
             best = _BELOW_ALL
             for action in actions:
                 value = search(apply(state, action), below)
