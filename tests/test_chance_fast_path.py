@@ -166,3 +166,44 @@ def test_an_error_after_the_draw_is_the_interpreters():
                            getattr(error, "action", None), str(error)))
     assert len(errors) == 2 and errors[0] == errors[1]
     assert errors[0][0] == "E301"
+
+
+# ---- compiled rules: a domain check tests only the end a value can pass -------------------------
+
+BOUNDS = """game "Bounds"
+players A, B
+var x in 0..4 = 2
+var moves in 0..2 = 0
+action up
+    effect moves = moves + 1; x = x + 2
+action down
+    effect moves = moves + 1; x = x - 3
+terminal moves == 2
+utility A = x
+zero-sum
+"""
+
+
+def test_one_sided_domain_checks_fail_as_the_interpreter_does():
+    compiled = loads(BOUNDS, "bounds.game", backend="compile")
+    interpreted = loads(BOUNDS, "bounds.game", backend="interpret")
+    source = compiled.python_source
+    # x + 2 with x in 0..4 cannot fall below 0, x - 3 cannot pass 4: one test each
+    assert " > 4: _e301(" in source and " < 0: _e301(" in source
+    assert "0 <= " not in source.split("def apply", 1)[1].split("def chance_outcomes", 1)[0]
+    # up: 2 + 2 = 4, fine; down: 2 - 3 = -1, below; up twice: 6, above
+    for moves, x in (((0,), 4), ((1,), None), ((0, 0), None)):
+        seen = []
+        for game in (compiled, interpreted):
+            state = game.initial_state()
+            try:
+                for move in moves:
+                    state = game.apply(state, move)
+                seen.append(("value", state))
+            except GdlError as error:
+                seen.append(("error", error.code, error.span, str(error)))
+        assert seen[0] == seen[1]
+        if x is None:
+            assert seen[0][0] == "error" and seen[0][1] == "E301"
+        else:
+            assert seen[0] == ("value", (1, x, 1))

@@ -22,7 +22,7 @@ from gdl.backends.pycompile.irwalk import (
     local_uses,
     walk_statements,
 )
-from gdl.backends.pycompile.optimize import cse, merge_facts, small_set
+from gdl.backends.pycompile.optimize import bounds, cse, merge_facts, small_set
 from gdl.backends.pycompile.pyexpr import P, Temporaries, children, const, name, node
 from gdl.backends.pycompile.safe_text import comment_text, literal, name_part, tuple_literal
 from gdl.errors import Source
@@ -122,6 +122,7 @@ class Emitter:
         # every value slot 0 can hold: a player (`next` naming anything else is an error)
         self.mover_vals = frozenset(range(self.n))
         self.show_rules = True   # off while an action's later ground instances are written
+        self.next_unsure = False   # in the effect being written: a `next` not to a known player
 
     # -- small helpers
     def site(self, *entry) -> int:
@@ -209,14 +210,24 @@ class Emitter:
             parts.append(x if step == 1 else optimize.arith("*", x, const(step)))
         return constant, parts
 
-    def domain_test(self, v: str, var: ir.Variable) -> str:
+    def domain_test(self, v: str, var: ir.Variable, vals: frozenset | None = None) -> str:
         """Python text that is true when ``v`` is outside the variable's domain; whether the
-        domain is one range is worked out once per variable, not once per assignment."""
+        domain is one range is worked out once per variable, not once per assignment. ``vals``:
+        what the compiler proved ``v`` may hold (or None); a range end it cannot pass is not
+        tested (``s[4] + 1`` with s[4] in 0..30 is at least 0: only ``c4 > 30`` is)."""
         if var.slot not in self.contiguous:
             values = var.values
             self.contiguous[var.slot] = var.type == ir.INT and tuple(values) == tuple(
                 range(values[0], values[-1] + 1))
-        return _domain_test(v, var, self.contiguous[var.slot])
+        contiguous = self.contiguous[var.slot]
+        lo, hi = bounds(vals)
+        if contiguous and lo is not None and hi is not None:
+            first, last = var.values[0], var.values[-1]
+            if lo >= first and hi > last:
+                return f"{v} > {literal(last)}"
+            if hi <= last and lo < first:
+                return f"{v} < {literal(first)}"
+        return _domain_test(v, var, contiguous)
 
     def allowed(self, var: ir.Variable) -> frozenset:
         """Every value a variable may hold, built once per variable (not once per assignment of
@@ -473,6 +484,7 @@ class Emitter:
         has_next = any(isinstance(st, ir.Next) for st in walk_statements(action.effect))
         if has_next:
             body.append("t = -1")
+        self.next_unsure = False    # set by a `next` whose player is not a known player index
         ctx = _Ctx(env, mover, {}, container, False, {}, temps)
         self.show_rules = show_rules
         self.block(action.effect, ctx, state, body, "", has_next)
@@ -486,9 +498,10 @@ class Emitter:
             rotate = node("op", ("%", node("op", ("+", mover, const(1))), const(self.n)))
         following = rotate.text
         if has_next:    # `next` may only name a player (the interpreter's E301 at the action)
-            site = self.site("NEXT", action.span)
             body.append(f"t = {rotate.text} if t == -1 else t")
-            body.append(f"if not 0 <= t < {self.n}: _enext(t, {site})")
+            if self.next_unsure:
+                site = self.site("NEXT", action.span)
+                body.append(f"if not 0 <= t < {self.n}: _enext(t, {site})")
             following = "t"
         if mode == "list":
             body.append(f"c[0] = {following}")
@@ -547,6 +560,8 @@ class Emitter:
                 out.append(f"{indent}t = -1")
         elif isinstance(st, ir.Next):
             player = self.final_expr(st.player, here)
+            if not (player.is_const and type(player.const) is int and 0 <= player.const < self.n):
+                self.next_unsure = True
             out.append(f"{indent}t = {player.text}")
         elif isinstance(st, ir.Random):
             self.random(st, ctx, state, out, indent, has_next)
@@ -605,7 +620,8 @@ class Emitter:
             local = f"c{slot}"
             out.append(f"{indent}{local} = {value.text}")
             if needs_check:
-                out.append(f"{indent}if {self.domain_test(local, var)}: _e301({local}, {check_site})")
+                out.append(f"{indent}if {self.domain_test(local, var, value.vals)}: "
+                           f"_e301({local}, {check_site})")
             state.slots[slot] = name(local, self.domain(var) if needs_check or value.vals is None
                                      else value.vals & allowed)
             return
