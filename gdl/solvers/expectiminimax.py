@@ -9,9 +9,10 @@ returns player 0's value v alone: a decision node keeps the child that maximises
 component (player 0 the largest v, player 1 the smallest), a chance node returns the
 probability-weighted sum of its children's values. The arithmetic is exact without ``Fraction``
 in the hot path: values are integers over one common scale (gdl.solvers.scale), turned back into
-exact values, Fraction or int as Fraction arithmetic would give them, at the root. A leaf vector
-is checked against what the game declares the first time it is met, not at every leaf.
-Every state is visited: ``stats.nodes`` counts each visit, root included.
+exact values, Fraction or int as Fraction arithmetic would give them, at the root (the type is
+read off the end of the value's principal variation, not carried per node: see ``_search``). A
+leaf vector is checked against what the game declares the first time it is met, not at every
+leaf. Every state is visited: ``stats.nodes`` counts each visit, root included.
 
 Tie rule: a decision node keeps the *first* best child in declaration order. ``best_actions``
 is the set of all root actions whose value equals the best (empty if the root is a chance or
