@@ -348,3 +348,31 @@ def test_ranking_by_the_roots_order_keeps_the_value_and_the_optimal_set(generate
     exact = minimax(game)
     assert ranked.values == exact.values
     assert ranked.best_actions == exact.best_actions
+
+
+def test_the_engines_direct_ranked_call_matches_order_at_every_table_move():
+    # The engine calls ``ranked`` itself from ``ranked_from`` on (one call fewer a node); it
+    # must give what ``order`` gives there, for every table move, legal or not.
+    ordering = make_ordering(by_evaluation=True, table_move_first=True, evaluation_plies=1)
+    assert ordering.ranked_from == 1
+    ordering.order(0, ("c", "b", "a"), -1, 0, NO_ACTION)     # the root: c, a (tie at 2), b
+    for mover in (1, -1):
+        for table_move in (*ACTIONS, "z", NO_ACTION):
+            firsts = [table_move] if table_move in ACTIONS else []
+            direct = ordering.ranked(0, ACTIONS, mover, firsts)
+            assert direct == ordering.order(0, ACTIONS, mover, 3, table_move)
+    # d wins at once for player 0 only: first for mover +1 unless the table move is first.
+    assert list(ordering.ranked(0, ACTIONS, 1, ["b"])[0]) == ["b", "d", "c", "a"]
+    assert list(ordering.ranked(0, ACTIONS, -1, [])[0]) == ["c", "a", "b", "d"]
+
+
+@pytest.mark.parametrize("switches", [
+    {"by_evaluation": True, "table_move_first": True, "evaluation_plies": 2, "killers": True},
+    {"by_evaluation": True, "table_move_first": True},
+    {"by_evaluation": False, "table_move_first": True, "evaluation_plies": 2},
+    {"by_evaluation": True, "table_move_first": False, "evaluation_plies": 2},
+])
+def test_no_direct_ranked_call_where_order_would_put_other_firsts_or_not_rank(switches):
+    # Killers would be firsts too; without evaluation, evaluation_plies or the table move,
+    # ``order`` does something else than ``ranked`` with the table move first.
+    assert make_ordering(**switches).ranked_from is None

@@ -387,6 +387,7 @@ class Engine:
             buckets, first_slots, second_slots = table.buckets, table.first, table.second
         ordering = self.ordering
         reorder_always = ordering.always
+        ranked, ranked_from = ordering.ranked, ordering.ranked_from
         principal = ordering.principal          # updated in place between iterations
         learn_cutoffs = ordering.learns
         pv_table = self.pv_table
@@ -473,7 +474,12 @@ class Engine:
             if not actions:
                 raise SolverError(f"non-terminal state {state!r} has no legal actions")
             children: dict[Action, State] | None = None
-            if reorder_always or (principal and state in principal):
+            if ranked_from is not None and ply >= ranked_from and not (principal
+                                                                      and state in principal):
+                # MoveOrdering.order's choice at these nodes, one call shorter (most nodes).
+                actions, children = ranked(state, actions, m, [table_move] if (
+                    table_move is not NO_ACTION and table_move in actions) else [])
+            elif reorder_always or (principal and state in principal):
                 actions, children = ordering.order(state, actions, m, ply, table_move)
 
             # The children. With PVS, every child after the first is first tested with a null
