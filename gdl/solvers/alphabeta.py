@@ -493,7 +493,9 @@ class Engine:
                 child = children[a] if children else apply(state, a)
                 if scout:
                     # (alpha is a value here: the first child's value raised it above -inf.)
-                    nb = alpha + unit(alpha)  # type: ignore[arg-type]
+                    # (one unit of an int is 1: written out, as a call it is a node's cost)
+                    nb = (alpha + 1 if type(alpha) is int
+                          else alpha + unit(alpha))  # type: ignore[arg-type]
                     if nb < beta:
                         v = search(child, depth1, alpha, nb, m, ply1)
                         # At or above nb it failed high: a lower bound; below beta, search again.
