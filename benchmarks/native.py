@@ -8,6 +8,7 @@ are stated in).
                                            # optimal set, and the value alone as the reference)
     python benchmarks/native.py --bench DIR   # where the references are (default ../shared/bench)
     python benchmarks/native.py --only pig    # the Pig rows alone (about half a minute)
+    python benchmarks/native.py --only c4     # Connect Four 5x4 on the Python tier alone
 
 The references are copied to a temporary directory and built there (``make``, gcc -O2). Times
 are CPU time, the median of ``--repeat`` runs on both sides, so other load on a shared machine
@@ -122,12 +123,33 @@ def pig_rows(bench: Path, rows: list[str], r: int) -> None:
         f"{ref['nodes']:,} / {python.stats.nodes:,}", ">=1 (0.5)")
 
 
+def c4_python_rows(bench: Path, rows: list[str], r: int) -> None:
+    """Connect Four 5x4 on the Python tier (the compiled rules, the Python alpha-beta): the value
+    and the optimal set, and the value alone. The reference and gdl run in turn, ``r`` times
+    each, so load that comes and goes is spread over both."""
+    c4 = load(GAMES / "connect4.game", {"columns": 5, "rows": 4}, backend="native")
+    value_only = replace(default_options(), optimal_set=False)
+    ref_s, set_s, value_s = [], [], []
+    for _ in range(r):
+        ref = reference(bench, "connect4.py", "solve_5x4", 1)
+        ref_s.append(ref["s_median"])
+        seconds, with_set = timed(lambda: solve(c4, "alphabeta"), 1)
+        set_s.append(seconds)
+        seconds, alone = timed(lambda: solve(c4, "alphabeta", options=value_only), 1)
+        value_s.append(seconds)
+    ref_m = statistics.median(ref_s)
+    row(rows, "Connect Four 5x4 solve, Python tier", ref_m, statistics.median(set_s), None,
+        f"{ref['nodes']:,} / {with_set.stats.nodes:,}", ">=1.5 (1.0)")
+    row(rows, "Connect Four 5x4 value only, Python tier", ref_m, statistics.median(value_s),
+        None, f"{ref['nodes']:,} / {alone.stats.nodes:,}")
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--bench", default=str(ROOT.parent / "shared" / "bench"))
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--long", action="store_true")
-    parser.add_argument("--only", choices=["pig"], help="only these rows (and no start-up or "
+    parser.add_argument("--only", choices=["pig", "c4"], help="only these rows (and no start-up or "
                         "compile-time lines)")
     args = parser.parse_args(argv)
     source = Path(args.bench)
@@ -141,8 +163,8 @@ def main(argv=None) -> int:
     r = args.repeat
     rows = [f"{'workload':<44} {'ref py s':>8} {'gdl s':>8} {'ratio':>8} {'C ratio':>8}  "
             f"{'goal (bar)':<14} nodes (ref / gdl)"]
-    if args.only == "pig":
-        pig_rows(bench, rows, r)
+    if args.only is not None:
+        (pig_rows if args.only == "pig" else c4_python_rows)(bench, rows, r)
         print("\n".join(rows))
         shutil.rmtree(scratch, ignore_errors=True)
         return 0
@@ -165,15 +187,8 @@ def main(argv=None) -> int:
     native_s, found = timed(lambda: solve_native(c4, "alphabeta"), r)
     row(rows, "Connect Four 5x4 solve, native", ref["s_median"], native_s, c["s_median"],
         f"{ref['nodes']:,} / {found.stats.nodes:,}", ">=25 (10)")
-    if args.long:
-        python_s, found = timed(lambda: solve(c4, "alphabeta"), r)
-        row(rows, "Connect Four 5x4 solve, Python tier", ref["s_median"], python_s, None,
-            f"{ref['nodes']:,} / {found.stats.nodes:,}", ">=1.5 (1.0)")
-        # the reference's own workload: the value alone (gdl solve --no-optimal-set)
-        value_only = replace(default_options(), optimal_set=False)
-        python_s, found = timed(lambda: solve(c4, "alphabeta", options=value_only), r)
-        row(rows, "Connect Four 5x4 value only, Python tier", ref["s_median"], python_s, None,
-            f"{ref['nodes']:,} / {found.stats.nodes:,}")
+    if args.long:   # the value alone is the reference's own workload (gdl solve --no-optimal-set)
+        c4_python_rows(bench, rows, r)
 
     # Connect Four 7x6 random playouts: plies per second (the generators differ, so the
     # playouts do; the ratio is of time per ply)
