@@ -165,18 +165,18 @@ class MoveOrdering:
                     if wins is None:
                         wins = set()
                     wins.add(action)
-        ranks, last = self.ranks, len(self.ranks)
         if self.use_history:
-            history = self.history
+            ranks, last, history = self.ranks, len(self.ranks), self.history
             ranked = tuple(sorted(actions, key=lambda a: (ranks.get(a, last), -history.get(a, 0))))
         else:
             # A node's legal actions repeat (Connect Four has one set per pattern of full
             # columns), so each set is sorted once while the ranks stand (sorted is stable:
-            # ties stay in declaration order).
+            # ties stay in declaration order). The ranks are read only then: this runs at
+            # most nodes of a deep search.
             key = tuple(actions)
             cached = self._ranked_orders.get(key)
             if cached is None:
-                cached = tuple(sorted(actions, key=lambda a: ranks.get(a, last)))
+                cached = self._rank(actions)
                 if len(self._ranked_orders) >= RANKED_ORDERS:
                     self._ranked_orders.clear()
                 self._ranked_orders[key] = cached
@@ -187,6 +187,11 @@ class MoveOrdering:
             return ranked, children
         firsts.extend([a for a in ranked if a not in firsts])
         return firsts, children
+
+    def _rank(self, actions: Sequence[Action]) -> tuple[Action, ...]:
+        """``actions`` by the root's order, those the root did not have last (stable)."""
+        ranks, last = self.ranks, len(self.ranks)
+        return tuple(sorted(actions, key=lambda a: ranks.get(a, last)))
 
     def record_cutoff(self, action: Action, ply: int, depth: int) -> None:
         """``action`` caused a beta cut-off at ``ply``, ``depth`` plies above the horizon
