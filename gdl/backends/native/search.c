@@ -909,10 +909,12 @@ static inline WB wb_max(WB a, WB b) { return wb_cmp(b, a) > 0 ? b : a; }
 static inline WB wb_min(WB a, WB b) { return wb_cmp(b, a) < 0 ? b : a; }
 static inline WB wb_sub(WB a, Q q) { return wb(q_sub(a.r, q), a.e); }
 static inline WB wb_div(WB a, Q p) { return wb(q_div(a.r, p), a.e); }     /* p > 0 */
-static inline WB wb_from(Q q, WB a) { return wb(q_sub(q, a.r), -a.e); }    /* q - a */
+static inline WB wb_from(Q q, WB a) {                                     /* q - a */
+    return wb(q.d == 1 ? q_int_sub(q.n, a.r) : q_sub(q, a.r), -a.e);
+}
 
 /* Player p's value from player 0's (the same map turns it back). */
-static inline Q st_own(const ST *t, Q v, int p) { return p == 0 ? v : q_sub(q_of(t->total), v); }
+static inline Q st_own(const ST *t, Q v, int p) { return p == 0 ? v : q_int_sub(t->total, v); }
 
 static EV st_result(const ST *t, Q own, int frame) {
     EV r = {st_own(t, own, frame), 1};       /* through a chance node: a Fraction in Python */
@@ -1054,7 +1056,6 @@ static EV st_chance(ST *t, int ply, int frame, WB alpha, WB beta, int depth_left
     memcpy(outs, x->outs + (size_t)ply * MAX_OUTS, sizeof(V) * (size_t)nout);
     Q *floors = t->floors + (size_t)ply * DIST_MAX;
     EV *probed = t->probed + (size_t)ply * DIST_MAX;
-    for (int i = 0; i < dist->n; i++) floors[i] = t->low;
     int prober = t->probing ? st_probe_player(t, ply) : -1;
     if (gdl_err) return none;
     if (prober >= 0) {
@@ -1063,16 +1064,20 @@ static EV st_chance(ST *t, int ply, int frame, WB alpha, WB beta, int depth_left
             alpha = a; beta = b;
             frame = prober;
         }
+        for (int i = 0; i < dist->n; i++) floors[i] = t->low;
         Q proved;
         if (st_probe(t, ply, frame, alpha, beta, depth_left, &proved)) return st_result(t, proved, frame);
         if (gdl_err) return none;
     }
+    /* rest_floor: the floors of the successors not searched yet, weighted; without probes
+       every floor is L, and it is rest·L (the same number, in one product instead of two). */
     Q known = q_of(0), rest = q_of(1), rest_floor = q_of(0);
-    for (int i = 0; i < dist->n; i++) rest_floor = q_add(rest_floor, q_mul(dist->p[i], floors[i]));
+    if (prober >= 0)
+        for (int i = 0; i < dist->n; i++) rest_floor = q_add(rest_floor, q_mul(dist->p[i], floors[i]));
     for (int i = 0; i < dist->n && !gdl_err; i++) {
         Q p = dist->p[i];
         rest = q_sub(rest, p);
-        rest_floor = q_sub(rest_floor, q_mul(p, floors[i]));
+        rest_floor = prober >= 0 ? q_sub(rest_floor, q_mul(p, floors[i])) : q_mul(rest, t->low);
         WB fail_low_at = wb_div(wb_sub(wb_sub(alpha, known), q_mul(rest, t->high)), p);
         WB fail_high_at = wb_div(wb_sub(wb_sub(beta, known), rest_floor), p);
         WB low_end = wb_max(fail_low_at, wb(t->low, 0));
