@@ -627,6 +627,9 @@ class CEmitter:
             body += ["static void rule_evaluate(const V *s, V *out) { (void)s; (void)out; gdl_err = 1; }"]
         # legal actions, one function per player, in declaration order
         size = sum(len(line) for line in body)
+        start, done = size, 0
+        tests = sum(1 for player in range(n) for ground in g.ground_actions
+                    if ground.action.by is None or player in ground.action.by)
         for player in range(n):
             body.append(f"static int rule_legal_{player}(const V *s, int *out) {{")
             body.append("    int n = 0;")
@@ -639,6 +642,13 @@ class CEmitter:
                 body.append(f"    if ({test}) out[n++] = {action_id}; "
                             + c_comment(ground.name))
                 size = self.within_size(size, body[-1])
+                done += 1
+                if (not self.define_functions and done >= 8
+                        and start + (size - start) * tests // done > 2 * MAX_SOURCE):
+                    # The legal actions alone, at this rate, would be twice the cap: stop
+                    # inlining now (generate makes the defines functions) rather than at 1 MB.
+                    raise TooLarge("its rules, inlined, would be far more than "
+                                   f"{MAX_SOURCE // 1000} kB of C")
             body.append("    return n;")
             body.append("}")
         body.append("static int rule_legal(const V *s, int *out) {")
