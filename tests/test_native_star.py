@@ -265,3 +265,13 @@ def test_a_branch_whose_only_statement_folds_away_still_compiles():
     for action in (0, 1):
         assert (compiled.apply(compiled.initial_state(), action)
                 == interpreted.apply(interpreted.initial_state(), action))
+
+
+def test_the_size_check_names_a_native_node_cost_that_is_not_rounded_to_zero(capsys):
+    # Pig to the end is far over the budget; the refusal estimates the time at the native tier's
+    # cost per node, a fraction of a microsecond, which used to print as "0 µs a node".
+    assert main(["solve", str(GAMES / "pig.game")]) != 0
+    message = capsys.readouterr().err
+    assert "refusing to search" in message and "try --depth" in message
+    cost = float(message.split(" µs a node")[0].rsplit(" at ", 1)[1])
+    assert cost > 0
