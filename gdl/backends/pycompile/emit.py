@@ -39,10 +39,8 @@ SPLIT_VALUES = 16         # an effect splits on a slot with at most this many va
 SPLIT_DEPTH = 1           # ... and on at most this many slots at once
 CACHE_COST = 40           # terminal / utility rules at least this costly are cached per state
 CACHE_LIMIT = 100_000     # ... in a dict emptied when it reaches this many states
-REMEMBER_COST = 16        # current_player hands a terminal test at least this costly to
-                          # legal_actions (a global written per call); a cheaper one is redone.
-                          # Connect Four's costs 14: redone, its alpha-beta solve takes 3% less
-                          # (a search asks current_player about 4 times per legal_actions).
+REMEMBER_COST = 10        # current_player hands a terminal test at least this costly to
+                          # legal_actions (a global written per call); a cheaper one is redone
 
 
 class _NeedList(Exception):
