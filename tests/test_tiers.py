@@ -284,3 +284,50 @@ def test_approximate_values_are_labelled_so_through_the_lower_tiers(tmp_path, mo
     assert not found.exact and found.note
     values, _ = found.lookup(game.initial_state())
     assert isinstance(values[0], float) and abs(values[0] - float(exact[0])) < 1e-9
+
+
+# Tier t + 2 is reached from t (jump) before t + 1 is closed, so the forward pass closes it
+# early from those positions (via = 1) and adds what t + 1 brings (step: via = 0) later; a
+# tier's first positions are never reached again inside it (turn only goes to via = 2).
+HOPS = """game "Hops"
+players A, B
+var pos in 0..6 = 0
+var via in 0..2 = 0
+action step requires pos < 6 effect pos = pos + 1; via = 0
+action jump requires pos < 5 effect pos = pos + 2; via = 1
+action turn requires via < 2 effect via = 2
+terminal pos == 6
+utility A = 1 if mover == A else -1
+zero-sum
+tier pos
+"""
+
+
+def test_the_forward_pass_in_tasks_closes_each_tier_as_one_process_does(tmp_path):
+    # with two workers a tier reached from few positions is closed in one task while the next
+    # tier is closed from the positions known so far (tiers.discover); through the protocol
+    source = functools.partial(loads, HOPS, "hops.game")
+    game = source()
+    executor = ProcessExecutor(2)
+    try:
+        by_two = tiered_database(game, tmp_path, "two", executor=executor, source=source,
+                                 native=False)
+    finally:
+        executor.close()
+    assert by_two == serial_database(game, tmp_path / "serial.db")
+    # every position is in exactly one tier file: the single-graph enumeration's positions
+    found = tiered_solve(game, tmp_path / "one.tiers", binding=BINDING, native=False)
+    assert found.positions == len(enumerate_positions(game))
+
+
+def test_a_tier_closed_in_a_task_reports_the_move_that_lowers_the_tier(tmp_path):
+    source = functools.partial(loads, COUNTDOWN, "countdown.game")
+    executor = ProcessExecutor(2)
+    try:
+        with pytest.raises(TierViolation) as caught:
+            tiered_solve(source(), tmp_path / "t", binding=BINDING, executor=executor,
+                         source=source, native=False)
+    finally:
+        executor.close()
+    assert caught.value.from_tier == 4 and caught.value.to_tier == 3
+    assert caught.value.state[-1] == 1

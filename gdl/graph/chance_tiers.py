@@ -346,7 +346,8 @@ def solve_tier(run, tier: int, keys: np.ndarray, expansion, loaded: dict,
     leaving = np.flatnonzero(~inside)
     m = len(leaving)
     stand_low, stand_high = np.empty(m), np.empty(m)
-    stand_exact: list = [None] * m
+    stand_exact = np.full(m, None, dtype=object)
+    longest = 0                              # bits of the longest exact stand-in value
     certified = True
     for u in np.unique(expansion.child_tier[leaving]).tolist():
         result = loaded[u]
@@ -368,8 +369,11 @@ def solve_tier(run, tier: int, keys: np.ndarray, expansion, loaded: dict,
                 exact.append(x)
             low, high = outward(np.array([float(x) for x in exact]))
             stand_low[chosen], stand_high[chosen] = low[inverse], high[inverse]
-            for at, i in zip(chosen.tolist(), inverse.tolist()):
-                stand_exact[at] = exact[i]
+            distinct = np.empty(len(exact), dtype=object)
+            distinct[:] = exact
+            stand_exact[chosen] = distinct[inverse]
+            longest = max([longest, *(max(abs(x.numerator), x.denominator).bit_length()
+                                      for x in exact)])
             continue
         try_exact = False
         bounds_file = run.path(u, "bounds.npy")
@@ -382,8 +386,7 @@ def solve_tier(run, tier: int, keys: np.ndarray, expansion, loaded: dict,
             stand_low[chosen], stand_high[chosen] = middle[inverse], middle[inverse]
     if n > iteration.EXACT_LIMIT:
         try_exact = False
-    if try_exact and any(x is not None and max(abs(x.numerator), x.denominator).bit_length()
-                         > EXACT_DIGITS * 3.33 for x in stand_exact):
+    if longest > EXACT_DIGITS * 3.33:
         try_exact = False
     terminal = {}
     for position in np.flatnonzero(expansion.player == TERMINAL).tolist():
@@ -392,7 +395,7 @@ def solve_tier(run, tier: int, keys: np.ndarray, expansion, loaded: dict,
     counts = np.asarray(expansion.count)
     local = build(n, np.asarray(expansion.player), counts, child,
                   np.asarray(expansion.probability_index), list(expansion.probabilities),
-                  terminal, (stand_low, stand_high, stand_exact), try_exact,
+                  terminal, (stand_low, stand_high, stand_exact.tolist()), try_exact,
                   int(counts.max(initial=1)))
     if local is None:
         return None
