@@ -286,6 +286,19 @@ def test_approximate_values_are_labelled_so_through_the_lower_tiers(tmp_path, mo
     assert isinstance(values[0], float) and abs(values[0] - float(exact[0])) < 1e-9
 
 
+def test_a_tier_of_float_values_kept_as_an_array_merges_as_its_json_table(tmp_path, monkeypatch):
+    from gdl.graph import iteration
+
+    game = load(GAMES / "cyclic/piglet.game", {"goal": 4})
+    monkeypatch.setattr(iteration, "EXACT_LIMIT", 0)       # approximate: float value vectors
+    as_array = tiered_database(game, tmp_path, "array")
+    assert list((tmp_path / "array.tiers").glob("tier-*.table.npy"))
+    monkeypatch.setattr(tiers, "_float_table", lambda table: False)
+    as_json = tiered_database(game, tmp_path, "json")
+    assert not list((tmp_path / "json.tiers").glob("tier-*.table.npy"))
+    assert as_array == as_json
+
+
 # Tier t + 2 is reached from t (jump) before t + 1 is closed, so the forward pass closes it
 # early from those positions (via = 1) and adds what t + 1 brings (step: via = 0) later; a
 # tier's first positions are never reached again inside it (turn only goes to via = 2).

@@ -54,7 +54,8 @@ from gdl.protocol import CHANCE, TERMINAL
 # down), after costing far more than the whole iteration.
 EXACT_DIGITS = 100
 # A tier of fewer positions is solved in this process: a task would cost more than it saves.
-PARALLEL_MIN = 2_000
+# (Pig's highest tiers are small, but their exact checks are long: they go to the workers.)
+PARALLEL_MIN = 200
 
 
 @dataclass
@@ -377,8 +378,10 @@ def solve_tier(run, tier: int, keys: np.ndarray, expansion, loaded: dict,
             continue
         try_exact = False
         bounds_file = run.path(u, "bounds.npy")
-        if bounds_file.exists():
-            bounds = np.load(bounds_file, mmap_mode="r")
+        if result.bounds is None and bounds_file.exists():
+            result.bounds = np.load(bounds_file)     # read once while the tier is loaded
+        if result.bounds is not None:
+            bounds = result.bounds
             stand_low[chosen], stand_high[chosen] = bounds[where, 0], bounds[where, 1]
         else:                                # approximate and not certified: no bound to carry
             certified = False

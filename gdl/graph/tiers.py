@@ -15,7 +15,8 @@ passes over a directory of tier files:
    solver's own methods (``gdl.graph.induction``; with chance and cycles inside the tier, as in
    Pig whose turn total keeps the banked points fixed, ``gdl.graph.iteration``), and the tier's
    results (value-table index and remoteness per position, in key order) are written to
-   ``tier-t.values.npy`` / ``tier-t.remoteness.npy`` / ``tier-t.table.json``. The manifest then
+   ``tier-t.values.npy`` / ``tier-t.remoteness.npy`` / ``tier-t.table.json`` (``table.npy``
+   where every entry is a vector of floats). The manifest then
    records the tier as solved: that is the checkpoint ``resume=True`` starts from.
 
 ``merge_database`` writes the position database from the tier results, byte for byte the file
@@ -381,34 +382,31 @@ def discover(run: TierRun) -> list[list[int]]:
     found = 0
     pipelined = (not isinstance(run.executor, SerialExecutor) and run.source is not None
                  and hasattr(run.executor, "submit"))
-    ahead: tuple | None = None       # (tier, the seeds it started from, its closure task)
-    while pending or ahead is not None:
-        tier = min([*pending, *([ahead[0]] if ahead is not None else [])])
+    ahead: dict[int, tuple] = {}     # tier -> (the seeds it started from, its closure task)
+    while pending or ahead:
+        tier = min([*pending, *ahead])
         seeds = np.unique(np.concatenate(pending.pop(tier, [_keys_array([])])))
+        early = ahead.pop(tier, None)
+        if pipelined:                # keep the workers busy: later tiers, from what is known
+            for following in sorted(pending):
+                if len(ahead) >= run.executor.workers - 1:
+                    break
+                if following in ahead or sum(map(len, pending[following])) >= PARALLEL_MIN:
+                    continue
+                start = np.unique(np.concatenate(pending.pop(following)))
+                ahead[following] = (start, run.executor.submit(closure_task, (
+                    run.source, run.tier, following, _keys_array([]), start)))
         known = _keys_array([])
-        if ahead is not None and ahead[0] == tier:
-            _, early_seeds, job = ahead
-            ahead = None
+        if early is not None:
+            early_seeds, job = early
             seeds = _add_new(early_seeds, seeds)[0]
-            answer = job.result()
-            if answer is None:                  # a move goes down: found as the serial pass does
-                _rounds(run, tier, known, seeds, {})
-            known, later = answer
-            _set_aside(pending, later)
+            known = _closed(run, tier, seeds, job.result(), pending)
         known, fresh = _add_new(known, seeds)
-        if pipelined and len(fresh) < PARALLEL_MIN:
+        if not len(fresh):
+            keys = known
+        elif pipelined and len(fresh) < PARALLEL_MIN:
             job = run.executor.submit(closure_task, (run.source, run.tier, tier, known, fresh))
-            if ahead is None and pending:
-                following = min(pending)
-                early = np.unique(np.concatenate(pending[following]))
-                pending[following] = [early]
-                ahead = (following, early, run.executor.submit(
-                    closure_task, (run.source, run.tier, following, _keys_array([]), early)))
-            answer = job.result()
-            if answer is None:
-                _rounds(run, tier, _keys_array([]), seeds, {})
-            keys, later = answer
-            _set_aside(pending, later)
+            keys = _closed(run, tier, seeds, job.result(), pending)
         else:
             keys = _rounds(run, tier, known, fresh, pending)
         _save_array(run.path(tier, "keys.npy"), keys)
@@ -445,6 +443,19 @@ def _rounds(run: TierRun | None, tier: int, seen: np.ndarray, frontier: np.ndarr
                 _set_aside(pending, {int(later_tiers[a]):
                                      np.unique(expansion.child_key[by_tier[a:b]])})
     return seen
+
+
+def _closed(run: TierRun, tier: int, seeds: np.ndarray, answer, pending: dict) -> np.ndarray:
+    """The positions a ``closure_task`` found, its moves to later tiers set aside. Where it met
+    a move that lowers the tier, the tier is closed again here from all its seeds, as the
+    serial pass closes it, which raises the same ``TierViolation``."""
+    if answer is None:
+        _rounds(run, tier, _keys_array([]), seeds, {})
+        raise SolverError(f"tier {tier}: a task met a move lowering the tier, the pass here did "
+                          "not")                                # not reached: the same moves
+    keys, later = answer
+    _set_aside(pending, later)
+    return keys
 
 
 def _set_aside(pending: dict, later: dict) -> None:
@@ -495,12 +506,17 @@ class TierResult:
     index: np.ndarray
     remoteness: np.ndarray
     table: list                      # encoded value vectors (database encoding)
+    bounds: Any = None               # a chance tier's certified bounds, once read (chance_tiers)
 
     @classmethod
     def load(cls, run: TierRun, tier: int, mapped: bool = False) -> TierResult:
         """A tier's results; ``mapped``: the arrays read from their files a slice at a time
         (``_Mapped``)."""
-        table = json.loads(run.path(tier, "table.json").read_text(encoding="utf-8"))
+        floats = run.path(tier, "table.npy")
+        if floats.exists():
+            table = [tuple(row) for row in np.load(floats).tolist()]
+        else:
+            table = json.loads(run.path(tier, "table.json").read_text(encoding="utf-8"))
         keys, index, remoteness = (
             _Mapped(run.path(tier, part)) if mapped else np.load(run.path(tier, part))
             for part in ("keys.npy", "values.npy", "remoteness.npy"))
@@ -761,13 +777,27 @@ def _solve_tier(run: TierRun, graph: PositionGraph, n: int, boundary_remoteness:
     return list(table), index, remoteness, how
 
 
+def _float_table(table: list) -> bool:
+    """Whether every value vector of a tier's table is floats, all of one length."""
+    return bool(table) and all(v is not None and len(v) == len(table[0])
+                               and all(type(x) is float for x in v) for v in table)
+
+
 def _save_tier(run: TierRun, tier: int, table: list, index: np.ndarray, remoteness: np.ndarray,
                how: dict) -> None:
     """A solved tier's files, then the checkpoint that records it."""
     _save_array(run.path(tier, "values.npy"), index.astype(np.int32))
     _save_array(run.path(tier, "remoteness.npy"), remoteness.astype(np.int32))
-    atomic_write(run.path(tier, "table.json"),
-                  json.dumps([None if v is None else list(v) for v in table]).encode("utf-8"))
+    # an approximate tier has a value vector per position (Pig to 100: two million in all):
+    # floats only, kept as a float array, which reads and writes faster than JSON, exactly
+    floats = _float_table(table)
+    kept, other = (("table.npy", "table.json") if floats else ("table.json", "table.npy"))
+    run.path(tier, other).unlink(missing_ok=True)          # a previous run's, in this directory
+    if floats:
+        _save_array(run.path(tier, kept), np.array(table, dtype=np.float64))
+    else:
+        atomic_write(run.path(tier, kept),
+                     json.dumps([None if v is None else list(v) for v in table]).encode("utf-8"))
     run.manifest["solved"][str(tier)] = how
     run.save_manifest()              # the checkpoint: this tier is done
 
@@ -1162,8 +1192,8 @@ def merge_database(solution: TieredSolution, path: str | Path, binding: dict,
         for stream, data in zip(streams[1:], record_sections(record, value_index,
                                                              rank_remoteness)):
             stream.write(data)
-    by_number = sorted(range(len(entries)), key=lambda i: number[i])
-    values = [entries[i] for i in by_number if number[i] >= 0]
+    by_number = np.flatnonzero(number >= 0)
+    values = [entries[i] for i in by_number[np.argsort(number[by_number])].tolist()]
     info = run.game.info
     header = {
         "format": VERSION, "binding": binding, "source": source, "game": info.name,
