@@ -362,19 +362,20 @@ def solve_tier(run, tier: int, keys: np.ndarray, expansion, loaded: dict,
             return None                      # a draw beyond: not a stopping game's tier
         if solved.get(str(u), {}).get("exact"):
             decoded = _decoded(result)
-            exact = []
+            exact, bits = [], []
             for i, e in zip(ids.tolist(), encoded):
-                x = decoded.get(i)
-                if x is None:
-                    x = decoded[i] = Fraction(_decode_value(e[0])) * 2 - total
-                exact.append(x)
+                cached = decoded.get(i)
+                if cached is None:
+                    x = Fraction(_decode_value(e[0])) * 2 - total
+                    cached = decoded[i] = (x, max(abs(x.numerator), x.denominator).bit_length())
+                exact.append(cached[0])
+                bits.append(cached[1])
             low, high = outward(np.array([float(x) for x in exact]))
             stand_low[chosen], stand_high[chosen] = low[inverse], high[inverse]
             distinct = np.empty(len(exact), dtype=object)
             distinct[:] = exact
             stand_exact[chosen] = distinct[inverse]
-            longest = max([longest, *(max(abs(x.numerator), x.denominator).bit_length()
-                                      for x in exact)])
+            longest = max([longest, *bits])
             continue
         try_exact = False
         bounds_file = run.path(u, "bounds.npy")

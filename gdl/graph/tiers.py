@@ -36,7 +36,7 @@ import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
-from itertools import pairwise
+from itertools import chain, pairwise
 from pathlib import Path
 from typing import Any
 
@@ -514,7 +514,7 @@ class TierResult:
         (``_Mapped``)."""
         floats = run.path(tier, "table.npy")
         if floats.exists():
-            table = [tuple(row) for row in np.load(floats).tolist()]
+            table = list(map(tuple, np.load(floats).tolist()))
         else:
             table = json.loads(run.path(tier, "table.json").read_text(encoding="utf-8"))
         keys, index, remoteness = (
@@ -778,9 +778,10 @@ def _solve_tier(run: TierRun, graph: PositionGraph, n: int, boundary_remoteness:
 
 
 def _float_table(table: list) -> bool:
-    """Whether every value vector of a tier's table is floats, all of one length."""
-    return bool(table) and all(v is not None and len(v) == len(table[0])
-                               and all(type(x) is float for x in v) for v in table)
+    """Whether every value vector of a tier's table is floats, all of one length (checked by
+    map and set, in C: a table may have millions of entries)."""
+    return (bool(table) and None not in table and len(set(map(len, table))) == 1
+            and set(map(type, chain.from_iterable(table))) == {float})
 
 
 def _save_tier(run: TierRun, tier: int, table: list, index: np.ndarray, remoteness: np.ndarray,
@@ -1200,7 +1201,7 @@ def merge_database(solution: TieredSolution, path: str | Path, binding: dict,
         "players": list(info.players), "positions": plan.total, "method": solution.method,
         "exact": solution.exact, "note": solution.note, "key": plan.kind,
         "key_width": plan.width,
-        "values": [None if v is None else list(v) for v in values], "record": record,
+        "values": values, "record": record,         # tuples: JSON writes them as lists
     }
     sections = [stream.finish() for stream in streams]
     if prepared is not None:
