@@ -109,7 +109,13 @@ def test_a_local_dask_cluster_gives_the_same_database(tmp_path, monkeypatch):
         assert executor.workers == 2
         by_dask = tiered_database(game, tmp_path, "dask", executor=executor,
                                   source=functools.partial(load, file, params))
+        # the forward pass's tiers closed in tasks submitted one at a time (Dask futures)
+        monkeypatch.setattr(tiers, "PARALLEL_MIN", 2_000)
+        hops = functools.partial(loads, HOPS, "hops.game")
+        hops_by_dask = tiered_database(hops(), tmp_path, "hops", executor=executor, source=hops,
+                                       native=False)
     assert by_dask == serial_database(game, tmp_path / "serial.db")
+    assert hops_by_dask == serial_database(hops(), tmp_path / "hops-serial.db")
 
 
 def test_an_interrupted_solve_resumes_to_the_same_database(tmp_path):
