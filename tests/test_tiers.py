@@ -350,3 +350,31 @@ def test_a_tier_closed_in_a_task_reports_the_move_that_lowers_the_tier(tmp_path)
         executor.close()
     assert caught.value.from_tier == 4 and caught.value.to_tier == 3
     assert caught.value.state[-1] == 1
+
+
+def _spin(seconds: float) -> float:
+    """A task that takes at least ``seconds`` of CPU time where it runs."""
+    import time
+
+    start = time.process_time()
+    while time.process_time() - start < seconds:
+        pass
+    return seconds
+
+
+def test_the_executors_count_their_tasks_cpu_seconds_apart_from_the_coordinators():
+    from gdl.graph.executor import SerialExecutor
+    from gdl.graph.tiers import CpuClock
+
+    for executor in (SerialExecutor(), ProcessExecutor(2)):
+        try:
+            clock = CpuClock(executor)
+            assert executor.map(_spin, [0.05] * 4) == [0.05] * 4
+            assert executor.submit(_spin, 0.05).result() == 0.05
+            lap = clock.lap()
+        finally:
+            executor.close()
+        # five tasks of at least 0.05 CPU seconds each, by construction; the coordinator only
+        # handed them out (in this process, the tasks' own seconds are taken out of its time)
+        assert lap["tasks"] >= 0.25
+        assert lap["coordinator"] < 0.1
