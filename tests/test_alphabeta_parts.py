@@ -9,8 +9,13 @@ states chosen to collide: small ints hash to themselves, so with ``buckets`` buc
 from __future__ import annotations
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
+from gdl.backends.load import loads
 from gdl.protocol import TERMINAL
+from gdl.solvers.alphabeta import SearchOptions, alphabeta
+from gdl.solvers.minimax import minimax
 from gdl.solvers.ordering import MoveOrdering
 from gdl.solvers.transposition import (
     BEST_ACTION,
@@ -28,6 +33,7 @@ from gdl.solvers.transposition import (
     TranspositionTable,
     answers,
 )
+from gdl.tools.strategies import transposition_games
 
 
 def entry(state, *, value=0, bound=EXACT, depth=FULL, action="a", work=1) -> Entry:
@@ -281,3 +287,64 @@ def test_cutoffs_teach_nothing_without_killers_or_history(switches):
     assert not ordering.learns
     ordering.record_cutoff("b", 0, 5)
     assert ordering.killers == [] and ordering.history == {}
+
+
+# --- Ranking by the root's order (evaluation_plies) ---------------------------------------------
+
+def counting_ordering(**switches) -> tuple[MoveOrdering, list]:
+    """make_ordering's game, with every evaluation call recorded."""
+    ordering = make_ordering(**switches)
+    calls: list = []
+    evaluate = ordering.evaluate
+
+    def counted(state):
+        calls.append(state)
+        return evaluate(state)
+
+    ordering.evaluate = counted
+    return ordering, calls
+
+
+def test_below_evaluation_plies_the_roots_order_ranks_without_evaluating():
+    ordering, calls = counting_ordering(by_evaluation=True, evaluation_plies=2)
+    # Player 1 (mover -1) orders the root: a and c at 2 (declaration order), d (returns 5, a loss
+    # for player 1, taken by value), b at 7.
+    root, _ = ordering.order(0, ACTIONS, -1, 0, NO_ACTION)
+    assert list(root) == ["a", "c", "d", "b"] and len(calls) == 3
+    # Ply 1 is still above the line: evaluated, and it does not change the ranks.
+    assert list(ordering.order(0, ACTIONS, 1, 1, NO_ACTION)[0]) == ["d", "b", "a", "c"]
+    del calls[:]
+    # From ply 2 on: the root's order for either mover, a win at once (d, for player 0) first,
+    # every child built, nothing evaluated.
+    actions, children = ordering.order(0, ACTIONS, 1, 2, NO_ACTION)
+    assert list(actions) == ["d", "a", "c", "b"]
+    assert children == {"a": 1, "b": 2, "c": 3, "d": 4}
+    assert list(ordering.order(0, ACTIONS, -1, 5, NO_ACTION)[0]) == ["a", "c", "d", "b"]
+    assert calls == []
+
+
+def test_ranked_nodes_keep_firsts_first_and_put_unranked_actions_last():
+    ordering = make_ordering(by_evaluation=True, table_move_first=True, evaluation_plies=1)
+    # The root has no d, and declares c before a: c and a tie at 2 (c first), then b at 7.
+    ordering.order(0, ("c", "b", "a"), -1, 0, NO_ACTION)
+    actions, _ = ordering.order(0, ACTIONS, -1, 3, "b")
+    assert list(actions) == ["b", "c", "a", "d"]        # the table move, the ranks, unranked d
+    # The same set of actions again (its ranked order is kept): the same answer, another first.
+    assert list(ordering.order(0, ACTIONS, -1, 4, "a")[0]) == ["a", "c", "b", "d"]
+    # A new root order re-ranks.
+    ordering.order(0, ("d", "b"), 1, 0, NO_ACTION)           # d (a win for player 0), b
+    assert list(ordering.order(0, ACTIONS, -1, 3, NO_ACTION)[0]) == ["d", "b", "a", "c"]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(transposition_games(evaluate=True), st.sampled_from([0, 1, 2]), st.booleans())
+def test_ranking_by_the_roots_order_keeps_the_value_and_the_optimal_set(generated, plies,
+                                                                        history):
+    # Ordering changes which nodes are searched, never the answer: minimax's value and set.
+    game = loads(generated.text, "generated.game", backend="compile")
+    options = SearchOptions(tt=True, ordering=True, pvs=True, history=history,
+                            evaluation_plies=plies)
+    ranked = alphabeta(game, options=options)
+    exact = minimax(game)
+    assert ranked.values == exact.values
+    assert ranked.best_actions == exact.best_actions

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -27,7 +28,7 @@ from gdl.backends.native.build import compiler
 from gdl.cli import main
 from gdl.moves import play
 from gdl.protocol import TERMINAL
-from gdl.solvers import solve
+from gdl.solvers import default_options, solve
 from gdl.tools.native_solve import native_rules, playouts, playouts_python, solve_native
 from gdl.tools.strategies import rule_games
 
@@ -153,6 +154,21 @@ def test_alphabeta_is_the_python_engine_node_for_node(which, depth, request):
         assert native.values == (0, 0) and native.best_actions == tuple(range(9))   # FACTS
     if which == "c4" and depth is None:
         assert native.values == (0, 0)                   # Tromp: 4 x 4 is a draw
+
+
+@needs_cc
+@pytest.mark.parametrize("plies", [0, 1, 3, None])
+def test_ranking_by_the_roots_order_counts_the_same_nodes_in_c(c4, plies):
+    # From ply `plies` on, both tiers rank actions by the root's order instead of evaluating
+    # every child (gdl.solvers.ordering): the same order, so the same nodes and answers.
+    options = replace(default_options(), evaluation_plies=plies)
+    python = solve(c4, "alphabeta", options=options)
+    native = native_rules(c4).alphabeta(c4.initial_state(), None, options.tt_size, plies)
+    assert python.values == (native["value"], -native["value"]) == (0, 0)    # Tromp: a draw
+    assert python.stats.nodes == native["nodes"] and python.stats.cutoffs == native["cutoffs"]
+    assert list(python.pv) == native["pv"]
+    legal = c4.legal_actions(c4.initial_state())
+    assert python.best_actions == tuple(a for a, f in zip(legal, native["best_flags"]) if f)
 
 
 @needs_cc

@@ -48,6 +48,10 @@ def add_engine_arguments(parser) -> None:
                            action=argparse.BooleanOptionalAction, help=text)
     group.add_argument("--tt-size", type=whole(2, MAX_TT_SIZE), metavar="N",
                        help=f"transposition table entries (default 1,048,576; at most {MAX_TT_SIZE:,})")
+    group.add_argument("--evaluation-plies", type=whole(0), metavar="PLY",
+                       help="with --ordering: from this ply on, order moves by the root's order "
+                            "rather than by evaluating every child (an exact solve's default: "
+                            "8; elsewhere every ply is evaluated)")
 
 
 def given_switches(args) -> list[str]:
@@ -63,6 +67,8 @@ def given_switches(args) -> list[str]:
             given.append(f"--{flag}" if value else f"--no-{flag}")
     if getattr(args, "tt_size", None) is not None:
         given.append("--tt-size")
+    if getattr(args, "evaluation_plies", None) is not None:
+        given.append("--evaluation-plies")
     return given
 
 
@@ -95,6 +101,8 @@ def engine_settings(args, algorithm: str):
                                if getattr(args, f"engine_{field}") is not None}
     if args.tt_size is not None:
         changes["tt_size"] = args.tt_size
+    if args.evaluation_plies is not None:
+        changes["evaluation_plies"] = args.evaluation_plies
     return replace(options, **changes), budget
 
 

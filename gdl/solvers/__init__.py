@@ -37,7 +37,8 @@ def default_options(depth: int | None = None, budget: Any = None) -> Any:
     """The alpha-beta techniques ``solve`` uses when it is given no ``options``.
 
     Exact solves (no ``depth``, no ``budget``): a transposition table, move ordering (the table's
-    move, then the game's evaluation when it declares one) and PVS. Chosen by node counts on the
+    move, then the game's evaluation when it declares one, from ply EVALUATION_PLIES on the
+    root's order instead: gdl.solvers.ordering) and PVS. Chosen by node counts on the
     bundled games (``python benchmarks/search.py``; every run exact, values and optimal root sets
     checked; Connect Four orders by its declared evaluation)::
 
@@ -72,10 +73,11 @@ def default_options(depth: int | None = None, budget: Any = None) -> Any:
     even depths and a one-unit window fails, so they stay off. Every switch can be set on the
     command line (`gdl solve --aspiration`, `--killers`, ...)."""
     from gdl.solvers.alphabeta import SearchOptions
+    from gdl.solvers.ordering import EVALUATION_PLIES
 
     exact = SearchOptions(tt=True, ordering=True, pvs=True)
     if depth is None and budget is None:
-        return exact
+        return replace(exact, evaluation_plies=EVALUATION_PLIES)
     return replace(exact, quiescence=True, iterative_deepening=budget is not None)
 
 

@@ -207,6 +207,9 @@ class SearchOptions:
     quiescence: bool = False
     quiescence_depth: int = 8
     optimal_set: bool = True        # False: the value and one optimal root action (fewer nodes)
+    # With ordering: from this ply on, rank actions by the root's order instead of evaluating
+    # every child (gdl.solvers.ordering); None: evaluate at every ply.
+    evaluation_plies: int | None = None
 
     @classmethod
     def engine(cls, **changes: Any) -> SearchOptions:
@@ -353,7 +356,7 @@ class Engine:
         self.ordering = MoveOrdering(
             game.current_player, game.apply, self.returns, self.evaluate,
             table_move_first=opts.ordering, by_evaluation=opts.ordering and info.has_evaluate,
-            killers=opts.killers, history=opts.history)
+            killers=opts.killers, history=opts.history, evaluation_plies=opts.evaluation_plies)
         self.pv_table: dict[State, Action] = {}    # state -> best action, where its value is exact
         # ``repetitions``: a state met again on the path raises RepetitionError (a game with no
         # length bound searched without a depth limit; see gdl.solvers.repetition).

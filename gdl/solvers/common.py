@@ -137,10 +137,13 @@ class Frontier:
 _checked_outcomes: tuple = ()
 
 
-def chance_outcomes(game, state: State) -> Sequence[tuple[Action, Fraction]]:
-    """The outcomes of a chance state, checked: exact, non-negative, summing to exactly 1."""
+def chance_outcomes(game, state: State, outcomes: Sequence[tuple[Action, Fraction]] | None = None
+                    ) -> Sequence[tuple[Action, Fraction]]:
+    """The outcomes of a chance state, checked: exact, non-negative, summing to exactly 1.
+    ``outcomes``: what ``game.chance_outcomes(state)`` gave, where the caller has it already."""
     global _checked_outcomes
-    outcomes = game.chance_outcomes(state)
+    if outcomes is None:
+        outcomes = game.chance_outcomes(state)
     checked = _checked_outcomes
     if outcomes and len(checked) == len(outcomes) and all(map(is_, checked, outcomes)):
         return outcomes

@@ -181,6 +181,7 @@ def engine_options(full: bool = False) -> list:
         SearchOptions(tt=True),
         SearchOptions(tt=True, tt_size=2),
         SearchOptions(ordering=True),
+        SearchOptions(tt=True, ordering=True, evaluation_plies=1),
         SearchOptions(killers=True, history=True),
         SearchOptions(iterative_deepening=True),
         SearchOptions(iterative_deepening=True, aspiration=True),

@@ -136,7 +136,7 @@ def _alphabeta(game, native, root, depth: int | None, total: int) -> SolveResult
         return SolveResult(values=tuple(game.returns(root)), best_actions=(), pv=(),
                            algorithm="alphabeta", stats=Stats(nodes=1, leaves=1), proven=True,
                            depth=0)
-    found = native.alphabeta(root, depth, options.tt_size)
+    found = native.alphabeta(root, depth, options.tt_size, options.evaluation_plies)
     if found is None:
         return None
     legal = game.legal_actions(root)

@@ -153,8 +153,10 @@ class NativeRules:
         """Python's hash of the state tuple, computed in C (the table's buckets depend on it)."""
         return self.library.gdl_hash(self._state(state))
 
-    def alphabeta(self, state, depth: int | None, tt_size: int) -> dict | None:
-        """gdl.solvers.alphabeta with its exact defaults (table, ordering, PVS): player 0's value,
+    def alphabeta(self, state, depth: int | None, tt_size: int,
+                  evaluation_plies: int | None) -> dict | None:
+        """gdl.solvers.alphabeta with its exact defaults (table, ordering, PVS, ordering by the
+        root's order from ``evaluation_plies`` on, None: never): player 0's value,
         the optimal root actions (declaration order), the principal variation and the counters;
         None if the search stopped."""
         value = V()
@@ -164,8 +166,8 @@ class NativeRules:
         root = self._state(state)
         failed = interruptible(self.library, lambda: self.library.gdl_alphabeta(
             root, -1 if depth is None else depth, ctypes.c_longlong(tt_size),
-            ctypes.byref(value), best_flags, ctypes.byref(legal_count), pv, ctypes.byref(pv_len),
-            stats))
+            -1 if evaluation_plies is None else evaluation_plies, ctypes.byref(value), best_flags,
+            ctypes.byref(legal_count), pv, ctypes.byref(pv_len), stats))
         self.stopped = bool(failed)
         if failed:
             return None

@@ -259,6 +259,8 @@ typedef struct {
 
 typedef struct { K state[CELLS]; int action, used; } PvSlot;
 
+#define NO_PLY (1 << 30)
+
 typedef struct {
     V *states;                  /* one state per ply */
     int *actions;               /* ACTIONS per ply */
@@ -271,6 +273,8 @@ typedef struct {
     PvSlot *pv;                 /* state -> best action where its value was exact */
     long long pv_capacity, pv_used;
     int has_evaluate;
+    int evaluation_plies;       /* from this ply on, rank by the root's order (NO_PLY: never) */
+    int *rank_of;               /* ACTIONS: each action's place in the root's order */
     long long nodes, leaves, cutoffs, probes, hits, researches, inexact, used, replaced;
     int max_ply;
 } AB;
@@ -361,8 +365,10 @@ static V first_value(const V *s, int terminal) {
 /* The search order of a node's actions (gdl.solvers.ordering with table_move_first and, when
    the game has an evaluation, by_evaluation): the table's move, then the rest by the child's
    evaluation for the mover (returns for a terminal child), a move that wins at once first, ties
-   by declaration order. When
-   children are built here they are kept: returns 1, and children[ply][i] is action i's child. */
+   by declaration order. From ply evaluation_plies on (an exact solve) the children are not
+   evaluated: a move that wins at once first, then the rest by the root's order (rank_of, set
+   when the root is ordered), as gdl.solvers.ordering's _ranked does. When children are built
+   here they are kept: returns 1, and children[ply][i] is action i's child. */
 static int order_actions(AB *x, int ply, const V *s, int *actions, int n, int mover, int table_move) {
     int *order = x->order + (size_t)ply * ACTIONS;
     int firsts = 0;
@@ -381,6 +387,7 @@ static int order_actions(AB *x, int ply, const V *s, int *actions, int n, int mo
     V *kids = x->children[ply];
     V *scores = x->scores + (size_t)ply * ACTIONS;
     unsigned char ranks[ACTIONS];
+    int by_root_order = ply >= x->evaluation_plies;
     int k = firsts;
     for (int i = 0; i < n; i++) {
         V *child = kids + (size_t)i * CELLS;
@@ -394,7 +401,14 @@ static int order_actions(AB *x, int ply, const V *s, int *actions, int n, int mo
         if (firsts && order[0] == i) continue;
         V value;
         int rank = 1;   /* 0: the move wins at once (the mover ends with more than the other) */
-        if (game_terminal(child)) {
+        if (by_root_order) {
+            if (game_terminal(child)) {
+                V u[PLAYERS];
+                rule_returns(child, u);
+                if (mover > 0 ? u[0] > u[1] : u[1] > u[0]) rank = 0;
+            }
+            value = x->rank_of[actions[i]];
+        } else if (game_terminal(child)) {
             V u[PLAYERS];
             rule_returns(child, u);
             value = checked_value(u[0]);
@@ -403,7 +417,7 @@ static int order_actions(AB *x, int ply, const V *s, int *actions, int n, int mo
             value = first_value(child, 0);
         }
         if (gdl_err) return 0;
-        scores[i] = mover > 0 ? -value : value;
+        scores[i] = by_root_order || mover < 0 ? value : -value;
         ranks[i] = (unsigned char)rank;
         /* insertion sort, stable: (rank, score, declaration order) ascending */
         int j = k++;
@@ -412,6 +426,10 @@ static int order_actions(AB *x, int ply, const V *s, int *actions, int n, int mo
             order[j] = order[j - 1]; j--;
         }
         order[j] = i;
+    }
+    if (ply == 0 && x->evaluation_plies != NO_PLY) {
+        for (int a = 0; a < ACTIONS; a++) x->rank_of[a] = ACTIONS;   /* not at the root: last */
+        for (int r = 0; r < n; r++) x->rank_of[actions[order[r]]] = r;
     }
     return 1;
 }
@@ -504,12 +522,15 @@ static V ab_search(AB *x, int ply, int depth, V alpha, V beta, int sign, const i
    for player 0, the optimal actions as flags over the root's legal list, the principal
    variation (pv_from), and the counters: nodes, leaves, cutoffs, probes, hits, researches,
    max ply, entries used, entries replaced, proven. Returns 1 when it stopped (an error). */
-int gdl_alphabeta(const V *root, int depth, long long tt_size, V *value0, int *best_flags,
-                  int *legal_count, int *pv, int *pv_len, long long *stats) {
+int gdl_alphabeta(const V *root, int depth, long long tt_size, int evaluation_plies, V *value0,
+                  int *best_flags, int *legal_count, int *pv, int *pv_len, long long *stats) {
     gdl_err = 0;
     AB x;
     memset(&x, 0, sizeof x);
     x.has_evaluate = HAS_EVALUATE;
+    x.evaluation_plies = evaluation_plies < 0 ? NO_PLY : evaluation_plies;
+    x.rank_of = malloc(sizeof(int) * ACTIONS);
+    if (x.rank_of) for (int a = 0; a < ACTIONS; a++) x.rank_of[a] = ACTIONS;
     x.buckets = tt_size / 2 > 0 ? tt_size / 2 : 1;
     x.states = malloc(sizeof(V) * CELLS * (size_t)MAX_PLY);
     x.actions = malloc(sizeof(int) * ACTIONS * (size_t)MAX_PLY);
@@ -521,7 +542,8 @@ int gdl_alphabeta(const V *root, int depth, long long tt_size, V *value0, int *b
     x.pv_capacity = 1024;
     x.pv = calloc((size_t)x.pv_capacity, sizeof(PvSlot));
     int failed = 1;
-    if (x.states && x.actions && x.order && x.scores && x.keys && x.children && x.table && x.pv) {
+    if (x.states && x.actions && x.order && x.scores && x.keys && x.children && x.table && x.pv
+        && x.rank_of) {
         failed = 0;
         int search_depth = depth < 0 ? FULL_DEPTH : depth;
         memcpy(x.states, root, sizeof(V) * CELLS);
@@ -609,6 +631,7 @@ int gdl_alphabeta(const V *root, int depth, long long tt_size, V *value0, int *b
     stats[8] = x.replaced; stats[9] = x.inexact == 0;
     if (x.children) for (int i = 0; i < MAX_PLY; i++) free(x.children[i]);
     free(x.children); free(x.states); free(x.actions); free(x.order); free(x.scores); free(x.keys);
+    free(x.rank_of);
     if (x.table) munmap(x.table, (size_t)x.buckets * 2 * sizeof(Entry));
     free(x.pv);
     return failed;

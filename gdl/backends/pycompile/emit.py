@@ -17,11 +17,12 @@ from gdl.backends.pycompile.irwalk import (
     Sizes,
     bindings,
     combos_count,
+    draws_once,
     has_random,
     local_uses,
     walk_statements,
 )
-from gdl.backends.pycompile.optimize import cse, merge_facts, small_set
+from gdl.backends.pycompile.optimize import bounds, cse, merge_facts, small_set
 from gdl.backends.pycompile.pyexpr import P, Temporaries, children, const, name, node
 from gdl.backends.pycompile.safe_text import comment_text, literal, name_part, tuple_literal
 from gdl.errors import Source
@@ -38,6 +39,8 @@ SPLIT_VALUES = 16         # an effect splits on a slot with at most this many va
 SPLIT_DEPTH = 1           # ... and on at most this many slots at once
 CACHE_COST = 40           # terminal / utility rules at least this costly are cached per state
 CACHE_LIMIT = 100_000     # ... in a dict emptied when it reaches this many states
+REMEMBER_COST = 10        # current_player hands a terminal test at least this costly to
+                          # legal_actions (a global written per call); a cheaper one is redone
 
 
 class _NeedList(Exception):
@@ -119,6 +122,7 @@ class Emitter:
         # every value slot 0 can hold: a player (`next` naming anything else is an error)
         self.mover_vals = frozenset(range(self.n))
         self.show_rules = True   # off while an action's later ground instances are written
+        self.next_unsure = False   # in the effect being written: a `next` not to a known player
 
     # -- small helpers
     def site(self, *entry) -> int:
@@ -206,14 +210,24 @@ class Emitter:
             parts.append(x if step == 1 else optimize.arith("*", x, const(step)))
         return constant, parts
 
-    def domain_test(self, v: str, var: ir.Variable) -> str:
+    def domain_test(self, v: str, var: ir.Variable, vals: frozenset | None = None) -> str:
         """Python text that is true when ``v`` is outside the variable's domain; whether the
-        domain is one range is worked out once per variable, not once per assignment."""
+        domain is one range is worked out once per variable, not once per assignment. ``vals``:
+        what the compiler proved ``v`` may hold (or None); a range end it cannot pass is not
+        tested (``s[4] + 1`` with s[4] in 0..30 is at least 0: only ``c4 > 30`` is)."""
         if var.slot not in self.contiguous:
             values = var.values
             self.contiguous[var.slot] = var.type == ir.INT and tuple(values) == tuple(
                 range(values[0], values[-1] + 1))
-        return _domain_test(v, var, self.contiguous[var.slot])
+        contiguous = self.contiguous[var.slot]
+        lo, hi = bounds(vals)
+        if contiguous and lo is not None and hi is not None:
+            first, last = var.values[0], var.values[-1]
+            if lo >= first and hi > last:
+                return f"{v} > {literal(last)}"
+            if hi <= last and lo < first:
+                return f"{v} < {literal(first)}"
+        return _domain_test(v, var, contiguous)
 
     def allowed(self, var: ir.Variable) -> frozenset:
         """Every value a variable may hold, built once per variable (not once per assignment of
@@ -406,10 +420,12 @@ class Emitter:
 
     def effect_code(self, action_id: int, ground: ir.GroundAction, player, chance: bool,
                     ret: str, fallback: list[str] | None = None,
-                    preset: dict | None = None, suspend: str | None = None) -> list[str]:
+                    preset: dict | None = None, suspend: str | None = None,
+                    draw: str | None = None) -> list[str]:
         """The statements of one ground action's effect for one player (or any player: None),
         unindented, every path ending in ``ret`` (a format string) applied to the next state.
-        ``s`` is the state before the action (``o`` the chance outcomes so far, with ``chance``).
+        ``s`` is the state before the action (``o`` the chance outcomes so far, with ``chance``;
+        with ``draw``, the effect's only draw reads the local of that name instead).
 
         The effect is compiled to straight tuple building when it can be. When an index depends
         on a slot of the old state with few values (``cell[c][height[c]]``), the code splits on
@@ -419,7 +435,7 @@ class Emitter:
         preset = preset or {}
         try:
             lines, result = self._effect(action_id, ground, player, chance, "tuple", preset,
-                                         suspend)
+                                         suspend, draw)
             return lines + ([ret.format(result)] if result is not None else [])
         except _NeedList as need:
             slot = need.slot
@@ -429,20 +445,21 @@ class Emitter:
                 and 1 < len(values) <= SPLIT_VALUES:
             for value in values:
                 case = self.effect_code(action_id, ground, player, chance, ret, fallback,
-                                        {**preset, slot: value}, suspend)
+                                        {**preset, slot: value}, suspend, draw)
                 lines.append(f"if s[{slot}] == {literal(value)}:")
                 lines.extend("    " + line for line in case)
             if fallback is not None:
                 return lines + fallback
-        code, result = self._effect(action_id, ground, player, chance, "list", {}, suspend)
+        code, result = self._effect(action_id, ground, player, chance, "list", {}, suspend,
+                                    draw)
         return lines + code + ([ret.format(result)] if result is not None else [])
 
-    def _effect(self, action_id, ground, player, chance, mode, preset, suspend=None):
+    def _effect(self, action_id, ground, player, chance, mode, preset, suspend=None, draw=None):
         action = ground.action
         temps = Temporaries()
         mover = const(player) if player is not None else self.mover_read("s")
         env = {pname: const(value) for (pname, _, _), value in zip(action.params, ground.args)}
-        state = _EffectState(mode, chance, suspend=suspend)
+        state = _EffectState(mode, chance, suspend=suspend, draw=draw)
         if suspend is not None:
             chance = False      # the state is the decision's: no suffix, no outcomes to read
         if mode == "tuple":
@@ -462,11 +479,12 @@ class Emitter:
             container = "c"
         else:
             container = "s"
-        if chance:
+        if chance and draw is None:
             body.append("n = 0")
         has_next = any(isinstance(st, ir.Next) for st in walk_statements(action.effect))
         if has_next:
             body.append("t = -1")
+        self.next_unsure = False    # set by a `next` whose player is not a known player index
         ctx = _Ctx(env, mover, {}, container, False, {}, temps)
         self.show_rules = show_rules
         self.block(action.effect, ctx, state, body, "", has_next)
@@ -480,9 +498,10 @@ class Emitter:
             rotate = node("op", ("%", node("op", ("+", mover, const(1))), const(self.n)))
         following = rotate.text
         if has_next:    # `next` may only name a player (the interpreter's E301 at the action)
-            site = self.site("NEXT", action.span)
             body.append(f"t = {rotate.text} if t == -1 else t")
-            body.append(f"if not 0 <= t < {self.n}: _enext(t, {site})")
+            if self.next_unsure:
+                site = self.site("NEXT", action.span)
+                body.append(f"if not 0 <= t < {self.n}: _enext(t, {site})")
             following = "t"
         if mode == "list":
             body.append(f"c[0] = {following}")
@@ -541,6 +560,8 @@ class Emitter:
                 out.append(f"{indent}t = -1")
         elif isinstance(st, ir.Next):
             player = self.final_expr(st.player, here)
+            if not (player.is_const and type(player.const) is int and 0 <= player.const < self.n):
+                self.next_unsure = True
             out.append(f"{indent}t = {player.text}")
         elif isinstance(st, ir.Random):
             self.random(st, ctx, state, out, indent, has_next)
@@ -599,7 +620,8 @@ class Emitter:
             local = f"c{slot}"
             out.append(f"{indent}{local} = {value.text}")
             if needs_check:
-                out.append(f"{indent}if {self.domain_test(local, var)}: _e301({local}, {check_site})")
+                out.append(f"{indent}if {self.domain_test(local, var, value.vals)}: "
+                           f"_e301({local}, {check_site})")
             state.slots[slot] = name(local, self.domain(var) if needs_check or value.vals is None
                                      else value.vals & allowed)
             return
@@ -713,10 +735,13 @@ class Emitter:
             state.dead = True
             return
         local = ctx.temps.temp(f"q{name_part(st.name)}_")
-        out.append(f"{indent}if n >= len(o):")
-        out.append(f"{indent}    return {dist}")
-        out.append(f"{indent}{local} = o[n]")
-        out.append(f"{indent}n += 1")
+        if state.draw is not None:      # the only draw: its outcome is known (a parameter)
+            out.append(f"{indent}{local} = {state.draw}")
+        else:
+            out.append(f"{indent}if n >= len(o):")
+            out.append(f"{indent}    return {dist}")
+            out.append(f"{indent}{local} = o[n]")
+            out.append(f"{indent}n += 1")
         vals = frozenset(v.const for v, _ in pairs) if all(v.is_const for v, _ in pairs) else None
         self.block(st.body, ctx.bind({st.name: name(local, vals)}), state, out, indent, has_next)
 
@@ -755,13 +780,16 @@ class Emitter:
                 [f"{indent}    if len(_TC) >= {CACHE_LIMIT}:", f"{indent}        _TC.clear()",
                  f"{indent}    _TC[s] = t"]
 
-        # current_player remembers its last answer for legal_actions
-        lines = ["def current_player(s):", "    global _last"]
+        # current_player remembers its last answer for legal_actions, unless the terminal test
+        # costs less than remembering it (a tuple and a global written at every call)
+        remember = game.stuck_end is not None or cache_terminal or term.cost >= REMEMBER_COST
+        lines = ["def current_player(s):"] + (["    global _last"] if remember else [])
         lines += [g.format("-1") for g in guard]
         keep = ", r" if game.stuck_end else ""
         lines += ["    r = None"] if game.stuck_end else []
         lines += evaluate_terminal("    ")
-        lines += [f"    _last = (s, t{keep})", "    return -2 if t else s[0]"]
+        lines += [f"    _last = (s, t{keep})"] if remember else []
+        lines += ["    return -2 if t else s[0]"]
         fns.append(lines)
 
         lines = ["def is_terminal(s):"] + [g.format("False") for g in guard]
@@ -773,10 +801,13 @@ class Emitter:
         lines = ["def legal_actions(s):"] + (["    global _last"] if game.stuck_end else [])
         lines += [g.format("[]") for g in guard]
         lines += ["    r = None"] if game.stuck_end else []
-        lines += ["    l = _last", "    if l[0] is s:", "        t = l[1]"]
-        # handed out once: a caller may change the list it gets
-        lines += ["        r = l[2]", "        _last = (s, t, None)"] if game.stuck_end else []
-        lines += ["    else:"] + evaluate_terminal("        ")
+        if remember:
+            lines += ["    l = _last", "    if l[0] is s:", "        t = l[1]"]
+            # handed out once: a caller may change the list it gets
+            lines += ["        r = l[2]", "        _last = (s, t, None)"] if game.stuck_end else []
+            lines += ["    else:"] + evaluate_terminal("        ")
+        else:
+            lines += evaluate_terminal("    ")
         lines += ["    if t:", "        return []"]
         # with `when stuck lose | win`, the terminal test may have listed the actions already
         lines += ["    if r is not None:", "        return r"] if game.stuck_end else []
@@ -798,7 +829,17 @@ class Emitter:
         players = list(range(n)) if specialise else [None]
         settle = "_settle" if game.stuck_pass else ""
         lines = ["def apply(s, a):"]
-        if game.has_chance:   # a chance outcome: replay the pending action with it
+        # Where every chance action draws once, an outcome finishes the pending action through
+        # _ONE[k][mover](s, outcome value): its effect with that value, no outcome list to build
+        # nor distribution to meet first.
+        once = game.has_chance and all(draws_once(game.ground_actions[k].action.effect)
+                                       for k in chance_ids)
+        if once:
+            pick = "_ONE[s[{}]][s[0]]" if specialise else "_ONE[s[{}]][0]"
+            lines += [f"    if len(s) != {base}:", "        try:",
+                      f"            r = {pick.format(base)}(s, a[1])", "        except _EvalError as e:",
+                      "            raise _fail(e, s, a) from None", f"        return {settle}(r)"]
+        elif game.has_chance:   # a chance outcome: replay the pending action with it
             pick = "_RUN[k][s[0]]" if specialise else "_RUN[k][0]"
             lines += [f"    if len(s) != {base}:", f"        k = s[{base}]",
                       f"        o = s[{base + 1}:] + (a[1],)", "        try:",
@@ -815,6 +856,9 @@ class Emitter:
             for k, ground in enumerate(game.ground_actions):
                 if k in chance_ids:
                     label = f"_r{k}{'' if player is None else '_' + str(player)}"
+                    if once:
+                        code = self.effect_code(k, ground, player, True, "return {}", draw="drawn")
+                        fns.append([f"def _o{label[2:]}(s, drawn):"] + ["    " + x for x in code])
                     code = self.effect_code(k, ground, player, True, "return {}")
                     fns.append([f"def {label}(s, o):"] + ["    " + x for x in code])
                     # the decision: run the effect up to its first `random`, then wait
@@ -836,6 +880,8 @@ class Emitter:
                 "(" + "".join((f"_r{k}_{p}, " if p is not None else f"_r{k}, ") if k in chance_ids
                               else "None, " for p in players) + "), "
                 for k in range(K)) + ")"
+            if once:
+                runs += "\n_ONE = " + runs[len("_RUN = "):].replace("_r", "_o")
             pick = "_RUN[k][s[0]]" if specialise else "_RUN[k][0]"
             fns.append(["def chance_outcomes(s):", f"    k = s[{base}]", "    try:",
                         f"        r = {pick}(s, s[{base + 1}:])", "    except _EvalError as e:",
@@ -1031,19 +1077,23 @@ class _EffectState:
     slots changed so far (slot -> a constant, ``s[k]``, or the local ``c<slot>``). ``force``:
     inside a loop every assignment goes to its local."""
 
-    __slots__ = ("chance", "dead", "force", "mode", "slots", "suspend")
+    __slots__ = ("chance", "dead", "draw", "force", "mode", "slots", "suspend")
 
     def __init__(self, mode: str, chance: bool, slots=None, force: bool = False,
-                 suspend: str | None = None):
+                 suspend: str | None = None, draw: str | None = None):
         self.mode, self.chance, self.force = mode, chance, force
         self.slots: dict[int, P] = slots if slots is not None else {}
         self.dead = False   # an error was raised (or the effect suspended): nothing after it runs
         # With `suspend`, no chance outcome is known yet (the decision itself): the first
         # `random` reached checks its distribution and runs this line instead of reading `o`.
         self.suspend = suspend
+        # With `draw`, the effect draws once and that draw's outcome is this local (an outcome
+        # applied to a pending state: no outcome list to read, no distribution to hand out).
+        self.draw = draw
 
     def copy(self) -> _EffectState:
-        return _EffectState(self.mode, self.chance, dict(self.slots), self.force, self.suspend)
+        return _EffectState(self.mode, self.chance, dict(self.slots), self.force, self.suspend,
+                            self.draw)
 
 
 def _domain_test(v: str, var: ir.Variable, contiguous: bool) -> str:

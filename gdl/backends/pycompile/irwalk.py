@@ -58,6 +58,14 @@ def has_random(stmts) -> bool:
     return any(isinstance(st, ir.Random) for st in walk_statements(stmts))
 
 
+def draws_once(stmts) -> bool:
+    """Whether an effect holds exactly one `random`, outside every loop: then it draws at most
+    once, so a pending chance state has no outcome yet and its outcome finishes the effect."""
+    randoms = [st for st in walk_statements(stmts) if isinstance(st, ir.Random)]
+    loops = [st for st in walk_statements(stmts) if isinstance(st, (ir.For, ir.Repeat))]
+    return len(randoms) == 1 and not any(has_random(loop.body) for loop in loops)
+
+
 RANGE_GUESS = 8   # how many values a range computed at run time (ir.Range) is taken to have
 
 
