@@ -21,7 +21,9 @@ positions and value agree with the literature (FACTS: Tromp's counts, draws).
 Rows: ``serial`` (gdl.graph.strong_solve + database.save, what `gdl solve --strong --save`
 runs), ``tiers-1`` (by tiers, one process), ``tiers-2`` (two worker processes), ``dask-2`` (a
 LocalCluster of two worker processes, its start-up not counted). Wall seconds: run the table on
-an otherwise idle machine, or compare rows measured side by side.
+an otherwise idle machine, or compare rows measured side by side. The serial share (rows with
+workers) does not depend on the load: the coordinator's CPU seconds over all the solve's, from
+the executors' count of their tasks' CPU seconds; a comment line gives them per pass.
 """
 
 from __future__ import annotations

@@ -378,3 +378,33 @@ def test_the_executors_count_their_tasks_cpu_seconds_apart_from_the_coordinators
         # handed them out (in this process, the tasks' own seconds are taken out of its time)
         assert lap["tasks"] >= 0.25
         assert lap["coordinator"] < 0.1
+
+
+def test_an_interrupted_forward_pass_resumes_from_its_last_tier(tmp_path):
+    # Pig's forward pass is checkpointed a tier at a time: stopped after four tiers were found,
+    # the resumed solve finds only the others, and saves the serial database
+    game = load(GAMES / "cyclic/pig100.game", {"goal": 6, "sides": 3})
+
+    class Stop(Exception):
+        pass
+
+    def stop_after_four(stage, done, total):
+        if stage.startswith("found tier"):
+            found_first.append(stage)
+            if len(found_first) == 4:       # reported after the tier's checkpoint
+                raise Stop
+
+    found_first: list[str] = []
+    with pytest.raises(Stop):
+        tiered_solve(game, tmp_path / "t", binding=BINDING, progress=stop_after_four)
+    manifest = json.loads((tmp_path / "t" / "manifest.json").read_text())
+    assert len(manifest["found"]) == 4 and "tiers" not in manifest
+    found_again: list[str] = []
+    resumed = tiered_solve(game, tmp_path / "t", binding=BINDING, resume=True,
+                           progress=lambda stage, *_: found_again.append(stage)
+                           if stage.startswith("found tier") else None)
+    assert not set(found_again) & set(found_first)        # no tier found twice
+    assert len(found_again) + 4 == len(resumed.tiers)
+    merge_database(resumed, tmp_path / "resumed.db", BINDING)
+    assert (tmp_path / "resumed.db").read_bytes() == serial_database(game, tmp_path / "s.db")
+    assert not list((tmp_path / "t").glob("*.later.npz"))   # the checkpoint's files, removed

@@ -30,6 +30,7 @@ every state has the same length. ``expand`` is the only place that calls the gam
 
 from __future__ import annotations
 
+import functools
 import json
 import time
 import zlib
@@ -373,13 +374,22 @@ def discover(run: TierRun) -> list[list[int]]:
     scores, then a round per turn-total step, rounds too small to share out) is closed in one
     task (``closure_task``), and meanwhile the next tier is closed in another from the positions
     already known to reach it; the moves of the tier being closed may add more, whose closure
-    is then added to it. The union is the same set, so the same tier files."""
+    is then added to it. The union is the same set, so the same tier files.
+
+    Each tier found is a checkpoint: its keys, and the keys its moves reach in later tiers
+    (``tier-t.later.npz``), then the manifest's ``"found"``. A resumed pass starts from there."""
     game = run.game
     root = game.initial_state()
     tier_of = tier_function(game, run.tier)
-    pending: dict[int, list[np.ndarray]] = {int(tier_of(root)): [_keys_array([key_of(root)])]}
-    tiers: list[list[int]] = []
-    found = 0
+    pending: dict[int, list[np.ndarray]] = {}
+    tiers: list[list[int]] = [list(pair) for pair in run.manifest.get("found", [])]
+    done = {t for t, _ in tiers}
+    for t, _ in tiers:                   # resumed: what the tiers found set aside for later
+        with np.load(run.path(t, "later.npz")) as saved:
+            _set_aside(pending, {int(u): saved[u] for u in saved.files if int(u) not in done})
+    if not tiers:
+        pending[int(tier_of(root))] = [_keys_array([key_of(root)])]
+    found = sum(count for _, count in tiers)
     pipelined = (not isinstance(run.executor, SerialExecutor) and run.source is not None
                  and hasattr(run.executor, "submit"))
     ahead: dict[int, tuple] = {}     # tier -> (the seeds it started from, its closure task)
@@ -397,23 +407,38 @@ def discover(run: TierRun) -> list[list[int]]:
                 ahead[following] = (start, run.executor.submit(closure_task, (
                     run.source, run.tier, following, _keys_array([]), start)))
         known = _keys_array([])
+        later: dict[int, list[np.ndarray]] = {}        # what this tier sets aside
         if early is not None:
             early_seeds, job = early
             seeds = _add_new(early_seeds, seeds)[0]
-            known = _closed(run, tier, seeds, job.result(), pending)
+            known = _closed(run, tier, seeds, job.result(), later)
         known, fresh = _add_new(known, seeds)
         if not len(fresh):
             keys = known
         elif pipelined and len(fresh) < PARALLEL_MIN:
             job = run.executor.submit(closure_task, (run.source, run.tier, tier, known, fresh))
-            keys = _closed(run, tier, seeds, job.result(), pending)
+            keys = _closed(run, tier, seeds, job.result(), later)
         else:
-            keys = _rounds(run, tier, known, fresh, pending)
+            keys = _rounds(run, tier, known, fresh, later)
+        reached = {u: parts[0] if len(parts) == 1 else np.unique(np.concatenate(parts))
+                   for u, parts in later.items()}
+        _set_aside(pending, reached)
         _save_array(run.path(tier, "keys.npy"), keys)
+        atomic_write(run.path(tier, "later.npz"),
+                     functools.partial(_save_later, {str(u): k for u, k in reached.items()}))
         tiers.append([tier, len(keys)])
+        run.manifest["found"] = tiers
+        run.save_manifest()             # the checkpoint: tier found
         found += len(keys)
         run.report(f"found tier {tier}:", found, found)
+    for t, _ in tiers:                  # the pass is done: the manifest will list every tier
+        run.path(t, "later.npz").unlink(missing_ok=True)
+    run.manifest.pop("found", None)
     return tiers
+
+
+def _save_later(arrays: dict, out) -> None:
+    np.savez(out, **arrays)
 
 
 def _rounds(run: TierRun | None, tier: int, seen: np.ndarray, frontier: np.ndarray,
@@ -982,6 +1007,7 @@ def tiered_solve(game, directory: str | Path, *, binding: dict | None = None,
             if declared:
                 raise
             run.tier = ONE_TIER                  # the inferred tier was wrong: one tier
+            run.manifest.pop("found", None)
             if run.native is not None:
                 run.native.tier = ((), ())
             run.manifest["tier"] = [[], []]
