@@ -369,15 +369,16 @@ def test_the_executors_count_their_tasks_cpu_seconds_apart_from_the_coordinators
     for executor in (SerialExecutor(), ProcessExecutor(2)):
         try:
             clock = CpuClock(executor)
-            assert executor.map(_spin, [0.05] * 4) == [0.05] * 4
-            assert executor.submit(_spin, 0.05).result() == 0.05
+            assert executor.map(_spin, [0.2] * 4) == [0.2] * 4
+            assert executor.submit(_spin, 0.2).result() == 0.2
             lap = clock.lap()
         finally:
             executor.close()
-        # five tasks of at least 0.05 CPU seconds each, by construction; the coordinator only
-        # handed them out (in this process, the tasks' own seconds are taken out of its time)
-        assert lap["tasks"] >= 0.25
-        assert lap["coordinator"] < 0.1
+        # five tasks of at least 0.2 CPU seconds each, by construction; the coordinator only
+        # handed them out (in this process, the tasks' own seconds are taken out of its time;
+        # a pool's forks of a large test process cost it a little)
+        assert lap["tasks"] >= 1.0
+        assert lap["coordinator"] < 0.5
 
 
 def test_an_interrupted_forward_pass_resumes_from_its_last_tier(tmp_path):
