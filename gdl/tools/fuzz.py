@@ -1237,7 +1237,7 @@ def native_problems(game: Any, state: Any, depth: int | None) -> tuple[list[Prob
         return [], 0
     problems: list[Problem] = []
     compared = 0
-    for algorithm in ("minimax", "alphabeta", "expectiminimax", "maxn"):
+    for algorithm in ("minimax", "alphabeta", "expectiminimax", "star1", "star2", "maxn"):
         fast = solve_native(game, algorithm, depth=depth, root_state=state)
         if fast is None:
             continue

@@ -4,9 +4,10 @@ runs the Python solver, which gives the same answer or reports the error located
 
 Implemented natively: ``minimax`` and ``expectiminimax`` (values, exact fractions included, the
 optimal root set, the principal variation and the node and leaf counts, identical to
-gdl.solvers.minimax and gdl.solvers.expectiminimax), ``alphabeta`` with its default options, and
-random playouts (``playouts``, the same choices as the Python loop here). gdl.solvers stays
-protocol-only: this module is the glue.
+gdl.solvers.minimax and gdl.solvers.expectiminimax), ``star1`` and ``star2`` on chance games
+(the same, plus the cut-offs, identical to gdl.solvers.star without a table), ``alphabeta`` with
+its default options, ``maxn``, and random playouts (``playouts``, the same choices as the
+Python loop here). gdl.solvers stays protocol-only: this module is the glue.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from fractions import Fraction
 from gdl.protocol import CHANCE, TERMINAL
 from gdl.solvers.result import SolveResult, Stats
 
-NATIVE_ALGORITHMS = ("minimax", "alphabeta", "expectiminimax", "maxn")
+NATIVE_ALGORITHMS = ("minimax", "alphabeta", "expectiminimax", "star1", "star2", "maxn")
 
 
 def native_rules(game):
@@ -34,6 +35,11 @@ def solve_native(game, algorithm: str, *, depth: int | None = None, root_state=N
     info = game.info
     if native is not None and algorithm == "maxn" and options is None and budget is None:
         searched = _maxn(game, native, depth, root_state)
+        if searched is None and on_stop is not None and native.stopped:
+            on_stop()
+        return searched
+    if native is not None and algorithm in ("star1", "star2") and options is None and budget is None:
+        searched = _star(game, native, algorithm, depth, root_state)
         if searched is None and on_stop is not None and native.stopped:
             on_stop()
         return searched
@@ -65,12 +71,7 @@ def solve_native(game, algorithm: str, *, depth: int | None = None, root_state=N
         return None
 
     def vector(v0) -> tuple:
-        """Player 0's value as the Python solver has it (a Fraction once it went through a
-        chance node, else an int) and the vector it makes with the declared total."""
-        if isinstance(v0, tuple):
-            numerator, denominator, through_chance = v0
-            v0 = Fraction(numerator, denominator) if through_chance else numerator
-        return (v0, total - v0)
+        return _vector(v0, total)
 
     root_children = tuple((action, vector(v)) for action, v in found["root"])
     mover = game.current_player(root)
@@ -83,6 +84,53 @@ def solve_native(game, algorithm: str, *, depth: int | None = None, root_state=N
                        pv=tuple(found["pv"]), algorithm=algorithm, stats=stats,
                        proven=found["evaluations"] == 0, depth=depth,
                        extra={"action_values": root_children, "backend": "native"})
+
+
+def _vector(v0, total: int) -> tuple:
+    """Player 0's value as the Python solver has it (a Fraction once it went through a chance
+    node, else an int) and the vector it makes with the declared total."""
+    if isinstance(v0, tuple):
+        numerator, denominator, through_chance = v0
+        v0 = Fraction(numerator, denominator) if through_chance else numerator
+    return (v0, total - v0)
+
+
+def _star(game, native, algorithm: str, depth: int | None, root_state) -> SolveResult | None:
+    """gdl.solvers.star's Star1 or Star2 (no table) in C, on a game with chance; None where the
+    Python solver refuses the game (with its own message) or the native tier lacks the search
+    (no chance: the native unit has no Star loop, and alphabeta is the default there)."""
+    info = game.info
+    if not info.has_chance or len(info.players) != 2 or info.sum_kind == "general-sum":
+        return None
+    if depth is not None and (isinstance(depth, bool) or not isinstance(depth, int) or depth < 0
+                              or not info.has_evaluate):
+        return None
+    total = 0 if info.sum_kind == "zero-sum" else info.utility_sum
+    if info.utility_bounds is None:
+        return None
+    lo, hi = info.utility_bounds
+    if not all(type(v) is int for v in (total, lo, hi)):
+        return None
+    # As gdl.solvers.star: either player's value lies in [low, high]; equal ends are widened.
+    low, high = max(lo, total - hi), min(hi, total - lo)
+    if low > high:
+        return None
+    if low == high:
+        high = low + 1
+    root = game.initial_state() if root_state is None else root_state
+    found = native.star(root, depth, algorithm == "star2", total, (low, high), (lo, hi))
+    if found is None:
+        return None
+    value = _vector(found["value"], total)
+    best_actions: tuple = ()
+    if found["root"]:
+        mover = game.current_player(root)
+        best_actions = tuple(a for a, v in found["root"]
+                             if _vector(v, total)[mover] == value[mover])
+    stats = Stats(nodes=found["nodes"], leaves=found["leaves"], cutoffs=found["cutoffs"])
+    return SolveResult(values=value, best_actions=best_actions, pv=tuple(found["pv"]),
+                       algorithm=algorithm, stats=stats, proven=found["evaluations"] == 0,
+                       depth=depth, extra={"backend": "native"})
 
 
 def _maxn(game, native, depth: int | None, root_state) -> SolveResult | None:

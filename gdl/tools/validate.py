@@ -978,7 +978,7 @@ def budget_problem(est: Estimate, algorithm: str, *, depth: int | None = None, i
         return None
     hours = needed * node_seconds / 3600
     text = (f"{algorithm} would visit about {needed:.3g} {what}, over the budget of "
-            f"{budget:.0e} (about {_duration(hours)} at {node_seconds * 1e6:.0f} µs a node, "
+            f"{budget:.0e} (about {_duration(hours)} at {node_seconds * 1e6:.2g} µs a node, "
             f"measured on this game; the estimate of the nodes may be off by 10x or more)")
     has_evaluate = info is not None and info.has_evaluate
     fits = [d for d in range(1, len(est.tree_by_depth))

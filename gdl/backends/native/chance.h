@@ -29,6 +29,16 @@ static Q q_make(__int128 n, __int128 d) {
     Q r = {0, 1};
     if (d == 0) { gdl_err = 1; return r; }
     if (d < 0) { n = -n; d = -d; }
+    if (n == 0) return r;
+    if (d != 1 && (n < 0 ? -n : n) <= INT64_MAX && d <= INT64_MAX) {
+        /* Both fit in 64 bits (nearly always): the gcd and the divisions in 64 bits too, since a
+           128-bit division is a library call costing tens of cycles. */
+        uint64_t magnitude = n < 0 ? (uint64_t)(-n) : (uint64_t)n;
+        uint64_t g = (uint64_t)q_gcd(magnitude, (uint64_t)d);
+        r.n = (V)(magnitude / g); r.d = (V)((uint64_t)d / g);
+        if (n < 0) r.n = -r.n;
+        return r;
+    }
     if (d != 1) {
         unsigned __int128 g = q_gcd(n < 0 ? (unsigned __int128)(-n) : (unsigned __int128)n,
                                     (unsigned __int128)d);
@@ -43,6 +53,14 @@ static inline Q q_of(V v) { Q r = {v, 1}; return r; }
 static inline Q q_add(Q a, Q b) {
     if (a.d == b.d) return q_make((__int128)a.n + b.n, a.d);
     return q_make((__int128)a.n * b.d + (__int128)b.n * a.d, (__int128)a.d * b.d);
+}
+/* k - a for a whole number k: (k·d - n)/d is already reduced (gcd(k·d - n, d) = gcd(n, d) = 1). */
+static inline Q q_int_sub(V k, Q a) {
+    __int128 n = (__int128)k * a.d - a.n;
+    Q r = {0, 1};
+    if (n > INT64_MAX || n < -INT64_MAX) { gdl_err = 1; return r; }
+    r.n = (V)n; r.d = a.d;
+    return r;
 }
 static inline Q q_neg(Q a) { return q_make(-(__int128)a.n, a.d); }
 static inline Q q_sub(Q a, Q b) { return q_add(a, q_neg(b)); }

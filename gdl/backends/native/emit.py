@@ -49,6 +49,11 @@ class Unsupported(_Unsupported):
     """The game uses something the native tier does not compile; it runs in Python."""
 
 
+class TooLarge(Unsupported):
+    """The rules' C would pass MAX_SOURCE (with every define inlined, ``generate`` then tries
+    the defines as functions)."""
+
+
 def c_int(value: object) -> str:
     """A number as C text: ints and bools only, within int64 (else the game is Unsupported)."""
     if type(value) is bool:
@@ -70,12 +75,20 @@ def c_comment(text: str) -> str:
 
 
 class CEmitter:
-    def __init__(self, game: ir.Game, filename: str = "<input>"):
+    def __init__(self, game: ir.Game, filename: str = "<input>", define_functions: bool = False):
         if game.tree is not None:
             raise Unsupported("explicit trees run in Python")
         self.game, self.filename = game, filename
         self.counter = 0
         self.tables: list[str] = []
+        # With define_functions, each define is one static C function (gcc still inlines the
+        # small ones) instead of its body inlined at every use: far less C for rules that call
+        # large defines from many ground actions (Othello), at the price of the constants an
+        # inlined body would fold (an action's parameters) and of the index checks they prove.
+        self.define_functions = define_functions
+        self.define_names: dict[int, str] = {}      # id of a typed define -> its C function
+        self.functions: list[str] = []              # prototypes first, then the bodies
+        self.function_bodies: list[str] = []
         # C name or text -> (low, high) known to hold where it is used (loop ranges, guards)
         self.ranges: dict[str, tuple[int | None, int | None]] = {}
         self.cells = len(game.initial)
@@ -157,6 +170,11 @@ class CEmitter:
             for arg in args[1:]:
                 text = f"{pick}({text}, {arg})"
             return text
+        if isinstance(e, ir.Call) and self.define_functions:
+            # (The arguments have no side effects but the error flag, so C's unspecified order
+            # of evaluating them changes nothing.)
+            args = "".join(f", {self.expr(arg, env, s)}" for arg in e.args)
+            return f"{self.define_function(e.define)}({s}{args})"
         if isinstance(e, ir.Call):
             # Inlined: the arguments are evaluated once, in order, into fresh locals.
             names, parts = [], []
@@ -180,6 +198,22 @@ class CEmitter:
             return (f"({{ V {name} = {self.expr(e.value, env, s)}; "
                     f"{self.expr(e.body, {**env, e.name: name}, s)}; }})")
         raise Unsupported(f"expression {type(e).__name__}")
+
+    def define_function(self, define) -> str:
+        """The C function computing ``define`` (emitted on first use): the state, then the
+        define's parameters, each a fresh compiler-chosen name; the rule's names stay comments."""
+        name = self.define_names.get(id(define))   # (each typed instance is its own function)
+        if name is not None:
+            return name
+        name = self.define_names[id(define)] = self.fresh("d")
+        params = [self.fresh("a") for _ in define.params]
+        saved, self.ranges = self.ranges, {}     # nothing is known of the arguments here
+        body = self.expr(define.body, dict(zip(define.params, params)), "s")
+        self.ranges = saved
+        head = f"static V {name}(const V *s{''.join(f', V {p}' for p in params)})"
+        self.functions.append(head + "; " + c_comment("define " + define.name))
+        self.function_bodies.append(f"{head} {{ {self.where(define.span)}\n    return {body};\n}}")
+        return name
 
     def guard_facts(self, e: ir.Expr, env, s: str):
         """(C text, low, high) bounds that hold when ``e`` is true: from ``x >= k``, ``x < k``
@@ -552,10 +586,14 @@ class CEmitter:
         """``size`` plus the lines' lengths, or Unsupported once that passes MAX_SOURCE (checked
         as the rules are emitted, so a game far over it is refused quickly)."""
         size += sum(len(line) + 1 for line in lines)
+        size += sum(len(text) + 1 for text in self.function_bodies[self.counted:])
+        self.counted = len(self.function_bodies)
         if size > MAX_SOURCE:
-            raise Unsupported(f"its rules would be more than {MAX_SOURCE // 1000} kB of C, too "
-                              "long to compile quickly")
+            raise TooLarge(f"its rules would be more than {MAX_SOURCE // 1000} kB of C, too "
+                           "long to compile quickly")
         return size
+
+    counted = 0     # function bodies already added to the size
 
     def stuck_returns(self) -> list[str]:
         """``rule_returns`` of a game that ends when the mover is stuck: the declared utilities
@@ -589,6 +627,9 @@ class CEmitter:
             body += ["static void rule_evaluate(const V *s, V *out) { (void)s; (void)out; gdl_err = 1; }"]
         # legal actions, one function per player, in declaration order
         size = sum(len(line) for line in body)
+        start, done = size, 0
+        tests = sum(1 for player in range(n) for ground in g.ground_actions
+                    if ground.action.by is None or player in ground.action.by)
         for player in range(n):
             body.append(f"static int rule_legal_{player}(const V *s, int *out) {{")
             body.append("    int n = 0;")
@@ -601,6 +642,13 @@ class CEmitter:
                 body.append(f"    if ({test}) out[n++] = {action_id}; "
                             + c_comment(ground.name))
                 size = self.within_size(size, body[-1])
+                done += 1
+                if (not self.define_functions and done >= 8
+                        and start + (size - start) * tests // done > 2 * MAX_SOURCE):
+                    # The legal actions alone, at this rate, would be twice the cap: stop
+                    # inlining now (generate makes the defines functions) rather than at 1 MB.
+                    raise TooLarge("its rules, inlined, would be far more than "
+                                   f"{MAX_SOURCE // 1000} kB of C")
             body.append("    return n;")
             body.append("}")
         body.append("static int rule_legal(const V *s, int *out) {")
@@ -675,7 +723,9 @@ class CEmitter:
         ]
         here = resources.files("gdl.backends.native")
         search = here.joinpath("search.c").read_text() + here.joinpath("graph.c").read_text()
-        return "\n".join(header + chance + self.tables + body) + "\n" + search
+        self.within_size(size)      # the functions the last rules needed
+        return ("\n".join(header + chance + self.tables + self.functions + self.function_bodies
+                          + body) + "\n" + search)
 
 
 def tier_rule(emitter: CEmitter) -> list[str]:
@@ -711,5 +761,9 @@ def _flatten(value) -> list[int]:
 
 
 def generate(game: ir.Game, filename: str = "<input>") -> str:
-    """The C source for a checked game (deterministic), or Unsupported."""
-    return CEmitter(game, filename).unit()
+    """The C source for a checked game (deterministic), or Unsupported. Defines are inlined at
+    every use; where that would pass MAX_SOURCE, they become functions."""
+    try:
+        return CEmitter(game, filename).unit()
+    except TooLarge:
+        return CEmitter(game, filename, define_functions=True).unit()

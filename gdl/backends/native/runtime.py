@@ -102,6 +102,26 @@ class NativeRules:
         """gdl.solvers.expectiminimax (no table) from a decision or terminal ``state``: player
         0's value and the root's actions with theirs as (numerator, denominator, came through
         chance), the principal variation and the counters; None if the search stopped."""
+        return self._exact_search(state, 3, lambda root, depth_arg, *outputs:
+                                  self.library.gdl_expectiminimax(root, depth_arg, *outputs),
+                                  depth)
+
+    def star(self, state, depth: int | None, probing: bool, total: int, window: tuple[int, int],
+             bounds: tuple[int, int]) -> dict | None:
+        """gdl.solvers.star's Star1 (or Star2 with ``probing``), no table, from a decision or
+        terminal ``state``: as ``expectiminimax``, plus the cut-offs. ``window`` is (L, U), the
+        range of either player's value (L < U); ``bounds`` the declared utility bounds, which
+        every leaf must keep (else the search stops and the Python tier reports it)."""
+        (low, high), (lo, hi) = window, bounds
+        settings = [V(v) for v in (total, low, high, lo, hi)]
+        return self._exact_search(state, 4, lambda root, depth_arg, *outputs:
+                                  self.library.gdl_star(root, depth_arg, 1 if probing else 0,
+                                                        *settings, *outputs),
+                                  depth)
+
+    def _exact_search(self, state, counters: int, call, depth: int | None) -> dict | None:
+        """A search with exact chance values (gdl_expectiminimax's outputs): ``call(root, depth,
+        value, root_actions, root_values, root_fracs, root_count, pv, pv_len, stats)``."""
         if len(state) != self.cells:
             self.stopped = False
             return None         # a chance state at the root: the Python tier
@@ -109,20 +129,23 @@ class NativeRules:
         root_actions, root_values = (ctypes.c_int * self.actions)(), (V * (2 * self.actions))()
         root_fracs = (ctypes.c_int * self.actions)()
         root_count, pv, pv_len = ctypes.c_int(), (ctypes.c_int * MAX_PLY)(), ctypes.c_int()
-        stats = (ctypes.c_longlong * 3)()
+        stats = (ctypes.c_longlong * counters)()
         root = self._state(state)
-        failed = interruptible(self.library, lambda: self.library.gdl_expectiminimax(
+        failed = interruptible(self.library, lambda: call(
             root, -1 if depth is None else depth, value, root_actions, root_values, root_fracs,
             ctypes.byref(root_count), pv, ctypes.byref(pv_len), stats))
         self.stopped = bool(failed)
         if failed:
             return None
         count = root_count.value
-        return {"value": (value[0], value[1], bool(value[2])),
-                "root": [(root_actions[i], (root_values[2 * i], root_values[2 * i + 1],
-                                            bool(root_fracs[i]))) for i in range(count)],
-                "pv": list(pv[:pv_len.value]), "nodes": stats[0], "leaves": stats[1],
-                "evaluations": stats[2]}
+        found = {"value": (value[0], value[1], bool(value[2])),
+                 "root": [(root_actions[i], (root_values[2 * i], root_values[2 * i + 1],
+                                             bool(root_fracs[i]))) for i in range(count)],
+                 "pv": list(pv[:pv_len.value]), "nodes": stats[0], "leaves": stats[1],
+                 "evaluations": stats[2]}
+        if counters > 3:
+            found["cutoffs"] = stats[3]
+        return found
 
     def maxn(self, state, depth: int | None, players: int,
              pruning: tuple[int, int, int] | None) -> dict | None:

@@ -895,6 +895,312 @@ int gdl_expectiminimax(const V *root, int depth, V *value, int *root_actions, V 
     free(x.pv); free(x.pv_len);
     return failed;
 }
+
+/* ---- Star1 and Star2 (gdl.solvers.star), step for step: the same windows, the same order,
+   the same cut-offs, so the same nodes, leaves and cut-offs as the Python tier. Nodes are those
+   of expectiminimax above (a chance node is the state before the pending action). Values are
+   exact rationals for player 0 (EV); a node's value for player p is S - v for p = 1.
+   A window end is a number plus a multiple of an infinitesimal ε (gdl.solvers.window.Bound).
+   Only the sign of that multiple is kept: the searches compare window ends with numbers (where
+   only the sign decides a tie of the numbers), and the one comparison of two ends, at the root,
+   compares ends whose multiples are both -1. Dividing by a positive probability, adding numbers
+   and negating keep or flip the sign, so the order is the Python tier's, exactly. */
+typedef struct { Q r; int e; } WB;     /* r + e·ε, e in {-1, 0, 1} */
+
+typedef struct {
+    EX x;                      /* the nodes, as expectiminimax's */
+    V total;                   /* S: player 1's value is S - player 0's */
+    Q low, high;               /* L and U: every value of either player lies in [L, U] */
+    V lo, hi;                  /* the declared utility bounds, checked at every leaf */
+    int probing;               /* Star2 */
+    Q *floors;                 /* DIST_MAX per ply: a successor's lower bound from its probe */
+    EV *probed;                /* DIST_MAX per ply: the probe's result for the first child */
+    long long cutoffs;
+} ST;
+
+static inline WB wb(Q r, int e) { WB b = {r, e}; return b; }
+static inline int wb_cmp(WB a, WB b) {
+    int c = q_cmp(a.r, b.r);
+    return c ? c : (a.e > b.e) - (a.e < b.e);
+}
+/* A value against a window end: v + 0·ε against r + e·ε. */
+static inline int v_cmp(Q v, WB b) {
+    int c = q_cmp(v, b.r);
+    return c ? c : (b.e < 0) - (b.e > 0);
+}
+static inline WB wb_max(WB a, WB b) { return wb_cmp(b, a) > 0 ? b : a; }
+static inline WB wb_min(WB a, WB b) { return wb_cmp(b, a) < 0 ? b : a; }
+static inline WB wb_sub(WB a, Q q) { return wb(q_sub(a.r, q), a.e); }
+static inline WB wb_div(WB a, Q p) { return wb(q_div(a.r, p), a.e); }     /* p > 0 */
+static inline WB wb_from(Q q, WB a) {                                     /* q - a */
+    return wb(q.d == 1 ? q_int_sub(q.n, a.r) : q_sub(q, a.r), -a.e);
+}
+
+/* Player p's value from player 0's (the same map turns it back). */
+static inline Q st_own(const ST *t, Q v, int p) { return p == 0 ? v : q_int_sub(t->total, v); }
+
+static EV st_result(const ST *t, Q own, int frame) {
+    EV r = {st_own(t, own, frame), 1};       /* through a chance node: a Fraction in Python */
+    return r;
+}
+
+/* A leaf as gdl.solvers.common.Frontier checks it: the declared sum and the declared bounds. */
+static V st_leaf(const ST *t, const V *s, int terminal) {
+    V v = leaf_value(s, terminal);
+    V other = gdl_sub(t->total, v);
+    if (v < t->lo || v > t->hi || other < t->lo || other > t->hi) gdl_err = 1;
+    return v;
+}
+
+static EV st_search(ST *t, int ply, int frame, WB alpha, WB beta, int depth_left);
+
+/* `first`: the first child's result from a Star2 probe (no PV: the parent is a chance node). */
+static EV st_decision(ST *t, int ply, int player, int frame, WB alpha, WB beta, int depth_left,
+                      const EV *first) {
+    EX *x = &t->x;
+    EV best = {{0, 1}, 0};
+    const V *s = x->states + (size_t)ply * CELLS;
+    if (player != frame) {      /* the same window, seen from the mover's side */
+        WB a = wb_from(q_of(t->total), beta), b = wb_from(q_of(t->total), alpha);
+        alpha = a; beta = b;
+    }
+    int at_root = ply == 0 && first == NULL;
+    int *actions = x->actions + (size_t)ply * ACTIONS;
+    int n = game_legal(s, actions);
+    if (gdl_err) return best;
+    int have = 0;
+    Q best_own = q_of(0);
+    for (int i = 0; i < n; i++) {
+        EV v;
+        if (i == 0 && first != NULL) {
+            v = *first;
+            x->pv_len[ply + 1] = 0;
+        } else {
+            WB floor = alpha;
+            if (have) {     /* at the root a tie must still be recognised: just below the best */
+                WB mark = wb(best_own, at_root ? -1 : 0);
+                if (wb_cmp(mark, alpha) > 0) floor = mark;
+            }
+            ex_child(x, ply, actions[i], 0);
+            if (gdl_err) return best;
+            v = st_search(t, ply + 1, player, floor, beta, depth_left > 0 ? depth_left - 1 : -1);
+        }
+        if (gdl_err) return best;
+        if (at_root) {
+            x->root_values[2 * i] = v.v.n; x->root_values[2 * i + 1] = v.v.d;
+            x->root_fracs[i] = v.frac;
+        }
+        Q own = st_own(t, v.v, player);
+        if (gdl_err) return best;
+        if (!have || q_cmp(own, best_own) > 0) {       /* strict: the first best wins ties */
+            best = v; best_own = own; have = 1;
+            int *row = x->pv + (size_t)ply * MAX_PLY, *below = x->pv + (size_t)(ply + 1) * MAX_PLY;
+            row[0] = actions[i];
+            memcpy(row + 1, below, sizeof(int) * x->pv_len[ply + 1]);
+            x->pv_len[ply] = x->pv_len[ply + 1] + 1;
+        }
+        if (!at_root && (v_cmp(best_own, beta) >= 0 || q_cmp(best_own, t->high) >= 0)) {
+            t->cutoffs++;
+            break;
+        }
+    }
+    return best;
+}
+
+/* The player q if every successor of the chance node at ply is a decision node of q, else -1. */
+static int st_probe_player(ST *t, int ply) {
+    EX *x = &t->x;
+    const Dist *dist = x->dists + ply;
+    int nout = x->nouts[ply], mover = -1;
+    V *outs = x->outs + (size_t)(ply + 1) * MAX_OUTS;
+    for (int i = 0; i < dist->n; i++) {
+        outs[nout] = dist->value[i];
+        ex_child(x, ply, x->pending[ply], nout + 1);
+        if (gdl_err) return -1;
+        int kind = x->pending[ply + 1] >= 0 ? CHANCE_PLAYER
+                   : game_current(x->states + (size_t)(ply + 1) * CELLS);
+        if (kind < 0 || (i > 0 && kind != mover)) return -1;
+        mover = kind;
+    }
+    return mover;
+}
+
+/* Star2's probe phase in the frame of the successors' mover: fills the floors and the probes;
+   returns 1 and *proved (a lower bound >= beta) when the probes prove a fail-high. */
+static int st_probe(ST *t, int ply, int frame, WB alpha, WB beta, int depth_left, Q *proved) {
+    EX *x = &t->x;
+    const Dist *dist = x->dists + ply;
+    int nout = x->nouts[ply];
+    Q *floors = t->floors + (size_t)ply * DIST_MAX;
+    EV *probed = t->probed + (size_t)ply * DIST_MAX;
+    V *outs = x->outs + (size_t)(ply + 1) * MAX_OUTS;
+    Q known = q_of(0), rest = q_of(1);
+    for (int i = 0; i < dist->n && !gdl_err; i++) {
+        Q p = dist->p[i];
+        rest = q_sub(rest, p);
+        /* The successor is visited here (and only here) to find its first child; expanded, not
+           evaluated: the chance node itself was expanded, so depth is left. */
+        x->nodes++;
+        POLL_STOP(x->nodes);
+        outs[nout] = dist->value[i];
+        ex_child(x, ply, x->pending[ply], nout + 1);
+        if (gdl_err) return 0;
+        int *actions = x->actions + (size_t)(ply + 1) * ACTIONS;
+        game_legal(x->states + (size_t)(ply + 1) * CELLS, actions);
+        if (gdl_err) return 0;
+        if (ply + 2 >= MAX_PLY) { gdl_err = 1; return 0; }
+        WB fail_high_at = wb_div(wb_sub(wb_sub(beta, known), q_mul(rest, t->low)), p);
+        WB low_end = wb_max(wb(t->low, 0), wb_from(t->high, wb_div(wb_from(t->high, alpha), p)));
+        ex_child(x, ply + 1, actions[0], 0);
+        if (gdl_err) return 0;
+        EV v = st_search(t, ply + 2, frame, low_end, wb_min(fail_high_at, wb(t->high, 0)),
+                         depth_left > 0 ? depth_left - 1 : -1);
+        if (gdl_err) return 0;
+        Q own = st_own(t, v.v, frame);
+        if (v_cmp(own, fail_high_at) >= 0) {
+            t->cutoffs++;
+            *proved = q_add(q_add(known, q_mul(p, own)), q_mul(rest, t->low));
+            return 1;
+        }
+        floors[i] = v_cmp(own, low_end) > 0 ? own : t->low;
+        known = q_add(known, q_mul(p, floors[i]));
+        probed[i] = v;
+    }
+    return 0;
+}
+
+static EV st_chance(ST *t, int ply, int frame, WB alpha, WB beta, int depth_left) {
+    EX *x = &t->x;
+    EV none = {{0, 1}, 0};
+    const Dist *dist = x->dists + ply;
+    int nout = x->nouts[ply];
+    if (nout + 1 > MAX_OUTS) { gdl_err = 1; return none; }
+    V *outs = x->outs + (size_t)(ply + 1) * MAX_OUTS;
+    memcpy(outs, x->outs + (size_t)ply * MAX_OUTS, sizeof(V) * (size_t)nout);
+    Q *floors = t->floors + (size_t)ply * DIST_MAX;
+    EV *probed = t->probed + (size_t)ply * DIST_MAX;
+    int prober = t->probing ? st_probe_player(t, ply) : -1;
+    if (gdl_err) return none;
+    if (prober >= 0) {
+        if (prober != frame) {
+            WB a = wb_from(q_of(t->total), beta), b = wb_from(q_of(t->total), alpha);
+            alpha = a; beta = b;
+            frame = prober;
+        }
+        for (int i = 0; i < dist->n; i++) floors[i] = t->low;
+        Q proved;
+        if (st_probe(t, ply, frame, alpha, beta, depth_left, &proved)) return st_result(t, proved, frame);
+        if (gdl_err) return none;
+    }
+    /* rest_floor: the floors of the successors not searched yet, weighted; without probes
+       every floor is L, and it is rest·L (the same number, in one product instead of two). */
+    Q known = q_of(0), rest = q_of(1), rest_floor = q_of(0);
+    if (prober >= 0)
+        for (int i = 0; i < dist->n; i++) rest_floor = q_add(rest_floor, q_mul(dist->p[i], floors[i]));
+    for (int i = 0; i < dist->n && !gdl_err; i++) {
+        Q p = dist->p[i];
+        rest = q_sub(rest, p);
+        rest_floor = prober >= 0 ? q_sub(rest_floor, q_mul(p, floors[i])) : q_mul(rest, t->low);
+        WB fail_low_at = wb_div(wb_sub(wb_sub(alpha, known), q_mul(rest, t->high)), p);
+        WB fail_high_at = wb_div(wb_sub(wb_sub(beta, known), rest_floor), p);
+        WB low_end = wb_max(fail_low_at, wb(t->low, 0));
+        WB high_end = wb_min(fail_high_at, wb(t->high, 0));
+        outs[nout] = dist->value[i];
+        ex_child(x, ply, x->pending[ply], nout + 1);
+        if (gdl_err) return none;
+        EV v;
+        if (prober >= 0)        /* counted as visited by its probe: resume it */
+            v = st_decision(t, ply + 1, prober, frame, low_end, high_end, depth_left, probed + i);
+        else
+            v = st_search(t, ply + 1, frame, low_end, high_end, depth_left);
+        if (gdl_err) return none;
+        Q own = st_own(t, v.v, frame);
+        known = q_add(known, q_mul(p, own));
+        if (v_cmp(own, fail_low_at) <= 0) {
+            t->cutoffs++;
+            return st_result(t, q_add(known, q_mul(rest, t->high)), frame);
+        }
+        if (v_cmp(own, fail_high_at) >= 0) {
+            t->cutoffs++;
+            return st_result(t, q_add(known, rest_floor), frame);
+        }
+    }
+    x->pv_len[ply] = 0;
+    return st_result(t, known, frame);
+}
+
+/* Fail-soft: a result <= alpha is an upper bound on player frame's value, >= beta a lower bound,
+   anything between exact. The value returned is player 0's. */
+static EV st_search(ST *t, int ply, int frame, WB alpha, WB beta, int depth_left) {
+    EX *x = &t->x;
+    EV result = {{0, 1}, 0};
+    const V *s = x->states + (size_t)ply * CELLS;
+    x->nodes++;
+    POLL_STOP(x->nodes);
+    x->pv_len[ply] = 0;
+    int pending = x->pending[ply];
+    int player = pending >= 0 ? CHANCE_PLAYER : game_current(s);
+    if (gdl_err) return result;
+    if (player == TERMINAL_PLAYER || depth_left == 0) {
+        x->leaves++;
+        if (player != TERMINAL_PLAYER) x->evaluations++;
+        result.v.n = st_leaf(t, s, player == TERMINAL_PLAYER);
+        return result;
+    }
+    if (ply + 1 >= MAX_PLY) { gdl_err = 1; return result; }
+    if (player == CHANCE_PLAYER) {
+        result = st_chance(t, ply, frame, alpha, beta, depth_left);
+        x->pv_len[ply] = 0;     /* the principal variation stops at the first chance node */
+        return result;
+    }
+    return st_decision(t, ply, player, frame, alpha, beta, depth_left, NULL);
+}
+
+/* As gdl_expectiminimax (the same outputs) for Star1 (probing 0) or Star2 (probing 1) with the
+   constant sum `total`, player values within [low, high] (L and U, low < high) and the declared
+   utility bounds [lo, hi] checked at every leaf; stats: nodes, leaves, evaluations, cut-offs. */
+int gdl_star(const V *root, int depth, int probing, V total, V low, V high, V lo, V hi,
+             V *value, int *root_actions, V *root_values, int *root_fracs, int *root_count,
+             int *pv, int *pv_len, long long *stats) {
+    gdl_err = 0;
+    ST t;
+    memset(&t, 0, sizeof t);
+    EX *x = &t.x;
+    t.total = total; t.low = q_of(low); t.high = q_of(high); t.lo = lo; t.hi = hi;
+    t.probing = probing;
+    x->states = malloc(sizeof(V) * CELLS * (size_t)MAX_PLY);
+    x->pending = malloc(sizeof(int) * (size_t)MAX_PLY);
+    x->nouts = malloc(sizeof(int) * (size_t)MAX_PLY);
+    x->outs = malloc(sizeof(V) * MAX_OUTS * (size_t)MAX_PLY);
+    x->dists = malloc(sizeof(Dist) * (size_t)MAX_PLY);
+    x->actions = malloc(sizeof(int) * ACTIONS * (size_t)MAX_PLY);
+    x->pv = malloc(sizeof(int) * (size_t)MAX_PLY * MAX_PLY);
+    x->pv_len = malloc(sizeof(int) * (size_t)MAX_PLY);
+    t.floors = malloc(sizeof(Q) * DIST_MAX * (size_t)MAX_PLY);
+    t.probed = malloc(sizeof(EV) * DIST_MAX * (size_t)MAX_PLY);
+    x->root_values = root_values;
+    x->root_fracs = root_fracs;
+    int failed = 1;
+    if (x->states && x->pending && x->nouts && x->outs && x->dists && x->actions && x->pv
+        && x->pv_len && t.floors && t.probed) {
+        memcpy(x->states, root, sizeof(V) * CELLS);
+        x->pending[0] = -1;
+        x->nouts[0] = 0;
+        EV v = st_search(&t, 0, 0, wb(t.low, -1), wb(t.high, 1), depth);
+        failed = gdl_err != 0;
+        if (!failed) {
+            value[0] = v.v.n; value[1] = v.v.d; value[2] = v.frac;
+            int player = game_current(root);
+            *root_count = player == TERMINAL_PLAYER || depth == 0 ? 0 : rule_legal(root, root_actions);
+            *pv_len = x->pv_len[0];
+            memcpy(pv, x->pv, sizeof(int) * x->pv_len[0]);
+        }
+    }
+    stats[0] = x->nodes; stats[1] = x->leaves; stats[2] = x->evaluations; stats[3] = t.cutoffs;
+    free(x->states); free(x->pending); free(x->nouts); free(x->outs); free(x->dists);
+    free(x->actions); free(x->pv); free(x->pv_len); free(t.floors); free(t.probed);
+    return failed;
+}
 #endif
 
 /* ---- a cycle, if any (gdl.tools.count.find_cycle, step for step) ----

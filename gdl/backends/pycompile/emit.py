@@ -667,8 +667,10 @@ class Emitter:
                 state.slots[k] = name(f"c{k}", small_set(self.slot_values(k)))
         (_, then_lines), (_, else_lines) = arms
         out.append(f"{indent}if {cond.text}:")
-        out.extend(then_lines or [f"{indent}    pass"])
-        if else_lines:
+        out.extend(then_lines)
+        if not any(not line.lstrip().startswith("#") for line in then_lines):
+            out.append(f"{indent}    pass")  # nothing but rule comments (a folded-away `pass`)
+        if any(not line.lstrip().startswith("#") for line in else_lines):
             out.append(f"{indent}else:")
             out.extend(else_lines)
 
