@@ -21,7 +21,9 @@ positions and value agree with the literature (FACTS: Tromp's counts, draws).
 Rows: ``serial`` (gdl.graph.strong_solve + database.save, what `gdl solve --strong --save`
 runs), ``tiers-1`` (by tiers, one process), ``tiers-2`` (two worker processes), ``dask-2`` (a
 LocalCluster of two worker processes, its start-up not counted). Wall seconds: run the table on
-an otherwise idle machine, or compare rows measured side by side.
+an otherwise idle machine, or compare rows measured side by side. The serial share (rows with
+workers) does not depend on the load: the coordinator's CPU seconds over all the solve's, from
+the executors' count of their tasks' CPU seconds; a comment line gives them per pass.
 """
 
 from __future__ import annotations
@@ -57,6 +59,15 @@ QUICK = ("c4-4x4", "pig-30")
 REPEATED = ("tiers-1", "tiers-2")   # --repeat runs these again; the others (slow, fixed) once
 
 
+def serial_share(cpu_phases: dict) -> float | None:
+    """The coordinator's share of the CPU seconds of a solve by tiers (both passes and the
+    merge): the work no worker can take, whatever the load. With two workers, a 1.6x speed-up
+    needs it under 25% (Amdahl)."""
+    own = sum(phase["coordinator"] for phase in cpu_phases.values())
+    tasks = sum(phase["tasks"] for phase in cpu_phases.values())
+    return None if own + tasks <= 0 else round(own / (own + tasks), 3)
+
+
 def run_row(game_name: str, kind: str, backend: str = "native") -> dict:
     sys.path.insert(0, str(ROOT))
     from gdl.backends.load import load
@@ -77,6 +88,7 @@ def run_row(game_name: str, kind: str, backend: str = "native") -> dict:
         client = Client(cluster)
     started = time.perf_counter()
     chance_of_win = None
+    cpu_phases: dict = {}
     if kind == "serial":
         from gdl.graph import strong_solve
         from gdl.graph.database import save
@@ -95,10 +107,12 @@ def run_row(game_name: str, kind: str, backend: str = "native") -> dict:
         found = tiered_solve(game, directory / "tiers", binding={}, executor=executor,
                              source=functools.partial(load, rules, params, backend),
                              prepare_merge=True)
-        merged = time.perf_counter()
+        merged, merged_cpu = time.perf_counter(), time.process_time()
         merge_database(found, database, {})
         executor.close()
         phases = dict(found.seconds, merge=time.perf_counter() - merged)
+        cpu_phases = dict(found.cpu, merge={"coordinator": time.process_time() - merged_cpu,
+                                            "tasks": 0.0})
         positions, method, tiers = found.positions, found.method, len(found.tiers)
         entry = found.lookup(game.initial_state())
         root = None if entry is None else entry[0]
@@ -119,6 +133,8 @@ def run_row(game_name: str, kind: str, backend: str = "native") -> dict:
            "method": method, "value": None if root is None else str(root[0]),
            "wall": wall, "cpu": cpu, "peak": peak, "sha256": digest, "backend": backend,
            "phases": {k: round(v, 3) for k, v in phases.items()},
+           # per phase, the coordinator's CPU seconds and its tasks' (see serial_share)
+           "cpu_phases": cpu_phases, "serial_share": serial_share(cpu_phases),
            "load": load_before, "load_after": os.getloadavg()[0],
            # Pig's certified interval of P(first player wins), where its values are not exact
            "win": None if chance_of_win is None else [float(x) for x in chance_of_win]}
@@ -146,9 +162,9 @@ def main() -> int:
         return 0
     names = ([args.only] if args.only else list(QUICK) if args.quick
              else [name for name in GAMES if name not in HEAVY])
-    print("| game | positions | tiers | run | wall s | CPU s | phases s | peak RSS MB "
-          "| RSS / serial's | speed-up vs tiers-1 | load | database |")
-    print("|---|---:|---:|---|---:|---:|---|---:|---:|---:|---:|---|")
+    print("| game | positions | tiers | run | wall s | CPU s | phases s | serial share "
+          "| peak RSS MB | RSS / serial's | speed-up vs tiers-1 | load | database |")
+    print("|---|---:|---:|---|---:|---:|---|---:|---:|---:|---:|---:|---|")
     failed = False
     for name in names:
         rows: dict = {}
@@ -183,9 +199,16 @@ def main() -> int:
             speedup = (f"{base['wall'] / row['wall']:.2f}×" if base is not None
                        and kind != "serial" else "")
             phases = " ".join(f"{k} {v:.1f}" for k, v in row["phases"].items())
+            share = row.get("serial_share")
+            share = "" if share is None or kind in ("serial", "tiers-1") else f"{share:.0%}"
             print(f"| {name} | {row['positions']:,} | {row['tiers']} | {kind} | {row['wall']:.1f} "
-                  f"| {row['cpu']:.1f} | {phases} | {row['peak'] / 2**20:.0f} | {ratio} "
+                  f"| {row['cpu']:.1f} | {phases} | {share} | {row['peak'] / 2**20:.0f} | {ratio} "
                   f"| {speedup} | {row['load']:.1f} | {same} |", flush=True)
+        for kind, row in rows.items():
+            if row.get("cpu_phases") and kind not in ("serial", "tiers-1"):
+                split = " ".join(f"{k} {v['coordinator']:.1f}/{v['tasks']:.1f}"
+                                 for k, v in row["cpu_phases"].items())
+                print(f"<!-- {name} {kind}: CPU s, coordinator/tasks: {split} -->")
         if "dask-2" in rows and "tiers-2" in rows:
             print(f"<!-- {name}: Dask against the process pool: "
                   f"{rows['dask-2']['wall'] / rows['tiers-2']['wall']:.2f}x the wall time, "

@@ -109,7 +109,13 @@ def test_a_local_dask_cluster_gives_the_same_database(tmp_path, monkeypatch):
         assert executor.workers == 2
         by_dask = tiered_database(game, tmp_path, "dask", executor=executor,
                                   source=functools.partial(load, file, params))
+        # the forward pass's tiers closed in tasks submitted one at a time (Dask futures)
+        monkeypatch.setattr(tiers, "PARALLEL_MIN", 2_000)
+        hops = functools.partial(loads, HOPS, "hops.game")
+        hops_by_dask = tiered_database(hops(), tmp_path, "hops", executor=executor, source=hops,
+                                       native=False)
     assert by_dask == serial_database(game, tmp_path / "serial.db")
+    assert hops_by_dask == serial_database(hops(), tmp_path / "hops-serial.db")
 
 
 def test_an_interrupted_solve_resumes_to_the_same_database(tmp_path):
@@ -284,3 +290,131 @@ def test_approximate_values_are_labelled_so_through_the_lower_tiers(tmp_path, mo
     assert not found.exact and found.note
     values, _ = found.lookup(game.initial_state())
     assert isinstance(values[0], float) and abs(values[0] - float(exact[0])) < 1e-9
+
+
+def test_a_tier_of_float_values_kept_as_an_array_merges_as_its_json_table(tmp_path, monkeypatch):
+    from gdl.graph import iteration
+
+    game = load(GAMES / "cyclic/piglet.game", {"goal": 4})
+    monkeypatch.setattr(iteration, "EXACT_LIMIT", 0)       # approximate: float value vectors
+    as_array = tiered_database(game, tmp_path, "array")
+    assert list((tmp_path / "array.tiers").glob("tier-*.table.npy"))
+    monkeypatch.setattr(tiers, "_float_table", lambda table: False)
+    as_json = tiered_database(game, tmp_path, "json")
+    assert not list((tmp_path / "json.tiers").glob("tier-*.table.npy"))
+    assert as_array == as_json
+
+
+# Tier t + 2 is reached from t (jump) before t + 1 is closed, so the forward pass closes it
+# early from those positions (via = 1) and adds what t + 1 brings (step: via = 0) later; a
+# tier's first positions are never reached again inside it (turn only goes to via = 2).
+HOPS = """game "Hops"
+players A, B
+var pos in 0..6 = 0
+var via in 0..2 = 0
+action step requires pos < 6 effect pos = pos + 1; via = 0
+action jump requires pos < 5 effect pos = pos + 2; via = 1
+action turn requires via < 2 effect via = 2
+terminal pos == 6
+utility A = 1 if mover == A else -1
+zero-sum
+tier pos
+"""
+
+
+def test_the_forward_pass_in_tasks_closes_each_tier_as_one_process_does(tmp_path):
+    # with two workers a tier reached from few positions is closed in one task while the next
+    # tier is closed from the positions known so far (tiers.discover); through the protocol
+    source = functools.partial(loads, HOPS, "hops.game")
+    game = source()
+    executor = ProcessExecutor(2)
+    try:
+        by_two = tiered_database(game, tmp_path, "two", executor=executor, source=source,
+                                 native=False)
+    finally:
+        executor.close()
+    assert by_two == serial_database(game, tmp_path / "serial.db")
+    # every position is in exactly one tier file: the single-graph enumeration's positions
+    found = tiered_solve(game, tmp_path / "one.tiers", binding=BINDING, native=False)
+    assert found.positions == len(enumerate_positions(game))
+
+
+def test_a_tier_closed_in_a_task_reports_the_move_that_lowers_the_tier(tmp_path):
+    source = functools.partial(loads, COUNTDOWN, "countdown.game")
+    executor = ProcessExecutor(2)
+    try:
+        with pytest.raises(TierViolation) as caught:
+            tiered_solve(source(), tmp_path / "t", binding=BINDING, executor=executor,
+                         source=source, native=False)
+    finally:
+        executor.close()
+    assert caught.value.from_tier == 4 and caught.value.to_tier == 3
+    assert caught.value.state[-1] == 1
+
+
+# Run in a fresh process: process_time counts every thread of the process, and threads other
+# tests leave behind (a Dask cluster's) would count as the coordinator's.
+CPU_ACCOUNTING = """
+import json, time
+from gdl.graph.executor import ProcessExecutor, SerialExecutor
+from gdl.graph.tiers import CpuClock
+
+def spin(seconds):
+    start = time.process_time()
+    while time.process_time() - start < seconds:
+        pass
+    return seconds
+
+laps = []
+for executor in (SerialExecutor(), ProcessExecutor(2)):
+    clock = CpuClock(executor)
+    assert executor.map(spin, [0.2] * 4) == [0.2] * 4
+    assert executor.submit(spin, 0.2).result() == 0.2
+    laps.append(clock.lap())
+    executor.close()
+print(json.dumps(laps))
+"""
+
+
+def test_the_executors_count_their_tasks_cpu_seconds_apart_from_the_coordinators():
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", CPU_ACCOUNTING], capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    for lap in json.loads(done.stdout):
+        # five tasks of at least 0.2 CPU seconds each, by construction; the coordinator only
+        # handed them out (in this process, the tasks' own seconds are taken out of its time)
+        assert lap["tasks"] >= 1.0
+        assert lap["coordinator"] < 0.5
+
+
+def test_an_interrupted_forward_pass_resumes_from_its_last_tier(tmp_path):
+    # Pig's forward pass is checkpointed a tier at a time: stopped after four tiers were found,
+    # the resumed solve finds only the others, and saves the serial database
+    game = load(GAMES / "cyclic/pig100.game", {"goal": 6, "sides": 3})
+
+    class Stop(Exception):
+        pass
+
+    def stop_after_four(stage, done, total):
+        if stage.startswith("found tier"):
+            found_first.append(stage)
+            if len(found_first) == 4:       # reported after the tier's checkpoint
+                raise Stop
+
+    found_first: list[str] = []
+    with pytest.raises(Stop):
+        tiered_solve(game, tmp_path / "t", binding=BINDING, progress=stop_after_four)
+    manifest = json.loads((tmp_path / "t" / "manifest.json").read_text())
+    assert len(manifest["found"]) == 4 and "tiers" not in manifest
+    found_again: list[str] = []
+    resumed = tiered_solve(game, tmp_path / "t", binding=BINDING, resume=True,
+                           progress=lambda stage, *_: found_again.append(stage)
+                           if stage.startswith("found tier") else None)
+    assert not set(found_again) & set(found_first)        # no tier found twice
+    assert len(found_again) + 4 == len(resumed.tiers)
+    merge_database(resumed, tmp_path / "resumed.db", BINDING)
+    assert (tmp_path / "resumed.db").read_bytes() == serial_database(game, tmp_path / "s.db")
+    assert not list((tmp_path / "t").glob("*.later.npz"))   # the checkpoint's files, removed

@@ -109,6 +109,8 @@ def cmd_tiered(args, game) -> int:
             "keys": solution.run.manifest.get("keys"),
             "workers": args.workers or 1, "scheduler": args.scheduler,
             "seconds": {k: round(v, 6) for k, v in solution.seconds.items()},
+            # per pass: the coordinator's CPU seconds and its tasks' (the serial share)
+            "cpu": solution.cpu,
             **certified_json(players, interval, chance_of_win, width=True),
         })
     else:

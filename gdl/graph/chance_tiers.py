@@ -54,7 +54,8 @@ from gdl.protocol import CHANCE, TERMINAL
 # down), after costing far more than the whole iteration.
 EXACT_DIGITS = 100
 # A tier of fewer positions is solved in this process: a task would cost more than it saves.
-PARALLEL_MIN = 2_000
+# (Pig's highest tiers are small, but their exact checks are long: they go to the workers.)
+PARALLEL_MIN = 200
 
 
 @dataclass
@@ -346,7 +347,8 @@ def solve_tier(run, tier: int, keys: np.ndarray, expansion, loaded: dict,
     leaving = np.flatnonzero(~inside)
     m = len(leaving)
     stand_low, stand_high = np.empty(m), np.empty(m)
-    stand_exact: list = [None] * m
+    stand_exact = np.full(m, None, dtype=object)
+    longest = 0                              # bits of the longest exact stand-in value
     certified = True
     for u in np.unique(expansion.child_tier[leaving]).tolist():
         result = loaded[u]
@@ -360,21 +362,27 @@ def solve_tier(run, tier: int, keys: np.ndarray, expansion, loaded: dict,
             return None                      # a draw beyond: not a stopping game's tier
         if solved.get(str(u), {}).get("exact"):
             decoded = _decoded(result)
-            exact = []
+            exact, bits = [], []
             for i, e in zip(ids.tolist(), encoded):
-                x = decoded.get(i)
-                if x is None:
-                    x = decoded[i] = Fraction(_decode_value(e[0])) * 2 - total
-                exact.append(x)
+                cached = decoded.get(i)
+                if cached is None:
+                    x = Fraction(_decode_value(e[0])) * 2 - total
+                    cached = decoded[i] = (x, max(abs(x.numerator), x.denominator).bit_length())
+                exact.append(cached[0])
+                bits.append(cached[1])
             low, high = outward(np.array([float(x) for x in exact]))
             stand_low[chosen], stand_high[chosen] = low[inverse], high[inverse]
-            for at, i in zip(chosen.tolist(), inverse.tolist()):
-                stand_exact[at] = exact[i]
+            distinct = np.empty(len(exact), dtype=object)
+            distinct[:] = exact
+            stand_exact[chosen] = distinct[inverse]
+            longest = max([longest, *bits])
             continue
         try_exact = False
         bounds_file = run.path(u, "bounds.npy")
-        if bounds_file.exists():
-            bounds = np.load(bounds_file, mmap_mode="r")
+        if result.bounds is None and bounds_file.exists():
+            result.bounds = np.load(bounds_file)     # read once while the tier is loaded
+        if result.bounds is not None:
+            bounds = result.bounds
             stand_low[chosen], stand_high[chosen] = bounds[where, 0], bounds[where, 1]
         else:                                # approximate and not certified: no bound to carry
             certified = False
@@ -382,8 +390,7 @@ def solve_tier(run, tier: int, keys: np.ndarray, expansion, loaded: dict,
             stand_low[chosen], stand_high[chosen] = middle[inverse], middle[inverse]
     if n > iteration.EXACT_LIMIT:
         try_exact = False
-    if try_exact and any(x is not None and max(abs(x.numerator), x.denominator).bit_length()
-                         > EXACT_DIGITS * 3.33 for x in stand_exact):
+    if longest > EXACT_DIGITS * 3.33:
         try_exact = False
     terminal = {}
     for position in np.flatnonzero(expansion.player == TERMINAL).tolist():
@@ -392,7 +399,7 @@ def solve_tier(run, tier: int, keys: np.ndarray, expansion, loaded: dict,
     counts = np.asarray(expansion.count)
     local = build(n, np.asarray(expansion.player), counts, child,
                   np.asarray(expansion.probability_index), list(expansion.probabilities),
-                  terminal, (stand_low, stand_high, stand_exact), try_exact,
+                  terminal, (stand_low, stand_high, stand_exact.tolist()), try_exact,
                   int(counts.max(initial=1)))
     if local is None:
         return None

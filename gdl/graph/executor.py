@@ -2,8 +2,9 @@
 
 A tiered solve (``gdl.graph.tiers``) cuts its work into *tasks*: small picklable tuples naming a
 batch of positions (the keys themselves, or a slice of a tier file on shared storage). An
-executor runs a function over a list of tasks and returns the results in task order; nothing
-else about it matters to the solve, so the results do not depend on where the tasks ran.
+executor runs a function over a list of tasks and returns the results in task order (``map``),
+or starts one task and answers later (``submit``, then ``result()``); nothing else about it
+matters to the solve, so the results do not depend on where the tasks ran.
 
 - ``SerialExecutor``: in this process (``--workers 1``, the reference).
 - ``ProcessExecutor``: a pool of worker processes on this machine (``--workers N``).
@@ -15,10 +16,64 @@ returns it (the command line passes ``load(path, params)``), kept per process by
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import Any
 
 _GAMES: dict[str, Any] = {}
+
+
+def timed(function: Callable, task) -> tuple[float, Any]:
+    """Run a task, with the CPU seconds it took where it ran (its process's time: a worker runs
+    one task at a time). The executors add these up in ``task_cpu``: the solve's serial share is
+    then the coordinator's own CPU time against the tasks'."""
+    started = time.process_time()
+    result = function(task)
+    return time.process_time() - started, result
+
+
+class _Timed:
+    """``function`` run through ``timed``: picklable, so it crosses to a worker."""
+
+    def __init__(self, function: Callable):
+        self.function = function
+
+    def __call__(self, task) -> tuple[float, Any]:
+        return timed(self.function, task)
+
+
+class Pending:
+    """A task submitted (``submit``): ``result()`` waits for its answer."""
+
+    def __init__(self, executor, future):
+        self._executor, self._future = executor, future
+
+    def result(self) -> Any:
+        seconds, result = self._future.result()
+        self._executor.task_cpu += seconds
+        return result
+
+
+class _Done:
+    def __init__(self, value):
+        self._value = value
+
+    def result(self):
+        return self._value
+
+
+def _untimed(executor, answers) -> list:
+    results = []
+    for seconds, result in answers:
+        executor.task_cpu += seconds
+        results.append(result)
+    return results
+
+
+def remember(source: Callable[[], Any], game: Any) -> None:
+    """Record ``game`` as what ``source`` loads: worker processes forked after this (the process
+    pool's, on Linux) start with it instead of loading the rules again."""
+    _GAMES.setdefault(repr(source), game)
 
 
 def game_from(source: Callable[[], Any]) -> Any:
@@ -34,9 +89,13 @@ class SerialExecutor:
     """Runs every task here, one after another."""
 
     workers = 1
+    task_cpu = 0.0          # CPU seconds of the tasks run (here: part of this process's own)
 
     def map(self, function: Callable, tasks: list) -> list:
-        return [function(task) for task in tasks]
+        return _untimed(self, [timed(function, task) for task in tasks])
+
+    def submit(self, function: Callable, task) -> Pending:
+        return Pending(self, _Done(timed(function, task)))
 
     def close(self) -> None:
         pass
@@ -49,10 +108,15 @@ class ProcessExecutor:
         from concurrent.futures import ProcessPoolExecutor
 
         self.workers = workers
+        self.task_cpu = 0.0
         self._pool = ProcessPoolExecutor(max_workers=workers)
 
     def map(self, function: Callable, tasks: list) -> list:
-        return list(self._pool.map(function, tasks))
+        return _untimed(self, self._pool.map(_Timed(function), tasks))
+
+    def submit(self, function: Callable, task) -> Pending:
+        """One task, started now; its answer when ``result()`` is called."""
+        return Pending(self, self._pool.submit(_Timed(function), task))
 
     def close(self) -> None:
         self._pool.shutdown(cancel_futures=True)
@@ -75,12 +139,16 @@ class DaskExecutor:
         else:
             self._owned = False
         self._client = client
+        self.task_cpu = 0.0
         self.workers = max(1, len(client.scheduler_info().get("workers", {})))
 
     def map(self, function: Callable, tasks: list) -> list:
         # pure=False: a task is never answered from another run's result by its arguments alone
-        futures = self._client.map(function, tasks, pure=False)
-        return self._client.gather(futures)
+        futures = self._client.map(_Timed(function), tasks, pure=False)
+        return _untimed(self, self._client.gather(futures))
+
+    def submit(self, function: Callable, task) -> Pending:
+        return Pending(self, self._client.submit(_Timed(function), task, pure=False))
 
     def close(self) -> None:
         if self._owned:

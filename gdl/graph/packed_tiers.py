@@ -97,6 +97,11 @@ def _expander(origin) -> Any:
     return found
 
 
+def remember(source, native: NativeTiers) -> None:
+    """Record the expander a source's game has (see ``gdl.graph.executor.remember``)."""
+    _EXPANDERS.setdefault(repr(source), native.expander)
+
+
 def slices(count: int, workers: int) -> list[tuple[int, int]]:
     """``[start, stop)`` bounds cutting ``count`` positions into tasks: about four a worker, at
     most NATIVE_TASK positions each, one when the tier is small."""

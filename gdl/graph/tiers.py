@@ -15,7 +15,8 @@ passes over a directory of tier files:
    solver's own methods (``gdl.graph.induction``; with chance and cycles inside the tier, as in
    Pig whose turn total keeps the banked points fixed, ``gdl.graph.iteration``), and the tier's
    results (value-table index and remoteness per position, in key order) are written to
-   ``tier-t.values.npy`` / ``tier-t.remoteness.npy`` / ``tier-t.table.json``. The manifest then
+   ``tier-t.values.npy`` / ``tier-t.remoteness.npy`` / ``tier-t.table.json`` (``table.npy``
+   where every entry is a vector of floats). The manifest then
    records the tier as solved: that is the checkpoint ``resume=True`` starts from.
 
 ``merge_database`` writes the position database from the tier results, byte for byte the file
@@ -29,13 +30,14 @@ every state has the same length. ``expand`` is the only place that calls the gam
 
 from __future__ import annotations
 
+import functools
 import json
 import time
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
-from itertools import pairwise
+from itertools import chain, pairwise
 from pathlib import Path
 from typing import Any
 
@@ -366,42 +368,159 @@ def _violation(run: TierRun, parents: np.ndarray, expansion: Expansion, tier: in
 
 def discover(run: TierRun) -> list[list[int]]:
     """The forward pass: every tier's positions, written sorted; returns ``[tier, positions]``
-    pairs, lowest tier first."""
+    pairs, lowest tier first.
+
+    With workers, a tier that starts from few positions (Pig's: a turn start per pair of
+    scores, then a round per turn-total step, rounds too small to share out) is closed in one
+    task (``closure_task``), and meanwhile the next tier is closed in another from the positions
+    already known to reach it; the moves of the tier being closed may add more, whose closure
+    is then added to it. The union is the same set, so the same tier files.
+
+    Each tier found is a checkpoint: its keys, and the keys its moves reach in later tiers
+    (``tier-t.later.npz``), then the manifest's ``"found"``. A resumed pass starts from there."""
     game = run.game
     root = game.initial_state()
     tier_of = tier_function(game, run.tier)
-    pending: dict[int, list[np.ndarray]] = {int(tier_of(root)): [_keys_array([key_of(root)])]}
-    tiers: list[list[int]] = []
-    found = 0
-    while pending:
-        tier = min(pending)
-        frontier = np.unique(np.concatenate(pending.pop(tier)))
-        members = [frontier]
-        while len(frontier):
-            expansion = run.expand_all(frontier)
-            bad = expansion.child_tier < tier
-            if bad.any():
-                raise _violation(run, frontier, expansion, tier, bad)
-            inside = expansion.child_tier == tier
-            fresh = np.unique(expansion.child_key[inside])
-            for member in members:      # keep only positions not met before in this tier
-                fresh = fresh[~np.isin(fresh, member)]
-            later = ~inside
-            for u in np.unique(expansion.child_tier[later]).tolist():
-                here = expansion.child_key[later & (expansion.child_tier == u)]
-                waiting = pending.setdefault(int(u), [])
-                waiting.append(np.unique(here))
-                if len(waiting) > 8:      # bound the waiting copies: merge them
-                    pending[int(u)] = [np.unique(np.concatenate(waiting))]
-            if len(fresh):
-                members.append(fresh)
-            frontier = fresh
-        keys = np.unique(np.concatenate(members))
+    pending: dict[int, list[np.ndarray]] = {}
+    tiers: list[list[int]] = [list(pair) for pair in run.manifest.get("found", [])]
+    done = {t for t, _ in tiers}
+    for t, _ in tiers:                   # resumed: what the tiers found set aside for later
+        with np.load(run.path(t, "later.npz")) as saved:
+            _set_aside(pending, {int(u): saved[u] for u in saved.files if int(u) not in done})
+    if not tiers:
+        pending[int(tier_of(root))] = [_keys_array([key_of(root)])]
+    found = sum(count for _, count in tiers)
+    pipelined = (not isinstance(run.executor, SerialExecutor) and run.source is not None
+                 and hasattr(run.executor, "submit"))
+    ahead: dict[int, tuple] = {}     # tier -> (the seeds it started from, its closure task)
+    while pending or ahead:
+        tier = min([*pending, *ahead])
+        seeds = np.unique(np.concatenate(pending.pop(tier, [_keys_array([])])))
+        early = ahead.pop(tier, None)
+        if pipelined:                # keep the workers busy: later tiers, from what is known
+            for following in sorted(pending):
+                if len(ahead) >= run.executor.workers - 1:
+                    break
+                if following in ahead or sum(map(len, pending[following])) >= PARALLEL_MIN:
+                    continue
+                start = np.unique(np.concatenate(pending.pop(following)))
+                ahead[following] = (start, run.executor.submit(closure_task, (
+                    run.source, run.tier, following, _keys_array([]), start)))
+        known = _keys_array([])
+        later: dict[int, list[np.ndarray]] = {}        # what this tier sets aside
+        if early is not None:
+            early_seeds, job = early
+            seeds = _add_new(early_seeds, seeds)[0]
+            known = _closed(run, tier, seeds, job.result(), later)
+        known, fresh = _add_new(known, seeds)
+        if not len(fresh):
+            keys = known
+        elif pipelined and len(fresh) < PARALLEL_MIN:
+            job = run.executor.submit(closure_task, (run.source, run.tier, tier, known, fresh))
+            keys = _closed(run, tier, seeds, job.result(), later)
+        else:
+            keys = _rounds(run, tier, known, fresh, later)
+        reached = {u: parts[0] if len(parts) == 1 else np.unique(np.concatenate(parts))
+                   for u, parts in later.items()}
+        _set_aside(pending, reached)
         _save_array(run.path(tier, "keys.npy"), keys)
+        atomic_write(run.path(tier, "later.npz"),
+                     functools.partial(_save_later, {str(u): k for u, k in reached.items()}))
         tiers.append([tier, len(keys)])
+        run.manifest["found"] = tiers
+        run.save_manifest()             # the checkpoint: tier found
         found += len(keys)
         run.report(f"found tier {tier}:", found, found)
+    for t, _ in tiers:                  # the pass is done: the manifest will list every tier
+        run.path(t, "later.npz").unlink(missing_ok=True)
+    run.manifest.pop("found", None)
     return tiers
+
+
+def _save_later(arrays: dict, out) -> None:
+    np.savez(out, **arrays)
+
+
+def _rounds(run: TierRun | None, tier: int, seen: np.ndarray, frontier: np.ndarray,
+            pending: dict, expand_round: Callable | None = None) -> np.ndarray:
+    """The breadth-first rounds closing tier ``tier`` from ``frontier`` (positions not in
+    ``seen``): returns ``seen`` and every position found, sorted; the moves to later tiers go
+    to ``pending``. A move to a lower tier raises ``TierViolation`` (with ``run``) or returns
+    None (a task: the coordinator then finds it again, named)."""
+    seen = _add_new(seen, frontier)[0]
+    while len(frontier):
+        expansion = (expand_round(frontier) if expand_round is not None
+                     else run.expand_all(frontier))       # type: ignore[union-attr]
+        bad = expansion.child_tier < tier
+        if bad.any():
+            if run is None:
+                return None                     # type: ignore[return-value]
+            raise _violation(run, frontier, expansion, tier, bad)
+        inside = expansion.child_tier == tier
+        seen, frontier = _add_new(seen, np.unique(expansion.child_key[inside]))
+        # the moves to later tiers, grouped by tier with one sort (Pig's reach a hundred)
+        later = np.flatnonzero(~inside)
+        by_tier = later[np.argsort(expansion.child_tier[later], kind="stable")]
+        later_tiers = expansion.child_tier[by_tier]
+        cuts = np.flatnonzero(np.diff(later_tiers)) + 1
+        for a, b in zip([0, *cuts.tolist()], [*cuts.tolist(), len(by_tier)]):
+            if a < b:
+                _set_aside(pending, {int(later_tiers[a]):
+                                     np.unique(expansion.child_key[by_tier[a:b]])})
+    return seen
+
+
+def _closed(run: TierRun, tier: int, seeds: np.ndarray, answer, pending: dict) -> np.ndarray:
+    """The positions a ``closure_task`` found, its moves to later tiers set aside. Where it met
+    a move that lowers the tier, the tier is closed again here from all its seeds, as the
+    serial pass closes it, which raises the same ``TierViolation``."""
+    if answer is None:
+        _rounds(run, tier, _keys_array([]), seeds, {})
+        raise SolverError(f"tier {tier}: a task met a move lowering the tier, the pass here did "
+                          "not")                                # not reached: the same moves
+    keys, later = answer
+    _set_aside(pending, later)
+    return keys
+
+
+def _set_aside(pending: dict, later: dict) -> None:
+    """Sorted keys of later tiers, kept until their tier's turn."""
+    for u, keys in later.items():
+        waiting = pending.setdefault(u, [])
+        waiting.append(keys)
+        if len(waiting) > 8:      # bound the waiting copies: merge them
+            pending[u] = [np.unique(np.concatenate(waiting))]
+
+
+def closure_task(task) -> tuple[np.ndarray, dict] | None:
+    """A worker's task: ``(game source, tier, t, seen, frontier)``: tier t closed from
+    ``frontier`` as ``_rounds`` does; ``(seen and every position found, {later tier: its
+    keys})``, or None when a move goes down a tier."""
+    source, tier_spec, tier, seen, frontier = task
+    game = game_from(source)
+    pending: dict = {}
+    keys = _rounds(None, tier, seen, frontier, pending,
+                   expand_round=lambda batch: expand(game, batch, tier_spec))
+    if keys is None:
+        return None
+    return keys, {u: parts[0] if len(parts) == 1 else np.unique(np.concatenate(parts))
+                  for u, parts in pending.items()}
+
+
+def _add_new(seen: np.ndarray, found: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(seen with found added, the keys of found not in seen)``: both arrays sorted and
+    without duplicates, and so are the answers. An insertion by binary search, not a sort: a
+    tier is found in many small rounds (Pig: one per turn-total step)."""
+    if not len(found):
+        return seen, found
+    at = np.searchsorted(seen, found)
+    known = at < len(seen)
+    known[known] = seen[at[known]] == found[known]
+    fresh = found[~known]
+    if not len(fresh):
+        return seen, fresh
+    width = max(seen.dtype.itemsize, fresh.dtype.itemsize)   # keys of a longer state: wider
+    return np.insert(seen.astype(f"S{width}", copy=False), at[~known], fresh), fresh
 
 
 @dataclass
@@ -412,12 +531,17 @@ class TierResult:
     index: np.ndarray
     remoteness: np.ndarray
     table: list                      # encoded value vectors (database encoding)
+    bounds: Any = None               # a chance tier's certified bounds, once read (chance_tiers)
 
     @classmethod
     def load(cls, run: TierRun, tier: int, mapped: bool = False) -> TierResult:
         """A tier's results; ``mapped``: the arrays read from their files a slice at a time
         (``_Mapped``)."""
-        table = json.loads(run.path(tier, "table.json").read_text(encoding="utf-8"))
+        floats = run.path(tier, "table.npy")
+        if floats.exists():
+            table = list(map(tuple, np.load(floats).tolist()))
+        else:
+            table = json.loads(run.path(tier, "table.json").read_text(encoding="utf-8"))
         keys, index, remoteness = (
             _Mapped(run.path(tier, part)) if mapped else np.load(run.path(tier, part))
             for part in ("keys.npy", "values.npy", "remoteness.npy"))
@@ -678,13 +802,28 @@ def _solve_tier(run: TierRun, graph: PositionGraph, n: int, boundary_remoteness:
     return list(table), index, remoteness, how
 
 
+def _float_table(table: list) -> bool:
+    """Whether every value vector of a tier's table is floats, all of one length (checked by
+    map and set, in C: a table may have millions of entries)."""
+    return (bool(table) and None not in table and len(set(map(len, table))) == 1
+            and set(map(type, chain.from_iterable(table))) == {float})
+
+
 def _save_tier(run: TierRun, tier: int, table: list, index: np.ndarray, remoteness: np.ndarray,
                how: dict) -> None:
     """A solved tier's files, then the checkpoint that records it."""
     _save_array(run.path(tier, "values.npy"), index.astype(np.int32))
     _save_array(run.path(tier, "remoteness.npy"), remoteness.astype(np.int32))
-    atomic_write(run.path(tier, "table.json"),
-                  json.dumps([None if v is None else list(v) for v in table]).encode("utf-8"))
+    # an approximate tier has a value vector per position (Pig to 100: two million in all):
+    # floats only, kept as a float array, which reads and writes faster than JSON, exactly
+    floats = _float_table(table)
+    kept, other = (("table.npy", "table.json") if floats else ("table.json", "table.npy"))
+    run.path(tier, other).unlink(missing_ok=True)          # a previous run's, in this directory
+    if floats:
+        _save_array(run.path(tier, kept), np.array(table, dtype=np.float64))
+    else:
+        atomic_write(run.path(tier, kept),
+                     json.dumps([None if v is None else list(v) for v in table]).encode("utf-8"))
     run.manifest["solved"][str(tier)] = how
     run.save_manifest()              # the checkpoint: this tier is done
 
@@ -774,6 +913,9 @@ class TieredSolution:
     note: str
     seconds: dict
     key_section: Any = None         # a Future of the database's key section, or None
+    # per pass, CPU seconds: the coordinator's own (its threads too) and its tasks' (where they
+    # ran); the serial share of a run with workers is coordinator / (coordinator + tasks)
+    cpu: dict = field(default_factory=dict)
 
     def prepared_key_section(self) -> bytes | None:
         return None if self.key_section is None else self.key_section.result()
@@ -820,7 +962,9 @@ def tiered_solve(game, directory: str | Path, *, binding: dict | None = None,
     run = TierRun(game=game, directory=Path(directory), binding=binding or {}, source=source,
                   executor=executor or SerialExecutor(), progress=progress)
     run.directory.mkdir(parents=True, exist_ok=True)
-    seconds = {}
+    seconds: dict = {}
+    cpu: dict = {}
+    clock = CpuClock(run.executor)
     manifest_path = run.directory / MANIFEST
     if resume and manifest_path.exists():
         run.manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
@@ -842,6 +986,14 @@ def tiered_solve(game, directory: str | Path, *, binding: dict | None = None,
 
         found = native_tiers_for(game, run.tier)
         run.native = None if isinstance(found, str) else found
+    if source is not None:            # forked workers inherit the game and its expander
+        from gdl.graph.executor import remember
+
+        remember(source, game)
+        if run.native is not None:
+            from gdl.graph.packed_tiers import remember as remember_expander
+
+            remember_expander(source, run.native)
     if run.manifest.get("keys") == "packed" and run.native is None:
         raise SolverError(f"{run.directory}: its tier files hold packed keys of native rules, "
                           "which this game has not; solve again without --resume")
@@ -855,6 +1007,7 @@ def tiered_solve(game, directory: str | Path, *, binding: dict | None = None,
             if declared:
                 raise
             run.tier = ONE_TIER                  # the inferred tier was wrong: one tier
+            run.manifest.pop("found", None)
             if run.native is not None:
                 run.native.tier = ((), ())
             run.manifest["tier"] = [[], []]
@@ -862,6 +1015,7 @@ def tiered_solve(game, directory: str | Path, *, binding: dict | None = None,
         run.manifest["solved"] = {}
         run.save_manifest()
         seconds["discover"] = time.perf_counter() - started
+        cpu["discover"] = clock.lap()
     started = time.perf_counter()
     prepared = None
     if prepare_merge and run.executor.workers > 1:
@@ -874,12 +1028,36 @@ def tiered_solve(game, directory: str | Path, *, binding: dict | None = None,
         pool.shutdown(wait=False)
     solve_tiers(run, stop_after)
     seconds["solve"] = time.perf_counter() - started
+    cpu["solve"] = clock.lap()
     solved = run.manifest["solved"].values()
     method = next((h["method"] for h in solved if h["method"] == VALUE_ITERATION),
                   next(iter(solved))["method"] if solved else "")
     note = next((h["note"] for h in solved if h["note"]), "")
     return TieredSolution(run, run.manifest["tiers"], method, all(h["exact"] for h in solved),
-                          note, seconds, prepared)
+                          note, seconds, prepared, cpu)
+
+
+class CpuClock:
+    """CPU seconds since the last lap: this process's own (the tasks an in-process executor ran
+    taken out) and the executor's tasks'."""
+
+    def __init__(self, executor):
+        self.executor = executor
+        self.local = isinstance(executor, SerialExecutor)
+        self._mark = self._now()
+
+    def _now(self) -> tuple[float, float]:
+        return time.process_time(), getattr(self.executor, "task_cpu", 0.0)
+
+    def lap(self) -> dict:
+        own, tasks = self._now()
+        own_before, tasks_before = self._mark
+        self._mark = own, tasks
+        tasks -= tasks_before
+        own -= own_before
+        if self.local:
+            own -= tasks
+        return {"coordinator": round(own, 3), "tasks": round(tasks, 3)}
 
 
 def _discover(run: TierRun) -> list[list[int]]:
@@ -967,11 +1145,26 @@ def key_section(run: TierRun, tiers: list[list[int]]) -> bytes:
     (``tiered_solve(..., prepare_merge=True)``) instead of after them."""
     plan = _KeyPlan(run, tiers)
     stream = _Stream()
-    for low, high in plan.buckets:
+    for number, (low, high) in enumerate(plan.buckets):
         bucket = plan.sorted_bucket(plan.ranges(low, high))
         if bucket is not None:
+            # the merge needs this order again for the records: kept, not sorted twice
+            _save_array(_order_path(run, number),
+                        bucket[0].astype(np.uint32 if len(bucket[0]) < 1 << 32 else np.int64))
             stream.write(np.ascontiguousarray(bucket[1]).tobytes())
     return stream.finish()
+
+
+def _order_path(run: TierRun, bucket: int) -> Path:
+    return run.directory / f"merge-order-{bucket}.npy"
+
+
+def _first_use(ranked: np.ndarray, entries: int) -> np.ndarray:
+    """The distinct entries of ``ranked`` in order of first occurrence."""
+    first = np.full(entries, len(ranked), dtype=np.int64)
+    np.minimum.at(first, ranked, np.arange(len(ranked), dtype=np.int64))
+    present = np.flatnonzero(first < len(ranked))
+    return present[np.argsort(first[present], kind="stable")]
 
 
 def merge_database(solution: TieredSolution, path: str | Path, binding: dict,
@@ -998,7 +1191,7 @@ def merge_database(solution: TieredSolution, path: str | Path, binding: dict,
     highest = max([int(np.max(part.remoteness[:], initial=0)) for part in parts] + [0])
     record = record_layout(len(entries), highest)
     streams = [_Stream() for _ in range(2 if record["layout"] == "packed16" else 3)]
-    for low, high in plan.buckets:
+    for bucket_number, (low, high) in enumerate(plan.buckets):
         ranges = plan.ranges(low, high)
         if prepared is None:
             bucket = plan.sorted_bucket(ranges)
@@ -1007,18 +1200,17 @@ def merge_database(solution: TieredSolution, path: str | Path, binding: dict,
             order, raw = bucket
             streams[0].write(np.ascontiguousarray(raw).tobytes())
         else:
-            keys = [k[a:b].astype(plan.dtype)
-                    for k, (a, b) in zip(plan.keys, ranges) if a < b]
-            if not keys:
+            if not any(a < b for a, b in ranges):
                 continue
-            order = np.argsort(np.concatenate(keys), kind="stable")
+            order_path = _order_path(run, bucket_number)
+            order = np.load(order_path).astype(np.int64)       # the key section's sort
+            order_path.unlink()
         index = [ids[part.index[a:b]]
                  for part, ids, (a, b) in zip(parts, part_ids, ranges) if a < b]
         remoteness = [part.remoteness[a:b].astype(np.int64)
                       for part, (a, b) in zip(parts, ranges) if a < b]
         ranked = np.concatenate(index)[order]
-        fresh, first = np.unique(ranked, return_index=True)
-        fresh_in_order = fresh[np.argsort(first)]
+        fresh_in_order = _first_use(ranked, len(entries))
         fresh_in_order = fresh_in_order[number[fresh_in_order] < 0]
         number[fresh_in_order] = np.arange(used, used + len(fresh_in_order))
         used += len(fresh_in_order)
@@ -1027,15 +1219,15 @@ def merge_database(solution: TieredSolution, path: str | Path, binding: dict,
         for stream, data in zip(streams[1:], record_sections(record, value_index,
                                                              rank_remoteness)):
             stream.write(data)
-    by_number = sorted(range(len(entries)), key=lambda i: number[i])
-    values = [entries[i] for i in by_number if number[i] >= 0]
+    by_number = np.flatnonzero(number >= 0)
+    values = [entries[i] for i in by_number[np.argsort(number[by_number])].tolist()]
     info = run.game.info
     header = {
         "format": VERSION, "binding": binding, "source": source, "game": info.name,
         "players": list(info.players), "positions": plan.total, "method": solution.method,
         "exact": solution.exact, "note": solution.note, "key": plan.kind,
         "key_width": plan.width,
-        "values": [None if v is None else list(v) for v in values], "record": record,
+        "values": values, "record": record,         # tuples: JSON writes them as lists
     }
     sections = [stream.finish() for stream in streams]
     if prepared is not None:
