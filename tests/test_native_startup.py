@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+import gdl.backends.native.attach as attach_module
 from gdl.backends.load import load
 from gdl.backends.native.build import compiler
 from gdl.cli import main
@@ -106,3 +107,32 @@ def test_the_shortcut_still_warns_over_a_smaller_budget(monkeypatch, capsys):
     captured = capsys.readouterr()
     assert "warning: alphabeta would visit" in captured.err
     assert "X 0, O 0" in captured.out       # FACTS: a draw
+
+
+@needs_cc
+def test_a_first_load_compiles_the_c_while_it_builds_the_python(tmp_path, monkeypatch):
+    # An empty cache: the checked game's C goes to the compiler before its Python is built
+    # (gdl.backends.native.attach.EarlyLibrary), and the game comes out native all the same.
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    started = []
+    real = attach_module.EarlyLibrary.__init__
+
+    def spy(self, *args, **kwargs):
+        started.append(args[1])
+        real(self, *args, **kwargs)
+
+    monkeypatch.setattr(attach_module.EarlyLibrary, "__init__", spy)
+    path = GAMES / "tictactoe.game"
+    first = load(path, backend="native")
+    assert started == [str(path)] and first.native is not None, first.native_note
+    libraries = sorted((tmp_path / "gdl" / "native").glob("*.so"))
+    assert len(libraries) == 1
+    again = load(path, backend="native")            # both caches hit: no early compiler
+    assert started == [str(path)] and again.native is not None
+    assert sorted((tmp_path / "gdl" / "native").glob("*.so")) == libraries
+    root = first.initial_state()
+    assert first.native.legal_actions(root) == again.native.legal_actions(root) == list(range(9))
+    # An explicit tree has no C: nothing is compiled, and no refusal is written for it.
+    tree = load(GAMES / "aima-fig5-2.game", backend="native")
+    assert tree.native is None and "not compiled" in tree.native_note
+    assert not list((tmp_path / "gdl" / "native").glob("*.refused"))

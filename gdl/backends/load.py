@@ -51,8 +51,26 @@ def loads(text: str, filename: str = "<input>", params: Mapping[str, int | bool]
         from gdl.backends.native.attach import attach
 
         key = _cache_key(text, filename, dict(params or {}))   # once: it stats gdl's sources
-        game = _load_text(text, filename, dict(params or {}), key)
-        attach(game, filename, key)
+        early: list = []
+
+        def compile_c_early(checked) -> None:
+            if checked.tree is None:
+                from gdl.backends.native.attach import EarlyLibrary
+                from gdl.backends.native.build import compiler
+
+                if compiler() is not None:
+                    early.append(EarlyLibrary(checked, filename, key))
+
+        try:
+            game = _load_text(text, filename, dict(params or {}), key, compile_c_early)
+        except BaseException:
+            for pending in early:           # leave no compiler running behind an error
+                try:
+                    pending.result()
+                except Exception:
+                    pass
+            raise
+        attach(game, filename, key, early[0] if early else None)
         return game
     from gdl.backends.interpret import build
     from gdl.lang.check import check
@@ -78,8 +96,9 @@ def load_text(text: str, filename: str = "<input>", params=None):
     return _load_text(text, filename, params, _cache_key(text, filename, params))
 
 
-def _load_text(text: str, filename: str, params: dict, key: str | None):
-    """load_text with its cache key computed (normalized text, params a dict)."""
+def _load_text(text: str, filename: str, params: dict, key: str | None, checked_hook=None):
+    """load_text with its cache key computed (normalized text, params a dict). On a cache miss,
+    ``checked_hook`` is given the checked game before its Python is built."""
     entry = _cache_read(key) if key else None
     source = Source(filename, text)
     if entry is not None:
@@ -92,7 +111,10 @@ def _load_text(text: str, filename: str, params: dict, key: str | None):
     from gdl.lang.check import check
     from gdl.lang.parse import parse
 
-    game = build_compiled(check(parse(text, filename), source, params), source, params)
+    checked = check(parse(text, filename), source, params)
+    if checked_hook is not None:
+        checked_hook(checked)
+    game = build_compiled(checked, source, params)
     if key and isinstance(game, CompiledGame):
         _cache_write(key, {"descriptor": game._descriptor, "source": game.python_source},
                      game._code)

@@ -9,6 +9,7 @@ tree, a constant beyond 64 bits) ``game.native`` is None and ``game.native_note`
 from __future__ import annotations
 
 import hashlib
+import threading
 
 from gdl.backends.native.build import NativeUnavailable, Refused, library_for
 from gdl.backends.native.runtime import NativeRules
@@ -19,14 +20,59 @@ class Unsupported(Exception):
     raises its own subclass); it runs in Python."""
 
 
-def attach(game, filename: str, key: str | None = None) -> None:
+class EarlyLibrary:
+    """The C compiler started on a checked game before its Python is built (a first load):
+    gcc runs in its own process while this one builds the Python tier, so the first load costs
+    about the longer of the two rather than their sum. The C text is generated here, in the
+    calling thread; only ``library_for`` (a cache lookup, gcc, loading) runs in the thread."""
+
+    def __init__(self, checked, filename: str, key: str | None):
+        from gdl.backends.native.emit import generate
+
+        try:
+            made: str | Exception = generate(checked, filename)
+        except Unsupported as error:        # remembered as a refusal by library_for, as usual
+            made = error
+
+        def source() -> str:
+            if isinstance(made, Exception):
+                raise made
+            return made
+
+        self._outcome: dict = {}
+        self._thread = threading.Thread(target=self._build, name="gdl-cc", daemon=True,
+                                        args=(source, None if key is None else _versioned(key)))
+        self._thread.start()
+
+    def _build(self, source, key) -> None:
+        try:
+            self._outcome["library"] = library_for(source, key, refusals=(Unsupported,))
+        except BaseException as error:      # handed to the caller of result()
+            self._outcome["error"] = error
+
+    def result(self):
+        """The library, once the compiler is done; or what it raised. Waits for the compiler
+        even when interrupted (a second or two), so that no half-written file is left."""
+        try:
+            self._thread.join()
+        except KeyboardInterrupt:
+            self._thread.join()
+            raise
+        if "error" in self._outcome:
+            raise self._outcome["error"]
+        return self._outcome["library"]
+
+
+def attach(game, filename: str, key: str | None = None,
+           early: EarlyLibrary | None = None) -> None:
     """Set ``game.native`` (NativeRules or None) and ``game.native_note`` (None or why not).
     ``key`` (the loader's cache key of the rule text) finds a library built before without
-    rebuilding the checked game."""
+    rebuilding the checked game; ``early`` is the compiler already started on it."""
     note = None
     native = None
     game.native_route_missing = False
     try:
+        library = early.result() if early is not None else None
         if getattr(game, "backend", None) != "compile":
             raise Unsupported("this game is not compiled (explicit tree or interpreted)")
 
@@ -36,8 +82,10 @@ def attach(game, filename: str, key: str | None = None) -> None:
 
             return generate(game.ir, filename)
 
-        native = NativeRules(library_for(source, None if key is None else _versioned(key),
-                                         refusals=(Unsupported,)))
+        if library is None:
+            library = library_for(source, None if key is None else _versioned(key),
+                                  refusals=(Unsupported,))
+        native = NativeRules(library)
     except (Unsupported, Refused, NativeUnavailable) as error:
         note = f"note: native backend unavailable ({error}); using the compiled Python tier"
         game.native_route_missing = isinstance(error, NativeUnavailable)
