@@ -193,6 +193,8 @@ def _search(game, depth: int | None, algorithm: str, table: bool, total: Value,
             terminals += 1
             values = returns(state)
             # A hit needs an int first value too: (Fraction(1), ...) equals (1, ...) as a key.
+            # (The lookup is written out here and for evaluations below: a call per leaf would
+            # cost more than the lookup itself.)
             try:
                 x = int_leaves.get(values)
             except TypeError:
