@@ -158,16 +158,20 @@ def test_alphabeta_is_the_python_engine_node_for_node(which, depth, request):
 
 @needs_cc
 @pytest.mark.parametrize("plies", [0, 1, 3, None])
-def test_ranking_by_the_roots_order_counts_the_same_nodes_in_c(c4, plies):
+@pytest.mark.parametrize("moves, value", [("", 0), ("drop(3) drop(0) drop(3) drop(0) drop(3) drop(1)", 1)])
+def test_ranking_by_the_roots_order_counts_the_same_nodes_in_c(c4, plies, moves, value):
     # From ply `plies` on, both tiers rank actions by the root's order instead of evaluating
-    # every child (gdl.solvers.ordering): the same order, so the same nodes and answers.
+    # every child (gdl.solvers.ordering): the same order, so the same nodes and answers. The
+    # empty board is a draw (Tromp); in the second position Red, to move, has three discs in
+    # column 3 and wins at once there: a root whose order puts a win before declared moves.
+    root = play(c4, moves.split())
     options = replace(default_options(), evaluation_plies=plies)
-    python = solve(c4, "alphabeta", options=options)
-    native = native_rules(c4).alphabeta(c4.initial_state(), None, options.tt_size, plies)
-    assert python.values == (native["value"], -native["value"]) == (0, 0)    # Tromp: a draw
+    python = solve(c4, "alphabeta", options=options, root_state=root)
+    native = native_rules(c4).alphabeta(root, None, options.tt_size, plies)
+    assert python.values == (native["value"], -native["value"]) == (value, -value)
     assert python.stats.nodes == native["nodes"] and python.stats.cutoffs == native["cutoffs"]
     assert list(python.pv) == native["pv"]
-    legal = c4.legal_actions(c4.initial_state())
+    legal = c4.legal_actions(root)
     assert python.best_actions == tuple(a for a, f in zip(legal, native["best_flags"]) if f)
 
 

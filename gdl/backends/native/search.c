@@ -427,7 +427,8 @@ static int order_actions(AB *x, int ply, const V *s, int *actions, int n, int mo
         }
         order[j] = i;
     }
-    if (ply == 0 && x->evaluation_plies != NO_PLY) {
+    /* as in gdl.solvers.ordering: only a root ordered by evaluation sets the ranks */
+    if (ply == 0 && !by_root_order && x->evaluation_plies != NO_PLY) {
         for (int a = 0; a < ACTIONS; a++) x->rank_of[a] = ACTIONS;   /* not at the root: last */
         for (int r = 0; r < n; r++) x->rank_of[actions[order[r]]] = r;
     }
