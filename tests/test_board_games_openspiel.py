@@ -43,6 +43,25 @@ def openspiel_perft(state, depth):
     return tuple(counts)
 
 
+def play_alongside(game, openspiel_game, name_of, chooser):
+    """One whole game chosen at random (``chooser``) in OpenSpiel and played move for move here:
+    at every position the same player is to move and the same moves are legal (``name_of(their
+    state, their action)`` is our action's name), and both end at the same move. Returns (our
+    final state, theirs)."""
+    theirs = openspiel_game.new_initial_state()
+    ours = game.initial_state()
+    while not theirs.is_terminal():
+        assert game.current_player(ours) == theirs.current_player()
+        moves = {name_of(theirs, a): a for a in theirs.legal_actions()}
+        legal = {game.action_name(a): a for a in game.legal_actions(ours)}
+        assert sorted(legal) == sorted(moves)
+        name = chooser.choice(sorted(moves))
+        theirs.apply_action(moves[name])
+        ours = game.apply(ours, legal[name])
+    assert game.current_player(ours) == TERMINAL
+    return ours, theirs
+
+
 # ---- Breakthrough ------------------------------------------------------------------------------
 
 def openspiel_home_rows(rows, columns):
@@ -78,25 +97,17 @@ def breakthrough_action(openspiel_move, rows):
 
 
 def test_breakthrough_random_games_equal_openspiel():
-    """Whole games, chosen at random in OpenSpiel: at every position the legal moves are the same
-    (mapped square by square), and the game ends at the same move with the same winner."""
+    """Whole games, chosen at random in OpenSpiel: at every position the same player is to move
+    and the legal moves are the same (mapped square by square), and the game ends at the same
+    move with the same winner."""
     rows, columns = 5, 4
     home = openspiel_home_rows(rows, columns)
     game = load("breakthrough.game", rows=rows, cols=columns, home=home)
     chooser = random.Random(15)
     for _ in range(40):
-        theirs = pyspiel.load_game("breakthrough", {"rows": rows, "columns": columns}) \
-            .new_initial_state()
-        ours = game.initial_state()
-        while not theirs.is_terminal():
-            moves = {breakthrough_action(theirs.action_to_string(a), rows): a
-                     for a in theirs.legal_actions()}
-            legal = {game.action_name(a): a for a in game.legal_actions(ours)}
-            assert sorted(legal) == sorted(moves)
-            name = chooser.choice(sorted(moves))
-            theirs.apply_action(moves[name])
-            ours = game.apply(ours, legal[name])
-        assert game.current_player(ours) == TERMINAL
+        ours, theirs = play_alongside(
+            game, pyspiel.load_game("breakthrough", {"rows": rows, "columns": columns}),
+            lambda theirs, a: breakthrough_action(theirs.action_to_string(a), rows), chooser)
         assert tuple(game.returns(ours)) == tuple(int(r) for r in theirs.returns())
 
 
@@ -119,17 +130,8 @@ def test_kalah_random_games_equal_openspiel():
     game = load("kalah.game", houses=6, seeds=4)
     chooser = random.Random(15)
     for _ in range(30):
-        theirs = pyspiel.load_game("mancala").new_initial_state()
-        ours = game.initial_state()
-        while not theirs.is_terminal():
-            player = theirs.current_player()
-            assert game.current_player(ours) == player
-            moves = {f"sow({p - 1 if player == 0 else p - 8})": p for p in theirs.legal_actions()}
-            legal = {game.action_name(a): a for a in game.legal_actions(ours)}
-            assert sorted(legal) == sorted(moves)
-            name = chooser.choice(sorted(moves))
-            theirs.apply_action(moves[name])
-            ours = game.apply(ours, legal[name])
-        assert game.current_player(ours) == TERMINAL
+        ours, theirs = play_alongside(
+            game, pyspiel.load_game("mancala"),
+            lambda theirs, p: f"sow({p - 1 if theirs.current_player() == 0 else p - 8})", chooser)
         margin = game.returns(ours)[0]
         assert (margin > 0) - (margin < 0) == int(theirs.returns()[0])
