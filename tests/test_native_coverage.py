@@ -151,10 +151,8 @@ def _code_only(c_source: str) -> str:
     return re.sub(r"/\*.*?\*/", " ", c_source, flags=re.S)
 
 
-def test_names_of_the_new_constructs_never_become_code():
-    # Every name a rule file chooses (let names, binders of a computed range, define parameters,
-    # variables) is replaced by the compiler's own; only numbers and those names are code.
-    text = """game "names"
+# The new constructs, every name the rule file's own (all starting with zz).
+NAMES_GAME = """game "names"
 players A, B
 var zzvar in 0..9 = 0
 define zzdefine(zzparam) = let zzlet = zzparam + 1: zzlet * 2
@@ -162,10 +160,16 @@ action go(zzarg in 1..2) by A, B
     effect let zzstmt = zzarg; for zzloop in zzstmt..2 { zzvar = min(zzvar + zzloop, 9) }
            repeat 3 { zzvar = min(zzvar + 1, 9) }
 terminal zzvar >= 9 or zzdefine(zzvar) > 12
-utility A = zzvar
+utility A = zzvar - 5
 zero-sum
 when stuck lose
 """
+
+
+def test_names_of_the_new_constructs_never_become_code():
+    # Every name a rule file chooses (let names, binders of a computed range, define parameters,
+    # variables) is replaced by the compiler's own; only numbers and those names are code.
+    text = NAMES_GAME
     game = check(parse(text), Source("names.game", text))
     code = _code_only(emit.generate(game, "names.game"))
     assert "zz" not in code
@@ -174,18 +178,7 @@ when stuck lose
 
 @needs_cc
 def test_the_names_game_plays_the_same_natively():
-    text = """game "names"
-players A, B
-var n in 0..9 = 0
-define twice(x) = let y = x + 1: y * 2
-action go(k in 1..2) by A, B
-    effect let m = k; for j in m..2 { n = min(n + j, 9) }
-           repeat 3 { n = min(n + 1, 9) }
-terminal n >= 9 or twice(n) > 12
-utility A = n - 5
-zero-sum
-when stuck lose
-"""
+    text = NAMES_GAME
     game = loads(text, "names.game", backend="native")
     assert native_rules(game) is not None, game.native_note
     _same(solve_native(game, "minimax"), solve(loads(text, "names.game", backend="interpret"),
