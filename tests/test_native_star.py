@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
+from test_native_chance import DEEP_ODDS as NATIVE_EXPECTIMINIMAX_ODDS
 
 import gdl.solvers.star as python_star
 from gdl.backends.load import load, loads
@@ -174,22 +175,9 @@ def test_generated_chance_games(rules):
 
 # ---- overflow, broken promises and the command line -----------------------------------------------
 
-# Four chance nodes in a row, each 1 with probability (p - 1)/p, p = 1000003 (a prime): A wins
-# (+1) only when all four come up 1, so the value is 2·((p - 1)/p)^4 - 1, whose denominator p^4
-# (about 10^24) is beyond 64 bits.
-DEEP_ODDS = """game "odds" players A, B
-param p = 1000003
-var done in 0..1 = 0
-var all_ones in 0..1 = 0
-action go by A
-    effect random a in {0: 1/p, 1: (p - 1)/p}; random b in {0: 1/p, 1: (p - 1)/p};
-           random c in {0: 1/p, 1: (p - 1)/p}; random d in {0: 1/p, 1: (p - 1)/p};
-           all_ones = a * b * c * d; done = 1
-terminal done == 1
-utility A = 2 * all_ones - 1
-utility in -1..1
-zero-sum
-"""
+# test_native_chance's four chance nodes in a row, whose value 2·((p - 1)/p)^4 - 1 has a
+# denominator beyond 64 bits, with the utility's bounds declared (Star prunes with them).
+DEEP_ODDS = NATIVE_EXPECTIMINIMAX_ODDS.replace("zero-sum\n", "utility in -1..1\nzero-sum\n")
 
 
 @needs_cc
