@@ -241,6 +241,7 @@ def test_tiers_with_moves_inside_are_solved_in_pieces_on_the_workers(tmp_path, m
     monkeypatch.setattr(chance_tiers, "applies", lambda info: False)
     monkeypatch.setattr(tiers, "SPLIT_MIN", 0)
     monkeypatch.setattr(tiers, "PARALLEL_MIN", 0)
+    monkeypatch.setattr(tiers, "WHOLE_TIER_MAX", 0)     # no tier in one task: cut, every one
     file, params = GAMES / "cyclic/pig100.game", {"goal": 7, "sides": 3}
     game = load(file, params)
     cut: list = []

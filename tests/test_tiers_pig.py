@@ -33,9 +33,11 @@ BINDING = {"test": 1}
 
 @pytest.fixture
 def every_batch_to_the_workers(monkeypatch):
-    """Small games' batches go to the workers too (by default they stay in this process)."""
+    """Small games' batches go to the workers too (by default they stay in this process), and
+    each tier is cut for them (by default tiers that do not reach each other go whole, at once)."""
     for module in (tiers, chance_tiers):
         monkeypatch.setattr(module, "PARALLEL_MIN", 0)
+    monkeypatch.setattr(tiers, "WHOLE_TIER_MAX", 0)
 
 
 def _solve_linear(rows: list[list[Fraction]]) -> list[Fraction]:

@@ -320,8 +320,10 @@ class TierRun:
         return self.directory / f"tier-{tier}.{part}"
 
     def save_manifest(self) -> None:
+        # no indent: json's C encoder then writes it (an indented dump is pure Python, and the
+        # manifest is written after every tier: Pig to 100's 199 dumps took a second)
         atomic_write(self.directory / MANIFEST,
-                      json.dumps(self.manifest, sort_keys=True, indent=1).encode("utf-8"))
+                      json.dumps(self.manifest, sort_keys=True).encode("utf-8"))
 
     def expand_all(self, keys: np.ndarray, tier_file: Path | None = None) -> Expansion:
         """Expand ``keys`` (all of tier file ``tier_file`` when given), in tasks spread over the
@@ -427,6 +429,9 @@ def discover(run: TierRun) -> list[list[int]]:
         atomic_write(run.path(tier, "later.npz"),
                      functools.partial(_save_later, {str(u): k for u, k in reached.items()}))
         tiers.append([tier, len(keys)])
+        # the tiers whose results this one will need (solve_tiers: what may run beside it)
+        run.manifest.setdefault("reaches", {})[str(tier)] = sorted(
+            u for u, k in reached.items() if len(k))
         run.manifest["found"] = tiers
         run.save_manifest()             # the checkpoint: tier found
         found += len(keys)
@@ -530,7 +535,7 @@ class TierResult:
     keys: np.ndarray
     index: np.ndarray
     remoteness: np.ndarray
-    table: list                      # encoded value vectors (database encoding)
+    table: Any                       # encoded value vectors (database encoding): a list or _FloatTable
     bounds: Any = None               # a chance tier's certified bounds, once read (chance_tiers)
 
     @classmethod
@@ -538,15 +543,33 @@ class TierResult:
         """A tier's results; ``mapped``: the arrays read from their files a slice at a time
         (``_Mapped``)."""
         floats = run.path(tier, "table.npy")
+        table: Any
         if floats.exists():
-            table = list(map(tuple, np.load(floats).tolist()))
+            table = _FloatTable(np.load(floats))
         else:
-            table = json.loads(run.path(tier, "table.json").read_text(encoding="utf-8"))
+            table = [None if v is None else tuple(v) for v in
+                     json.loads(run.path(tier, "table.json").read_text(encoding="utf-8"))]
         keys, index, remoteness = (
             _Mapped(run.path(tier, part)) if mapped else np.load(run.path(tier, part))
             for part in ("keys.npy", "values.npy", "remoteness.npy"))
-        return cls(keys, index, remoteness,  # type: ignore[arg-type]
-                   [None if v is None else tuple(v) for v in table])
+        return cls(keys, index, remoteness, table)  # type: ignore[arg-type]
+
+
+class _FloatTable:
+    """An approximate tier's value table (a float vector per entry, often one per position),
+    its rows made tuples only when read: a tier's predecessors read few of them."""
+
+    def __init__(self, rows: np.ndarray):
+        self.rows = rows
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def __getitem__(self, entry: int) -> tuple:
+        return tuple(self.rows[entry].tolist())
+
+    def __iter__(self):
+        return map(tuple, self.rows.tolist())
 
 
 class _Mapped:
@@ -812,6 +835,13 @@ def _float_table(table: list) -> bool:
 def _save_tier(run: TierRun, tier: int, table: list, index: np.ndarray, remoteness: np.ndarray,
                how: dict) -> None:
     """A solved tier's files, then the checkpoint that records it."""
+    _save_tier_files(run, tier, table, index, remoteness)
+    _record_solved(run, tier, how)
+
+
+def _save_tier_files(run: TierRun, tier: int, table: list, index: np.ndarray,
+                     remoteness: np.ndarray) -> None:
+    """A solved tier's files (written here, or by the worker that solved the tier whole)."""
     _save_array(run.path(tier, "values.npy"), index.astype(np.int32))
     _save_array(run.path(tier, "remoteness.npy"), remoteness.astype(np.int32))
     # an approximate tier has a value vector per position (Pig to 100: two million in all):
@@ -824,6 +854,9 @@ def _save_tier(run: TierRun, tier: int, table: list, index: np.ndarray, remotene
     else:
         atomic_write(run.path(tier, kept),
                      json.dumps([None if v is None else list(v) for v in table]).encode("utf-8"))
+
+
+def _record_solved(run: TierRun, tier: int, how: dict) -> None:
     run.manifest["solved"][str(tier)] = how
     run.save_manifest()              # the checkpoint: this tier is done
 
@@ -849,55 +882,152 @@ def _native_expansion(run: TierRun, keys: np.ndarray) -> Expansion:
                           "they found it; solve with --backend compile") from None
 
 
+def needs(run: TierRun, tier: int) -> list[int]:
+    """The tiers whose results tier ``tier`` reads: those its moves reach, as the forward pass
+    recorded them (``"reaches"``); every later tier where it did not."""
+    reaches = run.manifest.get("reaches", {}).get(str(tier))
+    if reaches is not None:
+        return list(reaches)
+    return [t for t, _ in run.manifest["tiers"] if t > tier]
+
+
+def _try_exact(run: TierRun, tier: int) -> bool:
+    """Whether the tier may be checked exactly: every tier it reaches is exact. (Each of those
+    is exact only if every tier it reaches is, so this is every tier reachable from here: the
+    answer depends on the tiers the tier depends on, never on which others happened to be
+    solved first.)"""
+    solved = run.manifest["solved"]
+    return all(solved[str(u)]["exact"] for u in needs(run, tier))
+
+
+def _solve_one(run: TierRun, tier: int, keys: np.ndarray, loaded: dict[int, TierResult],
+               try_exact: bool) -> tuple[list, np.ndarray, np.ndarray, dict]:
+    """Tier ``tier``'s ``(table, index, remoteness, how)`` from its positions, expanded again,
+    and the results of the tiers its moves reach: read into ``loaded`` (a cache, from which the
+    tiers it does not reach are dropped: bounded memory)."""
+    expansion = (run.expand_all(keys, run.path(tier, "keys.npy")) if run.native is None
+                 else _native_expansion(run, keys))
+    needed = set(np.unique(expansion.child_tier).tolist()) - {tier}
+    for u in list(loaded):
+        if u not in needed:
+            del loaded[u]
+    for u in sorted(needed - set(loaded)):
+        loaded[u] = TierResult.load(run, u)
+    # a tier with chance and cycles: dense arrays (gdl/graph/chance_tiers.py)
+    from gdl.graph import chance_tiers
+
+    answer = (chance_tiers.solve_tier(run, tier, keys, expansion, loaded, try_exact)
+              if chance_tiers.applies(run.game.info) else None)
+    if answer is None:
+        graph, boundary_remoteness = _local_graph(run, tier, keys, expansion, loaded)
+        answer = _solve_tier(run, graph, len(keys), boundary_remoteness, try_exact)
+    return answer
+
+
+# A tier of at most this many positions may be solved whole in one task, beside other tiers
+# that do not need its results (Pig: tier t reaches t + 2 and up, so t and t + 1 are solved at
+# once, and the coordinator does no work per tier); a larger one, or one that nothing could run
+# beside, is solved here with its slices or pieces on the workers.
+WHOLE_TIER_MAX = 200_000
+
+# A worker's results of solved tiers, kept between its tier tasks of one run (``run id``): the
+# next tier it solves reaches mostly the same ones. A run's solved tiers never change.
+_WORKER_RESULTS: dict[str, dict[int, TierResult]] = {}
+
+
+def tier_task(task) -> dict:
+    """A worker's task: ``(run id, game source, directory, binding, tier spec, tier,
+    solved entries of the tiers it reaches, try exact)``: the tier solved whole as the
+    coordinator solves it, its files written to the directory; returns its ``how``."""
+    run_id, source, directory, binding, tier_spec, tier, solved, try_exact = task
+    if run_id not in _WORKER_RESULTS:
+        _WORKER_RESULTS.clear()                       # another run's: never read again
+        _WORKER_RESULTS[run_id] = {}
+    run = TierRun(game=game_from(source), directory=Path(directory), binding=binding,
+                  manifest={"solved": solved}, tier=tier_spec)
+    keys = np.load(run.path(tier, "keys.npy"))
+    table, index, remoteness, how = _solve_one(run, tier, keys, _WORKER_RESULTS[run_id],
+                                               try_exact)
+    _save_tier_files(run, tier, table, index, remoteness)
+    return how
+
+
 def solve_tiers(run: TierRun, stop_after: int | None = None) -> None:
-    """The backward pass: every tier not yet solved, the highest first."""
+    """The backward pass: every tier not yet solved, once the tiers it reaches are. With
+    workers (and positions as bytes), tiers that do not reach each other are solved whole at
+    once, each in one task (``tier_task``); otherwise a tier at a time, highest first, its
+    work cut for the workers. A tier's answer depends only on the tiers it reaches, so the
+    files are the same either way."""
+    import uuid
+
+    counts = {t: count for t, count in run.manifest["tiers"]}
+    solved = run.manifest.setdefault("solved", {})
+    waiting = [t for t, _ in reversed(run.manifest["tiers"]) if str(t) not in solved]
+    everything = sum(counts.values())
+    done = everything - sum(counts[t] for t in waiting)
+    whole = (run.native is None and run.source is not None and run.executor.workers > 1
+             and hasattr(run.executor, "submit"))
+    run_id = uuid.uuid4().hex           # names this call's results cached in the workers
+    loaded: dict[int, TierResult] = {}
+    running: dict[int, Any] = {}        # tier -> its tier_task, submitted
+    newly = 0
+    missing = {t: 0 for t in waiting}   # per tier, the tiers it needs not yet solved
+    needed_by: dict[int, list[int]] = {}
+    for t in waiting:
+        for u in needs(run, t):
+            if str(u) not in solved:
+                missing[t] += 1
+                needed_by.setdefault(u, []).append(t)
+
+    def finished(tier: int, how: dict) -> None:
+        nonlocal newly, done
+        _record_solved(run, tier, how)
+        for t in needed_by.pop(tier, []):
+            missing[t] -= 1
+        newly += 1
+        done += counts[tier]
+        run.report(f"solved tier {tier}:", done, everything)
+
+    while waiting or running:
+        ready = [t for t in waiting if not missing[t]]
+        room = None if stop_after is None else stop_after - newly - len(running)
+        if room is not None and room <= 0 and not running:
+            raise TiersStopped(f"stopped after {newly} tiers, as asked")
+        for tier in ready:
+            if room is not None and room <= 0:
+                break
+            alone = len(ready) + len(running) < 2
+            if whole and counts[tier] <= WHOLE_TIER_MAX and not alone:
+                running[tier] = run.executor.submit(tier_task, (
+                    run_id, run.source, str(run.directory), run.binding, run.tier, tier,
+                    {str(u): solved[str(u)] for u in needs(run, tier)}, _try_exact(run, tier)))
+                waiting.remove(tier)
+                room = None if room is None else room - 1
+            elif not running:
+                waiting.remove(tier)
+                finished(tier, _solve_here(run, tier, loaded))
+                break                   # what is ready has changed
+        if running:                     # the oldest: tiers of one height take about as long
+            tier = next(iter(running))
+            finished(tier, running.pop(tier).result())
+
+
+def _solve_here(run: TierRun, tier: int, loaded: dict[int, TierResult]) -> dict:
+    """One tier solved by the coordinator, its work cut for the workers; its files written;
+    returns its ``how``."""
     from gdl.graph import BACKWARD_INDUCTION
 
-    tiers = [t for t, _ in run.manifest["tiers"]]
-    solved = run.manifest.setdefault("solved", {})
-    loaded: dict[int, TierResult] = {}
-    newly = 0
-    done = sum(count for t, count in run.manifest["tiers"] if str(t) in solved)
-    everything = sum(count for _, count in run.manifest["tiers"])
-    for tier in reversed(tiers):
-        if str(tier) in solved:
-            continue
-        if stop_after is not None and newly >= stop_after:
-            raise TiersStopped(f"stopped after {newly} tiers, as asked")
-        keys = np.load(run.path(tier, "keys.npy"))
-        done_natively = None if run.native is None else _native_step(run, tier, len(keys))
-        if done_natively is not None:
-            table, index, remoteness = done_natively
-            how = {"method": BACKWARD_INDUCTION, "exact": True, "note": ""}
-            loaded.clear()
-            _save_tier(run, tier, table, index, remoteness, how)
-            newly += 1
-            done += len(keys)
-            run.report(f"solved tier {tier}:", done, everything)
-            continue
-        expansion = (run.expand_all(keys, run.path(tier, "keys.npy")) if run.native is None
-                     else _native_expansion(run, keys))
-        needed = set(np.unique(expansion.child_tier).tolist()) - {tier}
-        for u in list(loaded):           # bounded memory: only the tiers this one reaches
-            if u not in needed:
-                del loaded[u]
-        for u in sorted(needed - set(loaded)):
-            loaded[u] = TierResult.load(run, u)
-        try_exact = all(h["exact"] for h in solved.values())
-        # a tier with chance and cycles: dense arrays (gdl/graph/chance_tiers.py)
-        from gdl.graph import chance_tiers
-
-        answer = (chance_tiers.solve_tier(run, tier, keys, expansion, loaded, try_exact)
-                  if chance_tiers.applies(run.game.info) else None)
-        if answer is None:
-            graph, boundary_remoteness = _local_graph(run, tier, keys, expansion, loaded)
-            answer = _solve_tier(run, graph, len(keys), boundary_remoteness, try_exact)
-        del expansion
-        table, index, remoteness, how = answer
-        _save_tier(run, tier, table, index, remoteness, how)
-        newly += 1
-        done += len(keys)
-        run.report(f"solved tier {tier}:", done, everything)
+    keys = np.load(run.path(tier, "keys.npy"))
+    done_natively = None if run.native is None else _native_step(run, tier, len(keys))
+    if done_natively is not None:
+        table, index, remoteness = done_natively
+        how = {"method": BACKWARD_INDUCTION, "exact": True, "note": ""}
+        loaded.clear()
+    else:
+        table, index, remoteness, how = _solve_one(run, tier, keys, loaded,
+                                                   _try_exact(run, tier))
+    _save_tier_files(run, tier, table, index, remoteness)
+    return how
 
 
 # ---- the whole solve ---------------------------------------------------------------------------
@@ -1008,6 +1138,7 @@ def tiered_solve(game, directory: str | Path, *, binding: dict | None = None,
                 raise
             run.tier = ONE_TIER                  # the inferred tier was wrong: one tier
             run.manifest.pop("found", None)
+            run.manifest.pop("reaches", None)
             if run.native is not None:
                 run.native.tier = ((), ())
             run.manifest["tier"] = [[], []]
