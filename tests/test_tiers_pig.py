@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import json
 from fractions import Fraction
 from pathlib import Path
 
@@ -298,3 +299,88 @@ def test_the_merge_writes_more_than_65536_distinct_values(tmp_path):
     for i in (0, 1, 65_537, n - 1):
         entry = database.lookup(state_of(rows[i]))
         assert entry is not None and entry.values == (i / n, -i / n) and entry.remoteness == -1
+
+
+def _sent_whole(executor) -> list:
+    """The tiers the solve sends to ``executor`` whole (``tier_task``), recorded as sent."""
+    sent: list = []
+    submit = executor.submit
+
+    def recording(function, task):
+        if function is tiers.tier_task:
+            sent.append(task[5])
+        return submit(function, task)
+
+    executor.submit = recording
+    return sent
+
+
+@pytest.mark.parametrize("where", ["processes", "dask"])
+def test_tiers_that_do_not_reach_each_other_are_solved_at_once_whole(tmp_path, monkeypatch,
+                                                                     where):
+    # Pig's tier t (banked points) reaches t + 2 and up, never t + 1: the two are solved at
+    # once, each whole in a worker. With the process pool, exactness runs out part way down
+    # (tiers over 85 positions are not checked exactly; forked workers inherit the limit, a
+    # Dask worker would not), so a tier is checked exactly or not by what the tiers it reaches
+    # are, not by which tiers happened to be solved before it: the same file as one
+    # process's, whose order is another.
+    from gdl.graph import iteration
+
+    if where == "processes":
+        monkeypatch.setattr(iteration, "EXACT_LIMIT", 85)
+    file, params = PIG, {"goal": 8, "sides": 3}
+    game = load(file, params)
+    one = _database(game, tmp_path, "one")
+    manifest = json.loads((tmp_path / "one.tiers" / "manifest.json").read_text())
+    exact = {int(t): how["exact"] for t, how in manifest["solved"].items()}
+    if where == "processes":
+        # tier 9 (88 positions) is not exact; tier 8 (82), which does not reach it, is
+        assert not exact[9] and exact[8] and 9 not in manifest["reaches"]["8"]
+    source = functools.partial(load, file, params)
+    if where == "processes":
+        executor = ProcessExecutor(2)
+        try:
+            sent = _sent_whole(executor)
+            assert _database(game, tmp_path, "two", executor=executor, source=source) == one
+        finally:
+            executor.close()
+    else:
+        distributed = pytest.importorskip("dask.distributed")
+        with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                      dashboard_address=None) as cluster, \
+                distributed.Client(cluster) as client:
+            executor = DaskExecutor(client=client)
+            sent = _sent_whole(executor)
+            assert _database(game, tmp_path, "dask", executor=executor, source=source) == one
+    assert len(sent) >= len(exact) - 2 and len(set(sent)) == len(sent)
+
+
+def test_a_worker_reads_no_results_kept_from_another_run(tmp_path, monkeypatch):
+    # a worker keeps the solved tiers' results between its tasks of one run (a run id); a Dask
+    # worker outlives runs, and what it kept for another run (here: poisoned, every later
+    # position a win for A) must not be read
+    params = {"goal": 10, "sides": 4}
+    solution = tiered_solve(load(PIG, params), tmp_path / "t", binding=BINDING)
+    run = solution.run
+    expected = _tier_files(run.directory, 3)
+    reached = tiers.needs(run, 3)
+    poisoned = {}
+    for u in reached:
+        result = tiers.TierResult.load(run, u)
+        result.table = [("1", "-1")] * len(result.table)
+        poisoned[u] = result
+    monkeypatch.setattr(tiers, "_WORKER_RESULTS", {"another run": poisoned})
+    task = ("this run", functools.partial(load, PIG, params), str(run.directory), BINDING,
+            run.tier, 3, {str(u): run.manifest["solved"][str(u)] for u in reached}, True)
+    tiers.tier_task(task)                           # tier 3 again, as a worker solves it
+    assert _tier_files(run.directory, 3) == expected
+    assert list(tiers._WORKER_RESULTS) == ["this run"]
+    tiers._WORKER_RESULTS["this run"] = poisoned    # the test's own check: poison is seen
+    tiers.tier_task(task)
+    assert _tier_files(run.directory, 3) != expected
+
+
+def _tier_files(directory: Path, tier: int) -> tuple:
+    """A tier's values: the index of each position, and the table it indexes (exact: JSON)."""
+    return tuple((directory / f"tier-{tier}.{part}").read_bytes() for part in ("values.npy",
+                                                                               "table.json"))
