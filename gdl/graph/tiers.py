@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import functools
 import json
+import threading
 import time
 import zlib
 from collections.abc import Callable
@@ -1042,13 +1043,10 @@ class TieredSolution:
     exact: bool
     note: str
     seconds: dict
-    key_section: Any = None         # a Future of the database's key section, or None
+    key_section: Any = None         # a KeySectionWriter, or None
     # per pass, CPU seconds: the coordinator's own (its threads too) and its tasks' (where they
     # ran); the serial share of a run with workers is coordinator / (coordinator + tasks)
     cpu: dict = field(default_factory=dict)
-
-    def prepared_key_section(self) -> bytes | None:
-        return None if self.key_section is None else self.key_section.result()
 
     @property
     def positions(self) -> int:
@@ -1150,13 +1148,7 @@ def tiered_solve(game, directory: str | Path, *, binding: dict | None = None,
     started = time.perf_counter()
     prepared = None
     if prepare_merge and run.executor.workers > 1:
-        # The key section needs only the forward pass: written by a thread here (zlib, numpy's
-        # sort and the C decoding let go of the GIL) while the workers solve the tiers.
-        from concurrent.futures import ThreadPoolExecutor
-
-        pool = ThreadPoolExecutor(1, thread_name_prefix="gdl-key-section")
-        prepared = pool.submit(key_section, run, run.manifest["tiers"])
-        pool.shutdown(wait=False)
+        prepared = KeySectionWriter(run, run.manifest["tiers"])
     solve_tiers(run, stop_after)
     seconds["solve"] = time.perf_counter() - started
     cpu["solve"] = clock.lap()
@@ -1270,10 +1262,13 @@ class _Keys:
     keys: Any                       # a _Mapped tier file
 
 
-def key_section(run: TierRun, tiers: list[list[int]]) -> bytes:
+def key_section(run: TierRun, tiers: list[list[int]],
+                bucket_done: Callable[[int], None] = lambda number: None) -> bytes:
     """The database's first section (every key, sorted, compressed): it needs only the forward
     pass's files, so with several workers it is written while the tiers are solved
-    (``tiered_solve(..., prepare_merge=True)``) instead of after them."""
+    (``tiered_solve(..., prepare_merge=True)``) instead of after them. Each bucket's sort order
+    is saved for the merge's records, and ``bucket_done(number)`` called, before the bucket's
+    keys are compressed."""
     plan = _KeyPlan(run, tiers)
     stream = _Stream()
     for number, (low, high) in enumerate(plan.buckets):
@@ -1282,8 +1277,51 @@ def key_section(run: TierRun, tiers: list[list[int]]) -> bytes:
             # the merge needs this order again for the records: kept, not sorted twice
             _save_array(_order_path(run, number),
                         bucket[0].astype(np.uint32 if len(bucket[0]) < 1 << 32 else np.int64))
+        bucket_done(number)
+        if bucket is not None:
             stream.write(np.ascontiguousarray(bucket[1]).tobytes())
     return stream.finish()
+
+
+class KeySectionWriter:
+    """``key_section`` written by a thread of this process while the workers solve the tiers
+    (zlib, numpy's sort and the C decoding of packed keys let go of the GIL). The merge can
+    write a bucket's records as soon as the thread has saved that bucket's order
+    (``wait_for_bucket``), while the thread compresses the next buckets' keys."""
+
+    def __init__(self, run: TierRun, tiers: list[list[int]]):
+        from concurrent.futures import ThreadPoolExecutor
+
+        self._ready = 0                  # buckets whose order is saved
+        self._finished = False
+        self._condition = threading.Condition()
+        pool = ThreadPoolExecutor(1, thread_name_prefix="gdl-key-section")
+        self._future = pool.submit(self._write, run, tiers)
+        pool.shutdown(wait=False)
+
+    def _write(self, run: TierRun, tiers: list[list[int]]) -> bytes:
+        try:
+            return key_section(run, tiers, self._bucket_done)
+        finally:
+            with self._condition:
+                self._finished = True
+                self._condition.notify_all()
+
+    def _bucket_done(self, number: int) -> None:
+        with self._condition:
+            self._ready = number + 1
+            self._condition.notify_all()
+
+    def wait_for_bucket(self, number: int) -> None:
+        """Return once bucket ``number``'s order file is saved (raise the thread's error)."""
+        with self._condition:
+            self._condition.wait_for(lambda: self._ready > number or self._finished)
+        if self._ready <= number:
+            self._future.result()
+            raise SolverError(f"the key section ended before bucket {number}")
+
+    def result(self) -> bytes:
+        return self._future.result()
 
 
 def _order_path(run: TierRun, bucket: int) -> Path:
@@ -1311,7 +1349,7 @@ def merge_database(solution: TieredSolution, path: str | Path, binding: dict,
     run = solution.run
     parts = [TierResult.load(run, t, mapped=True) for t, _ in solution.tiers]
     plan = _KeyPlan(run, solution.tiers)
-    prepared = solution.prepared_key_section()
+    prepared = solution.key_section
     # every distinct value vector, numbered provisionally; `number` renumbers by first use
     provisional: dict = {}
     part_ids = [np.array([provisional.setdefault(v, len(provisional)) for v in part.table]
@@ -1333,6 +1371,7 @@ def merge_database(solution: TieredSolution, path: str | Path, binding: dict,
         else:
             if not any(a < b for a, b in ranges):
                 continue
+            prepared.wait_for_bucket(bucket_number)
             order_path = _order_path(run, bucket_number)
             order = np.load(order_path).astype(np.int64)       # the key section's sort
             order_path.unlink()
@@ -1362,7 +1401,7 @@ def merge_database(solution: TieredSolution, path: str | Path, binding: dict,
     }
     sections = [stream.finish() for stream in streams]
     if prepared is not None:
-        sections[0] = prepared
+        sections[0] = prepared.result()
     return write_file(Path(path), header, sections)
 
 
