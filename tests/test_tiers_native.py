@@ -18,7 +18,7 @@ import pytest
 from test_tiers import COUNTDOWN
 
 from gdl.backends.load import load, loads
-from gdl.graph import packed_tiers, strong_solve
+from gdl.graph import packed_tiers, strong_solve, tiers
 from gdl.graph.database import save
 from gdl.graph.executor import DaskExecutor, ProcessExecutor
 from gdl.graph.tiers import TiersStopped, TierViolation, merge_database, tiered_solve
@@ -103,6 +103,7 @@ def test_two_workers_and_small_tasks_give_the_same_database(tmp_path, monkeypatc
     reference = serial_database(game, tmp_path / "serial.db")
     monkeypatch.setattr(packed_tiers, "LOCAL_LIMIT", 40)     # many tasks a tier: the
     monkeypatch.setattr(packed_tiers, "NATIVE_TASK", 97)     # partition must not matter
+    monkeypatch.setattr(tiers, "MERGE_BUCKET", 1000)    # the merge and the key thread in step
     executor = ProcessExecutor(2)
     try:
         solution, by_two = tiered(game, tmp_path, "two", executor=executor,
@@ -115,6 +116,30 @@ def test_two_workers_and_small_tasks_give_the_same_database(tmp_path, monkeypatc
     assert by_two == reference
     assert not list(solution.run.directory.glob("part-*"))    # the tasks' files are merged away
     assert not list(solution.run.directory.glob("*slice*"))
+
+
+def test_a_failing_key_section_thread_fails_the_merge_without_a_hang(tmp_path, monkeypatch):
+    file, params = GAMES / "connect4.game", {"columns": 4, "rows": 3}
+    game = load(file, params, "native")
+    monkeypatch.setattr(tiers, "MERGE_BUCKET", 1000)
+    original = tiers._KeyPlan.sorted_bucket
+    calls: list = []
+
+    def sorted_bucket(plan, ranges):
+        calls.append(ranges)
+        if len(calls) == 3:
+            raise OSError("disk full")
+        return original(plan, ranges)
+
+    monkeypatch.setattr(tiers._KeyPlan, "sorted_bucket", sorted_bucket)
+    executor = ProcessExecutor(2)
+    try:
+        with pytest.raises(OSError, match="disk full"):
+            tiered(game, tmp_path, "two", executor=executor,
+                   source=functools.partial(load, file, params, "native"), prepare_merge=True)
+    finally:
+        executor.close()
+    assert len(calls) == 3
 
 
 def test_a_local_dask_cluster_on_packed_keys_gives_the_same_database(tmp_path, monkeypatch):
