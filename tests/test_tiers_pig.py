@@ -384,3 +384,29 @@ def _tier_files(directory: Path, tier: int) -> tuple:
     """A tier's values: the index of each position, and the table it indexes (exact: JSON)."""
     return tuple((directory / f"tier-{tier}.{part}").read_bytes() for part in ("values.npy",
                                                                                "table.json"))
+
+
+def test_whole_tiers_stop_where_asked_and_resume_to_the_same_database(tmp_path):
+    file, params = PIG, {"goal": 8, "sides": 3}
+    game = load(file, params)
+    one = _database(game, tmp_path, "one")
+    directory = tmp_path / "two.tiers"
+    source = functools.partial(load, file, params)
+    executor = ProcessExecutor(2)
+    try:
+        sent = _sent_whole(executor)
+        with pytest.raises(tiers.TiersStopped):
+            tiered_solve(game, directory, binding=BINDING, executor=executor, source=source,
+                         stop_after=5)
+        manifest = json.loads((directory / "manifest.json").read_text())
+        assert len(manifest["solved"]) == 5 and len(sent) <= 5
+        before = len(sent)
+        resumed = tiered_solve(game, directory, binding=BINDING, executor=executor,
+                               source=source, resume=True)
+    finally:
+        executor.close()
+    # the five solved before the stop are not solved again; the others are, whole
+    assert not {int(t) for t in manifest["solved"]} & set(sent[before:])
+    assert len(sent) > before
+    merge_database(resumed, tmp_path / "two.db", BINDING)
+    assert (tmp_path / "two.db").read_bytes() == one

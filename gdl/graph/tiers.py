@@ -8,7 +8,9 @@ passes over a directory of tier files:
    lower tiers plus those reached inside t; they are found a breadth-first round at a time and
    written, sorted by key, to ``tier-t.keys.npy``. The moves reaching later tiers wait, as sorted
    key arrays, until their tier comes. A move to a lower tier is a ``TierViolation``.
-2. **Backward** (``solve_tiers``), highest tier first: each position of tier t is expanded again,
+2. **Backward** (``solve_tiers``), a tier once the tiers its moves reach are solved (highest
+   first in one process; with workers, tiers that do not reach each other at once, each whole
+   in a worker: ``tier_task``): each position of tier t is expanded again,
    a move inside t becomes an edge of a small local graph, and a move to a later tier u is looked
    up by binary search in u's results (loaded only while t needs them) and stands in the local
    graph as a terminal with that value and remoteness. The local graph is solved by the strong
