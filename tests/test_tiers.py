@@ -32,6 +32,8 @@ SMALL = [
     ("connect4.game", {"columns": 4, "rows": 3}),    # tier: discs on the board
     ("cyclic/piglet.game", {"goal": 4}),             # tier: banked points; cycles inside a tier
     ("cyclic/pig100.game", {"goal": 6, "sides": 3}),  # the same with a die
+    ("cyclic/give-and-take.game", {}),               # inferred tier; draws inside a tier
+    ("cyclic/rounds.game", {}),                      # cycles in every tier, draws across them
 ]
 
 
@@ -419,3 +421,43 @@ def test_an_interrupted_forward_pass_resumes_from_its_last_tier(tmp_path):
     merge_database(resumed, tmp_path / "resumed.db", BINDING)
     assert (tmp_path / "resumed.db").read_bytes() == serial_database(game, tmp_path / "s.db")
     assert not list((tmp_path / "t").glob("*.later.npz"))   # the checkpoint's files, removed
+
+
+@pytest.mark.parametrize("backend", ["compile", "native"])
+def test_draws_across_tiers_give_the_whole_graphs_retrograde_database(tmp_path, monkeypatch,
+                                                                      backend):
+    # Rounds of give and take: each round (the tier) can go on for ever, so a draw in a later
+    # round decides positions of earlier ones, and a decided later position enters the count of
+    # remoteness at its own. The single-graph retrograde analysis is the reference: one
+    # process, whole tiers on two workers, and tiers cut into pieces give its file.
+    file, params = GAMES / "cyclic" / "rounds.game", {"rounds": 4, "tokens": 5, "share_at": 3}
+    game = load(file, params, backend)
+    serial = serial_database(game, tmp_path / "serial.db")
+    assert tiered_database(game, tmp_path, "one") == serial
+    solution = tiered_solve(game, tmp_path / "one.tiers", binding=BINDING, resume=True)
+    assert solution.method == "retrograde analysis"
+    draws = {t for t, _ in solution.tiers
+             if any(isinstance(entry, tiers.DrawRange)
+                    for entry in tiers.TierResult.load(solution.run, t).table)}
+    assert any(u in draws for t in draws for u in tiers.needs(solution.run, t))  # across tiers
+    # tier 2's decided positions count their remoteness through tier 3's, which are not 0
+    assert 3 in tiers.needs(solution.run, 2)
+    assert (tiers.TierResult.load(solution.run, 2).remoteness >= 0).any()
+    assert tiers.TierResult.load(solution.run, 3).remoteness.max() > 0
+    source = functools.partial(load, file, params, backend)
+    for name, whole in (("whole", tiers.WHOLE_TIER_MAX), ("pieces", 0)):
+        monkeypatch.setattr(tiers, "WHOLE_TIER_MAX", whole)
+        monkeypatch.setattr(tiers, "SPLIT_MIN", 0)
+        executor = ProcessExecutor(2)
+        try:
+            assert tiered_database(game, tmp_path, name, executor=executor,
+                                   source=source) == serial, name
+        finally:
+            executor.close()
+
+
+def test_a_draw_by_tiers_in_a_game_that_values_endless_play_is_refused_with_the_way_out(
+        tmp_path):
+    game = load(GAMES / "cyclic" / "ring-chase.game", {})
+    with pytest.raises(SolverError, match="when endless.*without --workers"):
+        tiered_solve(game, tmp_path / "t", binding=BINDING)

@@ -349,7 +349,7 @@ def solve_tier(run, tier: int, count: int) -> tuple[list, np.ndarray, np.ndarray
     graph)."""
     from fractions import Fraction
 
-    from gdl.graph.tiers import TierResult, _decode_value, _encoded
+    from gdl.graph.tiers import DrawRange, TierResult, _decode_value, _encoded
     from gdl.solvers.common import constant_sum_total
 
     info = run.game.info
@@ -364,7 +364,7 @@ def solve_tier(run, tier: int, count: int) -> tuple[list, np.ndarray, np.ndarray
         result = TierResult.load(run, u, mapped=True)
         scores = []
         for encoded in result.table:
-            if encoded is None:
+            if encoded is None or isinstance(encoded, DrawRange):   # a draw: local graph
                 return None
             centred = 2 * Fraction(_decode_value(encoded[0])) - total
             if centred.denominator != 1:

@@ -17,27 +17,36 @@ have joined (slowest). Each pass costs O(edges), a frontier at a time with numpy
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from fractions import Fraction
+from math import lcm
+
 import numpy as np
 
-from gdl.graph.induction import centred_terminals
 from gdl.graph.order import edge_owner, gather, parents
 from gdl.graph.solution import NO_END_HIGH, NO_END_LOW, TwoPlayerValues
 from gdl.protocol import TERMINAL
 
 
 def attractor(graph, targets: np.ndarray, joins_at_once: np.ndarray, needed: np.ndarray,
-              allowed: np.ndarray | None = None) -> np.ndarray:
+              allowed: np.ndarray | None = None,
+              target_rank: np.ndarray | None = None) -> np.ndarray:
     """The rank at which each position joins the backward growth from ``targets`` (0 for them,
-    -1 for never). A position with ``joins_at_once`` joins when one allowed edge leads to a
-    member; any other when ``needed[p]`` of its allowed edges do."""
+    or ``target_rank``: a tier's stand-ins for positions of later tiers join at their own
+    remoteness; -1 for never). A position with ``joins_at_once`` joins when one allowed edge
+    leads to a member; any other when ``needed[p]`` of its allowed edges do."""
     reverse_first, reverse_edge = parents(graph)
     owner = edge_owner(graph)
     rank = np.full(len(graph), -1, dtype=np.int32)
-    rank[targets] = 0
+    if target_rank is None:
+        target_rank = np.zeros(len(targets), dtype=np.int32)
+    rank[targets] = target_rank
     remaining = needed.astype(np.int64)
-    frontier = targets
+    frontier = targets[target_rank == 0]
+    later = targets[target_rank > 0]
+    later_rank = target_rank[target_rank > 0]
     step = 0
-    while len(frontier):
+    while len(frontier) or step < int(later_rank.max(initial=0)):
         step += 1
         edges, _ = gather(reverse_first, reverse_edge, frontier)
         if allowed is not None:
@@ -48,30 +57,67 @@ def attractor(graph, targets: np.ndarray, joins_at_once: np.ndarray, needed: np.
         counted, times = np.unique(sources[~joins_at_once[sources]], return_counts=True)
         remaining[counted] -= times
         ready = counted[remaining[counted] <= 0]
-        frontier = np.unique(np.concatenate((at_once, ready)))
-        rank[frontier] = step
+        joined = np.unique(np.concatenate((at_once, ready)))
+        rank[joined] = step
+        frontier = np.unique(np.concatenate((joined, later[later_rank == step])))
     return rank
 
 
-def retrograde(graph, total) -> TwoPlayerValues | None:
-    """Values, draw ranges and remoteness of every position (None when values overflow)."""
-    terminal = centred_terminals(graph, total)
-    if terminal is None:
+@dataclass
+class Fixed:
+    """Positions whose values are known before the analysis: a tier's stand-ins for positions
+    of later tiers (gdl.graph.tiers), terminals of the local graph. Per position, the range of
+    player 0's centred value ``2 * u0 - total`` it can be forced into (exact; None: no end can
+    be forced; equal bounds: decided) and its remoteness (-1 for a draw)."""
+
+    positions: np.ndarray
+    lower: list
+    upper: list
+    remoteness: np.ndarray
+
+
+def _scaled(graph, total, fixed: Fixed | None):
+    """``(lowest end, highest end, scale)``: per position, the centred values (times ``scale``,
+    an integer making them all integers) of the ends it is a target for: a terminal's value
+    twice, a fixed position's range; the sentinels where none. None when they do not fit."""
+    is_terminal = graph.player == TERMINAL
+    centred = [Fraction(values[0]) * 2 - total for values in graph.returns_table]
+    bounds = [] if fixed is None else [w for w in fixed.lower + fixed.upper if w is not None]
+    scale = lcm(1, *(v.denominator for v in centred + bounds))
+    ints = [int(v * scale) for v in centred + bounds]
+    if any(abs(v) >= 2**60 for v in ints):
         return None
-    score, scale = terminal
+    score = np.array(ints[:len(centred)] + [0], dtype=np.int64)[graph.returns_index]
+    low = np.where(is_terminal, score, NO_END_LOW)
+    high = np.where(is_terminal, score, NO_END_HIGH)
+    if fixed is not None:
+        low[fixed.positions] = [NO_END_LOW if w is None else int(w * scale) for w in fixed.lower]
+        high[fixed.positions] = [NO_END_HIGH if w is None else int(w * scale)
+                                 for w in fixed.upper]
+    return low, high, scale
+
+
+def retrograde(graph, total, fixed: Fixed | None = None) -> TwoPlayerValues | None:
+    """Values, draw ranges and remoteness of every position (None when values overflow).
+    ``fixed`` positions (terminals of the graph) have known values, draws included: a
+    fixed position whose player 0 can force an end of at least t is a target of that
+    attractor, as a terminal worth t is."""
+    ends = _scaled(graph, total, fixed)
+    if ends is None:
+        return None
+    low_end, high_end, scale = ends
     player = graph.player
     is_terminal = player == TERMINAL
     out_degree = np.diff(graph.first)
-    thresholds = np.unique(score[is_terminal])
+    thresholds = np.unique(np.concatenate((low_end[low_end != NO_END_LOW],
+                                           high_end[high_end != NO_END_HIGH])))
     lower = np.full(len(graph), NO_END_LOW, dtype=np.int64)
     upper = np.full(len(graph), NO_END_HIGH, dtype=np.int64)
     for t in thresholds.tolist():          # ascending: each attractor holds the next one
-        joined = attractor(graph, np.flatnonzero(is_terminal & (score >= t)), player == 0,
-                           out_degree) >= 0
+        joined = attractor(graph, np.flatnonzero(low_end >= t), player == 0, out_degree) >= 0
         lower[joined] = t
     for t in thresholds[::-1].tolist():    # descending
-        joined = attractor(graph, np.flatnonzero(is_terminal & (score <= t)), player == 1,
-                           out_degree) >= 0
+        joined = attractor(graph, np.flatnonzero(high_end <= t), player == 1, out_degree) >= 0
         upper[joined] = t
     decided = lower == upper
     owner = edge_owner(graph)
@@ -80,7 +126,12 @@ def retrograde(graph, total) -> TwoPlayerValues | None:
     mover_value = np.where(player == 1, -lower, lower)
     fastest = decided & (mover_value >= 0)
     needed = np.bincount(owner[optimal], minlength=len(graph))
-    remoteness = attractor(graph, np.flatnonzero(is_terminal), fastest, needed, optimal)
+    # the ends: real terminals at rank 0, decided fixed positions at their own remoteness
+    rank = np.zeros(len(graph), dtype=np.int32)
+    if fixed is not None:
+        rank[fixed.positions] = fixed.remoteness
+    seeds = np.flatnonzero(is_terminal & decided)
+    remoteness = attractor(graph, seeds, fastest, needed, optimal, rank[seeds])
     remoteness[~decided] = -1
     return TwoPlayerValues(lower=lower, upper=upper, remoteness=remoteness, scale=scale,
                            total=total)

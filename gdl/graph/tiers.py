@@ -58,6 +58,7 @@ from gdl.graph.database import (
 )
 from gdl.graph.executor import SerialExecutor, game_from
 from gdl.graph.positions import PositionGraph
+from gdl.graph.solution import NO_END_HIGH, NO_END_LOW
 from gdl.protocol import CHANCE, TERMINAL
 from gdl.solvers.common import chance_outcomes, constant_sum_total, no_legal_actions
 from gdl.solvers.result import SolverError
@@ -550,7 +551,7 @@ class TierResult:
         if floats.exists():
             table = _FloatTable(np.load(floats))
         else:
-            table = [None if v is None else tuple(v) for v in
+            table = [_from_json(v) for v in
                      json.loads(run.path(tier, "table.json").read_text(encoding="utf-8"))]
         keys, index, remoteness = (
             _Mapped(run.path(tier, part)) if mapped else np.load(run.path(tier, part))
@@ -595,18 +596,70 @@ class _Mapped:
         return int(np.searchsorted(np.load(self.path, mmap_mode="r"), value))
 
 
+@dataclass(frozen=True)
+class DrawRange:
+    """A tier's table entry for a draw (no end can be forced: endless play decides it): the
+    range of player 0's utility the players can force an end in, in the database's encoding
+    (None: no end at all on that side). The database records a draw as no value; the tiers
+    before it need the range (retrograde analysis, gdl.graph.retrograde)."""
+
+    low: Any
+    high: Any
+
+
+def _to_json(entry):
+    if isinstance(entry, DrawRange):
+        return {"draw": [entry.low, entry.high]}
+    return None if entry is None else list(entry)
+
+
+def _from_json(entry):
+    if isinstance(entry, dict):
+        return DrawRange(*entry["draw"])
+    return None if entry is None else tuple(entry)
+
+
+def overall_method(methods: list[str]) -> str:
+    """The label of a solve made of tiers solved by ``methods`` (highest tier first): the one
+    the single-graph solve of the whole game gets (value iteration where any tier needed it;
+    retrograde analysis where any tier has a cycle or reaches a draw, which means the game has
+    a cycle; else backward induction)."""
+    from gdl.graph import RETROGRADE, VALUE_ITERATION
+
+    for method in (VALUE_ITERATION, RETROGRADE):
+        if method in methods:
+            return method
+    return methods[0] if methods else ""
+
+
+@dataclass
+class Boundary:
+    """A local graph's stand-ins for positions of later tiers (its positions n.., in order):
+    each one's remoteness and, for a draw, the range of player 0's centred value ``2 * u0 -
+    total`` the players can force an end in (None: none); None where the stand-in is decided
+    (its value is its returns)."""
+
+    remoteness: np.ndarray
+    draws: list
+
+    def __getitem__(self, where: np.ndarray) -> Boundary:
+        return Boundary(self.remoteness[where], [self.draws[i] for i in where.tolist()])
+
+
 def _local_graph(run: TierRun, tier: int, keys: np.ndarray, expansion: Expansion,
-                 results: dict[int, TierResult]) -> tuple[PositionGraph, np.ndarray]:
+                 results: dict[int, TierResult]) -> tuple[PositionGraph, Boundary]:
     """The tier as a graph: its positions, then one terminal per distinct (value, remoteness)
-    of the later positions its moves reach. Returns the graph and the terminals' remoteness."""
+    of the later positions its moves reach. Returns the graph and those stand-ins."""
     n = len(keys)
     child = np.empty(len(expansion.child_key), dtype=np.int64)
     inside = expansion.child_tier == tier
     at = np.searchsorted(keys, expansion.child_key[inside])
     child[inside] = at
+    total = None
     boundary: dict[tuple, int] = {}
     boundary_values: list = []
     boundary_remoteness: list[int] = []
+    boundary_draws: list = []
     for u in np.unique(expansion.child_tier[~inside]).tolist():
         result = results[u]
         edges = np.flatnonzero(expansion.child_tier == u)
@@ -617,12 +670,22 @@ def _local_graph(run: TierRun, tier: int, keys: np.ndarray, expansion: Expansion
         for value_index, remoteness in distinct.tolist():
             encoded = result.table[value_index]
             if encoded is None:
-                raise SolverError(f"tier {u} has a draw (endless play): a tiered solve of a "
-                                  "game without chance needs every tier free of cycles")
+                raise SolverError(f"tier {u} has a draw (endless play) of a game whose solve "
+                                  "records no range for it; solve it without --workers")
             ident = (encoded, remoteness)
             if ident not in boundary:
                 boundary[ident] = n + len(boundary_values)
-                boundary_values.append(tuple(_decode_value(v) for v in encoded))
+                if isinstance(encoded, DrawRange):
+                    if total is None:
+                        total = Fraction(constant_sum_total(run.game.info, "strong solve"))
+                    # a placeholder value (the graph's returns): the range is what counts
+                    boundary_values.append((_plain(total / 2), _plain(total / 2)))
+                    boundary_draws.append(tuple(
+                        None if v is None else Fraction(_decode_value(v)) * 2 - total
+                        for v in (encoded.low, encoded.high)))
+                else:
+                    boundary_values.append(tuple(_decode_value(v) for v in encoded))
+                    boundary_draws.append(None)
                 boundary_remoteness.append(remoteness)
             ids.append(boundary[ident])
         child[edges] = np.array(ids, dtype=np.int64)[inverse.reshape(-1)]
@@ -641,14 +704,14 @@ def _local_graph(run: TierRun, tier: int, keys: np.ndarray, expansion: Expansion
         probabilities=expansion.probabilities,
         returns_index=returns_index.astype(np.int32),
         returns_table=expansion.returns_table + boundary_values)
-    return graph, np.array(boundary_remoteness, dtype=np.int32)
+    return graph, Boundary(np.array(boundary_remoteness, dtype=np.int32), boundary_draws)
 
 
-def _solve_local(info, graph: PositionGraph, n: int, boundary_remoteness: np.ndarray,
+def _solve_local(info, graph: PositionGraph, n: int, boundary: Boundary,
                  try_exact: bool = True) -> tuple[list, np.ndarray, np.ndarray, dict]:
     """Values of the tier's ``n`` positions: ``(table, index, remoteness, how)``. Without
     ``try_exact`` (a later tier's values are approximate), no exact check is attempted."""
-    from gdl.graph import BACKWARD_INDUCTION, RETROGRADE
+    from gdl.graph import BACKWARD_INDUCTION
     from gdl.graph.induction import two_player_induction, vector_induction
     from gdl.graph.order import levels as solve_order
 
@@ -656,9 +719,12 @@ def _solve_local(info, graph: PositionGraph, n: int, boundary_remoteness: np.nda
     total = constant_sum_total(info, "strong solve") if two_player_constant_sum else None
     levels = solve_order(graph)
     how = {"method": BACKWARD_INDUCTION, "exact": True, "note": ""}
+    reaches_a_draw = any(d is not None for d in boundary.draws)
+    if two_player_constant_sum and not info.has_chance and (levels is None or reaches_a_draw):
+        return _retrograde_tier(info, graph, n, boundary, total)
     if levels is not None and two_player_constant_sum and not info.has_chance:
         remoteness = np.zeros(len(graph), dtype=np.int32)
-        remoteness[n:] = boundary_remoteness
+        remoteness[n:] = boundary.remoteness
         values = two_player_induction(graph, levels, total, remoteness)
         if values is not None:
             centred, index = np.unique(values.lower[:n], return_inverse=True)
@@ -673,9 +739,50 @@ def _solve_local(info, graph: PositionGraph, n: int, boundary_remoteness: np.nda
         vectors, how = _stochastic(graph, total, try_exact)
         table, index = _tabulate(vectors[:n])
         return table, index, np.full(n, -1, dtype=np.int32), how
-    raise SolverError(f"a tiered solve of {info.name!r} met cycles inside a tier of a game "
-                      f"without chance ({RETROGRADE} across tiers is not implemented); solve "
-                      "it without --workers")
+    kind = f"{info.num_players} players" if info.num_players != 2 else info.sum_kind
+    raise SolverError(f"strong solve: game {info.name!r} can repeat positions and has {kind}: "
+                      "it has no single value, so gdl does not solve it; give it a max-length")
+
+
+def _retrograde_tier(info, graph: PositionGraph, n: int, boundary: Boundary,
+                     total) -> tuple[list, np.ndarray, np.ndarray, dict]:
+    """A tier of a two-player constant-sum game without chance that has a cycle or reaches a
+    draw: retrograde analysis (gdl.graph.retrograde), the stand-ins fixed at their values and
+    draw ranges, and entering the remoteness count at their own remoteness; the numbers are
+    those of the whole graph's analysis, because no move leads back from a later tier."""
+    from gdl.graph import RETROGRADE
+    from gdl.graph.retrograde import Fixed, retrograde
+
+    m = len(graph) - n
+    centred = [None if d is not None else
+               Fraction(graph.returns_table[graph.returns_index[n + i]][0]) * 2 - total
+               for i, d in enumerate(boundary.draws)]
+    values = retrograde(graph, total, Fixed(
+        positions=n + np.arange(m), remoteness=boundary.remoteness,
+        lower=[w if d is None else d[0] for w, d in zip(centred, boundary.draws)],
+        upper=[w if d is None else d[1] for w, d in zip(centred, boundary.draws)]))
+    if values is None:
+        raise SolverError(f"strong solve: game {info.name!r} has utilities too large for "
+                          "retrograde analysis's 64-bit integers")
+    lower, upper = values.lower[:n], values.upper[:n]
+    if info.endless_value is not None and (lower != upper).any():
+        raise SolverError(f"a tiered solve of {info.name!r} met a draw, and the game declares "
+                          "what endless play is worth (`when endless`): that remoteness needs "
+                          "the whole graph; solve it without --workers")
+
+    def entry(position: int):
+        lo, hi = int(lower[position]), int(upper[position])
+        if lo == hi:
+            return _encoded(values.vector(position))
+        return DrawRange(*(None if w in (NO_END_LOW, NO_END_HIGH) else
+                           _encode_value(_plain((Fraction(w, values.scale) + total) / 2))
+                           for w in (lo, hi)))
+
+    _, first, index = np.unique(np.stack((lower, upper), axis=1), axis=0, return_index=True,
+                                return_inverse=True)
+    table = [entry(position) for position in first.tolist()]
+    how = {"method": RETROGRADE, "exact": True, "note": ""}
+    return table, index.reshape(-1), values.remoteness[:n].astype(np.int32), how
 
 
 def _stochastic(graph: PositionGraph, total, try_exact: bool = True) -> tuple[list, dict]:
@@ -759,7 +866,7 @@ def _pieces(graph: PositionGraph, n: int, parts: int) -> list[np.ndarray]:
     return [members for g in range(parts) if len(members := np.flatnonzero(group == g))]
 
 
-def _piece(graph: PositionGraph, n: int, members: np.ndarray, boundary_remoteness: np.ndarray,
+def _piece(graph: PositionGraph, n: int, members: np.ndarray, boundary: Boundary,
            info) -> tuple:
     """The task solving one piece: its positions and the stand-in terminals they reach."""
     from gdl.graph.order import gather
@@ -784,31 +891,31 @@ def _piece(graph: PositionGraph, n: int, members: np.ndarray, boundary_remotenes
         "returns_index": graph.returns_index[every],
     }
     return (info, arrays, graph.probabilities, graph.returns_table, len(members),
-            boundary_remoteness[stand_ins - n])
+            boundary[stand_ins - n])
 
 
 def solve_piece(task) -> tuple[list, np.ndarray, np.ndarray, dict]:
     """A worker's task: one piece of a tier, solved as ``_solve_local`` solves a tier."""
-    info, arrays, probabilities, returns_table, n, boundary_remoteness, try_exact = task
+    info, arrays, probabilities, returns_table, n, boundary, try_exact = task
     size = len(arrays["player"])
     graph = PositionGraph(game=_InfoOnly(info), keys=range(size), index={},  # type: ignore[arg-type]
                           packed=True, probabilities=probabilities, returns_table=returns_table,
                           **arrays)
-    return _solve_local(info, graph, n, boundary_remoteness, try_exact)
+    return _solve_local(info, graph, n, boundary, try_exact)
 
 
-def _solve_tier(run: TierRun, graph: PositionGraph, n: int, boundary_remoteness: np.ndarray,
+def _solve_tier(run: TierRun, graph: PositionGraph, n: int, boundary: Boundary,
                 try_exact: bool = True) -> tuple[list, np.ndarray, np.ndarray, dict]:
     """A tier's values: at once, or in pieces on the workers (see SPLIT_MIN); the same."""
     info = run.game.info
     inside = int(np.count_nonzero(graph.child < n))
     if isinstance(run.executor, SerialExecutor) or n < SPLIT_MIN or not inside:
-        return _solve_local(info, graph, n, boundary_remoteness, try_exact)
+        return _solve_local(info, graph, n, boundary, try_exact)
     pieces = _pieces(graph, n, 4 * run.executor.workers)
     if len(pieces) < 2:
-        return _solve_local(info, graph, n, boundary_remoteness, try_exact)
+        return _solve_local(info, graph, n, boundary, try_exact)
     answers = run.executor.map(solve_piece, [
-        _piece(graph, n, members, boundary_remoteness, info) + (try_exact,)
+        _piece(graph, n, members, boundary, info) + (try_exact,)
         for members in pieces])
     table: dict = {}
     index = np.empty(n, dtype=np.int64)
@@ -819,10 +926,7 @@ def _solve_tier(run: TierRun, graph: PositionGraph, n: int, boundary_remoteness:
         index[members] = ids[part_index]
         remoteness[members] = part_remoteness
         hows.append(how)
-    from gdl.graph import VALUE_ITERATION
-
-    how = {"method": next((h["method"] for h in hows if h["method"] == VALUE_ITERATION),
-                          hows[0]["method"]),
+    how = {"method": overall_method([h["method"] for h in hows]),
            "exact": all(h["exact"] for h in hows), "note": next((h["note"] for h in hows
                                                                   if h["note"]), "")}
     return list(table), index, remoteness, how
@@ -831,7 +935,7 @@ def _solve_tier(run: TierRun, graph: PositionGraph, n: int, boundary_remoteness:
 def _float_table(table: list) -> bool:
     """Whether every value vector of a tier's table is floats, all of one length (checked by
     map and set, in C: a table may have millions of entries)."""
-    return (bool(table) and None not in table and len(set(map(len, table))) == 1
+    return (bool(table) and set(map(type, table)) == {tuple} and len(set(map(len, table))) == 1
             and set(map(type, chain.from_iterable(table))) == {float})
 
 
@@ -855,8 +959,7 @@ def _save_tier_files(run: TierRun, tier: int, table: list, index: np.ndarray,
     if floats:
         _save_array(run.path(tier, kept), np.array(table, dtype=np.float64))
     else:
-        atomic_write(run.path(tier, kept),
-                     json.dumps([None if v is None else list(v) for v in table]).encode("utf-8"))
+        atomic_write(run.path(tier, kept), json.dumps([_to_json(v) for v in table]).encode("utf-8"))
 
 
 def _record_solved(run: TierRun, tier: int, how: dict) -> None:
@@ -922,8 +1025,8 @@ def _solve_one(run: TierRun, tier: int, keys: np.ndarray, loaded: dict[int, Tier
     answer = (chance_tiers.solve_tier(run, tier, keys, expansion, loaded, try_exact)
               if chance_tiers.applies(run.game.info) else None)
     if answer is None:
-        graph, boundary_remoteness = _local_graph(run, tier, keys, expansion, loaded)
-        answer = _solve_tier(run, graph, len(keys), boundary_remoteness, try_exact)
+        graph, boundary = _local_graph(run, tier, keys, expansion, loaded)
+        answer = _solve_tier(run, graph, len(keys), boundary, try_exact)
     return answer
 
 
@@ -1071,7 +1174,8 @@ class TieredSolution:
         if at >= len(result.keys) or result.keys[at] != key[0]:
             return None
         encoded = result.table[int(result.index[at])]
-        value = None if encoded is None else tuple(_decode_value(v) for v in encoded)
+        value = (None if encoded is None or isinstance(encoded, DrawRange)
+                 else tuple(_decode_value(v) for v in encoded))
         return value, int(result.remoteness[at])
 
 
@@ -1087,8 +1191,6 @@ def tiered_solve(game, directory: str | Path, *, binding: dict | None = None,
     work runs in C on packed keys (gdl.graph.packed_tiers); else through the protocol. With
     ``prepare_merge`` (a ``merge_database`` will follow) and several workers, the database's
     key section is compressed while the tiers are solved."""
-    from gdl.graph import VALUE_ITERATION
-
     run = TierRun(game=game, directory=Path(directory), binding=binding or {}, source=source,
                   executor=executor or SerialExecutor(), progress=progress)
     run.directory.mkdir(parents=True, exist_ok=True)
@@ -1154,9 +1256,11 @@ def tiered_solve(game, directory: str | Path, *, binding: dict | None = None,
     solve_tiers(run, stop_after)
     seconds["solve"] = time.perf_counter() - started
     cpu["solve"] = clock.lap()
-    solved = run.manifest["solved"].values()
-    method = next((h["method"] for h in solved if h["method"] == VALUE_ITERATION),
-                  next(iter(solved))["method"] if solved else "")
+    # highest tier first, as one process solves them (the manifest's order is the order tiers
+    # finished in, which workers change): the label and note are then the same on any executor
+    solved = [run.manifest["solved"][str(t)] for t, _ in reversed(run.manifest["tiers"])
+              if str(t) in run.manifest["solved"]]
+    method = overall_method([h["method"] for h in solved])
     note = next((h["note"] for h in solved if h["note"]), "")
     return TieredSolution(run, run.manifest["tiers"], method, all(h["exact"] for h in solved),
                           note, seconds, prepared, cpu)
@@ -1354,7 +1458,8 @@ def merge_database(solution: TieredSolution, path: str | Path, binding: dict,
     prepared = solution.key_section
     # every distinct value vector, numbered provisionally; `number` renumbers by first use
     provisional: dict = {}
-    part_ids = [np.array([provisional.setdefault(v, len(provisional)) for v in part.table]
+    part_ids = [np.array([provisional.setdefault(None if isinstance(v, DrawRange) else v,
+                                                 len(provisional)) for v in part.table]
                          or [0], dtype=np.int64) for part in parts]
     entries = list(provisional)
     number = np.full(len(entries), -1, dtype=np.int64)
