@@ -459,5 +459,5 @@ def test_draws_across_tiers_give_the_whole_graphs_retrograde_database(tmp_path, 
 def test_a_draw_by_tiers_in_a_game_that_values_endless_play_is_refused_with_the_way_out(
         tmp_path):
     game = load(GAMES / "cyclic" / "ring-chase.game", {})
-    with pytest.raises(SolverError, match="when endless.*without --workers"):
+    with pytest.raises(SolverError, match=r"when endless.*without --workers"):
         tiered_solve(game, tmp_path / "t", binding=BINDING)
