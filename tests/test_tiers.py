@@ -461,3 +461,32 @@ def test_a_draw_by_tiers_in_a_game_that_values_endless_play_is_refused_with_the_
     game = load(GAMES / "cyclic" / "ring-chase.game", {})
     with pytest.raises(SolverError, match=r"when endless.*without --workers"):
         tiered_solve(game, tmp_path / "t", binding=BINDING)
+
+
+def test_ctrl_c_in_a_solve_by_tiers_says_how_to_go_on_and_resume_does(tmp_path, monkeypatch,
+                                                                     capsys):
+    # Ctrl-C after a few tiers: the tier directory is kept, the message says how many tiers
+    # were solved and to run the same command with --resume, which then gives the whole file
+    file, params = GAMES / "connect4.game", ["--set", "columns=4", "--set", "rows=3"]
+    database = tmp_path / "c4.db"
+    command = ["solve", str(file), *params, "--strong", "--workers", "1", "--save", str(database)]
+    original = tiers._record_solved
+    solved: list = []
+
+    def interrupted_after_four(run, tier, how):
+        original(run, tier, how)
+        solved.append(tier)
+        if len(solved) == 4:
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(tiers, "_record_solved", interrupted_after_four)
+    assert main(command) == 130
+    err = capsys.readouterr().err
+    directory = Path(str(database) + ".tiers")
+    assert f"4 of 13 tiers were solved; they are kept in {directory}" in err
+    assert "--resume" in err and "Traceback" not in err and not database.exists()
+    monkeypatch.setattr(tiers, "_record_solved", original)
+    assert main([*command, "--resume"]) == 0
+    whole = tmp_path / "whole.db"
+    assert main(["solve", str(file), *params, "--strong", "--save", str(whole)]) == 0
+    assert database.read_bytes() == whole.read_bytes()      # the single-graph solve's file

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import functools
+import json
 import shutil
 import sys
 import tempfile
@@ -36,6 +37,21 @@ def tier_violation(game, error):
                                hint="declare a tier that no move lowers (a count that only "
                                     "grows), or remove `tier`"),
                     getattr(game, "source", None))
+
+
+def resumable(directory: Path) -> str:
+    """What an interrupted solve leaves in its tier directory, and how to go on."""
+    try:
+        manifest = json.loads((directory / "manifest.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return f"nothing to resume was written to {directory} yet"
+    if "tiers" not in manifest:
+        found = len(manifest.get("found", []))
+        done = f"the forward pass had found {found} tier(s)"
+    else:
+        done = f"{len(manifest.get('solved', {}))} of {len(manifest['tiers'])} tiers were solved"
+    return (f"{done}; they are kept in {directory}: run the same command with --resume to go "
+            "on from there")
 
 
 def cmd_tiered(args, game) -> int:
@@ -73,9 +89,12 @@ def cmd_tiered(args, game) -> int:
     except OSError as error:
         erase()
         raise UsageError(f"{directory}: {error.strerror or error}") from None
-    except BaseException:       # Ctrl-C included: a temporary directory cannot be resumed
+    except BaseException as error:   # Ctrl-C included: a temporary directory cannot be resumed
         if not explicit and args.save is None:
             shutil.rmtree(directory, ignore_errors=True)
+        elif isinstance(error, KeyboardInterrupt):
+            erase()
+            print(f"gdl solve: {resumable(directory)}", file=sys.stderr)
         raise
     finally:
         erase()
