@@ -323,8 +323,8 @@ def discover(run) -> list[list[int]]:
                             save(merged, merge_files(waiting))
                             pending[u] = [merged]
             fresh = merge_files(fresh_files)
-            for member in members:          # keep only positions not met before in this tier
-                fresh = fresh[~np.isin(fresh, member, assume_unique=True)]
+            for member in members if len(fresh) else ():   # np.isin of nothing still costs
+                fresh = fresh[~np.isin(fresh, member, assume_unique=True)]   # keep only the new
             if len(fresh):
                 members.append(fresh)
             frontier = fresh
