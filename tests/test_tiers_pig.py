@@ -410,3 +410,35 @@ def test_whole_tiers_stop_where_asked_and_resume_to_the_same_database(tmp_path):
     assert len(sent) > before
     merge_database(resumed, tmp_path / "two.db", BINDING)
     assert (tmp_path / "two.db").read_bytes() == one
+
+
+def test_the_backward_pass_reads_the_forward_pass_moves_and_expands_again_without_them(
+        tmp_path, monkeypatch):
+    # the forward pass writes the moves it expanded; the backward pass reads them back instead
+    # of calling the game again, and where a part is missing it expands the tier: the same file
+    file, params = PIG, {"goal": 8, "sides": 3}
+    game = load(file, params)
+    serial = tmp_path / "serial.db"
+    save(strong_solve(game), serial, BINDING)
+    expanded: list = []
+    original = tiers.TierRun.expand_all
+
+    def counting(run, keys, tier_file=None):
+        expanded.append(len(keys))
+        return original(run, keys, tier_file)
+
+    monkeypatch.setattr(tiers.TierRun, "expand_all", counting)
+    with pytest.raises(tiers.TiersStopped):           # the forward pass alone
+        tiered_solve(game, tmp_path / "t", binding=BINDING, stop_after=0)
+    forward = sum(expanded)                           # every position once
+    assert forward == sum(count for _, count in
+                          json.loads((tmp_path / "t" / "manifest.json").read_text())["tiers"])
+    missing = list((tmp_path / "t").glob("tier-5.expanded-*.npz"))
+    assert missing
+    for part in missing:
+        part.unlink()                                   # tier 5 must be expanded again
+    solution = tiered_solve(game, tmp_path / "t", binding=BINDING, resume=True)
+    manifest = solution.run.manifest
+    assert sum(expanded) - forward == dict(map(tuple, manifest["tiers"]))[5]
+    merge_database(solution, tmp_path / "t.db", BINDING)
+    assert (tmp_path / "t.db").read_bytes() == serial.read_bytes()

@@ -10,7 +10,8 @@ passes over a directory of tier files:
    key arrays, until their tier comes. A move to a lower tier is a ``TierViolation``.
 2. **Backward** (``solve_tiers``), a tier once the tiers its moves reach are solved (highest
    first in one process; with workers, tiers that do not reach each other at once, each whole
-   in a worker: ``tier_task``): each position of tier t is expanded again,
+   in a worker: ``tier_task``): each position of tier t is expanded again (or its moves read
+   back from the forward pass, ``stored_expansion``),
    a move inside t becomes an edge of a small local graph, and a move to a later tier u is looked
    up by binary search in u's results (loaded only while t needs them) and stands in the local
    graph as a terminal with that value and remoteness. The local graph is solved by the strong
@@ -396,9 +397,18 @@ def discover(run: TierRun) -> list[list[int]]:
     if not tiers:
         pending[int(tier_of(root))] = [_keys_array([key_of(root)])]
     found = sum(count for _, count in tiers)
+    for part in run.directory.glob("tier-*.expanded-*.npz"):     # a tier begun, not found
+        if int(part.name.split(".")[0][len("tier-"):]) not in done:
+            part.unlink()
+    parts = 0
     pipelined = (not isinstance(run.executor, SerialExecutor) and run.source is not None
                  and hasattr(run.executor, "submit"))
     ahead: dict[int, tuple] = {}     # tier -> (the seeds it started from, its closure task)
+
+    def part_path(t: int) -> str:
+        nonlocal parts
+        parts += 1
+        return str(run.path(t, f"expanded-{parts}.npz"))
     while pending or ahead:
         tier = min([*pending, *ahead])
         seeds = np.unique(np.concatenate(pending.pop(tier, [_keys_array([])])))
@@ -411,7 +421,8 @@ def discover(run: TierRun) -> list[list[int]]:
                     continue
                 start = np.unique(np.concatenate(pending.pop(following)))
                 ahead[following] = (start, run.executor.submit(closure_task, (
-                    run.source, run.tier, following, _keys_array([]), start)))
+                    run.source, run.tier, following, _keys_array([]), start,
+                    part_path(following))))
         known = _keys_array([])
         later: dict[int, list[np.ndarray]] = {}        # what this tier sets aside
         if early is not None:
@@ -422,10 +433,13 @@ def discover(run: TierRun) -> list[list[int]]:
         if not len(fresh):
             keys = known
         elif pipelined and len(fresh) < PARALLEL_MIN:
-            job = run.executor.submit(closure_task, (run.source, run.tier, tier, known, fresh))
+            job = run.executor.submit(closure_task, (run.source, run.tier, tier, known, fresh,
+                                                     part_path(tier)))
             keys = _closed(run, tier, seeds, job.result(), later)
         else:
-            keys = _rounds(run, tier, known, fresh, later)
+            expanded: list = []
+            keys = _rounds(run, tier, known, fresh, later, expanded=expanded)
+            save_expanded(part_path(tier), expanded)
         reached = {u: parts[0] if len(parts) == 1 else np.unique(np.concatenate(parts))
                    for u, parts in later.items()}
         _set_aside(pending, reached)
@@ -451,15 +465,19 @@ def _save_later(arrays: dict, out) -> None:
 
 
 def _rounds(run: TierRun | None, tier: int, seen: np.ndarray, frontier: np.ndarray,
-            pending: dict, expand_round: Callable | None = None) -> np.ndarray:
+            pending: dict, expand_round: Callable | None = None,
+            expanded: list | None = None) -> np.ndarray:
     """The breadth-first rounds closing tier ``tier`` from ``frontier`` (positions not in
     ``seen``): returns ``seen`` and every position found, sorted; the moves to later tiers go
-    to ``pending``. A move to a lower tier raises ``TierViolation`` (with ``run``) or returns
-    None (a task: the coordinator then finds it again, named)."""
+    to ``pending``; each round's ``(frontier, expansion)`` to ``expanded``, when given. A move
+    to a lower tier raises ``TierViolation`` (with ``run``) or returns None (a task: the
+    coordinator then finds it again, named)."""
     seen = _add_new(seen, frontier)[0]
     while len(frontier):
         expansion = (expand_round(frontier) if expand_round is not None
                      else run.expand_all(frontier))       # type: ignore[union-attr]
+        if expanded is not None:
+            expanded.append((frontier, expansion))
         bad = expansion.child_tier < tier
         if bad.any():
             if run is None:
@@ -502,18 +520,80 @@ def _set_aside(pending: dict, later: dict) -> None:
 
 
 def closure_task(task) -> tuple[np.ndarray, dict] | None:
-    """A worker's task: ``(game source, tier, t, seen, frontier)``: tier t closed from
-    ``frontier`` as ``_rounds`` does; ``(seen and every position found, {later tier: its
+    """A worker's task: ``(game source, tier, t, seen, frontier, part file)``: tier t closed
+    from ``frontier`` as ``_rounds`` does, the moves of the positions it found written to the
+    part file (``save_expanded``); ``(seen and every position found, {later tier: its
     keys})``, or None when a move goes down a tier."""
-    source, tier_spec, tier, seen, frontier = task
+    source, tier_spec, tier, seen, frontier, part = task
     game = game_from(source)
     pending: dict = {}
+    expanded: list = []
     keys = _rounds(None, tier, seen, frontier, pending,
-                   expand_round=lambda batch: expand(game, batch, tier_spec))
+                   expand_round=lambda batch: expand(game, batch, tier_spec), expanded=expanded)
     if keys is None:
         return None
+    save_expanded(part, expanded)
     return keys, {u: parts[0] if len(parts) == 1 else np.unique(np.concatenate(parts))
                   for u, parts in pending.items()}
+
+
+# ---- the forward pass's moves, kept for the backward pass ---------------------------------------
+# Expanding a position through the protocol costs more than reading its moves back (Pig to
+# 100: about 11 of 63 CPU seconds), so the forward pass writes the moves it found, a part file
+# per closure (``tier-t.expanded-N.npz``: numpy arrays and JSON text, never pickles), and the
+# backward pass reads them instead of expanding the tier again.
+
+def save_expanded(path: str | Path, rounds: list) -> None:
+    """The rounds ``[(frontier keys, their Expansion)]`` of one closure, as one part file."""
+    keys = np.concatenate([frontier for frontier, _ in rounds]) if rounds else _keys_array([])
+    joined = _join([expansion for _, expansion in rounds]) if rounds else None
+    arrays: dict = {"keys": keys}
+    if joined is not None:
+        arrays.update(
+            player=joined.player, count=joined.count, child_key=joined.child_key,
+            child_tier=joined.child_tier, probability_index=joined.probability_index,
+            returns_index=joined.returns_index,
+            tables=np.array(json.dumps({
+                "probabilities": [str(p) for p in joined.probabilities],
+                "returns": [[_encode_value(v) for v in row] for row in joined.returns_table]})))
+    atomic_write(Path(path), functools.partial(_save_later, arrays))
+
+
+def _load_expanded(path: Path) -> tuple[np.ndarray, Expansion] | None:
+    with np.load(path) as saved:
+        if "player" not in saved.files:
+            return None                      # a closure that found nothing
+        tables = json.loads(str(saved["tables"]))
+        return saved["keys"], Expansion(
+            player=saved["player"], count=saved["count"], child_key=saved["child_key"],
+            child_tier=saved["child_tier"], probability_index=saved["probability_index"],
+            probabilities=[Fraction(p) for p in tables["probabilities"]],
+            returns_index=saved["returns_index"],
+            returns_table=[tuple(_decode_value(v) for v in row) for row in tables["returns"]])
+
+
+def stored_expansion(run: TierRun, tier: int, keys: np.ndarray) -> Expansion | None:
+    """Tier ``tier``'s moves as the forward pass wrote them, in the order of ``keys``; None
+    where it wrote none, or parts that are not exactly this tier (then it is expanded again)."""
+    parts = [found for path in sorted(run.directory.glob(f"tier-{tier}.expanded-*.npz"))
+             if (found := _load_expanded(path)) is not None]
+    if not parts:
+        return None
+    every_key = np.concatenate([part_keys for part_keys, _ in parts])
+    order = np.argsort(every_key, kind="stable")
+    if len(order) != len(keys) or not np.array_equal(every_key[order], keys):
+        return None
+    joined = _join([expansion for _, expansion in parts])
+    first = np.concatenate(([0], np.cumsum(joined.count)))
+    count = joined.count[order]
+    starts = np.concatenate(([0], np.cumsum(count)[:-1]))
+    # each position's moves, taken from where its part put them, in the new order
+    edges = np.repeat(first[order] - starts, count) + np.arange(int(count.sum()))
+    return Expansion(
+        player=joined.player[order], count=count, child_key=joined.child_key[edges],
+        child_tier=joined.child_tier[edges], probability_index=joined.probability_index[edges],
+        probabilities=joined.probabilities, returns_index=joined.returns_index[order],
+        returns_table=joined.returns_table)
 
 
 def _add_new(seen: np.ndarray, found: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -1008,11 +1088,14 @@ def _try_exact(run: TierRun, tier: int) -> bool:
 
 def _solve_one(run: TierRun, tier: int, keys: np.ndarray, loaded: dict[int, TierResult],
                try_exact: bool) -> tuple[list, np.ndarray, np.ndarray, dict]:
-    """Tier ``tier``'s ``(table, index, remoteness, how)`` from its positions, expanded again,
+    """Tier ``tier``'s ``(table, index, remoteness, how)`` from its positions' moves,
     and the results of the tiers its moves reach: read into ``loaded`` (a cache, from which the
     tiers it does not reach are dropped: bounded memory)."""
-    expansion = (run.expand_all(keys, run.path(tier, "keys.npy")) if run.native is None
-                 else _native_expansion(run, keys))
+    if run.native is not None:
+        expansion = _native_expansion(run, keys)
+    else:
+        expansion = stored_expansion(run, tier, keys) or run.expand_all(
+            keys, run.path(tier, "keys.npy"))
     needed = set(np.unique(expansion.child_tier).tolist()) - {tier}
     for u in list(loaded):
         if u not in needed:
