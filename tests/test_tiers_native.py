@@ -169,6 +169,7 @@ def test_a_move_that_lowers_the_tier_is_reported_on_packed_keys(tmp_path, monkey
     assert caught.value.state[-1] == 1              # left == 1: the move that goes down
     assert game.action_name(caught.value.action) == "take"
     assert not list((tmp_path / "t").glob("part-*"))
+    assert not list((tmp_path / "t").glob("pending-*"))
 
 
 def test_a_stopped_native_solve_resumes_to_the_same_database(tmp_path):
@@ -213,3 +214,42 @@ def test_the_command_line_solves_by_tiers_on_packed_keys_unless_told_compile(tmp
         document = json.loads(capsys.readouterr().out)
         assert document["keys"] == keys and document["positions"] == 12031
         assert database.read_bytes() == (tmp_path / "s.db").read_bytes()
+
+
+def test_an_interrupted_packed_forward_pass_resumes_from_its_last_tier(tmp_path):
+    # stopped after six tiers were found: the resumed solve finds only the others, leaves no
+    # task files behind, and saves the single-graph database
+    file, params = GAMES / "connect4.game", {"columns": 4, "rows": 3}
+    game = load(file, params, "native")
+
+    class Stop(Exception):
+        pass
+
+    def stop_after_six(stage, done, total):
+        if stage.startswith("found tier"):
+            found_first.append(stage)
+            if len(found_first) == 6:       # reported after the tier's checkpoint
+                raise Stop
+
+    found_first: list[str] = []
+    directory = tmp_path / "t"
+    executor = ProcessExecutor(2)
+    try:
+        with pytest.raises(Stop):
+            tiered_solve(game, directory, binding=BINDING, progress=stop_after_six,
+                         executor=executor, source=functools.partial(load, file, params, "native"))
+    finally:
+        executor.close()
+    manifest = json.loads((directory / "manifest.json").read_text())
+    assert len(manifest["found_packed"]["tiers"]) == 6 and "tiers" not in manifest
+    (directory / "part-999.npy").write_bytes(b"a task's file written after the checkpoint")
+    found_again: list[str] = []
+    resumed = tiered_solve(game, directory, binding=BINDING, resume=True,
+                           progress=lambda stage, *_: found_again.append(stage)
+                           if stage.startswith("found tier") else None)
+    assert_packed(resumed)
+    assert not set(found_again) & set(found_first)        # no tier found twice
+    assert len(found_again) + 6 == len(resumed.tiers)
+    assert not list(directory.glob("part-*")) and not list(directory.glob("pending-*"))
+    merge_database(resumed, tmp_path / "resumed.db", BINDING)
+    assert (tmp_path / "resumed.db").read_bytes() == serial_database(game, tmp_path / "s.db")

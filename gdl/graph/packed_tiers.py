@@ -141,15 +141,19 @@ def unique_sorted(array: np.ndarray) -> np.ndarray:
 MERGE_FAN_IN = 4
 
 
-def merge_files(paths: list[str]) -> np.ndarray:
+def merge_files(paths: list[str], done_with: list[str] | None = None) -> np.ndarray:
     """The sorted, deduplicated union of files of sorted keys, a few files at a time; the files
-    are removed."""
+    are removed, or put in ``done_with`` (the forward pass removes them once a checkpoint no
+    longer names them)."""
     union = np.zeros(0, dtype=np.uint64)
     for at in range(0, len(paths), MERGE_FAN_IN):
         group = paths[at:at + MERGE_FAN_IN]
         parts = [np.load(path) for path in group]
         for path in group:
-            os.remove(path)
+            if done_with is None:
+                os.remove(path)
+            else:
+                done_with.append(path)
         union = unique_sorted(np.concatenate([union, *parts])) if len(union) or len(parts) > 1 \
             else parts[0]
     return union
@@ -258,30 +262,47 @@ def _map(run, function, tasks: list) -> list:
 def discover(run) -> list[list[int]]:
     """The forward pass of ``gdl.graph.tiers.discover`` on packed keys, its rounds expanded in
     tasks; also records in the manifest, per tier, the later tiers its moves reach and whether
-    it has moves inside it (``"reaches"``, ``"inside"``)."""
+    it has moves inside it (``"reaches"``, ``"inside"``).
+
+    Each tier found is a checkpoint: its keys file, then the manifest's ``"found"`` with the
+    files of keys waiting for later tiers (``"waiting"``); a file is removed only once a
+    checkpoint no longer names it. A resumed pass starts from the last checkpoint."""
     from gdl.graph.tiers import TierViolation, _save_array
 
     native: NativeTiers = run.native
     expander = native.expander
-    root = native.codec.encode(run.game.initial_state())
-    if root is None:
-        raise NativeDeclined("the initial state is outside the declared domains")
-    root_keys = np.array([root], dtype=np.uint64)
-    root_tier = expander.tiers(root_keys, native.tier)
-    if root_tier is None:
-        raise NativeDeclined("rule error in the tier")
-    first_file = str(run.directory / "pending-root.npy")
-    save(first_file, root_keys)
-    pending: dict[int, list[str]] = {int(root_tier[0]): [first_file]}
-    tiers: list[list[int]] = []
-    reaches: dict[str, list[int]] = {}
-    inside: dict[str, bool] = {}
-    found = 0
-    made = 0
+    checkpoint = run.manifest.get("found_packed")
+    if checkpoint is not None:                    # resumed
+        tiers: list[list[int]] = [list(pair) for pair in checkpoint["tiers"]]
+        pending = {int(u): [str(run.directory / name) for name in names]
+                   for u, names in checkpoint["waiting"].items()}
+        reaches: dict[str, list[int]] = dict(checkpoint["reaches"])
+        inside: dict[str, bool] = dict(checkpoint["inside"])
+        made = checkpoint["made"]
+        named = {path for paths in pending.values() for path in paths}
+        for stray in [*run.directory.glob("part-*.npy"), *run.directory.glob("pending-*.npy")]:
+            if str(stray) not in named:           # written after the last checkpoint
+                stray.unlink()
+    else:
+        for stray in [*run.directory.glob("part-*.npy"), *run.directory.glob("pending-*.npy")]:
+            stray.unlink()                        # a pass given up (a tier that went down)
+        root = native.codec.encode(run.game.initial_state())
+        if root is None:
+            raise NativeDeclined("the initial state is outside the declared domains")
+        root_keys = np.array([root], dtype=np.uint64)
+        root_tier = expander.tiers(root_keys, native.tier)
+        if root_tier is None:
+            raise NativeDeclined("rule error in the tier")
+        first_file = str(run.directory / "pending-root.npy")
+        save(first_file, root_keys)
+        pending = {int(root_tier[0]): [first_file]}
+        tiers, reaches, inside, made = [], {}, {}, 0
+    found = sum(count for _, count in tiers)
     origin = _origin(run)
+    done_with: list[str] = []           # files merged, removed after the next checkpoint
     while pending:
         tier = min(pending)
-        frontier = merge_files(pending.pop(tier))
+        frontier = merge_files(pending.pop(tier), done_with)
         members = [frontier]
         later: set[int] = set()
         rounds = 0
@@ -297,9 +318,12 @@ def discover(run) -> list[list[int]]:
             os.remove(round_file)
             for answer in answers:
                 if answer["violation"] is not None:
-                    for other in answers:           # leave no part files behind
-                        for path in other["files"].values():
-                            os.remove(path)
+                    # leave no task files behind: the pass cannot go on, nor be resumed
+                    for path in [*done_with, *(p for paths in pending.values() for p in paths),
+                                 *(p for other in answers for p in other["files"].values())]:
+                        os.remove(path)
+                    if run.manifest.pop("found_packed", None) is not None:
+                        run.save_manifest()
                     position, edge, to_tier = answer["violation"]
                     state = native.codec.decode(int(frontier[position]))
                     actions = list(run.game.legal_actions(state))
@@ -320,7 +344,7 @@ def discover(run) -> list[list[int]]:
                         waiting.append(path)
                         if len(waiting) > 16:        # bound the files waiting: merge them
                             merged = str(run.directory / f"pending-{u}-{made}.npy")
-                            save(merged, merge_files(waiting))
+                            save(merged, merge_files(waiting, done_with))
                             pending[u] = [merged]
             fresh = merge_files(fresh_files)
             for member in members if len(fresh) else ():   # np.isin of nothing still costs
@@ -335,8 +359,17 @@ def discover(run) -> list[list[int]]:
         tiers.append([tier, len(keys)])
         reaches[str(tier)] = sorted(later)
         inside[str(tier)] = rounds > 1
+        run.manifest["found_packed"] = {
+            "tiers": tiers, "reaches": reaches, "inside": inside, "made": made,
+            "waiting": {str(u): [Path(path).name for path in paths]
+                        for u, paths in pending.items()}}
+        run.save_manifest()                       # the checkpoint: tier found
+        for path in done_with:
+            os.remove(path)
+        done_with.clear()
         found += len(keys)
         run.report(f"found tier {tier}:", found, found)
+    run.manifest.pop("found_packed", None)
     run.manifest["reaches"] = reaches
     run.manifest["inside"] = inside
     return tiers

@@ -1323,6 +1323,7 @@ def tiered_solve(game, directory: str | Path, *, binding: dict | None = None,
                 raise
             run.tier = ONE_TIER                  # the inferred tier was wrong: one tier
             run.manifest.pop("found", None)
+            run.manifest.pop("found_packed", None)
             run.manifest.pop("reaches", None)
             if run.native is not None:
                 run.native.tier = ((), ())
