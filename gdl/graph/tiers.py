@@ -1019,13 +1019,6 @@ def _float_table(table: list) -> bool:
             and set(map(type, chain.from_iterable(table))) == {float})
 
 
-def _save_tier(run: TierRun, tier: int, table: list, index: np.ndarray, remoteness: np.ndarray,
-               how: dict) -> None:
-    """A solved tier's files, then the checkpoint that records it."""
-    _save_tier_files(run, tier, table, index, remoteness)
-    _record_solved(run, tier, how)
-
-
 def _save_tier_files(run: TierRun, tier: int, table: list, index: np.ndarray,
                      remoteness: np.ndarray) -> None:
     """A solved tier's files (written here, or by the worker that solved the tier whole)."""
