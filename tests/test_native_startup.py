@@ -136,3 +136,28 @@ def test_a_first_load_compiles_the_c_while_it_builds_the_python(tmp_path, monkey
     tree = load(GAMES / "aima-fig5-2.game", backend="native")
     assert tree.native is None and "not compiled" in tree.native_note
     assert not list((tmp_path / "gdl" / "native").glob("*.refused"))
+
+
+def test_a_first_load_that_finds_the_library_cached_makes_no_c(tmp_path, monkeypatch):
+    # Only the Python cache missed (cleared): the library is read from the native cache without
+    # generating the C text again, and the game comes out native.
+    import shutil
+
+    import gdl.backends.native.emit as emit
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    path = GAMES / "connect4.game"
+    first = load(path, backend="native")
+    assert first.native is not None, first.native_note
+    shutil.rmtree(tmp_path / "gdl" / "compiled")
+    made: list = []
+    real = emit.generate
+    monkeypatch.setattr(emit, "generate", lambda *args: made.append(args) or real(*args))
+    again = load(path, backend="native")
+    assert again.native is not None and made == []
+    root = again.initial_state()
+    assert again.native.legal_actions(root) == first.native.legal_actions(root)
+    for library in (tmp_path / "gdl" / "native").glob("*.so"):   # now the library is gone:
+        library.unlink()                                           # the C is made after all
+    shutil.rmtree(tmp_path / "gdl" / "compiled")
+    assert load(path, backend="native").native is not None and len(made) == 1

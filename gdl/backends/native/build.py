@@ -61,7 +61,7 @@ def library_for(c_source: str | Callable[[], str], key: str | None = None,
     if key is None:
         c_source = c_source if isinstance(c_source, str) else c_source()
         key = c_source
-    digest = hashlib.sha256("\0".join((cc, *FLAGS, key)).encode()).hexdigest()[:32]
+    digest = _digest(cc, key)
     directory = private_cache_dir("native")
     if directory is not None:
         path = directory / f"{digest}.so"
@@ -92,6 +92,21 @@ def library_for(c_source: str | Callable[[], str], key: str | None = None,
     if library is None:
         raise NativeUnavailable("the compiled library could not be loaded")
     return library
+
+
+def _digest(cc: str, key: str) -> str:
+    return hashlib.sha256("\0".join((cc, *FLAGS, key)).encode()).hexdigest()[:32]
+
+
+def is_cached(key: str) -> bool:
+    """Whether the cache holds a library, or a remembered refusal, under the loader's ``key``:
+    ``library_for(source, key)`` then never calls ``source``."""
+    cc = compiler()
+    directory = None if cc is None else private_cache_dir("native")
+    if cc is None or directory is None:
+        return False
+    digest = _digest(cc, key)
+    return (directory / f"{digest}.so").exists() or (directory / f"{digest}.refused").exists()
 
 
 def _compile(cc: str, c_source: str, directory: Path, target: Path) -> None:
