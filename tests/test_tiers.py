@@ -393,23 +393,31 @@ def test_the_executors_count_their_tasks_cpu_seconds_apart_from_the_coordinators
         assert lap["coordinator"] < 0.5
 
 
+class Stop(Exception):
+    """Raised by ``stop_after_found``'s callback."""
+
+
+def stop_after_found(count: int, found: list[str]):
+    """A progress callback that records each tier found in ``found`` and raises ``Stop`` after
+    the ``count``-th (a tier is reported after its checkpoint)."""
+
+    def progress(stage: str, done: int, total: int) -> None:
+        if stage.startswith("found tier"):
+            found.append(stage)
+            if len(found) == count:
+                raise Stop
+
+    return progress
+
+
 def test_an_interrupted_forward_pass_resumes_from_its_last_tier(tmp_path):
     # Pig's forward pass is checkpointed a tier at a time: stopped after four tiers were found,
     # the resumed solve finds only the others, and saves the serial database
     game = load(GAMES / "cyclic/pig100.game", {"goal": 6, "sides": 3})
-
-    class Stop(Exception):
-        pass
-
-    def stop_after_four(stage, done, total):
-        if stage.startswith("found tier"):
-            found_first.append(stage)
-            if len(found_first) == 4:       # reported after the tier's checkpoint
-                raise Stop
-
     found_first: list[str] = []
     with pytest.raises(Stop):
-        tiered_solve(game, tmp_path / "t", binding=BINDING, progress=stop_after_four)
+        tiered_solve(game, tmp_path / "t", binding=BINDING,
+                     progress=stop_after_found(4, found_first))
     manifest = json.loads((tmp_path / "t" / "manifest.json").read_text())
     assert len(manifest["found"]) == 4 and "tiers" not in manifest
     found_again: list[str] = []

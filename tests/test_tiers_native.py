@@ -15,7 +15,7 @@ import json
 from pathlib import Path
 
 import pytest
-from test_tiers import COUNTDOWN
+from test_tiers import COUNTDOWN, Stop, stop_after_found
 
 from gdl.backends.load import load, loads
 from gdl.graph import packed_tiers, strong_solve, tiers
@@ -221,23 +221,14 @@ def test_an_interrupted_packed_forward_pass_resumes_from_its_last_tier(tmp_path)
     # task files behind, and saves the single-graph database
     file, params = GAMES / "connect4.game", {"columns": 4, "rows": 3}
     game = load(file, params, "native")
-
-    class Stop(Exception):
-        pass
-
-    def stop_after_six(stage, done, total):
-        if stage.startswith("found tier"):
-            found_first.append(stage)
-            if len(found_first) == 6:       # reported after the tier's checkpoint
-                raise Stop
-
     found_first: list[str] = []
     directory = tmp_path / "t"
     executor = ProcessExecutor(2)
     try:
         with pytest.raises(Stop):
-            tiered_solve(game, directory, binding=BINDING, progress=stop_after_six,
-                         executor=executor, source=functools.partial(load, file, params, "native"))
+            tiered_solve(game, directory, binding=BINDING,
+                         progress=stop_after_found(6, found_first), executor=executor,
+                         source=functools.partial(load, file, params, "native"))
     finally:
         executor.close()
     manifest = json.loads((directory / "manifest.json").read_text())
