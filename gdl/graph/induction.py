@@ -24,14 +24,23 @@ from gdl.graph.solution import TwoPlayerValues, VectorValues
 from gdl.protocol import CHANCE, TERMINAL
 
 
+def scaled_integers(values: list) -> tuple[list[int], int] | None:
+    """``(each value times scale, scale)``, ``scale`` the least common multiple of the values'
+    denominators; None when one does not fit the int64 arithmetic the solvers do on them."""
+    scale = lcm(1, *(Fraction(v).denominator for v in values))
+    ints = [int(v * scale) for v in values]
+    if any(abs(v) >= 2**60 for v in ints):
+        return None
+    return ints, scale
+
+
 def centred_terminals(graph, total) -> tuple[np.ndarray, int] | None:
     """``(w per position (0 where not terminal), scale)`` with ``w = scale * (2 * u0 - total)``
     an int64, or None when the values do not fit."""
-    centred = [Fraction(values[0]) * 2 - total for values in graph.returns_table]
-    scale = lcm(1, *(v.denominator for v in centred))
-    ints = [int(v * scale) for v in centred]
-    if any(abs(v) >= 2**60 for v in ints):
+    found = scaled_integers([Fraction(values[0]) * 2 - total for values in graph.returns_table])
+    if found is None:
         return None
+    ints, scale = found
     table = np.array(ints + [0], dtype=np.int64)      # index -1 (not terminal) reads the 0
     return table[graph.returns_index], scale
 

@@ -19,10 +19,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from math import lcm
 
 import numpy as np
 
+from gdl.graph.induction import scaled_integers
 from gdl.graph.order import edge_owner, gather, parents
 from gdl.graph.solution import NO_END_HIGH, NO_END_LOW, TwoPlayerValues
 from gdl.protocol import TERMINAL
@@ -83,10 +83,10 @@ def _scaled(graph, total, fixed: Fixed | None):
     is_terminal = graph.player == TERMINAL
     centred = [Fraction(values[0]) * 2 - total for values in graph.returns_table]
     bounds = [] if fixed is None else [w for w in fixed.lower + fixed.upper if w is not None]
-    scale = lcm(1, *(v.denominator for v in centred + bounds))
-    ints = [int(v * scale) for v in centred + bounds]
-    if any(abs(v) >= 2**60 for v in ints):
+    found = scaled_integers(centred + bounds)
+    if found is None:
         return None
+    ints, scale = found
     score = np.array(ints[:len(centred)] + [0], dtype=np.int64)[graph.returns_index]
     low = np.where(is_terminal, score, NO_END_LOW)
     high = np.where(is_terminal, score, NO_END_HIGH)
