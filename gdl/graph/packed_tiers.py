@@ -272,20 +272,19 @@ def discover(run) -> list[list[int]]:
     native: NativeTiers = run.native
     expander = native.expander
     checkpoint = run.manifest.get("found_packed")
+    pending: dict[int, list[str]] = {} if checkpoint is None else {
+        int(u): [str(run.directory / name) for name in names]
+        for u, names in checkpoint["waiting"].items()}
+    named = {path for paths in pending.values() for path in paths}
+    for stray in [*run.directory.glob("part-*.npy"), *run.directory.glob("pending-*.npy")]:
+        if str(stray) not in named:   # written after the last checkpoint, or by a pass given up
+            stray.unlink()
     if checkpoint is not None:                    # resumed
         tiers: list[list[int]] = [list(pair) for pair in checkpoint["tiers"]]
-        pending = {int(u): [str(run.directory / name) for name in names]
-                   for u, names in checkpoint["waiting"].items()}
         reaches: dict[str, list[int]] = dict(checkpoint["reaches"])
         inside: dict[str, bool] = dict(checkpoint["inside"])
         made = checkpoint["made"]
-        named = {path for paths in pending.values() for path in paths}
-        for stray in [*run.directory.glob("part-*.npy"), *run.directory.glob("pending-*.npy")]:
-            if str(stray) not in named:           # written after the last checkpoint
-                stray.unlink()
     else:
-        for stray in [*run.directory.glob("part-*.npy"), *run.directory.glob("pending-*.npy")]:
-            stray.unlink()                        # a pass given up (a tier that went down)
         root = native.codec.encode(run.game.initial_state())
         if root is None:
             raise NativeDeclined("the initial state is outside the declared domains")
