@@ -33,7 +33,8 @@ GAMES = Path(__file__).resolve().parent.parent / "games"
 needs_cc = pytest.mark.skipif(compiler() is None, reason="no C compiler: the native tier cannot run")
 
 
-def same(native, python):
+def same_search(native, python):
+    """What every native chance search answers as the Python tier does, number for number."""
     assert native is not None and native.extra["backend"] == "native"
     assert native.values == python.values
     assert [type(v) for v in native.values] == [type(v) for v in python.values]
@@ -41,6 +42,10 @@ def same(native, python):
     assert native.pv == python.pv
     assert native.stats == python.stats
     assert native.proven == python.proven
+
+
+def same(native, python):
+    same_search(native, python)
     assert native.extra["action_values"] == python.extra["action_values"]
 
 
@@ -155,25 +160,40 @@ zero-sum
 """
 
 
-@needs_cc
-def test_a_fraction_beyond_64_bits_falls_back_with_a_note(tmp_path, capsys):
-    p = 1000003
+DEEP_ODDS_P = 1000003
+
+
+def falls_back_beyond_64_bits(text: str, algorithms: tuple, command: list[str], tmp_path,
+                              capsys) -> dict:
+    """``text`` (DEEP_ODDS, or a variant) on the native tier: each of ``algorithms`` stops (its
+    exact value's denominator is beyond 64 bits), and ``gdl solve FILE *command --json`` answers
+    it exactly in the Python tier, with one note and no traceback; returns the JSON answer."""
+    p = DEEP_ODDS_P
     exact = 2 * Fraction(p - 1, p) ** 4 - 1
     assert exact.denominator > 2 ** 63                  # the case is what it claims to be
-    game = loads(DEEP_ODDS, "odds.game", backend="native")
+    game = loads(text, "odds.game", backend="native")
     assert native_rules(game) is not None, game.native_note
-    stopped: list[bool] = []
-    assert solve_native(game, "expectiminimax", on_stop=lambda: stopped.append(True)) is None
-    assert stopped == [True]
+    stopped: list[str] = []
+    for algorithm in algorithms:
+        assert solve_native(game, algorithm, on_stop=lambda: stopped.append("stopped")) is None
+    assert len(stopped) == len(algorithms)
     path = tmp_path / "odds.game"
-    path.write_text(DEEP_ODDS, encoding="utf-8")
-    assert main(["solve", str(path), "--algorithm", "expectiminimax", "--json"]) == 0
+    path.write_text(text, encoding="utf-8")
+    assert main(["solve", str(path), *command, "--json"]) == 0
     captured = capsys.readouterr()
     document = json.loads(captured.out)
     assert Fraction(str(document["values"]["A"])) == exact
     notes = [line for line in captured.err.splitlines() if "note:" in line]
     assert len(notes) == 1 and "beyond 64 bits" in notes[0] and "exactly" in notes[0]
     assert "Traceback" not in captured.err
+    return document
+
+
+@needs_cc
+def test_a_fraction_beyond_64_bits_falls_back_with_a_note(tmp_path, capsys):
+    falls_back_beyond_64_bits(DEEP_ODDS, ("expectiminimax",), ["--algorithm", "expectiminimax"],
+                              tmp_path, capsys)
+    p = DEEP_ODDS_P
     # Three chance nodes (p^3, about 10^18) still fit: the native tier answers, exactly.
     three = DEEP_ODDS.replace("random d in {0: 1/p, 1: (p - 1)/p};", "").replace(" * d", "")
     small = loads(three, "odds3.game", backend="native")

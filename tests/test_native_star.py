@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from test_native_chance import DEEP_ODDS as NATIVE_EXPECTIMINIMAX_ODDS
+from test_native_chance import falls_back_beyond_64_bits, same_search
 
 import gdl.solvers.star as python_star
 from gdl.backends.load import load, loads
@@ -33,14 +34,8 @@ STARS = ("star1", "star2")
 
 
 def same(native, python):
-    assert native is not None and native.extra["backend"] == "native"
+    same_search(native, python)
     assert native.algorithm == python.algorithm
-    assert native.values == python.values
-    assert [type(v) for v in native.values] == [type(v) for v in python.values]
-    assert native.best_actions == python.best_actions
-    assert native.pv == python.pv
-    assert native.stats == python.stats
-    assert native.proven == python.proven
     assert native.depth == python.depth
 
 
@@ -182,25 +177,8 @@ DEEP_ODDS = NATIVE_EXPECTIMINIMAX_ODDS.replace("zero-sum\n", "utility in -1..1\n
 
 @needs_cc
 def test_a_fraction_beyond_64_bits_falls_back_with_a_note(tmp_path, capsys):
-    p = 1000003
-    exact = 2 * Fraction(p - 1, p) ** 4 - 1
-    assert exact.denominator > 2 ** 63                  # the case is what it claims to be
-    game = loads(DEEP_ODDS, "odds.game", backend="native")
-    assert native_rules(game) is not None, game.native_note
-    stopped: list[str] = []
-    for algorithm in STARS:
-        assert solve_native(game, algorithm, on_stop=lambda: stopped.append("stopped")) is None
-    assert len(stopped) == len(STARS)
-    path = tmp_path / "odds.game"
-    path.write_text(DEEP_ODDS, encoding="utf-8")
-    assert main(["solve", str(path), "--json"]) == 0    # the default: star2 (bounds declared)
-    captured = capsys.readouterr()
-    document = json.loads(captured.out)
-    assert document["algorithm"] == "star2"
-    assert Fraction(str(document["values"]["A"])) == exact
-    notes = [line for line in captured.err.splitlines() if "note:" in line]
-    assert len(notes) == 1 and "beyond 64 bits" in notes[0] and "exactly" in notes[0]
-    assert "Traceback" not in captured.err
+    document = falls_back_beyond_64_bits(DEEP_ODDS, STARS, [], tmp_path, capsys)
+    assert document["algorithm"] == "star2"            # the default, the bounds declared
 
 
 @needs_cc
