@@ -223,44 +223,59 @@ def test_declared_endless_value_on_generated_cyclic_graphs(game, endless):
             assert v == endless
 
 
-@pytest.mark.parametrize("endless", [1, -1])
+@pytest.mark.parametrize("endless", [1, 0, -1])
 @pytest.mark.parametrize("tokens, share_at", [(4, 3), (6, 3), (7, 0), (8, 5)])
 def test_a_forced_end_has_the_remoteness_of_the_fastest_force(tokens, share_at, endless):
-    # Where the declared value of endless play decides a draw range, the side that prefers an
-    # end forces it; its remoteness is the fewest moves that force it against any defence: a
-    # brute force cut off after r moves (the cut scored as the worst for the forcing side) still
-    # gives the value, and cut off after r - 1 it does not.
-    rule = f"({endless}, {-endless})"
+    # Where the declared value of endless play decides a draw range, the side that can force
+    # the end at that value does, as fast as it can, while the other side, playing only moves
+    # that keep the value (optimal moves), holds out as long as it can; where both sides can
+    # force it, the winner hurries (docs/graph.md). The remoteness is then the fewest moves in
+    # which the game ends. Checked by brute force: the values and what each side can force from
+    # the cut-off game, then the moves needed.
+    rule = "draw" if endless == 0 else f"({endless}, {-endless})"
     game = gdl.loads(GIVE_AND_TAKE + f"when endless {rule}\n",
                      params={"tokens": tokens, "share_at": share_at})
     solution = strong_solve(game)
+    value = brute_force_values(game, endless)
+    # the end each side can force (the cut-off scored as no end at all for it)
+    by_0, by_1 = brute_force_values(game, -100), brute_force_values(game, 100)
+
+    def hurries(state):
+        player, v = game.current_player(state), value[state]
+        forcers = {p for p, forced in ((0, by_0[state]), (1, by_1[state])) if forced == v}
+        if forcers == {0, 1}:
+            return (v if player == 0 else -v) >= 0
+        return player in forcers
+
+    def optimal(state):
+        return [c for c in (game.apply(state, a) for a in game.legal_actions(state))
+                if value[c] == value[state]]
 
     @cache
-    def cut(state, left, worst):
-        player = game.current_player(state)
-        if player == TERMINAL:
-            return game.returns(state)[0]
+    def ends_within(state, left):
+        """Whether the game ends within ``left`` moves, all of them optimal, when the side to
+        move hurries or delays as the rule says."""
+        if game.current_player(state) == TERMINAL:
+            return True
         if left == 0:
-            return worst
-        children = [cut(game.apply(state, a), left - 1, worst) for a in game.legal_actions(state)]
-        return max(children) if player == 0 else min(children)
+            return False
+        children = [ends_within(c, left - 1) for c in optimal(state)]
+        return any(children) if hurries(state) else all(children)
 
     checked = 0
     for position in range(len(solution.graph)):
         state = solution.graph.state(position)
-        lower, upper = solution.values.lower[position], solution.values.upper[position]
-        if game.current_player(state) < 0 or lower == upper:
-            continue                        # decided without the declaration: tested elsewhere
-        if solution.value_class(position) == "draw":
-            assert solution.remoteness(position) == -1
+        if game.current_player(state) < 0:
             continue
-        v = solution.value(position)[0]
         r = solution.remoteness(position)
-        worst = -100 if cut(state, 2 * len(solution.graph), -100) == v else 100   # who forces
-        assert cut(state, r, worst) == v
-        assert r == 0 or cut(state, r - 1, worst) != v
+        if solution.value_class(position) == "draw":
+            assert r == -1 and value[state] not in (by_0[state], by_1[state])
+            continue
+        assert solution.value(position)[0] == value[state]
+        assert ends_within(state, r)
+        assert r == 0 or not ends_within(state, r - 1)
         checked += 1
-    assert checked or tokens == 4
+    assert checked
 
 
 def test_show_ir_lists_the_declared_value(capsys):
@@ -269,3 +284,36 @@ def test_show_ir_lists_the_declared_value(capsys):
     assert main(["show", "--emit", "ir", str(path)]) == 0
     assert "when endless: Cat 0, Mouse 0" in capsys.readouterr().out
     assert gdl.loads(text).info.endless_value == (Fraction(1, 2), Fraction(-1, 2))
+
+
+# ---- chance and endless play -----------------------------------------------------------------
+
+STANDOFF = (GAMES / "cyclic" / "standoff.game").read_text()
+
+
+@pytest.mark.parametrize("worth", [Fraction(1, 2), Fraction(1), Fraction(0), Fraction(-1, 2),
+                                   Fraction(-1), Fraction(1, 10)])
+def test_a_chance_game_that_can_go_on_for_ever_is_worth_what_endless_play_is_declared(worth):
+    # The stand-off (games/cyclic/standoff.game): A can fire and end it at -3/5 (a hit 1 time in
+    # 5), B at 1/5 (a hit 2 times in 5: 3/5 - 2/5 for A), and waiting for ever is worth the
+    # declared e to A. A fires only if e < -3/5, B only if e > 1/5, so the value is e clamped to
+    # [-3/5, 1/5], exactly (the file's own declaration, e = 1/2, gives 1/5).
+    # At the start A waits; when e < -3/5 firing is as good (B would fire back at once, as
+    # waiting for ever would cost it more).
+    text = STANDOFF.replace("when endless (1 / 2, -1 / 2)", f"when endless ({worth}, {-worth})")
+    game = gdl.loads(text)
+    solution = strong_solve(game)
+    assert solution.exact
+    expected = min(max(worth, Fraction(-3, 5)), Fraction(1, 5))
+    assert solution.value(0) == (expected, -expected)
+    best = {game.action_name(a) for a in solution.best_actions(0)}
+    assert best == ({"wait"} if worth > Fraction(-3, 5) else {"wait", "fire"})
+
+
+def test_without_the_declaration_a_stand_off_is_a_draw():
+    # Endless play worth anything from -1 to 1 to A: the value would be anywhere from -3/5 to
+    # 1/5 (the clamp above), so the start has no value; the shots themselves do.
+    solution = strong_solve(gdl.loads(STANDOFF.replace("when endless (1 / 2, -1 / 2)\n", "")))
+    assert solution.exact and solution.value(0) is None
+    shots = [p for p in range(len(solution.graph)) if solution.graph.player[p] == -1]
+    assert sorted(solution.value(p)[0] for p in shots) == [Fraction(-3, 5), Fraction(1, 5)]

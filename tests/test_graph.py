@@ -168,27 +168,58 @@ def brute_force_bounds(game, horizon):
     return {s: (value(s, horizon, -CUT), value(s, horizon, CUT)) for s in states}
 
 
+def brute_force_undeclared(game, horizon):
+    """For every state reachable from the start: player 0's value where the rules do not say
+    what endless play is worth, or None (a draw). Endless play may then be worth anything
+    between the least and the greatest result the game's ends give player 0 (docs/graph.md), so
+    a state has a value exactly when the game cut off after ``horizon`` moves gives the same
+    with the cut-off valued either extreme."""
+    states = brute_force_bounds(game, 0)
+    ends = {game.returns(s)[0] for s in states if game.current_player(s) == TERMINAL}
+    if not ends:
+        return dict.fromkeys(states)
+    low = brute_force_cut(game, horizon, min(ends))
+    high = brute_force_cut(game, horizon, max(ends))
+    return {s: (low[s] if low[s] == high[s] else None) for s in low}
+
+
+def brute_force_cut(game, horizon, cutoff):
+    """Player 0's value of every reachable state in the game cut off after ``horizon`` moves,
+    the cut-off valued ``cutoff``."""
+    @cache
+    def value(state, left):
+        player = game.current_player(state)
+        if player == TERMINAL:
+            return game.returns(state)[0]
+        if left == 0:
+            return cutoff
+        children = [value(game.apply(state, a), left - 1) for a in game.legal_actions(state)]
+        return max(children) if player == 0 else min(children)
+
+    return {s: value(s, horizon) for s in brute_force_bounds(game, 0)}
+
+
 @pytest.mark.parametrize("tokens, share_at", [(3, 0), (3, 3), (4, 3), (5, 2), (6, 3), (7, 0), (8, 5)])
 def test_give_and_take_counts_match_brute_force(tokens, share_at):
     game = load("cyclic/give-and-take.game", tokens=tokens, share_at=share_at)
     solution = strong_solve(game)
     assert solution.method == RETROGRADE
     graph = solution.graph
-    bounds = brute_force_bounds(game, horizon=2 * len(graph) + 2)
+    values = brute_force_undeclared(game, horizon=2 * len(graph) + 2)
     expected = {"win": 0, "lose": 0, "tie": 0, "draw": 0}
-    for state, (low, high) in bounds.items():
+    for state, v in values.items():
         player = game.current_player(state)
         if player < 0:
             continue
-        if low != high:
+        if v is None:
             expected["draw"] += 1
             assert solution.value(graph.position_id(state)) is None
             continue
-        mine = low if player == 0 else -low
+        mine = v if player == 0 else -v
         expected["win" if mine > 0 else "lose" if mine < 0 else "tie"] += 1
-        assert solution.value(graph.position_id(state))[0] == low
+        assert solution.value(graph.position_id(state))[0] == v
     assert solution.census()["classes"] == expected
-    assert len(graph) == len(bounds)
+    assert len(graph) == len(values)
 
 
 def test_give_and_take_has_all_four_classes_somewhere():
@@ -360,17 +391,16 @@ def cyclic_graphs(draw, chance: bool):
 def test_retrograde_equals_a_brute_force_on_generated_cyclic_graphs(game):
     solution = strong_solve(game)
     graph = solution.graph
-    bounds = brute_force_bounds(game, horizon=2 * len(graph) + 2)
-    for state, (low, high) in bounds.items():
+    horizon = 2 * len(graph) + 2
+    values = brute_force_undeclared(game, horizon)
+    for state, (low, high) in brute_force_bounds(game, horizon).items():
         position = graph.position_id(state)
-        if low == high:
-            assert solution.value(position) == (low, -low), state
-        else:
-            assert solution.value(position) is None, state
-            # the range endless play can fall in, centred (2 u0) and with "cannot force an end"
-            lower, upper = solution.values.lower[position], solution.values.upper[position]
-            assert lower == (2 * low if low > -CUT else NO_END_LOW)
-            assert upper == (2 * high if high < CUT else NO_END_HIGH)
+        # what each side can force, centred (2 u0) and with "cannot force an end"
+        lower, upper = solution.values.lower[position], solution.values.upper[position]
+        assert lower == (2 * low if low > -CUT else NO_END_LOW)
+        assert upper == (2 * high if high < CUT else NO_END_HIGH)
+        v = values[state]
+        assert solution.value(position) == (None if v is None else (v, -v)), state
 
 
 def evaluate_exactly(game, states, choice):
@@ -647,3 +677,35 @@ def test_pig_to_20_agrees_with_openspiel_value_iteration(monkeypatch):
     ours = strong_solve(load("cyclic/pig100.game", goal=20))
     assert ours.exact
     assert abs(float(ours.value(0)[0]) - theirs[str(game.new_initial_state())]) < 1e-6
+
+
+WIN_AT_ONCE = """game "Win at once"
+players A, B
+var n in 0..3 = 0
+var won in bool = false
+action win by A effect won = true
+action wait by A effect n = (n + 1) % 4
+action stall by B effect n = (n + 1) % 4
+terminal won
+utility A = 1
+zero-sum
+"""
+
+
+def test_a_side_that_can_force_the_best_end_wins_though_the_other_could_go_on():
+    # A can end the game at once with the only result there is (A wins); B could only go on
+    # for ever, if A let it. Whatever endless play is worth (nobody says), A's win is worth at
+    # least as much to A: every position is decided. A, to move, wins in 1; B, to move, loses
+    # in 2 (it stalls, then A wins).
+    game = gdl.loads(WIN_AT_ONCE)
+    solution = strong_solve(game)
+    graph = solution.graph
+    for position in range(len(graph)):
+        player = int(graph.player[position])
+        if player < 0:
+            continue
+        assert solution.value(position) == (1, -1)
+        assert solution.value_class(position) == ("win" if player == 0 else "lose")
+        assert solution.remoteness(position) == (1 if player == 0 else 2)
+    assert "win" in {game.action_name(a) for a in solution.best_actions(0)}
+    assert solution.census()["classes"] == {"win": 2, "lose": 2, "tie": 0, "draw": 0}

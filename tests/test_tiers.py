@@ -34,6 +34,7 @@ SMALL = [
     ("cyclic/pig100.game", {"goal": 6, "sides": 3}),  # the same with a die
     ("cyclic/give-and-take.game", {}),               # inferred tier; draws inside a tier
     ("cyclic/rounds.game", {}),                      # cycles in every tier, draws across them
+    ("cyclic/standoff.game", {}),                    # chance, and plays that never end
 ]
 
 
@@ -464,11 +465,40 @@ def test_draws_across_tiers_give_the_whole_graphs_retrograde_database(tmp_path, 
             executor.close()
 
 
-def test_a_draw_by_tiers_in_a_game_that_values_endless_play_is_refused_with_the_way_out(
-        tmp_path):
+@pytest.mark.parametrize("endless", ["", "when endless draw\n", "when endless (1, -1)\n",
+                                     "when endless (-1, 1)\n"])
+def test_draws_by_tiers_whatever_endless_play_is_worth_give_the_whole_graphs_database(
+        tmp_path, monkeypatch, endless):
+    # Rounds of give and take with endless play undeclared, a draw, or a win for either side:
+    # a later round's draw is worth the declared value in the rounds before it, and decides
+    # their remoteness; by tiers, in one process and in pieces on two workers, the file is the
+    # single-graph solve's.
+    text = (GAMES / "cyclic" / "rounds.game").read_text() + endless
+    params = {"rounds": 3, "tokens": 5, "share_at": 3}
+    game = loads(text, "rounds.game", params=params)
+    serial = serial_database(game, tmp_path / "serial.db")
+    assert tiered_database(game, tmp_path, "one") == serial
+    monkeypatch.setattr(tiers, "SPLIT_MIN", 0)
+    executor = ProcessExecutor(2)
+    try:
+        assert tiered_database(game, tmp_path, "pieces", executor=executor, source=functools.partial(
+            loads, text, "rounds.game", params=params)) == serial
+    finally:
+        executor.close()
+
+
+def test_a_chance_game_that_may_never_end_by_tiers_needs_the_worth_of_endless_play(tmp_path):
+    # Without `when endless` the stand-off's start is a draw that only two whole solves tell
+    # (docs/graph.md); by tiers it is refused, naming the two ways that work.
+    text = (GAMES / "cyclic" / "standoff.game").read_text().replace("when endless (1 / 2, -1 / 2)\n", "")
+    with pytest.raises(SolverError, match=r"when endless.*as one\s+graph"):
+        tiered_solve(loads(text, "standoff.game"), tmp_path / "t", binding=BINDING)
+
+
+def test_ring_chase_by_tiers_gives_the_whole_graphs_database(tmp_path):
+    # a game that declares endless play a draw, with draws inside its one inferred tier
     game = load(GAMES / "cyclic" / "ring-chase.game", {})
-    with pytest.raises(SolverError, match=r"when endless.*without --workers"):
-        tiered_solve(game, tmp_path / "t", binding=BINDING)
+    assert tiered_database(game, tmp_path, "t") == serial_database(game, tmp_path / "s.db")
 
 
 def test_ctrl_c_in_a_solve_by_tiers_says_how_to_go_on_and_resume_does(tmp_path, monkeypatch,

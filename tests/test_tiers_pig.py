@@ -371,7 +371,8 @@ def test_a_worker_reads_no_results_kept_from_another_run(tmp_path, monkeypatch):
         poisoned[u] = result
     monkeypatch.setattr(tiers, "_WORKER_RESULTS", {"another run": poisoned})
     task = ("this run", functools.partial(load, PIG, params), str(run.directory), BINDING,
-            run.tier, 3, {str(u): run.manifest["solved"][str(u)] for u in reached}, True)
+            run.tier, 3, {str(u): run.manifest["solved"][str(u)] for u in reached}, True,
+            None)
     tiers.tier_task(task)                           # tier 3 again, as a worker solves it
     assert _tier_files(run.directory, 3) == expected
     assert list(tiers._WORKER_RESULTS) == ["this run"]

@@ -99,7 +99,7 @@ def print_strong(args, game, solution, elapsed: float, census: bool = True) -> i
     label = solution.method + ("" if solution.exact else f" (not exact: {solution.note})")
     print(f"  algorithm     {label} over every reachable position")
     if values is None:
-        print("  value         a draw: neither player can force an end (endless play decides)")
+        print(f"  value         {DRAW}")
     else:
         shown = ", ".join(f"{p} {format_value(v)}" for p, v in zip(players, values))
         if solution.interval(0) is not None:
@@ -249,11 +249,16 @@ def solve_cyclic(args, game, root, repetition) -> int:
                                repetition.path, repetition.cycle) from None
     if solution.value(0) is None:
         raise type(repetition)(
-            f"{repetition}. Solved over its {len(solution.graph):,} positions, the start is a "
-            "draw: neither player can force the game to end", repetition.path,
+            f"{repetition}. Solved over its {len(solution.graph):,} positions, the start is "
+            f"{DRAW}; `gdl solve --strong` shows what each side can force everywhere",
+            repetition.path,
             repetition.cycle) from None
     return print_strong(args, game, solution, time.perf_counter() - started, census=False)
 
+
+# What the value line says at a draw without a value (docs/graph.md).
+DRAW = ("a draw: neither player can force an end worth as much to it as endless play may be, "
+        "and the rules do not say what that is worth (`when endless`)")
 
 # Without --max-states, `gdl solve` tries the state graph of a cyclic game up to this many
 # positions (a few seconds); --strong uses the machine's memory as its bound.

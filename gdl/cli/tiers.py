@@ -56,7 +56,7 @@ def resumable(directory: Path) -> str:
 
 def cmd_tiered(args, game) -> int:
     from gdl.cli import moves_arg
-    from gdl.cli.strong import binding, certified_json, certified_lines, progress_line
+    from gdl.cli.strong import DRAW, binding, certified_json, certified_lines, progress_line
     from gdl.graph.executor import make_executor
     from gdl.graph.tiers import TierViolation, merge_database, tiered_solve
 
@@ -138,7 +138,7 @@ def cmd_tiered(args, game) -> int:
         keys = "native rules on packed keys" if solution.run.native is not None else "the protocol"
         print(f"  algorithm     {label}, a tier at a time on {workers}, through {keys}")
         if values is None:
-            print("  value         a draw: neither player can force an end (endless play decides)")
+            print(f"  value         {DRAW}")
         else:
             print("  value         " + ", ".join(f"{p} {format_value(v)}"
                                                  for p, v in zip(players, values)))

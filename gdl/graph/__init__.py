@@ -75,60 +75,23 @@ def _solve_graph(game, graph: PositionGraph, progress) -> GraphSolution:
     if two_player_constant_sum and not has_chance:
         from gdl.graph.retrograde import retrograde
 
-        values = retrograde(graph, total)
+        endless = None if info.endless_value is None else info.endless_value[0]
+        values = retrograde(graph, total, endless=endless)
         if values is None:
             raise SolverError(f"strong solve: game {info.name!r} has utilities too large for "
                               "retrograde analysis's 64-bit integers")
-        if info.endless_value is not None:
-            # `when endless ...`: a draw's value is the declared one, clamped to the range the
-            # players can force an end in (gdl.graph.solution.TwoPlayerValues)
-            values.endless = info.endless_value[0]
-            _forced_remoteness(graph, values)
         return GraphSolution(graph, RETROGRADE, values)
     if two_player_constant_sum:
         from gdl.graph.iteration import solve_stochastic
 
-        return solve_stochastic(graph, total, progress)
+        return solve_stochastic(graph, total, progress,
+                                None if info.endless_value is None else info.endless_value[0])
     kind = (f"{info.num_players} players" if info.num_players != 2 else info.sum_kind)
     raise SolverError(
         f"strong solve: game {info.name!r} can repeat positions and has {kind}: a cyclic game "
         "of more than two players, or general-sum, has no single value (endless play can "
         "serve some players and not others, and equilibria need not be unique), so gdl does "
         "not solve it; give it a max-length")
-
-
-def _forced_remoteness(graph, values) -> None:
-    """Remoteness where the declared value of endless play decides a draw range: the side that
-    prefers an end forces it (player 0 at ``lower`` when endless play is worth no more, player 1
-    at ``upper`` when it is worth no less), and the remoteness is the attractor's rank for that
-    end: the moves the forcing side needs against the most stubborn defence. Moving to a child
-    of smaller remoteness always makes progress, so play from a database ends."""
-    import math
-
-    import numpy as np
-
-    from gdl.graph.retrograde import attractor
-    from gdl.protocol import TERMINAL
-
-    d = values.centred_endless()
-    lower, upper = values.lower, values.upper
-    player = graph.player
-    is_terminal = player == TERMINAL
-    score = lower                      # a terminal's value is its own lower (and upper) bound
-    out_degree = np.diff(graph.first)
-    undecided = lower != upper
-    by_player_0 = undecided & (lower >= math.ceil(d))      # integers: lower >= d
-    by_player_1 = undecided & ~by_player_0 & (upper <= math.floor(d))
-    for t in np.unique(lower[by_player_0]).tolist():
-        rank = attractor(graph, np.flatnonzero(is_terminal & (score >= t)), player == 0,
-                         out_degree)
-        chosen = by_player_0 & (lower == t)
-        values.remoteness[chosen] = rank[chosen]
-    for t in np.unique(upper[by_player_1]).tolist():
-        rank = attractor(graph, np.flatnonzero(is_terminal & (score <= t)), player == 1,
-                         out_degree)
-        chosen = by_player_1 & (upper == t)
-        values.remoteness[chosen] = rank[chosen]
 
 
 def solve_root(game, *, max_states: int | None = None):

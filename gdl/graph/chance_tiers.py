@@ -406,8 +406,7 @@ def solve_tier(run, tier: int, keys: np.ndarray, expansion, loaded: dict,
     local.total = total
     note = ""
     if len(iteration.endless_positions(local)):
-        certified, local.try_exact = False, False
-        note = "some positions can go on for ever with probability 1; values from iteration"
+        return None          # what endless play is worth decides: the general path (tiers)
     workers = getattr(run.executor, "workers", 1)
     pieces = len(local.piece_first) - 1
     if workers <= 1 or pieces < 2 or run.source is None or n < PARALLEL_MIN:

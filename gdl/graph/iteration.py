@@ -103,8 +103,8 @@ def condensation_layers(graph) -> tuple[list[list[int]], np.ndarray, list[list[n
     return parts, component, layers
 
 
-def float_values(graph, centred: np.ndarray, scale: int, layers, bracket: bool = False
-                 ) -> tuple[np.ndarray, float]:
+def float_values(graph, centred: np.ndarray, scale: int, layers, bracket: bool = False,
+                 start: float = 0.0) -> tuple[np.ndarray, float]:
     """Player 0's centred values as floats, and the largest change in the last sweep of any
     layer that needed more than one.
 
@@ -121,6 +121,7 @@ def float_values(graph, centred: np.ndarray, scale: int, layers, bracket: bool =
     table = np.array([float(p) for p in graph.probabilities] or [0.0])
     probability[chance_edges] = table[graph.probability_index[chance_edges]]
     value = (centred.astype(np.float64) / scale)[:, None]
+    value[player != TERMINAL] = start      # every decision and chance position, at first
     if bracket:
         is_terminal = player == TERMINAL
         ends = value[is_terminal, 0]
@@ -196,11 +197,13 @@ def certified_bounds(graph, centred: np.ndarray, scale: int, layers
 
 
 def exact_values(graph, centred: np.ndarray, scale: int, parts, approximate: np.ndarray,
-                 terminal: list | None = None) -> list[Fraction]:
+                 terminal: list | None = None, endless: Fraction | None = None) -> list[Fraction]:
     """Player 0's exact centred values (divided by ``scale``), checked as described above;
     raises _TooBig when the numbers or the rounds of improvement run out. ``terminal``, when
     given, holds the terminals' exact centred values instead (a tier's solve, whose stand-in
-    terminals carry values of any denominator)."""
+    terminals carry values of any denominator). ``endless``: the centred value (divided by
+    ``scale``) of a play that never ends, where declared: then the game need not be stopping
+    (see ``_traps``)."""
     n = len(graph)
     player = graph.player.tolist()
     first = graph.first.tolist()
@@ -226,16 +229,21 @@ def exact_values(graph, centred: np.ndarray, scale: int, parts, approximate: np.
             continue
         for _ in range(MAX_IMPROVEMENTS):
             _evaluate(members, player, first, child, probability_index, probabilities, policy,
-                      value)
-            if not _improve(members, player, first, child, policy, value):
+                      value, endless)
+            if not _improve(members, player, first, child, policy, value) and (
+                    endless is None or not _traps(members, player, first, child, policy, value,
+                                                  endless)):
                 break
         else:
             raise _TooBig()
     return value
 
 
-def _evaluate(members, player, first, child, probability_index, probabilities, policy, value):
-    """Exact values of one component under a fixed policy (see the module docstring)."""
+def _evaluate(members, player, first, child, probability_index, probabilities, policy, value,
+              endless: Fraction | None = None):
+    """Exact values of one component under a fixed policy (see the module docstring). Where
+    the policy keeps play inside the component for ever from a position (no way out of it is
+    ever taken), the position is worth ``endless``: there the play never ends."""
     inside = set(members)
     # the positions on the component's cycles under the policy: targets of DFS back edges
     successors = {}
@@ -245,6 +253,14 @@ def _evaluate(members, player, first, child, probability_index, probabilities, p
                                     for e in range(first[position], first[position + 1])]
         else:
             successors[position] = [(child[policy[position]], 1)]
+    stuck = _never_leaving(members, successors, inside)
+    if stuck:
+        if endless is None:              # the equations would be singular: no value
+            raise _TooBig()
+        for position in stuck:
+            value[position] = endless
+        inside -= stuck
+        members = [position for position in members if position not in stuck]
     state: dict[int, int] = {}         # 1 on the DFS path, 2 finished
     finished: list[int] = []
     cut: list[int] = []
@@ -305,6 +321,63 @@ def _evaluate(members, player, first, child, probability_index, probabilities, p
         value[node] = v
 
 
+def _never_leaving(members, successors: dict, inside: set) -> set:
+    """The members from which the policy's play never leaves the component: those no path
+    along the policy's moves (and every chance outcome) leads out of."""
+    leads_in: dict[int, list[int]] = {}
+    leaving = []
+    for position in members:
+        for target, _ in successors[position]:
+            if target in inside:
+                leads_in.setdefault(target, []).append(position)
+            else:
+                leaving.append(position)
+    reaches_out = set(leaving)
+    work = list(reaches_out)
+    while work:
+        for source in leads_in.get(work.pop(), ()):
+            if source not in reaches_out:
+                reaches_out.add(source)
+                work.append(source)
+    return inside - reaches_out
+
+
+def _traps(members, player, first, child, policy, value, endless: Fraction) -> bool:
+    """Where endless play has a declared value, a policy whose values satisfy every local
+    check can still be beaten by never ending: player 0 keeping the play among positions worth
+    less than endless play to it, whatever player 1's policy and chance do, or player 1 among
+    positions worth more. Such a set (the greatest one, by removing positions the other side or
+    chance can leave from) is a trap; the trapped side's policy is switched to stay in it and
+    True returned. With no trap for either side, the values are the game's: every play under
+    any strategy of one side against the other's policy gets, in expectation, no more (less)
+    than them (docs/graph.md's argument: the values are a supermartingale that no endless play
+    beats)."""
+    changed = False
+    for side, below in ((0, True), (1, False)):
+        trapped = {p for p in members if player[p] != TERMINAL
+                   and (value[p] < endless if below else value[p] > endless)}
+        while True:
+            leave = set()
+            for p in trapped:
+                edges = range(first[p], first[p + 1])
+                if player[p] == CHANCE:
+                    stays = all(child[e] in trapped for e in edges)
+                elif player[p] == side:
+                    stays = any(child[e] in trapped for e in edges)
+                else:
+                    stays = child[policy[p]] in trapped
+                if not stays:
+                    leave.add(p)
+            if not leave:
+                break
+            trapped -= leave
+        for p in trapped:
+            if player[p] == side:
+                policy[p] = next(e for e in range(first[p], first[p + 1]) if child[e] in trapped)
+                changed = True
+    return changed
+
+
 def _solve(matrix: list[list[Fraction]]) -> list[Fraction]:
     """Gauss-Jordan elimination in exact arithmetic; the last column is the right-hand side."""
     k = len(matrix)
@@ -342,8 +415,9 @@ def _improve(members, player, first, child, policy, value) -> bool:
     return changed
 
 
-def solve_stochastic(graph, total, progress=None) -> GraphSolution:
-    """Every position of a two-player constant-sum game with chance and cycles."""
+def solve_stochastic(graph, total, progress=None, endless=None) -> GraphSolution:
+    """Every position of a two-player constant-sum game with chance and cycles. ``endless``:
+    player 0's utility for a play that never ends, where the rules declare it."""
     from gdl.graph import VALUE_ITERATION
 
     terminal = centred_terminals(graph, total)
@@ -357,16 +431,14 @@ def solve_stochastic(graph, total, progress=None) -> GraphSolution:
     parts, _, layers = condensation_layers(graph)
     if progress is not None:
         progress("iterating", 0, len(graph))
-    endless = endless_positions(graph)
+    endless_ones = endless_positions(graph)
+    if len(endless_ones):
+        return _not_stopping(graph, total, centred, scale, parts, layers, endless, endless_ones,
+                             progress)
     note = ""
     exact = None
     bounds = None
-    if len(endless):
-        approximate, residual = float_values(graph, centred, scale, layers)
-        note = (f"{len(endless):,} positions can go on for ever with probability 1, so the "
-                "equations may have several solutions; values from iteration started at a "
-                "level result")
-    elif len(graph) > EXACT_LIMIT:
+    if len(graph) > EXACT_LIMIT:
         # Stopping, but too big to check exactly: iterate from below and from above instead,
         # which brackets every value (the approximate value is the bracket's middle).
         bounds = certified_bounds(graph, centred, scale, layers)
@@ -387,9 +459,8 @@ def solve_stochastic(graph, total, progress=None) -> GraphSolution:
                     "stable policy); values bracketed by value iteration from below and from "
                     "above")
     if exact is not None:
-        vectors = [((v + total) / 2, (total - v) / 2 + 0) for v in exact]
-        vectors = [tuple(_plain(x) for x in pair) for pair in vectors]
-        return GraphSolution(graph, VALUE_ITERATION, VectorValues(vectors), exact=True)
+        return GraphSolution(graph, VALUE_ITERATION, VectorValues(_vectors(exact, total)),
+                             exact=True)
     vectors = [((v + float(total)) / 2, (float(total) - v) / 2) for v in approximate.tolist()]
     solution = GraphSolution(graph, VALUE_ITERATION, VectorValues(vectors), exact=False,
                              residual=residual, note=note)
@@ -400,6 +471,60 @@ def solve_stochastic(graph, total, progress=None) -> GraphSolution:
                     tuple((Fraction(int(w), scale) + total) / 2 for w in ends))
         solution.bounds = (bounds[0], bounds[1], total, outcomes)
     return solution
+
+
+def _not_stopping(graph, total, centred, scale, parts, layers, endless, endless_ones,
+                  progress) -> GraphSolution:
+    """A game in which the players can keep a play going for ever. With ``endless`` declared,
+    the values of the game in which such a play is worth it, checked exactly (``_traps``).
+    Without, endless play may be worth anything between the least and the greatest end, and a
+    position has a value where it is the same at both (docs/graph.md): a position worth more
+    with endless play worth more is a draw, with no value."""
+    from gdl.graph import VALUE_ITERATION
+
+    ends = np.unique(centred[graph.player == TERMINAL])
+    worths = ([Fraction(endless) * 2 - total] if endless is not None else
+              [Fraction(int(ends[0]), scale), Fraction(int(ends[-1]), scale)] if len(ends) else [])
+    solved: list = []
+    approximate = np.zeros(len(graph))
+    residual = 0.0
+    for worth in worths:
+        approximate, residual = float_values(graph, centred, scale, layers, start=float(worth))
+        if len(graph) > EXACT_LIMIT:
+            break
+        if progress is not None:
+            progress("checking exactly", 0, len(graph))
+        try:
+            solved.append(exact_values(graph, centred, scale, parts, approximate,
+                                       endless=worth))
+        except _TooBig:
+            break
+    if worths and len(solved) == len(worths):
+        exact = [a if a == b else None for a, b in zip(solved[0], solved[-1])]
+        least, greatest = _vectors(solved[0], total), _vectors(solved[-1], total)
+        draws = {p: (least[p], greatest[p]) for p, v in enumerate(exact) if v is None}
+        return GraphSolution(graph, VALUE_ITERATION,
+                             VectorValues(_vectors(exact, total), draws), exact=True)
+    why = ("the exact check is not attempted beyond " f"{EXACT_LIMIT:,} positions"
+           if len(graph) > EXACT_LIMIT else
+           f"the exact check gave up (numbers beyond {MAX_DIGITS:,} digits, or no stable policy)")
+    if endless is None:
+        note = (f"{len(endless_ones):,} positions can go on for ever with probability 1 and the "
+                "rules do not say what endless play is worth (`when endless`), so the "
+                f"equations may have several solutions, and {why}; values from iteration "
+                "started at the least end")
+    else:
+        note = (f"{len(endless_ones):,} positions can go on for ever, worth what `when endless` "
+                f"says, and {why}; values from iteration started at that worth: not bounds")
+    vectors = [((v + float(total)) / 2, (float(total) - v) / 2) for v in approximate.tolist()]
+    return GraphSolution(graph, VALUE_ITERATION, VectorValues(vectors), exact=False,
+                         residual=residual, note=note)
+
+
+def _vectors(exact: list, total) -> list:
+    """Each player's exact value from player 0's centred one (None: a draw without a value)."""
+    return [None if v is None else (_plain((v + total) / 2), _plain((total - v) / 2))
+            for v in exact]
 
 
 def _plain(v):

@@ -48,6 +48,10 @@ class TwoPlayerValues:
     scale: int                      # w = scale * (2 * u0 - total)
     total: Value                    # u0 + u1
     endless: Value | None = None    # player 0's utility for endless play, where declared
+    # Where endless play is not declared: player 0's least and greatest centred end over the
+    # game (docs/graph.md: a side that can force the best end there is needs no value for
+    # endless play). None where every position is decided anyway (no cycle) or nothing ends.
+    ends: tuple[int, int] | None = None
 
     def centred_endless(self) -> Fraction | None:
         if self.endless is None:
@@ -55,25 +59,56 @@ class TwoPlayerValues:
         w = Fraction(self.endless) * 2 * self.scale - self.total * self.scale
         return w
 
-    def vector(self, position: int) -> tuple[Value, ...] | None:
+    def decided(self, where=slice(None)) -> tuple[np.ndarray, np.ndarray]:
+        """``(value, known)`` at the positions ``where``: player 0's centred value, and whether
+        the position has one (docs/graph.md). With ``when endless`` every position has one: the
+        declared value clamped to ``[lower, upper]``; without it, a position has one where it is
+        the same whatever endless play is worth between the game's least and greatest end."""
+        lo, hi = self.lower[where], self.upper[where]
+        d = self.centred_endless()
+        if d is not None:
+            if d.denominator != 1:       # retrograde analysis scales d to an integer
+                raise ValueError("the value of endless play is not on the values' scale")
+            return np.clip(int(d), lo, hi), np.ones(len(lo), dtype=bool)
+        if self.ends is None:
+            return lo.copy(), lo == hi
+        # the value were endless play worth the least end, and were it worth the greatest
+        least, greatest = (np.clip(end, lo, hi) for end in self.ends)
+        return least, least == greatest
+
+    def centre(self, position: int) -> int | None:
+        """Player 0's centred value at one position, or None for a draw without one."""
+        value, known = self.decided(np.array([position]))
+        return int(value[0]) if known[0] else None
+
+    def draw_range(self, position: int) -> tuple[int, int]:
+        """The centred range a draw's value would fall in, for the worths endless play may
+        have: its forced range cut to the game's ends."""
         lo, hi = int(self.lower[position]), int(self.upper[position])
-        centre = Fraction(lo)
-        if lo != hi:
-            d = self.centred_endless()
-            if d is None:
-                return None
-            centre = min(max(d, Fraction(lo)), Fraction(hi))
-        u0 = (centre / self.scale + self.total) / 2
+        if self.ends is not None:
+            lo, hi = max(lo, self.ends[0]), min(hi, self.ends[1])
+        return lo, hi
+
+    def vector(self, position: int) -> tuple[Value, ...] | None:
+        centre = self.centre(position)
+        if centre is None:
+            return None
+        u0 = (Fraction(centre, self.scale) + self.total) / 2
         return (_plain(u0), _plain(self.total - u0))
 
-    def mover_centred(self, position: int, player: int) -> tuple[int, int]:
-        lo, hi = int(self.lower[position]), int(self.upper[position])
-        return (lo, hi) if player == 0 else (-hi, -lo)
+    def draws(self, where=slice(None)) -> np.ndarray:
+        """Whether each position is a draw in the sense of the classes: no side can force an
+        end worth its value (it has none, or its value is what endless play is worth)."""
+        value, known = self.decided(where)
+        return ~known | ((self.lower[where] != value) & (self.upper[where] != value))
 
 
 @dataclass
 class VectorValues:
     vectors: list                   # position -> tuple of exact values (None: not solved)
+    # A chance game whose players can keep a play going, without `when endless`: for each
+    # draw (no value), its values were endless play worth the least end, and the greatest.
+    draws: dict = field(default_factory=dict)
 
 
 def player_intervals(low: float, high: float, total: Value
@@ -150,18 +185,12 @@ class GraphSolution:
         player = int(self.graph.player[position])
         if player < 0 or not isinstance(self.values, TwoPlayerValues):
             return None
-        lo, hi = self.values.mover_centred(position, player)
-        if lo != hi:
-            d = self.values.centred_endless()
-            if d is None:
-                return DRAW
-            d_mover = d if player == 0 else -d
-            if lo < d_mover < hi:
-                return DRAW
-            # endless play is declared worth no more than an end one side can force
-            mine = min(max(d_mover, Fraction(lo)), Fraction(hi))
-            return WIN if mine > 0 else LOSE if mine < 0 else TIE
-        return WIN if lo > 0 else LOSE if lo < 0 else TIE
+        if self.values.draws(np.array([position]))[0]:
+            return DRAW
+        centre = self.values.centre(position)
+        assert centre is not None
+        mine = centre if player == 0 else -centre
+        return WIN if mine > 0 else LOSE if mine < 0 else TIE
 
     def moves(self, position: int) -> list[tuple[Any, int, tuple | None, int]]:
         """Each available move at a position, in the game's order: ``(action, child id, value
@@ -181,8 +210,8 @@ class GraphSolution:
 
     def best_actions(self, position: int) -> tuple:
         """The optimal actions at a decision position, in declaration order: every action whose
-        value for the mover equals the best (the tree solvers' rule). At a draw, the moves that
-        keep every outcome the mover can hope for (the same interval)."""
+        value for the mover equals the best (the tree solvers' rule). At a draw without a value,
+        the moves to draws of the same range: the same value whatever endless play is worth."""
         player = int(self.graph.player[position])
         if player < 0:
             return ()
@@ -190,10 +219,21 @@ class GraphSolution:
         state = self.graph.state(position)
         actions = list(self.graph.game.legal_actions(state))
         if isinstance(self.values, TwoPlayerValues):
-            target = self.values.mover_centred(position, player)
-            if self.values.endless is None or target[0] == target[1]:
-                return tuple(a for a, c in zip(actions, children)
-                             if self.values.mover_centred(c, player) == target)
+            values = self.values
+
+            def worth(p: int) -> tuple:
+                centre = values.centre(p)
+                return ("value", centre) if centre is not None else ("draw", values.draw_range(p))
+
+            target = worth(position)
+            return tuple(a for a, c in zip(actions, children) if worth(c) == target)
+        draws = self.values.draws
+        if position in draws:
+            # a draw of a chance game: the moves best both ways endless play may be worth
+            least, greatest = draws[position]
+            return tuple(a for a, c in zip(actions, children) if c in draws
+                         and draws[c][0][player] == least[player]
+                         and draws[c][1][player] == greatest[player])
         known = [(a, v) for a, v in zip(actions, (self.value(c) for c in children))
                  if v is not None]
         best = max(v[player] for _, v in known)
@@ -207,32 +247,17 @@ class GraphSolution:
         document: dict[str, Any] = dict(graph.census())
         if isinstance(self.values, TwoPlayerValues):
             player = graph.player
-            lower, upper = self.values.lower, self.values.upper
+            lower = self.values.lower
             decision = player >= 0
-            sign = np.where(player == 1, -1, 1)
-            lo = np.where(player == 1, -upper, lower)
-            hi = np.where(player == 1, -lower, upper)
-            decided = lo == hi
-            mine = lo.astype(object)
-            d = self.values.centred_endless()
-            if d is not None:
-                # A declared value for endless play decides a draw range it does not fall
-                # strictly inside: one side forces the end it prefers (the value is d clamped).
-                d_mover = np.full(len(player), d, dtype=object)   # exact: a Fraction
-                d_mover[player == 1] = -d
-                forced = ~decided & ((d_mover <= lo) | (d_mover >= hi))
-                mine = np.where(forced, np.minimum(np.maximum(d_mover, lo), hi), mine)
-                decided_by_rule = decided | forced
-            else:
-                decided_by_rule = decided
+            value, _ = self.values.decided()
+            draw = self.values.draws()
+            mine = np.where(player == 1, -value, value)
             document["classes"] = {
-                WIN: int(np.count_nonzero(decision & decided_by_rule & (mine > 0))),
-                LOSE: int(np.count_nonzero(decision & decided_by_rule & (mine < 0))),
-                TIE: int(np.count_nonzero(decision & decided_by_rule & (mine == 0))),
-                DRAW: int(np.count_nonzero(decision & ~decided_by_rule)),
+                WIN: int(np.count_nonzero(decision & ~draw & (mine > 0))),
+                LOSE: int(np.count_nonzero(decision & ~draw & (mine < 0))),
+                TIE: int(np.count_nonzero(decision & ~draw & (mine == 0))),
+                DRAW: int(np.count_nonzero(decision & draw)),
             }
-            del sign
-            # (a draw decided by the declared value of endless play has one too: the forced end's)
             remoteness = self.values.remoteness[decision & (self.values.remoteness >= 0)]
             counts = np.bincount(remoteness) if len(remoteness) else np.zeros(0, np.int64)
             document["remoteness"] = {int(r): int(c) for r, c in enumerate(counts) if c}

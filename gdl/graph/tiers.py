@@ -678,13 +678,68 @@ class _Mapped:
 
 @dataclass(frozen=True)
 class DrawRange:
-    """A tier's table entry for a draw (no end can be forced: endless play decides it): the
-    range of player 0's utility the players can force an end in, in the database's encoding
-    (None: no end at all on that side). The database records a draw as no value; the tiers
-    before it need the range (retrograde analysis, gdl.graph.retrograde)."""
+    """A tier's table entry for a position whose players can force ends of different worth:
+    the range of player 0's utility they can force an end in, in the database's encoding
+    (None: no end at all on that side). Its value, if it has one, follows from the range and
+    what endless play is worth (``range_value``); the tiers before it need the range
+    (retrograde analysis, gdl.graph.retrograde)."""
 
     low: Any
     high: Any
+
+
+def range_value(entry: DrawRange, info, ends: tuple | None) -> tuple | None:
+    """The encoded value vector of a ``DrawRange`` entry, or None for a draw without a value:
+    docs/graph.md's rules, as ``TwoPlayerValues.decided`` applies them (``ends``: player 0's
+    least and greatest end over the game, where endless play is not declared)."""
+    total = Fraction(constant_sum_total(info, "strong solve"))
+    low = None if entry.low is None else Fraction(_decode_value(entry.low))
+    high = None if entry.high is None else Fraction(_decode_value(entry.high))
+
+    def clamped(worth: Fraction) -> Fraction:
+        if low is not None:
+            worth = max(worth, low)
+        return worth if high is None else min(worth, high)
+
+    if info.endless_value is not None:
+        u0 = clamped(Fraction(info.endless_value[0]))
+    elif ends is None or clamped(Fraction(ends[0])) != clamped(Fraction(ends[1])):
+        return None
+    else:
+        u0 = clamped(Fraction(ends[0]))
+    return _encoded((_plain(u0), _plain(total - u0)))
+
+
+def game_ends(run: TierRun) -> tuple | None:
+    """Player 0's least and greatest utility over the game's ends (None: it has none), which
+    decide the draws of a game that does not say what endless play is worth (docs/graph.md).
+    Found once, from every tier's positions, the first time a tier has such a draw; kept in the
+    manifest (a resumed solve, and workers, read it there)."""
+    kept = run.manifest.get("game_ends")
+    if kept is not None:
+        return None if kept == "none" else tuple(Fraction(_decode_value(v)) for v in kept)
+    least = greatest = None
+    for path in sorted(run.directory.glob("tier-*.keys.npy")):
+        keys = np.load(path)
+        for start in range(0, len(keys), TASK_SIZE):
+            batch = keys[start:start + TASK_SIZE]
+            if run.native is not None:
+                expansion = _native_expansion(run, batch)
+                rows = [expansion.returns_table[i]
+                        for i in np.unique(expansion.returns_index[expansion.player == TERMINAL])]
+            else:
+                game = run.game
+                rows = [game.returns(state) for state in map(state_of, batch)
+                        if game.current_player(state) == TERMINAL]
+            for row in rows:
+                u0 = Fraction(row[0])
+                least = u0 if least is None else min(least, u0)
+                greatest = u0 if greatest is None else max(greatest, u0)
+    ends = None if least is None else (least, greatest)
+    run.manifest["game_ends"] = "none" if ends is None else [_encode_value(_plain(u)) for u in ends]
+    if "tiers" in run.manifest:          # the coordinator's manifest, not a worker's copy
+        run.save_manifest()
+    return ends
 
 
 def _to_json(entry):
@@ -788,9 +843,12 @@ def _local_graph(run: TierRun, tier: int, keys: np.ndarray, expansion: Expansion
 
 
 def _solve_local(info, graph: PositionGraph, n: int, boundary: Boundary,
-                 try_exact: bool = True) -> tuple[list, np.ndarray, np.ndarray, dict]:
+                 try_exact: bool = True, ends: Any = None
+                 ) -> tuple[list, np.ndarray, np.ndarray, dict]:
     """Values of the tier's ``n`` positions: ``(table, index, remoteness, how)``. Without
-    ``try_exact`` (a later tier's values are approximate), no exact check is attempted."""
+    ``try_exact`` (a later tier's values are approximate), no exact check is attempted.
+    ``ends``: the game's least and greatest end for player 0, or a function finding them (only
+    a draw without a declared value of endless play needs them)."""
     from gdl.graph import BACKWARD_INDUCTION
     from gdl.graph.induction import two_player_induction, vector_induction
     from gdl.graph.order import levels as solve_order
@@ -801,7 +859,7 @@ def _solve_local(info, graph: PositionGraph, n: int, boundary: Boundary,
     how = {"method": BACKWARD_INDUCTION, "exact": True, "note": ""}
     reaches_a_draw = any(d is not None for d in boundary.draws)
     if two_player_constant_sum and not info.has_chance and (levels is None or reaches_a_draw):
-        return _retrograde_tier(info, graph, n, boundary, total)
+        return _retrograde_tier(info, graph, n, boundary, total, ends)
     if levels is not None and two_player_constant_sum and not info.has_chance:
         remoteness = np.zeros(len(graph), dtype=np.int32)
         remoteness[n:] = boundary.remoteness
@@ -816,7 +874,7 @@ def _solve_local(info, graph: PositionGraph, n: int, boundary: Boundary,
         table, index = _tabulate(vectors)
         return table, index, np.full(n, -1, dtype=np.int32), how
     if two_player_constant_sum and info.has_chance:
-        vectors, how = _stochastic(graph, total, try_exact)
+        vectors, how = _stochastic(graph, total, try_exact, info)
         table, index = _tabulate(vectors[:n])
         return table, index, np.full(n, -1, dtype=np.int32), how
     kind = f"{info.num_players} players" if info.num_players != 2 else info.sum_kind
@@ -825,11 +883,13 @@ def _solve_local(info, graph: PositionGraph, n: int, boundary: Boundary,
 
 
 def _retrograde_tier(info, graph: PositionGraph, n: int, boundary: Boundary,
-                     total) -> tuple[list, np.ndarray, np.ndarray, dict]:
+                     total, ends: Any = None) -> tuple[list, np.ndarray, np.ndarray, dict]:
     """A tier of a two-player constant-sum game without chance that has a cycle or reaches a
     draw: retrograde analysis (gdl.graph.retrograde), the stand-ins fixed at their values and
     draw ranges, and entering the remoteness count at their own remoteness; the numbers are
-    those of the whole graph's analysis, because no move leads back from a later tier."""
+    those of the whole graph's analysis, because no move leads back from a later tier. A
+    position whose players can force ends of different worth is kept as its range
+    (``DrawRange``): its value, where it has one, follows from the range (``range_value``)."""
     from gdl.graph import RETROGRADE
     from gdl.graph.retrograde import Fixed, retrograde
 
@@ -837,18 +897,17 @@ def _retrograde_tier(info, graph: PositionGraph, n: int, boundary: Boundary,
     centred = [None if d is not None else
                Fraction(graph.returns_table[graph.returns_index[n + i]][0]) * 2 - total
                for i, d in enumerate(boundary.draws)]
-    values = retrograde(graph, total, Fixed(
-        positions=n + np.arange(m), remoteness=boundary.remoteness,
-        lower=[w if d is None else d[0] for w, d in zip(centred, boundary.draws)],
-        upper=[w if d is None else d[1] for w, d in zip(centred, boundary.draws)]))
+    fixed = Fixed(positions=n + np.arange(m), remoteness=boundary.remoteness,
+                  lower=[w if d is None else d[0] for w, d in zip(centred, boundary.draws)],
+                  upper=[w if d is None else d[1] for w, d in zip(centred, boundary.draws)])
+    endless = None if info.endless_value is None else info.endless_value[0]
+    if endless is None and ends is None:
+        raise SolverError("a tier's retrograde analysis needs the game's ends")
+    values = retrograde(graph, total, fixed, endless=endless, ends=ends)
     if values is None:
         raise SolverError(f"strong solve: game {info.name!r} has utilities too large for "
                           "retrograde analysis's 64-bit integers")
     lower, upper = values.lower[:n], values.upper[:n]
-    if info.endless_value is not None and (lower != upper).any():
-        raise SolverError(f"a tiered solve of {info.name!r} met a draw, and the game declares "
-                          "what endless play is worth (`when endless`): that remoteness needs "
-                          "the whole graph; solve it without --workers")
 
     def entry(position: int):
         lo, hi = int(lower[position]), int(upper[position])
@@ -865,11 +924,26 @@ def _retrograde_tier(info, graph: PositionGraph, n: int, boundary: Boundary,
     return table, index.reshape(-1), values.remoteness[:n].astype(np.int32), how
 
 
-def _stochastic(graph: PositionGraph, total, try_exact: bool = True) -> tuple[list, dict]:
+def _stochastic(graph: PositionGraph, total, try_exact: bool = True, info=None
+                ) -> tuple[list, dict]:
     """``gdl.graph.iteration.solve_stochastic`` for a tier: the same steps (value iteration,
     then the exact policy check), with the stand-in terminals' values exact fractions of any
-    denominator rather than integers over one common scale."""
+    denominator rather than integers over one common scale. Where the players can keep a play
+    going, the declared value of endless play (``info.endless_value``) is what it is worth;
+    a game that does not declare it is refused here: its draws need two whole solves."""
     from gdl.graph import VALUE_ITERATION, iteration
+
+    endless = None
+    stays = len(iteration.endless_positions(graph)) > 0
+    if stays:
+        if info is None or info.endless_value is None:
+            raise SolverError(
+                "strong solve: in a tier of this game the players can keep a play going for "
+                "ever, and the rules do not say what endless play is worth: declare it "
+                "(`when endless draw` or `when endless (u1, u2)`), or solve the game as one "
+                "graph (without --workers, --scheduler or --tier-dir), which values such "
+                "positions both ways and calls a draw what they leave open")
+        endless = Fraction(info.endless_value[0]) * 2 - total
 
     is_terminal = graph.player == TERMINAL
     exact_terminal: list = [None] * len(graph)
@@ -878,19 +952,18 @@ def _stochastic(graph: PositionGraph, total, try_exact: bool = True) -> tuple[li
         exact_terminal[position] = Fraction(returns[0]) * 2 - total
     centred = np.array([0.0 if v is None else float(v) for v in exact_terminal])
     parts, _, layers = iteration.condensation_layers(graph)
-    approximate, residual = iteration.float_values(graph, centred, 1, layers)
+    approximate, residual = iteration.float_values(
+        graph, centred, 1, layers, start=0.0 if endless is None else float(endless))
     note, exact = "", None
     if not try_exact:
         note = "a later tier's values are approximate, so this tier's are too"
-    elif len(iteration.endless_positions(graph)):
-        note = "some positions can go on for ever with probability 1; values from iteration"
     elif len(graph) > iteration.EXACT_LIMIT:
         note = (f"a tier of more than {iteration.EXACT_LIMIT:,} positions is not checked "
                 "exactly; values from value iteration")
     else:
         try:
             exact = iteration.exact_values(graph, centred, 1, parts, approximate,
-                                           exact_terminal)
+                                           exact_terminal, endless)
         except iteration._TooBig:
             note = (f"the exact check gave up (numbers beyond {iteration.MAX_DIGITS:,} digits, "
                     "or no stable policy); values from value iteration")
@@ -976,12 +1049,12 @@ def _piece(graph: PositionGraph, n: int, members: np.ndarray, boundary: Boundary
 
 def solve_piece(task) -> tuple[list, np.ndarray, np.ndarray, dict]:
     """A worker's task: one piece of a tier, solved as ``_solve_local`` solves a tier."""
-    info, arrays, probabilities, returns_table, n, boundary, try_exact = task
+    info, arrays, probabilities, returns_table, n, boundary, try_exact, ends = task
     size = len(arrays["player"])
     graph = PositionGraph(game=_InfoOnly(info), keys=range(size), index={},  # type: ignore[arg-type]
                           packed=True, probabilities=probabilities, returns_table=returns_table,
                           **arrays)
-    return _solve_local(info, graph, n, boundary, try_exact)
+    return _solve_local(info, graph, n, boundary, try_exact, ends)
 
 
 def _solve_tier(run: TierRun, graph: PositionGraph, n: int, boundary: Boundary,
@@ -989,13 +1062,17 @@ def _solve_tier(run: TierRun, graph: PositionGraph, n: int, boundary: Boundary,
     """A tier's values: at once, or in pieces on the workers (see SPLIT_MIN); the same."""
     info = run.game.info
     inside = int(np.count_nonzero(graph.child < n))
+    ends = functools.partial(game_ends, run)
     if isinstance(run.executor, SerialExecutor) or n < SPLIT_MIN or not inside:
-        return _solve_local(info, graph, n, boundary, try_exact)
+        return _solve_local(info, graph, n, boundary, try_exact, ends)
     pieces = _pieces(graph, n, 4 * run.executor.workers)
     if len(pieces) < 2:
-        return _solve_local(info, graph, n, boundary, try_exact)
+        return _solve_local(info, graph, n, boundary, try_exact, ends)
+    # a piece's worker cannot look for the game's ends: found here, where they may be needed
+    retrograde = (info.num_players == 2 and info.is_constant_sum and not info.has_chance
+                  and info.endless_value is None)
     answers = run.executor.map(solve_piece, [
-        _piece(graph, n, members, boundary, info) + (try_exact,)
+        _piece(graph, n, members, boundary, info) + (try_exact, ends() if retrograde else None)
         for members in pieces])
     table: dict = {}
     index = np.empty(n, dtype=np.int64)
@@ -1121,16 +1198,19 @@ def tier_task(task) -> dict:
     """A worker's task: ``(run id, game source, directory, binding, tier spec, tier,
     solved entries of the tiers it reaches, try exact)``: the tier solved whole as the
     coordinator solves it, its files written to the directory; returns its ``how``."""
-    run_id, source, directory, binding, tier_spec, tier, solved, try_exact = task
+    run_id, source, directory, binding, tier_spec, tier, solved, try_exact, ends = task
     if run_id not in _WORKER_RESULTS:
         _WORKER_RESULTS.clear()                       # another run's: never read again
         _WORKER_RESULTS[run_id] = {}
+    manifest = {"solved": solved} if ends is None else {"solved": solved, "game_ends": ends}
     run = TierRun(game=game_from(source), directory=Path(directory), binding=binding,
-                  manifest={"solved": solved}, tier=tier_spec)
+                  manifest=manifest, tier=tier_spec)
     keys = np.load(run.path(tier, "keys.npy"))
     table, index, remoteness, how = _solve_one(run, tier, keys, _WORKER_RESULTS[run_id],
                                                try_exact)
     _save_tier_files(run, tier, table, index, remoteness)
+    if ends is None and "game_ends" in run.manifest:  # found here: the coordinator keeps them
+        how = dict(how, game_ends=run.manifest["game_ends"])
     return how
 
 
@@ -1163,6 +1243,9 @@ def solve_tiers(run: TierRun, stop_after: int | None = None) -> None:
 
     def finished(tier: int, how: dict) -> None:
         nonlocal newly, done
+        if "game_ends" in how:          # a worker found the game's ends (game_ends)
+            how = dict(how)
+            run.manifest.setdefault("game_ends", how.pop("game_ends"))
         _record_solved(run, tier, how)
         for t in needed_by.pop(tier, []):
             missing[t] -= 1
@@ -1182,7 +1265,8 @@ def solve_tiers(run: TierRun, stop_after: int | None = None) -> None:
             if whole and counts[tier] <= WHOLE_TIER_MAX and not alone:
                 running[tier] = run.executor.submit(tier_task, (
                     run_id, run.source, str(run.directory), run.binding, run.tier, tier,
-                    {str(u): solved[str(u)] for u in needs(run, tier)}, _try_exact(run, tier)))
+                    {str(u): solved[str(u)] for u in needs(run, tier)}, _try_exact(run, tier),
+                    run.manifest.get("game_ends")))
                 waiting.remove(tier)
                 room = None if room is None else room - 1
             elif not running:
@@ -1250,8 +1334,9 @@ class TieredSolution:
         if at >= len(result.keys) or result.keys[at] != key[0]:
             return None
         encoded = result.table[int(result.index[at])]
-        value = (None if encoded is None or isinstance(encoded, DrawRange)
-                 else tuple(_decode_value(v) for v in encoded))
+        if isinstance(encoded, DrawRange):
+            encoded = range_value(encoded, self.run.game.info, game_ends(self.run))
+        value = None if encoded is None else tuple(_decode_value(v) for v in encoded)
         return value, int(result.remoteness[at])
 
 
@@ -1535,8 +1620,12 @@ def merge_database(solution: TieredSolution, path: str | Path, binding: dict,
     prepared = solution.key_section
     # every distinct value vector, numbered provisionally; `number` renumbers by first use
     provisional: dict = {}
-    part_ids = [np.array([provisional.setdefault(None if isinstance(v, DrawRange) else v,
-                                                 len(provisional)) for v in part.table]
+    info = run.game.info
+
+    def stored(entry):
+        return range_value(entry, info, game_ends(run)) if isinstance(entry, DrawRange) else entry
+
+    part_ids = [np.array([provisional.setdefault(stored(v), len(provisional)) for v in part.table]
                          or [0], dtype=np.int64) for part in parts]
     entries = list(provisional)
     number = np.full(len(entries), -1, dtype=np.int64)
