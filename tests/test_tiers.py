@@ -528,3 +528,21 @@ def test_ctrl_c_in_a_solve_by_tiers_says_how_to_go_on_and_resume_does(tmp_path, 
     whole = tmp_path / "whole.db"
     assert main(["solve", str(file), *params, "--strong", "--save", str(whole)]) == 0
     assert database.read_bytes() == whole.read_bytes()      # the single-graph solve's file
+
+
+def test_a_large_game_that_declares_a_tier_is_solved_by_tiers_by_itself(monkeypatch, capsys):
+    # Past AUTO_TIERS positions `gdl solve --strong` switches to tiers, says so, and answers
+    # as the whole graph does (Piglet to 2: the first player wins with probability 4/7, so
+    # A's value is 2 * 4/7 - 1 = 1/7, derived by hand in tests/test_graph.py).
+    from gdl.cli import strong
+
+    path = str(GAMES / "cyclic" / "piglet.game")
+    monkeypatch.setattr(strong, "AUTO_TIERS", 5)
+    assert main(["solve", path, "--set", "goal=2", "--strong"]) == 0
+    out, err = capsys.readouterr()
+    assert "solving a tier at a time" in err and "a tier at a time on 1 worker(s)" in out
+    assert "A 1/7" in out
+    monkeypatch.setattr(strong, "AUTO_TIERS", 10_000)      # small enough: one graph
+    assert main(["solve", path, "--set", "goal=2", "--strong"]) == 0
+    out, err = capsys.readouterr()
+    assert "tier" not in err and "A 1/7" in out and "a tier at a time" not in out
