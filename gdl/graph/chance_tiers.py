@@ -35,7 +35,6 @@ worker reads.
 
 from __future__ import annotations
 
-import pickle
 from dataclasses import dataclass, field
 from fractions import Fraction
 from itertools import pairwise
@@ -193,21 +192,50 @@ def tasks_for(local: LocalTier, parts: int) -> list[tuple[int, int]]:
     return list(pairwise(bounds))
 
 
-def save(local: LocalTier, path: Path) -> None:
-    from gdl.graph.database import atomic_write
+_ARRAYS = ("player", "first", "child", "weight", "probability_index", "low", "high", "level",
+           "piece_first", "order")
 
-    atomic_write(path, pickle.dumps(local, protocol=pickle.HIGHEST_PROTOCOL))
+
+def save(local: LocalTier, path: Path) -> None:
+    """The tier for the workers, as numpy arrays and JSON (never a pickle: a file another user
+    could swap must not be able to run code when read, docs/security.md)."""
+    import json
+
+    from gdl.graph.database import _encode_value, atomic_write
+
+    meta = {"n": local.n, "floor": local.floor, "ceiling": local.ceiling,
+            "margin": local.margin, "try_exact": local.try_exact,
+            "total": _encode_value(local.total),
+            "probabilities": [_encode_value(p) for p in local.probabilities],
+            "exact_terminal": [None if v is None else _encode_value(v)
+                               for v in local.exact_terminal]}
+    arrays = {name: getattr(local, name) for name in _ARRAYS}
+    arrays["meta"] = np.frombuffer(json.dumps(meta).encode("utf-8"), dtype=np.uint8)
+    atomic_write(path, lambda out: np.savez(out, **arrays))
+
+
+def load(path: str | Path) -> LocalTier:
+    """A tier saved by ``save``."""
+    import json
+
+    from gdl.graph.database import _decode_value
+
+    with np.load(path, allow_pickle=False) as saved:
+        arrays = {name: saved[name] for name in _ARRAYS}
+        meta = json.loads(saved["meta"].tobytes().decode("utf-8"))
+    return LocalTier(
+        n=meta["n"], probabilities=[Fraction(_decode_value(p)) for p in meta["probabilities"]],
+        exact_terminal=[None if v is None else Fraction(_decode_value(v))
+                        for v in meta["exact_terminal"]],
+        floor=meta["floor"], ceiling=meta["ceiling"], margin=meta["margin"],
+        try_exact=meta["try_exact"], total=_decode_value(meta["total"]), **arrays)
 
 
 def solve_task(task) -> PieceAnswer:
     """A worker's task: ``(tier file, first piece, stop)`` (or the LocalTier itself, in this
     process): those pieces, each iterated on its own (see the module docstring)."""
     source, start, stop = task
-    if isinstance(source, LocalTier):
-        local = source
-    else:
-        with open(source, "rb") as stream:
-            local = pickle.load(stream)
+    local = source if isinstance(source, LocalTier) else load(source)
     bounds = local.piece_first[start:stop + 1]
     members = local.order[bounds[0]:bounds[-1]]
     piece = np.repeat(np.arange(stop - start), np.diff(bounds))
@@ -412,7 +440,7 @@ def solve_tier(run, tier: int, keys: np.ndarray, expansion, loaded: dict,
     if workers <= 1 or pieces < 2 or run.source is None or n < PARALLEL_MIN:
         answers = [solve_task((local, 0, pieces))]
     else:
-        path = run.path(tier, "local.pkl")
+        path = run.path(tier, "local.npz")
         save(local, path)
         answers = run.executor.map(solve_task, [(str(path), a, b)
                                                 for a, b in tasks_for(local, workers)])

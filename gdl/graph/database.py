@@ -260,6 +260,35 @@ def write_file(path: Path, header: dict, compressed_sections: list[bytes]) -> in
     return path.stat().st_size
 
 
+def private_directory(path: Path) -> None:
+    """Create ``path`` (mode 0700) or check the one there: a directory, not a symbolic link,
+    owned by this user and writable by nobody else, in a parent where nobody else can rename
+    it away (their own, or sticky like /tmp). Otherwise a SolverError that says how to fix it.
+    Tier files hold no code (numpy arrays without pickles, JSON), but another user who could
+    write them could still change the answers (docs/security.md)."""
+    import stat
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        path.mkdir(mode=0o700)
+    except FileExistsError:
+        pass
+    info = os.lstat(path)
+    parent = os.stat(path.parent)
+    others = stat.S_IWGRP | stat.S_IWOTH
+    problem = (
+        "is not a directory" if not stat.S_ISDIR(info.st_mode) else
+        "belongs to another user" if info.st_uid != os.getuid() else
+        "is writable by other users" if info.st_mode & others else
+        "is in a directory other users can write to and rename it in"
+        if parent.st_mode & others and not parent.st_mode & stat.S_ISVTX
+        and parent.st_uid != os.getuid() else None)
+    if problem is not None:
+        raise SolverError(f"{path} {problem}: gdl keeps its tier files only in a private "
+                          "directory; choose another --tier-dir (or --save place), or make it "
+                          f"yours with `chmod 700 {path}`")
+
+
 def atomic_write(path: Path, data: bytes | Callable[[BinaryIO], None]) -> None:
     """Write ``data`` (bytes, or a function writing to a binary file) to a temporary file beside
     ``path``, then rename it into place: an interrupted save (Ctrl-C included) never leaves a

@@ -53,6 +53,7 @@ from gdl.graph.database import (
     _decode_value,
     _encode_value,
     atomic_write,
+    private_directory,
     record_layout,
     record_sections,
     write_file,
@@ -1354,7 +1355,7 @@ def tiered_solve(game, directory: str | Path, *, binding: dict | None = None,
     key section is compressed while the tiers are solved."""
     run = TierRun(game=game, directory=Path(directory), binding=binding or {}, source=source,
                   executor=executor or SerialExecutor(), progress=progress)
-    run.directory.mkdir(parents=True, exist_ok=True)
+    private_directory(run.directory)
     seconds: dict = {}
     cpu: dict = {}
     clock = CpuClock(run.executor)
