@@ -89,7 +89,7 @@ def test_a_tier_directory_other_users_can_write_is_refused(tmp_path):
     shared.mkdir(mode=0o700)
     os.chmod(shared, 0o777)
     game = load(GAMES / "tictactoe.game")
-    with pytest.raises(SolverError, match="writable by other users.*chmod 700"):
+    with pytest.raises(SolverError, match=r"writable by other users.*chmod 700"):
         tiered_solve(game, shared, binding={})
     assert not list(shared.iterdir())            # nothing written there
     fresh = tmp_path / "new" / "tiers"
