@@ -151,6 +151,32 @@ def open_private_dir(*parts: str) -> PrivateDir | None:
     return PrivateDir(fd)
 
 
+def unsafe_ancestor(path: Path) -> str | None:
+    """Why a path looked up by name could be swapped by another user, or None: some directory
+    on the way to it (as written, and as resolved) is another user's (not root's), or is
+    writable by others without the sticky bit, so they could rename an entry in it. Loading a
+    shared library by name is only race-free when no such directory exists."""
+    seen: set[str] = set()
+    for start in (Path(os.path.abspath(path)), Path(os.path.realpath(path))):
+        for directory in (start, *start.parents):
+            name = str(directory)
+            if name in seen:
+                continue
+            seen.add(name)
+            try:
+                info = os.lstat(directory)
+            except OSError:
+                continue                 # not there yet: it will be created private
+            if stat.S_ISLNK(info.st_mode):
+                continue                 # its target is checked on the resolved path
+            if info.st_uid not in (0, os.getuid()):
+                return f"{name} belongs to another user"
+            if info.st_mode & _WRITABLE_BY_OTHERS and not info.st_mode & stat.S_ISVTX:
+                return (f"{name} is writable by other users without the sticky bit "
+                        f"(chmod go-w {name}, or set XDG_CACHE_HOME to a directory of yours)")
+    return None
+
+
 def private_cache_dir(*parts: str) -> Path | None:
     """The path of ``open_private_dir(*parts)`` (checked now): for messages and tests only;
     read and write through `open_private_dir`, never through this path."""

@@ -142,3 +142,22 @@ def test_a_damaged_grammar_cache_is_rebuilt(fresh_cache):
         os.chmod(path, 0o600)
     parser = grammar.build_parser()
     assert parser.parse(TINY) is not None
+
+
+def test_native_code_is_not_loaded_from_a_cache_others_can_rename_things_in(tmp_path,
+                                                                          monkeypatch):
+    # A cache base that other users may write to (group-writable, no sticky bit): they could
+    # rename the directories on the way to a checked library before the loader opens it by
+    # name. gdl builds nothing there and runs the Python tier, saying why and how to fix it.
+    from gdl.backends.native import build
+
+    base = tmp_path / "shared-cache"
+    base.mkdir()
+    os.chmod(base, 0o775)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(base))
+    monkeypatch.delenv("GDL_NO_CACHE", raising=False)
+    with pytest.raises(build.NativeUnavailable, match=r"writable by other users.*chmod go-w"):
+        build.library_for("int answer(void) { return 42; }")
+    assert not list((base / "gdl" / "native").glob("*.so"))
+    os.chmod(base, 0o1775)                 # sticky: others can no longer rename our entries
+    assert build.library_for("int answer(void) { return 42; }").answer() == 42

@@ -23,7 +23,7 @@ import stat
 from collections.abc import Callable
 from pathlib import Path
 
-from gdl.cache import open_private_dir, private_cache_dir
+from gdl.cache import open_private_dir, private_cache_dir, unsafe_ancestor
 
 CACHE_ENTRIES = 64
 MAX_REASON = 4096       # bytes of a remembered refusal
@@ -64,6 +64,10 @@ def library_for(c_source: str | Callable[[], str], key: str | None = None,
     digest = _digest(cc, key)
     directory = private_cache_dir("native")
     if directory is not None:
+        # dlopen takes a path: only safe where nobody else can rename anything on its way
+        unsafe = unsafe_ancestor(directory)
+        if unsafe is not None:
+            raise NativeUnavailable(f"native code is not loaded from the cache: {unsafe}")
         path = directory / f"{digest}.so"
         library = _load_private(path)
         if library is not None:
@@ -86,6 +90,9 @@ def library_for(c_source: str | Callable[[], str], key: str | None = None,
     import tempfile
 
     with tempfile.TemporaryDirectory(prefix="gdl-native-") as scratch:
+        unsafe = unsafe_ancestor(Path(scratch))
+        if unsafe is not None:
+            raise NativeUnavailable(f"native code is not loaded from {scratch}: {unsafe}")
         path = Path(scratch) / "game.so"
         _compile(cc, c_source, Path(scratch), path)
         library = _load_private(path)
@@ -149,7 +156,8 @@ def _load_private(path: Path) -> ctypes.CDLL | None:
             return None
         # By path, not /proc/self/fd (the dynamic loader would take a second library opened
         # as the same fd name for the first). The path names the source's hash and lies in a
-        # directory only this user can change, so nobody else can swap the file in between.
+        # directory only this user can change, on a way no other user can rename anything in
+        # (``unsafe_ancestor``), so nobody else can swap the file in between.
         return ctypes.CDLL(str(path))
     except OSError:
         return None
