@@ -88,10 +88,10 @@ def whole(low: int, high: int | None = None):
 # The backend chosen with --backend for this run; main() sets it, load_game() uses it.
 _backend = "compile"
 _backend_explicit = False
-# Where --backend is not given: native code for `solve` (the searches it runs natively), the
-# compiled Python tier elsewhere (their work is in Python anyway, and a first load would pay
-# for a C compile that nothing uses).
-NATIVE_BY_DEFAULT = ("solve",)
+# Where --backend is not given: native code for `solve` (the searches it runs natively) and
+# `count` (the position walk a whole count runs over), the compiled Python tier elsewhere (their
+# work is in Python anyway, and a first load would pay for a C compile that nothing uses).
+NATIVE_BY_DEFAULT = ("solve", "count")
 
 
 def read_rule_text(path: str) -> str:

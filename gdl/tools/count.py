@@ -106,8 +106,14 @@ def count(game, depth: int | None = None, progress=None, root=None) -> CountResu
     """Count the tree below ``root`` (default: the initial state), down to ``depth`` plies
     (chance events count as plies: every outcome is a branch). ``progress(ply, layer_size)`` is
     called once per ply. Without a depth, a game with a cycle (whose tree is infinite) raises
-    EndlessGame at once."""
-    root = game.initial_state() if root is None else root
+    EndlessGame at once. The whole tree of a game from its start is counted over its position
+    graph (``count_over_graph``: the native walk where the game has native rules)."""
+    start = game.initial_state()
+    if depth is None and (root is None or root == start):
+        counted = count_over_graph(game, progress)
+        if counted is not None:
+            return counted
+    root = start if root is None else root
     if depth is None:
         found = find_cycle(game, root)
         if found is not None:
@@ -141,3 +147,53 @@ def count(game, depth: int | None = None, progress=None, root=None) -> CountResu
         layer = following
         ply += 1
     return CountResult(tuple(per_ply), sum(per_ply), games, len(seen), terminal_states, not truncated)
+
+
+# Positions beyond which the whole graph is not enumerated for a count (the layered count needs
+# only one ply's positions at a time).
+GRAPH_LIMIT = 20_000_000
+
+
+def count_over_graph(game, progress=None) -> CountResult | None:
+    """``count(game)`` over the game's position graph, every ply's histories a vector over the
+    positions reached (numpy: each position's count spread over its moves, then summed per child),
+    so the work is the layered count's without a Python object per position. None where the
+    graph is not available or too big (the caller counts layer by layer); EndlessGame where
+    it has a cycle."""
+    import numpy as np
+
+    from gdl.graph import TooManyPositions, enumerate_positions
+    from gdl.graph.order import gather, levels
+
+    try:
+        graph = enumerate_positions(game, max_states=GRAPH_LIMIT)
+    except TooManyPositions:
+        return None
+    if levels(graph) is None:
+        found = find_cycle(game, game.initial_state())
+        raise EndlessGame(*(found or ([], [])))
+    terminal = graph.player == TERMINAL
+    degree = np.diff(graph.first)
+    widest = int(degree.max(initial=1))
+    positions = np.array([0], dtype=np.int64)
+    histories = np.array([1], dtype=np.int64)
+    per_ply: list[int] = []
+    games = 0
+    while len(positions):
+        per_ply.append(int(histories.sum()))
+        if progress is not None:
+            progress(len(per_ply) - 1, len(positions))
+        ends = terminal[positions]
+        games += int(histories[ends].sum())
+        positions, histories = positions[~ends], histories[~ends]
+        if histories.dtype != object and float(histories.sum()) * widest >= 2.0**62:
+            histories = histories.astype(object)        # exact beyond 64 bits, slower
+        children, counts = gather(graph.first, graph.child, positions)
+        spread = np.repeat(histories, counts)
+        order = np.argsort(children, kind="stable")
+        children, spread = children[order], spread[order]
+        positions, starts = np.unique(children, return_index=True)
+        histories = (np.add.reduceat(spread, starts) if len(spread) else spread)
+        positions = positions.astype(np.int64)
+    return CountResult(tuple(per_ply), sum(per_ply), games, len(graph),
+                       int(np.count_nonzero(terminal)), True)
