@@ -483,28 +483,40 @@ def _not_stopping(graph, total, centred, scale, parts, layers, endless, endless_
     from gdl.graph import VALUE_ITERATION
 
     ends = np.unique(centred[graph.player == TERMINAL])
-    worths = ([Fraction(endless) * 2 - total] if endless is not None else
-              [Fraction(int(ends[0]), scale), Fraction(int(ends[-1]), scale)] if len(ends) else [])
+    if endless is not None:
+        worths = [Fraction(endless) * 2 - total]
+    elif len(ends):
+        worths = [Fraction(int(ends[0]), scale), Fraction(int(ends[-1]), scale)]
+    else:
+        worths = []
     solved: list = []
     approximate = np.zeros(len(graph))
     residual = 0.0
-    for worth in worths:
+
+    def solve_at(worth: Fraction) -> bool:
+        nonlocal approximate, residual
         approximate, residual = float_values(graph, centred, scale, layers, start=float(worth))
         if len(graph) > EXACT_LIMIT:
-            break
+            return False
         if progress is not None:
             progress("checking exactly", 0, len(graph))
         try:
-            solved.append(exact_values(graph, centred, scale, parts, approximate,
-                                       endless=worth))
+            solved.append(exact_values(graph, centred, scale, parts, approximate, endless=worth))
         except _TooBig:
-            break
-    if worths and len(solved) == len(worths):
+            return False
+        return True
+
+    if worths and all(solve_at(worth) for worth in worths):
         exact = [a if a == b else None for a, b in zip(solved[0], solved[-1])]
-        least, greatest = _vectors(solved[0], total), _vectors(solved[-1], total)
-        draws = {p: (least[p], greatest[p]) for p, v in enumerate(exact) if v is None}
-        return GraphSolution(graph, VALUE_ITERATION,
-                             VectorValues(_vectors(exact, total), draws), exact=True)
+        draws: dict = {}
+        # a draw's optimal moves: those best with endless play worth the middle of the ends
+        if None in exact and solve_at((worths[0] + worths[-1]) / 2):
+            at = [_vectors(values, total) for values in solved]
+            draws = {p: tuple(vectors[p] for vectors in at)
+                     for p, v in enumerate(exact) if v is None}
+        if None not in exact or draws:
+            return GraphSolution(graph, VALUE_ITERATION,
+                                 VectorValues(_vectors(exact, total), draws), exact=True)
     why = ("the exact check is not attempted beyond " f"{EXACT_LIMIT:,} positions"
            if len(graph) > EXACT_LIMIT else
            f"the exact check gave up (numbers beyond {MAX_DIGITS:,} digits, or no stable policy)")

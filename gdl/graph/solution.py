@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 from fractions import Fraction
+from itertools import pairwise
 from typing import Any
 
 import numpy as np
@@ -89,6 +90,25 @@ class TwoPlayerValues:
             lo, hi = max(lo, self.ends[0]), min(hi, self.ends[1])
         return lo, hi
 
+    def best_for_some_worth(self, position: int, child: int) -> bool:
+        """Whether the move to ``child`` is best at ``position`` for some worth endless play
+        may have strictly between the game's least and greatest end (at an end of that range a
+        draw is worth as much as that end, so every move that ends there would tie with it).
+        Both values are that worth clamped to what the sides can force: piecewise linear,
+        cornered at the bounds, so where they meet inside the range they meet at a corner or
+        on a stretch between corners, whose middle is then checked too (in halves: doubled)."""
+        least, greatest = self.ends if self.ends is not None else (0, 0)
+        corners = {least, greatest}
+        for p in (position, child):
+            corners |= {int(w) for w in (self.lower[p], self.upper[p]) if least < w < greatest}
+        ordered = sorted(corners)
+        points = [2 * w for w in ordered[1:-1]] + [a + b for a, b in pairwise(ordered)]
+
+        def worth(p: int, doubled: int) -> int:
+            return min(max(doubled, 2 * int(self.lower[p])), 2 * int(self.upper[p]))
+
+        return any(worth(position, e) == worth(child, e) for e in points)
+
     def vector(self, position: int) -> tuple[Value, ...] | None:
         centre = self.centre(position)
         if centre is None:
@@ -107,8 +127,16 @@ class TwoPlayerValues:
 class VectorValues:
     vectors: list                   # position -> tuple of exact values (None: not solved)
     # A chance game whose players can keep a play going, without `when endless`: for each
-    # draw (no value), its values were endless play worth the least end, and the greatest.
+    # draw (no value), its values were endless play worth the least end, the greatest, and
+    # their middle (which decides its optimal moves).
     draws: dict = field(default_factory=dict)
+
+
+def _at(draws: dict, position: int, side: int, value) -> tuple:
+    """A chance game's value vector at ``position`` were endless play worth the least end
+    (``side`` 0), the greatest (1) or their middle (2): a draw's from ``draws``, else its one
+    value."""
+    return draws[position][side] if position in draws else value
 
 
 def player_intervals(low: float, high: float, total: Value
@@ -210,8 +238,9 @@ class GraphSolution:
 
     def best_actions(self, position: int) -> tuple:
         """The optimal actions at a decision position, in declaration order: every action whose
-        value for the mover equals the best (the tree solvers' rule). At a draw without a value,
-        the moves to draws of the same range: the same value whatever endless play is worth."""
+        value for the mover equals the best (the tree solvers' rule). At a draw without a
+        value, which move is best depends on what endless play is worth: the moves best for
+        some worth it may have (docs/graph.md)."""
         player = int(self.graph.player[position])
         if player < 0:
             return ()
@@ -220,20 +249,18 @@ class GraphSolution:
         actions = list(self.graph.game.legal_actions(state))
         if isinstance(self.values, TwoPlayerValues):
             values = self.values
-
-            def worth(p: int) -> tuple:
-                centre = values.centre(p)
-                return ("value", centre) if centre is not None else ("draw", values.draw_range(p))
-
-            target = worth(position)
-            return tuple(a for a, c in zip(actions, children) if worth(c) == target)
+            if values.centre(position) is None:
+                return tuple(a for a, c in zip(actions, children)
+                             if values.best_for_some_worth(position, c))
+            target = values.centre(position)
+            return tuple(a for a, c in zip(actions, children) if values.centre(c) == target)
         draws = self.values.draws
         if position in draws:
-            # a draw of a chance game: the moves best both ways endless play may be worth
-            least, greatest = draws[position]
-            return tuple(a for a, c in zip(actions, children) if c in draws
-                         and draws[c][0][player] == least[player]
-                         and draws[c][1][player] == greatest[player])
+            # a draw of a chance game: the moves best were endless play worth the middle of the
+            # least and the greatest end (a point strictly inside the range, as above)
+            middle = draws[position][2][player]
+            return tuple(a for a, c in zip(actions, children)
+                         if _at(draws, c, 2, self.value(c))[player] == middle)
         known = [(a, v) for a, v in zip(actions, (self.value(c) for c in children))
                  if v is not None]
         best = max(v[player] for _, v in known)
