@@ -83,11 +83,14 @@ EXACT_LIMIT = 300_000    # positions: beyond this the exact check is not attempt
 MAX_DIGITS = 2_000       # digits of a numerator or denominator before the exact check gives up
 MAX_IMPROVEMENTS = 50    # rounds of switching to the first best move, per component
 MAX_ROUNDS = 200         # rounds of policy iteration in a game without chance
+PROFILE_LIMIT = 4_096    # where no equilibrium turns up: try every pure stationary profile of a
+ENUMERATION_LIMIT = 2_000  # game with at most this many, and positions, to say whether one exists
 
 STOPPING, ENDLESS, FORCED = "stopping", "endless", "forced"
 
-CHOSEN = ("equilibria need not be unique; this is the one {how}, ties broken by the first "
-          "best move in declaration order (as max^n does)")
+CHOSEN = ("equilibria need not be unique; this is the one {how}, a mover who is indifferent "
+          "taking the first best move in declaration order (as max^n does) wherever the profile "
+          "stays an equilibrium")
 
 
 class _TooBig(Exception):
@@ -120,15 +123,16 @@ def _plan(graph, info) -> tuple[str | None, str | None]:
     endless = endless_positions(graph)
     if not len(endless):
         return STOPPING, None
-    witness = _witness(graph, endless)
-    where = f"{len(endless):,} positions, for example after {witness}"
+    where = f"{len(endless):,} positions, for example {_witness(graph, endless)}"
     if has_chance:
+        declared = ("; the declared value of endless play is not used with chance yet"
+                    if info.endless_value is not None else "")
         return None, (
             f"strong solve: game {name!r} has {kind} and chance, and its players can keep a play "
             f"going for ever ({where}): gdl values such a game only where every play ends with "
             "probability 1 whatever the players do (a stationary equilibrium of a game that can "
-            "go on for ever need not exist, and its value of endless play is not used with "
-            "chance yet); give it a max-length, and the tree solvers search it")
+            f"go on for ever need not exist{declared}); give it a max-length, and the tree "
+            "solvers search it")
     if info.endless_value is not None:
         return ENDLESS, None
     winner = one_winner(graph)
@@ -175,7 +179,8 @@ def solve_multiplayer(graph, info, progress=None) -> GraphSolution:
             return _endless_equilibrium(graph, info)
         return _stationary(graph, info, progress)
     except _NoEquilibrium as failed:
-        raise SolverError(_no_equilibrium_message(graph, info, failed)) from None
+        exists = _any_pure_equilibrium(graph, info, kind)
+        raise SolverError(_no_equilibrium_message(graph, info, failed, exists)) from None
 
 
 # ---- the answer ----------------------------------------------------------------------------------
@@ -192,6 +197,8 @@ class MultiplayerSolution(GraphSolution):
     # forced wins: the player who can force a win at each position (-1: nobody) and its rank
     winner: np.ndarray | None = None
     rank: np.ndarray | None = None
+    # an equilibrium: the move (edge) its profile takes at each decision position, -1 elsewhere
+    profile: np.ndarray | None = None
 
     def interval(self, position: int) -> tuple[tuple[Fraction, Fraction], ...] | None:
         if self.intervals is None:
@@ -286,7 +293,7 @@ def _stationary(graph, info, progress) -> GraphSolution:
             note = ("a stationary subgame-perfect equilibrium, checked exactly: "
                     + CHOSEN.format(how=how))
             return MultiplayerSolution(graph, STATIONARY, VectorValues(vectors), exact=True,
-                                       note=note, outcomes=one_winner(graph))
+                                       note=note, outcomes=one_winner(graph), profile=policy)
     return _certified(graph, layers, policy, k, reason,
                       "value iteration settles on from every player's least utility")
 
@@ -390,93 +397,182 @@ def _read_policy(graph, value: np.ndarray) -> np.ndarray:
     return policy
 
 
+class _Exact:
+    """The graph as Python lists, for the exact passes."""
+
+    def __init__(self, graph, k: int):
+        self.k = k
+        self.player = graph.player.tolist()
+        self.first = graph.first.tolist()
+        self.child = graph.child.tolist()
+        self.probabilities = graph.probabilities
+        self.probability_index = (graph.probability_index.tolist()
+                                  if graph.probability_index is not None else None)
+        self.value: list = [None] * len(graph)
+        for position, kind in enumerate(self.player):
+            if kind == TERMINAL:
+                self.value[position] = tuple(graph.returns(position))
+
+    def evaluate(self, members, chosen) -> None:
+        """Exact values of one component (the components after it valued) under ``chosen``."""
+        first, child = self.first, self.child
+        successors = {}
+        for position in members:
+            if self.player[position] == CHANCE:
+                assert self.probability_index is not None
+                successors[position] = [
+                    (child[e], self.probabilities[self.probability_index[e]])
+                    for e in range(first[position], first[position + 1])]
+            else:
+                successors[position] = [(child[chosen[position]], 1)]
+        _evaluate(members, successors, self.value, self.k)
+
+    def first_best(self, deciders, chosen, strict: bool) -> list:
+        """Switch decision positions to their first best move under the current values: with
+        ``strict``, only where it is better for the mover than the move chosen; else wherever
+        it is another move (an earlier one as good). The ``(position, edge)`` switched to."""
+        changed = []
+        value, child = self.value, self.child
+        for position in deciders:
+            mover = self.player[position]
+            best_edge, best = -1, None
+            for e in range(self.first[position], self.first[position + 1]):
+                v = value[child[e]][mover]
+                if best is None or v > best:
+                    best_edge, best = e, v
+            current = chosen[position]
+            if best_edge != current and (not strict
+                                         or best > value[child[current]][mover]):
+                changed.append((position, best_edge))
+                chosen[position] = best_edge
+        return changed
+
+    def one_shot_gain(self, chosen) -> tuple[int, int] | None:
+        """A decision position and a move that gains for its mover over ``chosen``'s, or None."""
+        for position, mover in enumerate(self.player):
+            if mover < 0:
+                continue
+            mine = self.value[self.child[chosen[position]]][mover]
+            for e in range(self.first[position], self.first[position + 1]):
+                if self.value[self.child[e]][mover] > mine:
+                    return position, e
+        return None
+
+
 def _exact_equilibrium(graph, parts, policy: np.ndarray, k: int) -> list:
     """Exact value vectors of a stationary equilibrium, starting from ``policy`` (changed in
-    place): component by component, evaluate exactly, take the first best move wherever it
-    differs, until nothing changes; then the one-shot deviation check."""
-    n = len(graph)
-    player = graph.player.tolist()
-    first = graph.first.tolist()
-    child = graph.child.tolist()
+    place), component by component: evaluate exactly and switch to the first best move where a
+    move is strictly better, until none is (``_settle``); then take the first best move where an
+    earlier one is as good, as long as the profile stays an equilibrium (``_break_ties``).
+    Finally the check: every value is its move's, and no one-shot deviation gains."""
+    exact = _Exact(graph, k)
+    player = exact.player
     chosen = policy.tolist()
-    probabilities = graph.probabilities
-    probability_index = (graph.probability_index.tolist() if graph.probability_index is not None
-                         else None)
-    value: list = [None] * n
-    for position in range(n):
-        if player[position] == TERMINAL:
-            value[position] = tuple(graph.returns(position))
     for members in parts:
         if len(members) == 1 and player[members[0]] == TERMINAL:
             continue
         deciders = [m for m in members if player[m] >= 0]
-        seen_policies: set = set()
-        for rounds in range(1, MAX_IMPROVEMENTS + 1):
-            successors = {}
-            for position in members:
-                if player[position] == CHANCE:
-                    assert probability_index is not None
-                    successors[position] = [
-                        (child[e], probabilities[probability_index[e]])
-                        for e in range(first[position], first[position + 1])]
-                else:
-                    successors[position] = [(child[chosen[position]], 1)]
-            _evaluate(members, successors, value, k)
-            seen_policies.add(tuple(chosen[m] for m in deciders))
-            changed = _first_best_exact(deciders, player, first, child, chosen, value)
-            if not changed:
-                break
-            if tuple(chosen[m] for m in deciders) in seen_policies:
-                position, edge = _gainer(changed, player, child, value)
-                raise _NoEquilibrium(position, edge, rounds, cycled=True)
-        else:
-            position, edge = _gainer(changed, player, child, value)
-            raise _NoEquilibrium(position, edge, MAX_IMPROVEMENTS, cycled=False)
-    _check_one_shot(player, first, child, chosen, value)
-    policy[:] = chosen
-    return [tuple(_plain(v) for v in vector) for vector in value]
-
-
-def _first_best_exact(deciders, player, first, child, chosen, value) -> list:
-    """Switch every decision position to its first best move under ``value`` (exact); the
-    ``(position, old edge, new edge)`` switched."""
-    changed = []
-    for position in deciders:
-        mover = player[position]
-        best_edge, best = -1, None
-        for e in range(first[position], first[position + 1]):
-            v = value[child[e]][mover]
-            if best is None or v > best:
-                best_edge, best = e, v
-        if best_edge != chosen[position]:
-            changed.append((position, chosen[position], best_edge))
-            chosen[position] = best_edge
-    return changed
-
-
-def _gainer(changed, player, child, value) -> tuple[int, int]:
-    """Of the positions just switched, one whose mover strictly gained (else the first), and
-    the move it switched to."""
-    for position, old, new in changed:
-        mover = player[position]
-        if value[child[new]][mover] > value[child[old]][mover]:
-            return position, new
-    position, _, new = changed[0]
-    return position, new
-
-
-def _check_one_shot(player, first, child, chosen, value) -> None:
-    """No mover gains by a one-shot deviation anywhere, and every decision position's vector
-    is its chosen child's (an internal error otherwise: the rounds above ensure both)."""
+        _settle(exact, members, deciders, chosen)
+        _break_ties(exact, members, deciders, chosen)
     for position, mover in enumerate(player):
-        if mover < 0:
-            continue
-        mine = value[child[chosen[position]]]
-        if value[position] != mine:
+        if mover >= 0 and exact.value[position] != exact.value[exact.child[chosen[position]]]:
             raise AssertionError(f"position {position}: its value is not its move's")
-        for e in range(first[position], first[position + 1]):
-            if value[child[e]][mover] > mine[mover]:
-                raise AssertionError(f"position {position}: move {e} gains for its mover")
+    if exact.one_shot_gain(chosen) is not None:
+        raise AssertionError("a one-shot deviation gains after the improvements settled")
+    policy[:] = chosen
+    return [tuple(_plain(v) for v in vector) for vector in exact.value]
+
+
+def _settle(exact, members, deciders, chosen) -> None:
+    """Policy iteration on one component: evaluate, switch where a move is strictly better,
+    until no move is; ``_NoEquilibrium`` when the switches go round in a cycle or run out."""
+    seen: set = set()
+    for rounds in range(1, MAX_IMPROVEMENTS + 1):
+        exact.evaluate(members, chosen)
+        seen.add(tuple(chosen[m] for m in deciders))
+        changed = exact.first_best(deciders, chosen, strict=True)
+        if not changed:
+            return
+        if tuple(chosen[m] for m in deciders) in seen:
+            position, edge = changed[0]
+            raise _NoEquilibrium(position, edge, rounds, cycled=True)
+    position, edge = changed[0]
+    raise _NoEquilibrium(position, edge, MAX_IMPROVEMENTS, cycled=False)
+
+
+def _break_ties(exact, members, deciders, chosen) -> None:
+    """The tie rule, where it keeps an equilibrium: every mover indifferent between its move and
+    an earlier one takes the first best; when, evaluated again, some move is then strictly
+    better somewhere (in a cycle, a move's value can depend on the move chosen), the profile
+    goes back to the one before. In a component without cycles this always ends at the first
+    best move everywhere, as backward induction does."""
+    for _ in range(MAX_IMPROVEMENTS):
+        saved_values = {m: exact.value[m] for m in members}
+        saved_choice = {m: chosen[m] for m in deciders}
+        if not exact.first_best(deciders, chosen, strict=False):
+            return
+        exact.evaluate(members, chosen)
+        probe = list(chosen)
+        if exact.first_best(deciders, probe, strict=True):
+            for m, v in saved_values.items():
+                exact.value[m] = v
+            for m, e in saved_choice.items():
+                chosen[m] = e
+            return
+
+
+def _pure_profiles(graph) -> tuple[np.ndarray, list[list[int]], int]:
+    """The decision positions, each one's moves to distinct positions (its first edge to each),
+    and the number of pure stationary profiles they make."""
+    nodes = np.flatnonzero(graph.player >= 0)
+    options = []
+    count = 1
+    for position in nodes.tolist():
+        start, end = int(graph.first[position]), int(graph.first[position + 1])
+        distinct = dict.fromkeys(graph.child[start:end].tolist())
+        edges = [start + graph.child[start:end].tolist().index(c) for c in distinct]
+        options.append(edges)
+        count *= len(edges)
+    return nodes, options, count
+
+
+def _any_pure_equilibrium(graph, info, kind: str) -> bool | None:
+    """Whether some pure stationary profile is an equilibrium (checked as the solve checks its
+    answer), by trying them all; None when there are more than ``PROFILE_LIMIT`` of them or the
+    graph has more than ``ENUMERATION_LIMIT`` positions."""
+    import itertools
+
+    from gdl.graph.order import components
+
+    nodes, options, count = _pure_profiles(graph)
+    if count > PROFILE_LIMIT or len(graph) > ENUMERATION_LIMIT:
+        return None
+    k = info.num_players
+    if kind == ENDLESS:
+        endless = tuple(info.endless_value)
+        table = list(graph.returns_table) + [endless]
+        ranks = _ranks(table, k)
+        policy = np.full(len(graph), -1, dtype=np.int64)
+        for combination in itertools.product(*options):
+            policy[nodes] = combination
+            vector_id = _follow(graph, policy, len(table) - 1)
+            if _best_replies(graph, policy, vector_id, ranks, len(table) - 1) is None:
+                return True
+        return False
+    parts = [m for m in components(graph) if not (len(m) == 1 and graph.player[m[0]] == TERMINAL)]
+    chosen = [-1] * len(graph)
+    for combination in itertools.product(*options):
+        for position, edge in zip(nodes.tolist(), combination):
+            chosen[position] = edge
+        exact = _Exact(graph, k)
+        try:
+            for members in parts:
+                exact.evaluate(members, chosen)
+        except _TooBig:
+            return None
+        if exact.one_shot_gain(chosen) is None:
+            return True
+    return False
 
 
 def _evaluate(members, successors, value, k: int) -> None:
@@ -615,7 +711,7 @@ def _certified(graph, layers, policy: np.ndarray, k: int, reason: str, how: str
     intervals = np.stack([low, high], axis=2)
     return MultiplayerSolution(graph, STATIONARY, VectorValues(vectors), exact=False,
                                residual=float(np.max(high - low)), note=note,
-                               intervals=intervals, outcomes=one_winner(graph))
+                               intervals=intervals, outcomes=one_winner(graph), profile=policy)
 
 
 def _bracket(graph, layers, policy: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
@@ -661,37 +757,51 @@ def _bracket(graph, layers, policy: np.ndarray, k: int) -> tuple[np.ndarray, np.
 
 def _endless_equilibrium(graph, info) -> GraphSolution:
     """A pure stationary subgame-perfect equilibrium of a game without chance whose endless
-    play is worth ``info.endless_value``, checked exactly against every deviation."""
+    play is worth ``info.endless_value``, checked exactly against every deviation: policy
+    iteration (switch where a move is strictly better; where none is, the first player who
+    gains by some deviation, endless play included, switches to a best reply), then the tie
+    rule where it keeps the profile an equilibrium, as ``_break_ties`` does."""
     k = info.num_players
     endless = tuple(info.endless_value)
     table = list(graph.returns_table) + [endless]
     ranks = _ranks(table, k)                   # per vector, per player: its rank (exact order)
     endless_id = len(table) - 1
-    n = len(graph)
     player = graph.player
-    is_terminal = player == TERMINAL
     nodes = np.flatnonzero(player >= 0)
     children, counts = gather(graph.first, graph.child, nodes)
     starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
     movers = np.repeat(player[nodes], counts).astype(np.int64)
-    # start: every position not ended is worth the endless vector
-    vector_id = np.where(is_terminal, graph.returns_index, endless_id).astype(np.int64)
-    policy = np.full(n, -1, dtype=np.int64)
+    node_movers = player[nodes].astype(np.int64)
 
-    def first_best(ids: np.ndarray) -> np.ndarray:
+    def switch(policy: np.ndarray, ids: np.ndarray, strict: bool) -> np.ndarray:
+        """``policy`` with the first best moves taken (see ``_Exact.first_best``); the decision
+        positions (indices into ``nodes``) switched."""
         pick = _first_best(ranks[ids[children], movers].astype(np.float64), counts, starts, 0.0)
-        return graph.first[nodes] + (pick - starts)
+        best = graph.first[nodes] + (pick - starts)
+        current = policy[nodes]
+        differs = best != current
+        if strict:
+            mine = ranks[ids[graph.child[current]], node_movers]
+            theirs = ranks[ids[graph.child[best]], node_movers]
+            differs &= theirs > mine
+        at = np.flatnonzero(differs)
+        policy[nodes[at]] = best[at]
+        return at
 
-    policy[nodes] = first_best(vector_id)
+    # start: every position not ended is worth the endless vector
+    start = np.where(player == TERMINAL, graph.returns_index, endless_id).astype(np.int64)
+    policy = np.full(len(graph), -1, dtype=np.int64)
+    policy[nodes] = graph.first[nodes]
+    switch(policy, start, strict=False)
     seen: set = set()
-    how = ("reached by policy iteration from every position not yet ended being worth the "
-           "endless vector")
     last = (int(nodes[0]) if len(nodes) else 0, -1)     # the last switch: position, edge
     for rounds in range(1, MAX_ROUNDS + 1):
         vector_id = _follow(graph, policy, endless_id)
         seen.add(policy.tobytes())
-        switched = first_best(vector_id)
-        if np.array_equal(switched, policy[nodes]):
+        at = switch(policy, vector_id, strict=True)
+        if len(at):
+            last = (int(nodes[at[0]]), int(policy[nodes[at[0]]]))
+        else:
             deviation = _best_replies(graph, policy, vector_id, ranks, endless_id)
             if deviation is None:
                 break
@@ -701,20 +811,29 @@ def _endless_equilibrium(graph, info) -> GraphSolution:
             gains = mine[replies[mine] != policy[mine]]
             last = (int(gains[0]), int(replies[gains[0]])) if len(gains) else last
             policy[mine] = replies[mine]
-        else:
-            at = int(np.flatnonzero(policy[nodes] != switched)[0])
-            last = (int(nodes[at]), int(switched[at]))
-            policy[nodes] = switched
         if policy.tobytes() in seen:
             raise _NoEquilibrium(*last, rounds, cycled=True)
     else:
         raise _NoEquilibrium(*last, MAX_ROUNDS, cycled=False)
+    # the tie rule, as long as the profile stays an equilibrium
+    for _ in range(MAX_ROUNDS):
+        saved = policy.copy()
+        if not len(switch(policy, vector_id, strict=False)):
+            break
+        tried = _follow(graph, policy, endless_id)
+        if (len(switch(policy.copy(), tried, strict=True))
+                or _best_replies(graph, policy, tried, ranks, endless_id) is not None):
+            policy = saved
+            break
+        vector_id = tried
     vectors = [tuple(table[i]) for i in vector_id.tolist()]
+    how = ("reached by policy iteration from every position not yet ended being worth the "
+           "endless vector")
     note = ("a stationary subgame-perfect equilibrium with endless play worth "
             f"({', '.join(str(_plain(v)) for v in endless)}), checked exactly against every "
             "deviation (endless play included): " + CHOSEN.format(how=how))
     return MultiplayerSolution(graph, ENDLESS_EQUILIBRIUM, VectorValues(vectors), exact=True,
-                               note=note)
+                               note=note, profile=policy)
 
 
 def _ranks(table: list, k: int) -> np.ndarray:
@@ -851,12 +970,13 @@ def _forced_wins(graph, info) -> GraphSolution:
 # ---- messages ----------------------------------------------------------------------------------
 
 def _witness(graph, targets: np.ndarray, longest: int = 12) -> str:
-    """The moves of a shortest play from the start to one of ``targets``, by name."""
+    """One of ``targets`` named by a shortest play from the start: "the start", or "the
+    position after" the moves' names."""
     n = len(graph)
     wanted = np.zeros(n, bool)
     wanted[targets] = True
     if wanted[0]:
-        return "no move (the start)"
+        return "the start"
     parent_edge = np.full(n, -1, dtype=np.int64)
     seen = np.zeros(n, bool)
     seen[0] = True
@@ -876,7 +996,7 @@ def _witness(graph, targets: np.ndarray, longest: int = 12) -> str:
             found = int(hits[0])
         frontier = children
     if found < 0:
-        return "some moves"
+        return "a position the start cannot reach"
     owner = edge_owner(graph)
     path = []
     position = found
@@ -884,7 +1004,7 @@ def _witness(graph, targets: np.ndarray, longest: int = 12) -> str:
         edge = int(parent_edge[position])
         path.append(edge)
         position = int(owner[edge])
-    return _named(graph, path[::-1], longest)
+    return "the position after " + _named(graph, path[::-1], longest)
 
 
 def _named(graph, edges: list, longest: int) -> str:
@@ -898,16 +1018,9 @@ def _named(graph, edges: list, longest: int) -> str:
     return " ".join(names) + (" ..." if len(edges) > longest else "")
 
 
-def _path_to(graph, position: int) -> str:
-    if position == 0:
-        return "the start"
-    return "the position after " + _witness(graph, np.array([position]))
-
-
-def _no_equilibrium_message(graph, info, failed: _NoEquilibrium) -> str:
+def _no_equilibrium_message(graph, info, failed: _NoEquilibrium, exists: bool | None) -> str:
     position, edge = failed.position, failed.edge
-    mover = int(graph.player[position])
-    who = info.players[mover]
+    who = info.players[int(graph.player[position])]
     move = _named(graph, [edge], 1)
     if failed.why:
         how = failed.why
@@ -915,10 +1028,21 @@ def _no_equilibrium_message(graph, info, failed: _NoEquilibrium) -> str:
         how = f"the improvements went round in a cycle after {failed.rounds} rounds"
     else:
         how = f"the improvements did not settle in {failed.rounds} rounds"
-    return (f"strong solve: game {info.name!r}: no stationary equilibrium in pure strategies was "
-            f"found ({how}; at {_path_to(graph, position)}, {who} still gains by {move}); one "
-            "need not exist (docs/multiplayer.md has a game without one), and gdl does not "
-            "compute mixed ones; give it a max-length, and max^n searches it as a tree")
+    where = f"at {_witness(graph, np.array([position]))}, {who} still gains by {move}"
+    count = _pure_profiles(graph)[2]
+    if exists is False:
+        verdict = (f"game {info.name!r} has no stationary equilibrium in pure strategies: none of "
+                   f"its {count:,} pure stationary profiles is one ({how}; {where})")
+    elif exists:
+        verdict = (f"game {info.name!r}: the search for a stationary equilibrium in pure "
+                   f"strategies did not settle ({how}; {where}), although one of its {count:,} "
+                   "pure stationary profiles is one")
+    else:
+        verdict = (f"game {info.name!r}: no stationary equilibrium in pure strategies was found "
+                   f"({how}; {where}); one need not exist (docs/multiplayer.md has a game "
+                   "without one)")
+    return (f"strong solve: {verdict}; gdl does not compute mixed equilibria; give the game a "
+            "max-length, and max^n searches it as a tree")
 
 
 def _plain(v):
