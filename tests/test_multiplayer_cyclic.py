@@ -4,6 +4,7 @@ profile, and against a Markov-chain evaluation and deviation check written here;
 against a naive fixed point; the refusals and their reasons."""
 
 import itertools
+import re
 from fractions import Fraction
 
 import pytest
@@ -25,6 +26,22 @@ from gdl.graph.multiplayer import (
 from gdl.graph.order import levels
 from gdl.protocol import CHANCE, GENERAL_SUM, TERMINAL, GameInfo
 from gdl.solvers.result import SolverError
+
+DOCS = GAMES.parent / "docs" / "multiplayer.md"
+
+
+def doc_game(title):
+    """The rule file docs/multiplayer.md shows under ``game "title"``: its claims are tested."""
+    text = DOCS.read_text(encoding="utf-8")
+    for block in re.findall(r"^```game\n(.*?)^```", text, re.M | re.S):
+        if block.startswith(f'game "{title}"'):
+            return block
+    raise LookupError(title)
+
+
+QUIT_OR_GO = doc_game("Quit or go on")
+HOLD_OUT = doc_game("Hold out")
+QUITTING = doc_game("Quitting")
 
 
 def solved(game):
@@ -215,6 +232,8 @@ def test_a_tie_is_broken_by_the_first_best_move():
     solution = solved(game)
     assert solution.exact
     assert [game.action_name(a) for a in solution.best_actions(0)] == ["shoot(B)", "shoot(C)"]
+    start = game.initial_state()
+    assert reported_profile(game, solution)[start] == game.apply(start, game.legal_actions(start)[0])
     assert_equilibrium(game, solution)
     found = equilibria(game)
     assert len(found) > 1
@@ -258,18 +277,6 @@ def test_every_position_is_reported_and_the_note_says_which_equilibrium():
 
 # ---- no pure stationary equilibrium ------------------------------------------------------------
 
-QUIT_OR_GO = """game "Quit or go on"
-players A, B
-var ended in bool = false
-var result in 0..2 = 0
-action quit effect ended = true; result = 0 if mover == A else 1
-action go
-    effect random stop in {1: 1/10, 0: 9/10};
-           if stop == 1 { ended = true; result = 2 }
-terminal ended
-utility A = 1 if result == 0 else 0 if result == 1 else 2
-utility B = 2 if result == 0 else 1 if result == 1 else 0
-"""
 
 
 def test_a_stopping_game_without_a_pure_stationary_equilibrium_is_refused():
@@ -477,23 +484,12 @@ def test_generated_endless_games_answer_with_a_subgame_perfect_equilibrium(game)
 
 # ---- games without chance: endless play declared -----------------------------------------------
 
-QUITTING = """game "Quitting"
-players A, B
-var ended in bool = false
-var quitter in players = A
-action quit effect ended = true; quitter = mover
-action go
-terminal ended
-utility A = 1 if quitter == A else 0
-utility B = 2 if quitter == A else 1
-when endless ({endless})
-"""
 
 
 def test_endless_play_declared_an_equilibrium_by_hand():
     # A quits: (1, 2); B quits: (0, 1); endless play: (0, 0). A quits at once (1 > 0 from going
     # on for ever, and B, who would get 2 when A quits, goes on at its turn: 2 > 1).
-    game = gdl.loads(QUITTING.format(endless="0, 0"))
+    game = gdl.loads(QUITTING.replace("(2, 0)", "(0, 0)"))
     solution = solved(game)
     assert solution.method == ENDLESS_EQUILIBRIUM and solution.exact
     assert solution.value(0) == (1, 2)
@@ -506,7 +502,7 @@ def test_endless_play_declared_without_a_stationary_equilibrium_is_refused():
     # A goes on for ever for 2 > 1. (go, quit): A quits for 1 > 0. (quit, quit): B goes on for
     # 2 > 1 (A then quits). No stationary profile is subgame-perfect (Solan and Vieille's
     # two-player quitting games; a non-stationary equilibrium exists, a stationary one not).
-    game = gdl.loads(QUITTING.format(endless="2, 0"))
+    game = gdl.loads(QUITTING)
     states = states_of(game)
     deciders = [s for s in states if game.current_player(s) >= 0]
     options = [successors(game, s) for s in deciders]
@@ -516,20 +512,6 @@ def test_endless_play_declared_without_a_stationary_equilibrium_is_refused():
         solved(game)
 
 
-HOLD_OUT = """game "Hold out"
-players A, B, C
-var at_c in bool = false
-var ended in bool = false
-action finish by A, C effect ended = true
-action hand by A effect at_c = true; next C
-action back by C effect at_c = false; next A
-action wait by C effect next C
-terminal ended
-utility A = 0
-utility B = 2
-utility C = 0
-when endless (0, 0, 1)
-"""
 
 
 def test_a_deviation_that_goes_on_for_ever_is_caught():
@@ -716,7 +698,74 @@ def test_one_winner_without_a_declared_sum_is_told_to_declare_it():
 
 
 @pytest.mark.parametrize("game", [truel(30, 60, 90), piglet3(2), give_and_take_3(4),
-                                  gdl.loads(QUITTING.format(endless="0, 0"))],
+                                  gdl.loads(QUITTING.replace("(2, 0)", "(0, 0)"))],
                          ids=["truel", "piglet3", "give-and-take-3", "quitting"])
 def test_the_games_it_solves_have_no_refusal(game):
     assert refusal_reason(enumerate_positions(game), game.info) is None
+
+
+# ---- the answer does not depend on how the walk numbered the positions ---------------------------
+
+def renumbered(graph, seed):
+    """The same graph with its positions other than the start numbered in another order, the
+    moves of each position kept in their order (another walk could number them so)."""
+    import random
+
+    import numpy as np
+
+    from gdl.graph.positions import PositionGraph
+
+    n = len(graph)
+    order = list(range(1, n))
+    random.Random(seed).shuffle(order)
+    old_of = [0] + order                       # new id -> old id
+    new_of = np.empty(n, dtype=np.int64)
+    new_of[old_of] = np.arange(n)
+    first, child, probability = [0], [], []
+    for old in old_of:
+        start, end = int(graph.first[old]), int(graph.first[old + 1])
+        child.extend(new_of[graph.child[start:end]].tolist())
+        if graph.probability_index is not None:
+            probability.extend(graph.probability_index[start:end].tolist())
+        first.append(len(child))
+    keys = [graph.keys[old] for old in old_of]
+    return PositionGraph(
+        game=graph.game, keys=keys, index={k: i for i, k in enumerate(keys)},
+        packed=graph.packed, player=graph.player[old_of], first=np.array(first, dtype=np.int64),
+        child=np.array(child, dtype=np.int32),
+        probability_index=(None if graph.probability_index is None
+                           else np.array(probability, dtype=np.int32)),
+        probabilities=graph.probabilities, returns_index=graph.returns_index[old_of],
+        returns_table=graph.returns_table)
+
+
+@pytest.mark.parametrize("game", [truel(50, 50, 50), piglet3(3), give_and_take_3(5),
+                                  gdl.loads(HOLD_OUT)],
+                         ids=["truel-ties", "piglet3", "give-and-take-3", "hold-out"])
+def test_another_numbering_gives_the_same_answer(game):
+    graph = enumerate_positions(game)
+    first = solve_multiplayer(graph, game.info)
+    for seed in range(3):
+        other = renumbered(graph, seed)
+        again = solve_multiplayer(other, game.info)
+        for position in range(len(other)):
+            state = other.state(position)
+            assert again.value(position) == first.value(graph.position_id(state))
+            assert again.best_actions(position) == first.best_actions(graph.position_id(state))
+
+
+@settings(max_examples=60)
+@given(stopping_graphs(), st.integers(0, 3))
+def test_another_numbering_gives_the_same_answer_on_generated_games(game, seed):
+    graph = enumerate_positions(game)
+    other = renumbered(graph, seed)
+    try:
+        first = solve_multiplayer(graph, game.info)
+    except SolverError as error:
+        with pytest.raises(SolverError) as again:
+            solve_multiplayer(other, game.info)
+        assert str(again.value).split(" (")[0] == str(error).split(" (")[0]
+        return
+    again = solve_multiplayer(other, game.info)
+    for position in range(len(other)):
+        assert again.value(position) == first.value(graph.position_id(other.state(position)))

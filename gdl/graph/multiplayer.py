@@ -8,43 +8,52 @@ Three kinds of game have an answer here; ``refusal_reason`` names the reason for
    chance ends it, as in a truel or three-player Piglet). The answer is a *stationary
    subgame-perfect equilibrium in pure strategies*:
 
-   - value iteration on value vectors, component layer by component layer (floats), with the
-     tree solvers' tie rule: a decision position takes the vector of its *first* child, in
-     declaration order, that is best for the mover (``gdl.solvers.maxn``,
-     ``gdl.graph.induction.vector_induction``); a chance position the probability-weighted sum;
+   - value iteration on value vectors, a layer of strongly connected components at a time, sinks
+     first, each layer swept as a whole (so the result does not depend on how the positions
+     are numbered), in floats, with the tree solvers' tie rule: a decision position takes the
+     vector of its *first* child, in declaration order, that is best for the mover
+     (``gdl.solvers.maxn``, ``gdl.graph.induction.vector_induction``); a chance position the
+     probability-weighted sum;
    - the stationary profile read off those values (the first move within ``POLICY_SLACK`` of
      the best) is evaluated *exactly*: component by component, the positions on the profile's
      cycles are found (a feedback vertex set), every other one is an affine function of them in
      ``Fraction``s, and the small linear system left is solved exactly, one right-hand side per
      player;
-   - where a move is better for its mover than the profile's, or an earlier move is as good,
-     the profile takes the first best move and the component is evaluated again (at most
-     ``MAX_IMPROVEMENTS`` rounds). What is left is checked: no player gains by a one-shot
-     deviation at any position. In a game where every play ends with probability 1 that makes
-     the profile a subgame-perfect equilibrium (each player's best reply to the others'
-     stationary strategies is a Markov decision problem that stops whatever it does, whose
-     optimal values are the unique solution of its Bellman equations, which the profile's values
-     satisfy), and the result is labelled exact.
+   - policy iteration: where a move is strictly better for its mover than the profile's, the
+     profile takes the first best move and the component is evaluated again, until no move is
+     (at most ``MAX_IMPROVEMENTS`` rounds). Then the tie rule: a mover indifferent between its
+     move and an earlier one takes the first best, kept only where the profile stays an
+     equilibrium (on a cycle a move's value can depend on the move itself: moving back into the
+     cycle can tie with leaving it, and taking it changes both). Without cycles it is always
+     kept, so on an acyclic graph the answer is ``vector_induction``'s, max^n's.
+   - the check: every decision position's vector is its move's, and no player gains by a
+     one-shot deviation at any position. In a game where every play ends with probability 1
+     that makes the profile a subgame-perfect equilibrium (each player's best reply to the
+     others' stationary strategies is a Markov decision problem that stops whatever it does,
+     whose optimal values are the unique solution of its Bellman equations, which the profile's
+     values satisfy), and the result is labelled exact.
 
-   Beyond ``EXACT_LIMIT`` positions (or numbers beyond ``MAX_DIGITS`` digits) the profile is
-   evaluated from below and from above instead, with outward rounding (as
-   ``iteration.float_values(bracket=True)`` does), which brackets every player's value; the
+   Beyond ``EXACT_LIMIT`` positions (or numbers beyond ``MAX_DIGITS`` digits) the profile read
+   off value iteration is evaluated from below and from above instead, with outward rounding
+   (as ``iteration.float_values(bracket=True)`` does), which brackets every player's value; the
    equilibrium property is then proven by the intervals where moves are further apart than the
-   intervals are wide, and the note says how many positions it could not be checked at.
+   intervals are wide, and the note says at how many positions it was not checked exactly.
 
    A pure stationary equilibrium need not exist (``docs/multiplayer.md`` has a two-player
-   general-sum game with chance that has none); when the improvement rounds do not settle, the
-   solve is refused with the position and the move that gains.
+   general-sum game with chance that has none). When policy iteration does not settle, the
+   solve is refused with the position and the move that gains; in a small game
+   (``PROFILE_LIMIT``, ``ENUMERATION_LIMIT``) every pure stationary profile is tried, and the
+   message says whether one is an equilibrium.
 
 2. **No chance, and `when endless (u1, ..., un)` declared**: a play that never ends is worth
    the declared vector. The answer is again a pure stationary subgame-perfect equilibrium, found
-   by policy iteration from "every position not yet ended is worth the endless vector" with the
-   same tie rule, and checked exactly against *every* deviation, not only one-shot ones (here
-   a player may gain by keeping the game going for ever): with the others' strategies fixed, a
-   player's best reply in a game without chance reaches the best end it can reach, or endless
-   play where it can keep the game going, both found by reachability. A player who gains so
-   switches to that best reply and the iteration goes on; if it does not settle, the solve is
-   refused (such an equilibrium need not exist either).
+   by policy iteration from "every position not yet ended is worth the endless vector", with the
+   same tie rule, and checked exactly against *every* deviation, not only one-shot ones (here a
+   player may gain by keeping the game going for ever, though no one-shot deviation gains):
+   with the others' strategies fixed, a player's best reply in a game without chance heads for
+   the best end it can reach, or keeps the game going where endless play is worth more, both
+   found by reachability (attractors). A player who gains so switches to that best reply and
+   the iteration goes on; where it does not settle, the solve is refused as above.
 
 3. **No chance, no declared value of endless play, constant-sum, and every end names one winner**
    (one player gets the greatest utility, every other the same least one): for each player, the
@@ -274,13 +283,17 @@ def _stationary(graph, info, progress) -> GraphSolution:
     k = info.num_players
     if progress is not None:
         progress("ordering", 0, len(graph))
-    parts, _, layers = condensation_layers(graph)
+    parts, _, grouped = condensation_layers(graph)
+    # Each layer swept as one group (Jacobi), not group by group (Gauss-Seidel): where several
+    # equilibria exist, the one reached then depends on the graph alone, not on the order in
+    # which the walk numbered the positions.
+    layers = [[np.concatenate(groups)] for groups in grouped]
     if progress is not None:
         progress("iterating", 0, len(graph))
     floats = _vector_iteration(graph, layers, k)
     policy = _read_policy(graph, floats)
-    how = ("reached by value iteration from every player's least utility, then by taking the "
-           "first best move wherever the exact values show one")
+    how = ("reached by value iteration from every player's least utility, then by policy "
+           "iteration on the exact values")
     reason = f"the exact check is not attempted beyond {EXACT_LIMIT:,} positions"
     if len(graph) <= EXACT_LIMIT:
         if progress is not None:
@@ -315,7 +328,7 @@ def _terminal_floats(graph, k: int) -> np.ndarray:
 
 def _prepared(graph, layers, probability):
     """Per layer, the groups to update in order, each split into decision and chance
-    positions with their moves gathered (the same order as ``iteration.float_values``)."""
+    positions with their moves gathered."""
     player, first, child = graph.player, graph.first, graph.child
     every_edge = np.arange(graph.edges)
     prepared = []
