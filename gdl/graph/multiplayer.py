@@ -92,8 +92,10 @@ EXACT_LIMIT = 300_000    # positions: beyond this the exact check is not attempt
 MAX_DIGITS = 2_000       # digits of a numerator or denominator before the exact check gives up
 MAX_IMPROVEMENTS = 50    # rounds of switching to the first best move, per component
 MAX_ROUNDS = 200         # rounds of policy iteration in a game without chance
-PROFILE_LIMIT = 4_096    # where no equilibrium turns up: try every pure stationary profile of a
-ENUMERATION_LIMIT = 2_000  # game with at most this many, and positions, to say whether one exists
+# Where no equilibrium turns up, a game of at most ENUMERATION_LIMIT positions and PROFILE_LIMIT
+# pure stationary profiles has every profile tried, so the refusal can say whether one exists.
+PROFILE_LIMIT = 4_096
+ENUMERATION_LIMIT = 2_000
 
 STOPPING, ENDLESS, FORCED = "stopping", "endless", "forced"
 
@@ -284,9 +286,9 @@ def _stationary(graph, info, progress) -> GraphSolution:
     if progress is not None:
         progress("ordering", 0, len(graph))
     parts, _, grouped = condensation_layers(graph)
-    # Each layer swept as one group (Jacobi), not group by group (Gauss-Seidel): where several
-    # equilibria exist, the one reached then depends on the graph alone, not on the order in
-    # which the walk numbered the positions.
+    # Each layer swept as one group (its decision positions, then its chance positions), not
+    # group by group in depth-first order: where several equilibria exist, the one reached then
+    # depends on the graph alone, not on the order in which the walk numbered the positions.
     layers = [[np.concatenate(groups)] for groups in grouped]
     if progress is not None:
         progress("iterating", 0, len(graph))
@@ -1042,7 +1044,7 @@ def _no_equilibrium_message(graph, info, failed: _NoEquilibrium, exists: bool | 
     else:
         how = f"the improvements did not settle in {failed.rounds} rounds"
     where = f"at {_witness(graph, np.array([position]))}, {who} still gains by {move}"
-    count = _pure_profiles(graph)[2]
+    count = _pure_profiles(graph)[2] if exists is not None else 0
     if exists is False:
         verdict = (f"game {info.name!r} has no stationary equilibrium in pure strategies: none of "
                    f"its {count:,} pure stationary profiles is one ({how}; {where})")
