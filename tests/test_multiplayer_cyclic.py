@@ -769,3 +769,18 @@ def test_another_numbering_gives_the_same_answer_on_generated_games(game, seed):
     again = solve_multiplayer(other, game.info)
     for position in range(len(other)):
         assert again.value(position) == first.value(graph.position_id(other.state(position)))
+
+
+@pytest.mark.parametrize("goal", [2, 3, 4])
+def test_two_player_zero_sum_equilibria_have_the_game_s_value(goal):
+    # Every equilibrium of a two-player zero-sum game is worth its value, which the two-player
+    # solver (value iteration and its own exact check, gdl.graph.iteration) finds for Piglet.
+    from gdl.graph import strong_solve
+
+    game = gdl.load(GAMES / "cyclic" / "piglet.game", {"goal": goal})
+    value = strong_solve(game)
+    solution = solved(game)
+    assert solution.exact and value.exact
+    for position in range(len(solution.graph)):
+        state = solution.graph.state(position)
+        assert solution.value(position) == value.value(value.graph.position_id(state))
