@@ -219,8 +219,10 @@ def cmd_strong(args, game, root) -> int:
         raise UsageError("--save stores the whole game; it cannot be combined with --moves")
     started = time.perf_counter()
     graph = None
+    info = game.info
     if (getattr(game, "tier", None) is not None and args.max_states is None
-            and not moves_arg(args) and not args.position):
+            and not moves_arg(args) and not args.position
+            and info.num_players == 2 and info.is_constant_sum):
         # The rules declare a tier: past AUTO_TIERS positions a tier at a time is the faster
         # and smaller way (Pig to 100: a minute by tiers; as one graph, not in nine minutes)
         from gdl.cli.tiers import cmd_tiered

@@ -8,7 +8,9 @@ which they can be solved (``gdl.graph.order``) and picks the method from what it
   cycles, two players, constant-sum, no chance    → retrograde analysis (win/lose/tie/draw)
   cycles and chance, two players, constant-sum    → value iteration, then an exact check
                                                     (gdl.graph.iteration)
-  cycles, more players or general-sum             → refused, with the reason
+  cycles, more players or general-sum             → a stationary equilibrium checked exactly,
+                                                    forced wins, or refused with the reason
+                                                    (gdl.graph.multiplayer)
 
 Like the tree solvers it sees only the protocol (``gdl.protocol``); the answers agree with them
 at every position (value vector and the set of optimal actions).
@@ -86,12 +88,9 @@ def _solve_graph(game, graph: PositionGraph, progress) -> GraphSolution:
 
         return solve_stochastic(graph, total, progress,
                                 None if info.endless_value is None else info.endless_value[0])
-    kind = (f"{info.num_players} players" if info.num_players != 2 else info.sum_kind)
-    raise SolverError(
-        f"strong solve: game {info.name!r} can repeat positions and has {kind}: a cyclic game "
-        "of more than two players, or general-sum, has no single value (endless play can "
-        "serve some players and not others, and equilibria need not be unique), so gdl does "
-        "not solve it; give it a max-length")
+    from gdl.graph.multiplayer import solve_multiplayer
+
+    return solve_multiplayer(graph, info, progress)   # or a SolverError with the reason
 
 
 def solve_root(game, *, max_states: int | None = None):

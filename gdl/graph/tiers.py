@@ -880,7 +880,9 @@ def _solve_local(info, graph: PositionGraph, n: int, boundary: Boundary,
         return table, index, np.full(n, -1, dtype=np.int32), how
     kind = f"{info.num_players} players" if info.num_players != 2 else info.sum_kind
     raise SolverError(f"strong solve: game {info.name!r} can repeat positions and has {kind}: "
-                      "it has no single value, so gdl does not solve it; give it a max-length")
+                      "by tiers gdl solves such games only without cycles; solve it as one "
+                      "graph (without --workers, --scheduler or --tier-dir), where it looks for "
+                      "an equilibrium (docs/multiplayer.md)")
 
 
 def _retrograde_tier(info, graph: PositionGraph, n: int, boundary: Boundary,
