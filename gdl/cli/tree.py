@@ -89,8 +89,8 @@ def _endless_tree(game, cycle, refusal: str | None) -> str:
         return (text + " for the game tree to N plies, cut where a position repeats, every node "
                 "valued by a strong solve of the game (as gdl solve does; where the game is too "
                 "big to solve here, the tree of a search to N plies)")
-    return (text + " for the tree of a search to N plies (positions at the limit are estimated); "
-            f"a strong solve would value every node, but {refusal}")
+    return (text + " for the tree of a search to N plies, positions at the limit estimated (no "
+            f"strong solve values them: {refusal})")
 
 
 def _database_tree(args, game, root):
@@ -120,7 +120,7 @@ def _cyclic_tree(args, game, root, cycle, notes: list[str]):
     from gdl.cli.strong import progress_line
     from gdl.solvers.repetition import strong_refusal
     from gdl.solvers.result import SolverError
-    from gdl.tools.graph_advice import CYCLIC_LIMIT, SolvedPositions, cyclic_refusal, solve_positions
+    from gdl.tools.graph_advice import CYCLIC_LIMIT, SolvedPositions, solve_positions
     from gdl.tools.search_tree import graph_tree
 
     if args.algorithm != "auto" and args.depth is not None:
@@ -128,16 +128,20 @@ def _cyclic_tree(args, game, root, cycle, notes: list[str]):
                      "not the game's (without --algorithm, a strong solve values every node)")
         return None
     if args.depth is None:      # nothing to draw whole; say what works without solving first
-        refusal = strong_refusal(game.info)
-        raise UsageError(_endless_tree(game, cycle, None if refusal is None else
-                                       cyclic_refusal(game.info, SolverError(refusal))))
+        raise UsageError(_endless_tree(game, cycle, strong_refusal(game.info)))
     report, erase = progress_line()
     try:
         solution = solve_positions(game, root, progress=report)
     except SolverError as error:
-        refusal = cyclic_refusal(game.info, error, CYCLIC_LIMIT, args.file)
-        notes.append(f"{refusal}: this is the tree of a search to depth {args.depth}, positions "
-                     "at the limit estimated")
+        from gdl.graph import TooManyPositions
+
+        why = (f"more than {CYCLIC_LIMIT:,} positions to solve here; `gdl solve {args.file} "
+               "--strong --save DB` (by tiers with --workers N where the rules declare a `tier`), "
+               "then `gdl tree --db DB --depth N`" if isinstance(error, TooManyPositions)
+               else strong_refusal(game.info) or str(error))
+        notes.append(f"the game can repeat a position, and no strong solve values this tree "
+                     f"({why}): it is the tree of a search to depth {args.depth}, positions at "
+                     "the limit estimated")
         return None
     finally:
         erase()

@@ -107,8 +107,17 @@ def strong_refusal(info: Any) -> str | None:
     if info.has_chance:
         return (f"gdl's strong solver does not yet take a game with chance and {kind} that can "
                 "repeat a position")
-    return (f"a game of {kind} that can repeat a position has no single value (endless play can "
-            "serve some players and not others), and gdl's strong solver refuses it")
+    return (f"a game of {kind} that can repeat a position has no single value, since endless "
+            "play can serve some players and not others")
+
+
+def solve_on_cycles(info: Any) -> str:
+    """What `gdl solve` does with a game of this kind that can repeat a position, in a few
+    words (what `gdl check --deep` promises)."""
+    refusal = strong_refusal(info)
+    if refusal is None:
+        return "gdl solve solves its state graph (gdl solve --strong)"
+    return f"gdl solve refuses it: {refusal}"
 
 
 def cycle_remedies(info: Any) -> str:
@@ -116,7 +125,8 @@ def cycle_remedies(info: Any) -> str:
     commands, true for the strong solver as it is (``strong_refusal``)."""
     refusal = strong_refusal(info)
     if refusal is not None:
-        return f"{refusal}; declare a max-length, or search to a depth limit (--depth N)"
+        return (f"neither can gdl's strong solver ({refusal}); declare a max-length, or search "
+                "to a depth limit (--depth N)")
     endless = ("" if info.endless_value is not None
                else ", declare what endless play is worth (`when endless draw`)")
     return ("solve its state graph instead (gdl solve does so by itself; gdl solve --strong "

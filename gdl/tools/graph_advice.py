@@ -22,7 +22,7 @@ from __future__ import annotations
 from inspect import getattr_static
 
 from gdl.protocol import TERMINAL
-from gdl.solvers.repetition import cycle_remedies, strong_refusal
+from gdl.solvers.repetition import strong_refusal
 from gdl.solvers.result import SolverError
 
 # Without a bound of its own (--max-states), a command tries the state graph of a game that
@@ -92,9 +92,11 @@ def cyclic_refusal(info, error: SolverError, limit: int | None = None, file: str
                 f"has {bound} positions to solve while you wait: solve it once with `gdl solve "
                 f"{file} --strong --save DB` (by tiers with --workers N where the rules declare a "
                 "`tier`) and answer from it with --db DB, or search to a depth limit (--depth N)")
-    if strong_refusal(info) is not None:
-        return f"game {name!r} can repeat a position, so a tree search cannot solve it: " \
-               f"{cycle_remedies(info)}"
+    refusal = strong_refusal(info)
+    if refusal is not None:
+        return (f"game {name!r} can repeat a position, so a tree search cannot solve it, and "
+                f"neither can the strong solver: {refusal}; declare a max-length, or search to a "
+                "depth limit (--depth N)")
     return f"game {name!r} can repeat a position, and its strong solve failed: {error}"
 
 
