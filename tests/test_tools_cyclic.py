@@ -239,6 +239,16 @@ def test_the_server_answers_state_requests_on_a_cyclic_game():
     assert response.status == 200 and document["draw"] is True
 
 
+def test_with_a_depth_the_page_searches_and_its_tree_view_says_why_it_is_cut():
+    # --depth: the page values moves by a depth-limited search, which works on any game; the
+    # tree view cannot search to the end (it would never end), so it searches to a depth.
+    wb = bench(RING, depth=2)
+    state = wb.state()
+    assert state["error"] is None and state["proven"] is False and "solver" not in state
+    tree = wb.tree(None)
+    assert "repeat a position" in tree["note"] and tree["nodes"] > 1
+
+
 def test_a_cyclic_game_too_big_to_solve_says_what_works(monkeypatch):
     import gdl.tools.graph_advice as advice
 

@@ -187,15 +187,11 @@ class Workbench:
         from gdl.tools.graph_advice import (
             CYCLIC_LIMIT,
             SolvedPositions,
-            can_repeat,
             cyclic_refusal,
             solve_positions,
         )
 
-        if self._cyclic is None:
-            self._cyclic = (self.depth is None
-                            and can_repeat(self.game, self.game.initial_state()) is not None)
-        if not self._cyclic:
+        if self.depth is not None or not self._repeats():
             return None
         if self._database is not None:
             return self._database
@@ -225,6 +221,15 @@ class Workbench:
             return ("the game can repeat a position, so the page's values come from "
                     + ("the position database" if describe is None
                        else f"a strong solve ({describe()}), as gdl solve's do"))
+
+    def _repeats(self) -> bool:
+        """Whether a tree search from the start can meet a repeated position (looked at once
+        per rules)."""
+        from gdl.tools.graph_advice import can_repeat
+
+        if self._cyclic is None:
+            self._cyclic = can_repeat(self.game, self.game.initial_state()) is not None
+        return self._cyclic
 
     def _state_from_positions(self, document: dict, positions, mover: int) -> dict:
         """The page's values from every position's value (``_positions``): each move with its
@@ -422,6 +427,8 @@ class Workbench:
                     positions = self._positions()
                 except _Unsolved as error:
                     refusal = str(error)
+                if positions is None and refusal is None and self._repeats():
+                    refusal = "with --depth the page searches, it does not solve strongly"
         if game.current_player(state) == TERMINAL:
             return {"text": "The game is over.", "svg": None, "nodes": 0, "pruned": 0, "note": ""}
         note = ""
