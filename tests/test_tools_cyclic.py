@@ -478,3 +478,11 @@ def test_the_repetition_error_names_the_strong_solver():
     with pytest.raises(RepetitionError) as caught:
         gdl.solve(three, "maxn")
     assert "no single value" in str(caught.value) and "--strong" not in str(caught.value)
+
+
+def test_a_search_playing_itself_round_a_cycle_is_stopped(monkeypatch, capsys):
+    # With --depth the solver searches (no strong solve): on a ring of 5 the cat never catches
+    # the mouse, so its choices come round to a position again and again; the game stops.
+    code, out, err = run(capsys, ["play", RING, "--depth", "2"], "", monkeypatch)
+    assert code == 0, err
+    assert out.rstrip().endswith("Stopped.") and "Game over" not in out

@@ -160,6 +160,7 @@ def cmd_play(args) -> int:
     draw()
 
     drawn: set = set()      # the solver playing itself: draws it has been at (endless play)
+    met: dict = {}          # ... and how often it has been at each position
     try:
         while True:
             player = session.to_move
@@ -183,6 +184,14 @@ def cmd_play(args) -> int:
                                     "Stopped.")
                         return 0
                     drawn.add(session.state)
+                elif not seats and not game.info.has_chance:
+                    # a search's choices (a game too big to solve strongly) can cycle too
+                    met[session.state] = met.get(session.state, 0) + 1
+                    if met[session.state] == 3:
+                        console.say("The position has come back a third time with the solver "
+                                    "playing every seat: its moves would repeat for ever. "
+                                    "Stopped.")
+                        return 0
                 action = pick(game, session.state, advice)
                 note = "" if result.proven else ", an estimate"
                 if advisor.interrupted:
