@@ -149,7 +149,7 @@ def test_a_declared_draw_is_solved_where_it_was_refused(capsys):
     # end); without the declaration `gdl solve` refuses it, with it the value is 0 for both.
     path = str(GAMES / "cyclic" / "give-and-take.game")
     assert main(["solve", path, "--strong"]) == 0
-    assert "a draw: neither player can force an end" in capsys.readouterr().out
+    assert "a draw: neither player can force an end worth as much" in capsys.readouterr().out
     game = gdl.loads(GIVE_AND_TAKE + "when endless draw\n")
     solution = strong_solve(game)
     assert solution.value(0) == (0, 0) and solution.value_class(0) == "draw"

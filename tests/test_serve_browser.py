@@ -26,9 +26,9 @@ CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 DRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
 
 
-def serve(*options: str):
+def serve(*options: str, game: str = GAME):
     """`gdl serve` itself, as a user starts it, on a free port; its first line names the page."""
-    process = subprocess.Popen([sys.executable, "-m", "gdl", "serve", GAME, "--port", "0", *options],
+    process = subprocess.Popen([sys.executable, "-m", "gdl", "serve", game, "--port", "0", *options],
                                cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         line = process.stdout.readline()
@@ -206,3 +206,28 @@ def test_with_a_position_database_every_move_shows_its_remoteness(browser, tmp_p
         far = {item.get_attribute("data-name"): item.get_attribute("data-remoteness")
                for item in browser.find_elements(By.CSS_SELECTOR, "#moves li")}
         assert far["place(0,0)"] == "win in 5" and far["place(2,1)"] == "tie in 7"
+
+
+def test_a_game_that_repeats_positions_is_played_from_a_strong_solve(browser):
+    # The ring chase on a ring of 5 (games/cyclic/ring-chase.game): the mouse can always step
+    # away, and the rules call endless play a draw. Sitting next to the cat loses at once
+    # (the cat steps onto it: a loss in 2 counting the sit); stepping away keeps the draw. No
+    # tree search can value it (positions repeat): the page says what answered instead, and
+    # the tree view draws the game tree to a depth, cut where a position repeats.
+    for url in serve("--as", "Mouse", game="games/cyclic/ring-chase.game"):
+        open_page(browser, url)
+        assert text(browser, "error") == ""
+        assert "repeat a position" in text(browser, "position-value")
+        assert "retrograde analysis over 45 positions" in text(browser, "position-value")
+        assert "Mouse to move (you)" in text(browser, "status")     # the cat has stepped
+        labels = dict(moves(browser))
+        assert labels["sit"] == "loss"
+        assert {label for name, label in labels.items() if name != "sit"} == {"draw"}
+        far = {item.get_attribute("data-name"): item.get_attribute("data-remoteness")
+               for item in browser.find_elements(By.CSS_SELECTOR, "#moves li")}
+        assert far["sit"] == "lose in 2"
+        browser.find_element(By.ID, "tree-depth").clear()
+        browser.find_element(By.ID, "show-tree").click()
+        WebDriverWait(browser, 60).until(lambda d: "node(s)" in text(d, "tree-note"))
+        assert "repeat a position" in text(browser, "tree-note")
+        assert "from a strong solve" in text(browser, "tree-text").splitlines()[0]

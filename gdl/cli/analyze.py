@@ -33,6 +33,7 @@ DEFAULT_MAX_STATES = 200_000
 
 def cmd_analyze(args) -> int:
     from gdl.solvers.analysis import analyze_position
+    from gdl.solvers.repetition import RepetitionError
     from gdl.solvers.result import SolverError
 
     if args.depth is not None and args.depth < 1:
@@ -41,7 +42,12 @@ def cmd_analyze(args) -> int:
         if args.depth is not None or args.strategy is not None or args.algorithm != "auto":
             raise UsageError("--db answers from the database; it takes no --depth, --strategy "
                              "or --algorithm")
-        return _analyze_from_database(args)
+        from gdl.cli.strong import open_bound_database
+
+        game = load_game(args.file, parse_sets(args.set))
+        moves = moves_arg(args)
+        return _analyze_positions(args, game, open_bound_database(args),
+                                  start_state(args, game, moves), moves)
     if args.strategy is not None and args.depth is not None:
         raise UsageError("--strategy is exact; it cannot be combined with --depth")
     if args.max_states < 1:
@@ -56,6 +62,14 @@ def cmd_analyze(args) -> int:
             raise UsageError(f"--player {args.player}: not a player of this game "
                              f"({', '.join(players)})")
         player = players.index(args.player)
+    if args.depth is None:
+        # A game that can repeat a position has no exact tree search: answer from a strong solve
+        # of every position reachable from here, as `gdl solve` does.
+        from gdl.tools.graph_advice import can_repeat
+
+        cycle = can_repeat(game, root)
+        if cycle is not None:
+            return _analyze_cyclic(args, game, root, moves, cycle)
     if args.strategy is not None:
         from gdl.solvers.alphabeta import check_game
 
@@ -92,6 +106,13 @@ def cmd_analyze(args) -> int:
             shown = ", ".join(f"{p} {format_value(v)}" for p, v in zip(game.info.players, values))
             print(f"  {game.action_name(action)}  {shown}", file=sys.stderr)
         return 130
+    except RepetitionError as error:     # a cycle the search for one did not reach in time
+        if args.depth is not None:
+            raise
+        if status:
+            print("\r\033[K", end="", file=sys.stderr)
+        cycle = (list(error.path[:len(error.path) - len(error.cycle)]), list(error.cycle))
+        return _analyze_cyclic(args, game, root, moves, cycle)
     except SolverError as error:
         if str(error).startswith("more than"):
             raise UsageError(f"--strategy: {str(error).split(';')[0]} (the cap is --max-states "
@@ -156,21 +177,48 @@ def cmd_analyze(args) -> int:
     return 0
 
 
-def _analyze_from_database(args) -> int:
-    from gdl.cli.strong import open_bound_database
+def _analyze_cyclic(args, game, root, moves, cycle) -> int:
+    """The game can repeat a position (``cycle``: the moves to a state and around back to it):
+    every move's value from a strong solve of every position reachable from ``root``."""
+    from gdl.cli.strong import progress_line
+    from gdl.solvers.result import SolverError
+    from gdl.tools.graph_advice import CYCLIC_LIMIT, SolvedPositions, cyclic_refusal, solve_positions
+
+    path, around = cycle
+    if args.strategy is not None:
+        raise UsageError(f"--strategy: game {game.info.name!r} can repeat a position (after "
+                         f"{' '.join(path) or 'the start'}, the moves {' '.join(around)} come "
+                         "back to it), where optimal play is not a finite tree; `gdl solve "
+                         "--strong --save DB` keeps every position's value and remoteness "
+                         "instead, read with `gdl analyze --db DB`")
+    report, erase = progress_line()
+    try:
+        solution = solve_positions(game, root, progress=report)
+    except SolverError as error:
+        raise UsageError(cyclic_refusal(game.info, error, CYCLIC_LIMIT, args.file)) from None
+    finally:
+        erase()
+    return _analyze_positions(args, game, SolvedPositions(solution), root, moves)
+
+
+def _analyze_positions(args, game, db, root, moves) -> int:
+    """Every move's value and remoteness from every position's value: a position database
+    (--db) or a strong solve held in memory (gdl.tools.graph_advice.SolvedPositions)."""
     from gdl.tools.database_advice import move_entries, ranked_best
 
-    game = load_game(args.file, parse_sets(args.set))
-    db = open_bound_database(args)
-    moves = moves_arg(args)
-    root = start_state(args, game, moves)
     here = db.lookup(root)
     if here is None:
         raise UsageError(f"--db {args.db}: this position is not in the database")
     players = game.info.players
     mover = game.current_player(root)
     entries = move_entries(db, game, root)
-    optimal = {id(e) for e in ranked_best(game, mover, entries)} if mover >= 0 else set()
+    optimal_of = getattr(db, "optimal", None)
+    optimal = ({id(e) for e in ranked_best(game, mover, entries,
+                                           optimal_of(root) if optimal_of else None,
+                                           draw=here.values is None)}
+               if mover >= 0 else set())
+    describe = getattr(db, "describe", None)
+    solver = "position database" if describe is None else describe()
     names = game.action_name
 
     def shown(values):
@@ -180,7 +228,7 @@ def _analyze_from_database(args) -> int:
         print_json({
             "game": game.info.name, "players": list(players), "moves": moves,
             "mover": players[mover] if mover >= 0 else ("chance" if mover == CHANCE else None),
-            "algorithm": "position database", "exact": db.exact, "proven": db.exact,
+            "algorithm": solver, "exact": db.exact, "proven": db.exact,
             "values": shown(here.values),
             "remoteness": here.remoteness if here.remoteness >= 0 else None,
             "actions": [{"action": names(e.action), "values": shown(e.values),
@@ -193,16 +241,23 @@ def _analyze_from_database(args) -> int:
     print(f"{args.file}: {game.info.name}, {who} to move{after}")
 
     def text(values):
-        return ("a draw (endless play)" if values is None
+        return ("a draw (endless play, no value)" if values is None
                 else ", ".join(f"{p} {format_value(v)}" for p, v in zip(players, values)))
 
     far = f", remoteness {here.remoteness}" if here.remoteness >= 0 else ""
-    print(f"  value  {text(here.values)}{far}  (position database"
-          + ("" if db.exact else ", not exact") + ")")
+    value_class = getattr(db, "value_class", None)
+    kind = value_class(root) if value_class is not None else None
+    if kind == "draw" and here.values is not None:
+        far += ", a draw valued by the rules' `when endless`"
+    why = "" if describe is None else ": the game can repeat a position, so it is solved strongly"
+    print(f"  value  {text(here.values)}{far}  ({solver}{why}"
+          + ("" if db.exact or describe is not None else ", not exact") + ")")
     for entry in entries:
         mark = "*" if id(entry) in optimal else " "
         distance = f"  remoteness {entry.remoteness}" if entry.remoteness >= 0 else ""
         print(f"  {mark} {names(entry.action):<16} {text(entry.values)}{distance}")
+    if mover >= 0:
+        print(f"  optimal ({len(optimal)} of {len(entries)}, marked *)")
     return 0
 
 

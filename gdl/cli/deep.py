@@ -195,30 +195,14 @@ REFUSE_SECONDS = 3600.0   # `gdl solve` refuses a search estimated longer than t
 def _check_declared_length(game, root) -> None:
     """A game that declares max-length is searched without repetition checks: if it can in
     fact cycle, say so now rather than after a search 200,000 plies deep."""
-    found = _find_cycle(game, root, limit=20_000)
+    from gdl.tools.graph_advice import find_cycle
+
+    found = find_cycle(game, root, limit=20_000)
     if found is not None:
         path, cycle = found
         raise UsageError(f"the game declares max-length {game.info.max_length}, but it can go on "
                          f"forever: after {' '.join(path) or 'the start'}, the moves "
                          f"{' '.join(cycle)} come back to the same state (gdl check --deep shows it)")
-
-
-def _find_cycle(game, root, limit: int):
-    """gdl.tools.count.find_cycle, in C where the game has native rules and no chance (the same
-    walk, a hundred times faster: it is most of a small game's `gdl solve` start-up)."""
-    from gdl.tools.count import find_cycle
-    from gdl.tools.native_solve import native_rules
-
-    native = native_rules(game)
-    if native is not None and not game.info.has_chance:
-        found = native.find_cycle(root, limit)
-        if found is False:
-            return None
-        if found is not None:
-            actions, start = found
-            names = [game.action_name(action) for action in actions]
-            return names[:start], names[start:]
-    return find_cycle(game, root, limit=limit)
 
 
 # How much faster a node is searched natively than the Python protocol speed measured below:

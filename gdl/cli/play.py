@@ -9,6 +9,7 @@ session. End of input leaves the game cleanly (exit 0).
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 from gdl.cli import (
     UsageError,
@@ -74,11 +75,14 @@ class _Console:
 
 def cmd_play(args) -> int:
     from gdl.tools.progress import watch
-    from gdl.tools.session import Advisor, Session, choose, describe_values, outcome_sentence, render
+    from gdl.tools.session import Advisor, Session, describe_values, outcome_sentence, pick, render
 
     game = load_game(args.file, parse_sets(args.set))
     players = game.info.players
     seats = _seat_indices(args.seat or [], players)
+    root = start_state(args, game)
+    cyclic_note = None      # why a game that repeats positions is played by a bounded search
+    advisor: Any
     if args.db is not None:
         if args.depth is not None or args.time is not None or args.ai != "auto":
             raise UsageError("--db answers from the database; it takes no --ai, --depth or --time")
@@ -89,9 +93,20 @@ def cmd_play(args) -> int:
     else:
         advisor = Advisor(args.ai, args.depth, args.time)
         advisor.watch = lambda searched: watch(searched, label="thinking")   # a status line on a tty
+        if args.depth is None and args.time is None:
+            # A game that can repeat a position has no exact tree search: the solver answers
+            # from a strong solve of every position reachable from here, as `gdl solve` does.
+            from gdl.cli.strong import progress_line
+            from gdl.tools.graph_advice import cyclic_advisor
+
+            report, erase = progress_line()
+            try:
+                solved, cyclic_note = cyclic_advisor(game, root, file=args.file, progress=report)
+            finally:
+                erase()
+            advisor = solved or advisor
     if len(seats) < len(players):
         advisor.check(game)      # refuse up front what the AI could not do
-    root = start_state(args, game)
     session = Session(game, seed=args.seed, state=root)
     console = _Console(sys.stdin, sys.stdout)
     names = game.action_name
@@ -129,6 +144,13 @@ def cmd_play(args) -> int:
                     "or: hint, undo, board, help, quit.")
     else:
         console.say(f"{title}: the solver ({solver_label()}) plays every seat.")
+    if getattr(advisor, "db", None) is not None and args.db is None:
+        console.say("The game can repeat a position, so the solver answers from a strong solve of "
+                    "every position reachable from here (as gdl solve does): it wins fastest and "
+                    "loses slowest.")
+    elif cyclic_note is not None:
+        console.say(f"Note: {cyclic_note}. Meanwhile the solver plays by depth-limited search "
+                    "(estimates).")
     if ai_seats and advisor.depth is None and advisor.time is None and advisor.default_time:
         console.say(f"The solver thinks up to {advisor.default_time:g} s a move, then answers with "
                     "its deepest finished search (--time, --depth change that; Ctrl-C stops it).")
@@ -137,6 +159,8 @@ def cmd_play(args) -> int:
     console.say()
     draw()
 
+    drawn: set = set()      # the solver playing itself: draws it has been at (endless play)
+    met: dict = {}          # ... and how often it has been at each position
     try:
         while True:
             player = session.to_move
@@ -151,13 +175,29 @@ def cmd_play(args) -> int:
                 continue
             if player not in seats:
                 advice = advisor.advise(game, session.state)
-                action = choose(game, session.state, advice.best_actions)
                 result = advice.result
+                extra = getattr(result, "extra", {}) or {}
+                if not seats and (extra.get("draw") or extra.get("class") == "draw"):
+                    if session.state in drawn:
+                        console.say("The position has come back, and with best play neither side "
+                                    "can force an end: a draw, the game would go on for ever. "
+                                    "Stopped.")
+                        return 0
+                    drawn.add(session.state)
+                elif not seats and not game.info.has_chance:
+                    # a search's choices (a game too big to solve strongly) can cycle too
+                    met[session.state] = met.get(session.state, 0) + 1
+                    if met[session.state] == 3:
+                        console.say("The position has come back a third time with the solver "
+                                    "playing every seat: its moves would repeat for ever. "
+                                    "Stopped.")
+                        return 0
+                action = pick(game, session.state, advice)
                 note = "" if result.proven else ", an estimate"
                 if advisor.interrupted:
                     note += ": the search was interrupted"
                 console.say(f"{players[player]} plays {names(action)} "
-                            f"(value {describe_values(players, result.values)}{note})")
+                            f"({_value_text(players, result)}{note})")
                 session.play(action)
                 if session.to_move != CHANCE:
                     draw()
@@ -237,17 +277,32 @@ def _show_hint(console: _Console, game, players, advice, describe_values) -> Non
         qualifier = " (an estimate: the search was depth- or time-limited"
         qualifier += (", and the game declares no evaluation, so unresolved positions count as even)"
                       if advice.neutral else ")")
-    console.say(f"  hint: best {best}; value {describe_values(players, result.values)}{qualifier}")
+    console.say(f"  hint: best {best}; {_value_text(players, result)}{qualifier}")
     entries = getattr(advice, "entries", None)
-    if entries is not None:      # from a position database: every move, with its remoteness
+    if entries is not None:      # from every position's value: every move, with its remoteness
         for entry in entries:
-            shown = ("a draw (endless play)" if entry.values is None
+            shown = ("a draw (endless play, no value)" if entry.values is None
                      else describe_values(players, entry.values))
             far = f"  remoteness {entry.remoteness}" if entry.remoteness >= 0 else ""
             console.say(f"    {game.action_name(entry.action):<16} {shown}{far}")
         return
     for action, values in advice.action_values:
         console.say(f"    {game.action_name(action):<16} {describe_values(players, values)}")
+
+
+def _value_text(players, result) -> str:
+    """``value X 1, O -1``, with the remoteness where known (``win in 3`` for the mover is
+    what the ranking plays for); a draw without a value says so instead of showing numbers."""
+    from gdl.tools.session import describe_values
+
+    extra = getattr(result, "extra", {}) or {}
+    if extra.get("draw"):
+        return "a draw: neither side can force an end, and endless play has no value"
+    remoteness = extra.get("remoteness", -1)
+    far = f", {remoteness} move(s) to the end" if remoteness is not None and remoteness >= 0 else ""
+    if extra.get("class") == "draw":
+        far = ": a draw, neither side can force an end, and the rules value endless play"
+    return f"value {describe_values(players, result.values)}{far}"
 
 
 def register(commands) -> None:

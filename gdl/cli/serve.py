@@ -36,7 +36,11 @@ def cmd_serve(args) -> int:
     players = bench.game.info.players
     bench.choose_seats(_seat_indices(args.seat, players) if args.seat else [0])
     if args.depth is None:
-        _warn_if_large(bench.game)
+        note = bench.solver_note()      # a game that can repeat a position: solved strongly
+        if note is not None:
+            print(f"gdl serve: {note}", file=sys.stderr)
+        else:
+            _warn_if_large(bench.game)
     try:
         server = GameServer(bench, args.host, args.port)
     except OSError as error:

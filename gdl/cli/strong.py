@@ -5,28 +5,11 @@ from __future__ import annotations
 
 import sys
 import time
-from inspect import getattr_static
 
 from gdl.cli import print_json
 from gdl.protocol import CHANCE, TERMINAL, format_value, json_value
+from gdl.tools.graph_advice import CYCLIC_LIMIT, Rooted
 from gdl.tools.progress import wants_progress
-
-
-class Rooted:
-    """A game seen from another starting state (after --moves)."""
-
-    def __init__(self, game, root):
-        self._game, self._root, self.info = game, root, game.info
-        for name in ("current_player", "legal_actions", "apply", "chance_outcomes", "returns",
-                     "evaluate", "action_name", "is_quiet"):
-            setattr(self, name, getattr(game, name))
-        # the native rules, for the native walk (gdl.graph.packed); looked up statically, as
-        # gdl.graph.positions.native_expander does
-        for name in ("backend", "native", "native_note"):
-            setattr(self, name, getattr_static(game, name, None))
-
-    def initial_state(self):
-        return self._root
 
 
 def progress_line(stream=None):
@@ -252,26 +235,39 @@ def cmd_strong(args, game, root) -> int:
 
 
 def solve_cyclic(args, game, root, repetition) -> int:
-    """`gdl solve` met a cycle: solve over the state graph when it is small enough; a draw at
-    the root (or a graph too big) is still refused, with the cycle as its witness."""
+    """`gdl solve` met a cycle: solve over the state graph when it is small enough. A start
+    that is a draw without a value, or a graph too big or refused, is refused with what works
+    instead, and the cycle as witness."""
     from gdl.graph import TooManyPositions
     from gdl.solvers.result import SolverError
+    from gdl.tools.graph_advice import cyclic_refusal
 
     limit = args.max_states if args.max_states is not None else CYCLIC_LIMIT
     started = time.perf_counter()
+    lead = repetition.path[:len(repetition.path) - len(repetition.cycle)]
+    witness = (f"after {' '.join(lead) or 'the start'}, the moves {' '.join(repetition.cycle)} "
+               "come back to the same state")
     try:
         solution = strong(game, root, limit)
     except TooManyPositions:
-        raise repetition from None
+        bound, remedy = (("--max-states", "raise --max-states N") if args.max_states is not None
+                         else ("the bound of `gdl solve` without --strong",
+                               "`gdl solve --strong` solves it within this machine's memory"))
+        raise type(repetition)(
+            f"game {game.info.name!r} can repeat a position ({witness}), so a tree search cannot "
+            f"solve it, and it has more than {limit:,} positions ({bound}): {remedy} (by tiers "
+            "with --workers N where the rules declare a `tier`; --save DB keeps it for --db DB), "
+            "or search to a depth limit (--depth N)", repetition.path, repetition.cycle) from None
     except SolverError as error:
-        raise type(repetition)(f"{repetition}; the state graph cannot be solved either: {error}",
+        raise type(repetition)(f"{cyclic_refusal(game.info, error)} ({witness})",
                                repetition.path, repetition.cycle) from None
     if solution.value(0) is None:
         raise type(repetition)(
-            f"{repetition}. Solved over its {len(solution.graph):,} positions, the start is "
-            f"{DRAW}; `gdl solve --strong` shows what each side can force everywhere",
-            repetition.path,
-            repetition.cycle) from None
+            f"game {game.info.name!r} can repeat a position ({witness}), and solved over its "
+            f"{len(solution.graph):,} positions its start is {DRAW}, so it has no value. "
+            "`gdl solve --strong` shows every position's class (win, lose, tie, draw); "
+            "`when endless draw` (or one utility per player) in the rules gives draws a value",
+            repetition.path, repetition.cycle) from None
     return print_strong(args, game, solution, time.perf_counter() - started, census=False)
 
 
@@ -282,7 +278,3 @@ AUTO_TIERS = 300_000
 # What the value line says at a draw without a value (docs/graph.md).
 DRAW = ("a draw: neither player can force an end worth as much to it as endless play may be, "
         "and the rules do not say what that is worth (`when endless`)")
-
-# Without --max-states, `gdl solve` tries the state graph of a cyclic game up to this many
-# positions (a few seconds); --strong uses the machine's memory as its bound.
-CYCLIC_LIMIT = 2_000_000

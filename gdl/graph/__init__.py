@@ -102,8 +102,9 @@ def solve_root(game, *, max_states: int | None = None):
     solution = strong_solve(game, max_states=max_states)
     values = solution.value(0)
     if values is None:
-        raise SolverError(f"strong solve: the start of {game.info.name!r} is a draw (neither "
-                          "player can force the game to end)")
+        raise SolverError(f"strong solve: the start of {game.info.name!r} is a draw: its value "
+                          "depends on what endless play is worth, which the rules do not say "
+                          "(`when endless`)")
     best = solution.best_actions(0)
     return SolveResult(values=values, best_actions=best, pv=best[:1], algorithm="graph",
                        stats=Stats(nodes=len(solution.graph)), proven=solution.exact,

@@ -46,6 +46,11 @@ class _TooLarge(WorkbenchError):
     """The tree asked for has more nodes than a drawing can show."""
 
 
+class _Unsolved(WorkbenchError):
+    """A game that can repeat a position whose strong solve was refused (too big, more
+    players): the message says what works instead."""
+
+
 class Workbench:
     """One game on the page. Thread-safe: the server calls it from several threads."""
 
@@ -79,6 +84,11 @@ class Workbench:
         # The database holds the positions of the rules it was saved for, and of no others.
         self._database = self.database if text == self._database_text else None
         self._analyses: dict = {}
+        # A game that can repeat a position has no exact tree search: its values come from every
+        # position's value (``_positions``). None: not looked at yet; then True or False.
+        self._cyclic: bool | None = None
+        self._solved: Any = None        # the strong solve in memory (SolvedPositions), once made
+        self._refusal: str | None = None    # why there is none, where it was refused
 
     def load_rules(self, text: str) -> dict:
         """Check edited rule text; when it is sound, play it from the start. The answer lists
@@ -123,9 +133,13 @@ class Workbench:
                     document["verdict"] = outcome_sentence(info.players, returns)
                 return document
             try:
+                positions = self._positions()
+                if positions is not None:
+                    return self._state_from_positions(document, positions, mover)
                 analysis = self._analysis(session.state)
-            except GameRuntimeError as error:
-                document["error"] = error.render()
+            except (GameRuntimeError, _Unsolved) as error:
+                document["error"] = (error.render() if isinstance(error, GameRuntimeError)
+                                     else str(error))
                 document["moves"] = [{"index": i, "name": game.action_name(a)}
                                      for i, a in enumerate(session.legal())]
                 return document
@@ -134,7 +148,8 @@ class Workbench:
             document["proven"] = analysis.proven
             document["moves"] = self._moves(analysis, mover)
             if self._database is not None and mover != CHANCE:
-                self._mark_remoteness(document["moves"], analysis, mover)
+                self._mark_remoteness(document["moves"], [e.action for e in analysis.entries],
+                                      mover, self._database)
             return document
 
     def _analysis(self, state):
@@ -147,11 +162,128 @@ class Workbench:
             searched = self.game
             if needs_neutral_evaluation(self.game, self.depth, None):
                 searched = NeutralEvaluation(self.game)
-            found = analyze_position(searched, state, depth=self.depth)
+            from gdl.solvers.repetition import RepetitionError
+
+            try:
+                found = analyze_position(searched, state, depth=self.depth)
+            except RepetitionError as error:
+                # a cycle the search for one (``_positions``) did not reach: say what works
+                raise _Unsolved(f"{error} (gdl serve answers from a strong solve where it finds "
+                                "the cycle before searching)") from None
             if len(self._analyses) >= ANALYSIS_CACHE:
                 self._analyses.clear()
             self._analyses[state] = found
         return found
+
+    # ---- games that can repeat a position --------------------------------------------------------
+
+    def _positions(self):
+        """Where the game can repeat a position (no exact tree search), what answers instead:
+        the position database when there is one for these rules, else a strong solve of every
+        position reachable from the start, made once per rules (gdl.tools.graph_advice). None
+        for any other game, and with --depth (a depth-limited search works on any game).
+        Raises ``_Unsolved`` when the strong solve is refused (too big, more players)."""
+        from gdl.solvers.result import SolverError
+        from gdl.tools.graph_advice import (
+            CYCLIC_LIMIT,
+            SolvedPositions,
+            cyclic_refusal,
+            solve_positions,
+        )
+
+        if self.depth is not None or not self._repeats():
+            return None
+        if self._database is not None:
+            return self._database
+        if self._solved is None and self._refusal is None:
+            try:
+                self._solved = SolvedPositions(solve_positions(self.game,
+                                                               self.game.initial_state()))
+            except SolverError as error:
+                self._refusal = (cyclic_refusal(self.game.info, error, CYCLIC_LIMIT,
+                                                self.filename)
+                                 + "; `gdl serve --depth N` shows depth-limited values")
+        if self._solved is None:
+            raise _Unsolved(self._refusal)
+        return self._solved
+
+    def solver_note(self) -> str | None:
+        """For a game that can repeat a position, which solver answers, or why none can (one
+        line, for `gdl serve` to print at start); None for any other game. Solves it now."""
+        with self._lock:
+            try:
+                positions = self._positions()
+            except _Unsolved as error:
+                return f"warning: {error}"
+            if positions is None:
+                return None
+            describe = getattr(positions, "describe", None)
+            return ("the game can repeat a position, so the page's values come from "
+                    + ("the position database" if describe is None
+                       else f"a strong solve ({describe()}), as gdl solve's do"))
+
+    def _repeats(self) -> bool:
+        """Whether a tree search from the start can meet a repeated position (looked at once
+        per rules)."""
+        from gdl.tools.graph_advice import can_repeat
+
+        if self._cyclic is None:
+            self._cyclic = can_repeat(self.game, self.game.initial_state()) is not None
+        return self._cyclic
+
+    def _state_from_positions(self, document: dict, positions, mover: int) -> dict:
+        """The page's values from every position's value (``_positions``): each move with its
+        value, class and remoteness; a draw without a value shown as a draw."""
+        from gdl.tools.database_advice import level, move_entries, ranked_best
+
+        game, state, info = self.game, self.session.state, self.game.info
+        here = positions.lookup(state)
+        if here is None:
+            raise _Unsolved(f"{positions.path}: this position is not in it")
+        entries = move_entries(positions, game, state)
+        optimal: set = set()
+        if mover != CHANCE:
+            given = getattr(positions, "optimal", None)
+            optimal = {id(e) for e in ranked_best(game, mover, entries,
+                                                  given(state) if given else None,
+                                                  draw=here.values is None)}
+        describe = getattr(positions, "describe", None)
+        document["solver"] = {
+            "name": "position database" if describe is None else describe(),
+            "note": "The game can repeat a position, so no tree search can solve it: every value "
+                    + ("comes from the position database." if describe is None else
+                       "comes from a strong solve of every position reachable from the start, "
+                       "as gdl solve does.")}
+        document["solver_to_move"] = mover != CHANCE and mover not in self.human
+        document["values"] = None if here.values is None else _vector(info.players, here.values)
+        document["draw"] = here.values is None
+        document["proven"] = positions.exact
+        decisive = not info.has_chance and level(game) is not None
+        probabilities = dict(game.chance_outcomes(state)) if mover == CHANCE else {}
+        moves = []
+        for index, entry in enumerate(entries):
+            item: dict[str, Any] = {
+                "index": index, "name": game.action_name(entry.action),
+                "values": None if entry.values is None else _vector(info.players, entry.values),
+                "optimal": id(entry) in optimal}
+            if mover == CHANCE:
+                item["probability"] = format_value(probabilities[entry.action])
+                item["label"] = "chance"
+            elif entry.values is None:
+                item["label"], item["value"] = "draw", "draw"
+            else:
+                own = entry.values[mover]
+                if decisive:
+                    other = entry.values[1 - mover]
+                    item["label"] = "win" if own > other else "draw" if own == other else "loss"
+                else:
+                    item["label"] = "best" if item["optimal"] else "worse"
+                item["value"] = format_value(own)
+            moves.append(item)
+        document["moves"] = moves
+        if mover != CHANCE:
+            self._mark_remoteness(moves, [e.action for e in entries], mover, positions)
+        return document
 
     def _moves(self, analysis, mover: int) -> list[dict]:
         game, info = self.game, self.game.info
@@ -177,17 +309,23 @@ class Workbench:
             moves.append(item)
         return moves
 
-    def _mark_remoteness(self, moves: list[dict], analysis, mover: int) -> None:
-        """Each move's class and remoteness from the database (``None`` where it has none: a
-        draw, a game with chance or more players, a position it does not hold)."""
+    def _mark_remoteness(self, moves: list[dict], actions: list, mover: int, positions) -> None:
+        """Each move's class and remoteness from the database or the strong solve (``None``
+        where it has none: a draw, a game with chance or more players, a position it does not
+        hold)."""
         from gdl.tools.database_advice import level
 
         game, state, even = self.game, self.session.state, level(self.game)
-        for item, entry in zip(moves, analysis.entries):
-            found = self._database.lookup(game.apply(state, entry.action))
+        if game.info.has_chance:
+            even = None         # a value is an expectation there, not a win or a loss
+        value_class = getattr(positions, "value_class", None)
+        for item, action in zip(moves, actions):
+            child = game.apply(state, action)
+            found = positions.lookup(child)
             kind = remoteness = None
             if found is not None:
-                if found.values is None:
+                if found.values is None or (value_class is not None
+                                            and value_class(child) == "draw"):
                     kind = "draw"
                 elif even is not None:
                     own = found.values[mover]
@@ -212,16 +350,24 @@ class Workbench:
 
     def solver_move(self) -> dict:
         """The solver plays for the player to move: the first optimal move that ends the game at
-        once, else the first optimal one (the moves the page shows as best)."""
-        from gdl.tools.session import choose
+        once, else the first optimal one (the moves the page shows as best); from every
+        position's value (a game that can repeat a position), the fastest win or slowest loss."""
+        from gdl.tools.session import choose, pick
 
         with self._lock:
             mover = self.session.to_move
             if mover in (TERMINAL, CHANCE):
                 raise WorkbenchError("no player is to move")
-            with _rule_failures():
-                analysis = self._analysis(self.session.state)
-                self.session.play(choose(self.game, self.session.state, analysis.best_actions))
+            game, state = self.game, self.session.state
+            with _rule_failures(), _unsolved():
+                positions = self._positions()
+                if positions is not None:
+                    from gdl.tools.database_advice import DatabaseAdvisor
+
+                    action = pick(game, state, DatabaseAdvisor(positions).advise(game, state))
+                else:
+                    action = choose(game, state, self._analysis(state).best_actions)
+                self.session.play(action)
             return self.state()
 
     def roll(self) -> dict:
@@ -275,24 +421,51 @@ class Workbench:
             raise WorkbenchError("the depth must be a whole number of at least 1")
         with self._lock:
             game, state = self.game, self.session.state
+            positions, refusal = None, None
+            if game.current_player(state) != TERMINAL:
+                try:
+                    positions = self._positions()
+                except _Unsolved as error:
+                    refusal = str(error)
+                if positions is None and refusal is None and self._repeats():
+                    refusal = "with --depth the page searches, it does not solve strongly"
         if game.current_player(state) == TERMINAL:
             return {"text": "The game is over.", "svg": None, "nodes": 0, "pruned": 0, "note": ""}
         note = ""
-        if depth is not None:
+        if positions is not None or refusal is not None:
+            # The game can repeat a position: its tree never ends and cannot be drawn whole.
+            if positions is not None:
+                make = lambda tried: self._graph_tree(game, state, positions, tried)
+                source = ("the strong solve" if getattr(positions, "describe", None)
+                          else "the position database")
+                what = ("the game tree to depth {}, cut where a position repeats, every node "
+                        "valued by " + source)
+            else:
+                make = lambda tried: self._record(game, state, tried)
+                what = "the search to depth {}, positions at the limit estimated (" + refusal + ")"
+            tree, tried = _deepest(make, [depth] if depth is not None
+                                   else range(TREE_DEPTH + 2, 0, -1))
+            note = ("The game can repeat a position, so its tree never ends: this is "
+                    + what.format(tried) + ".")
+        elif depth is not None:
             tree = self._record(game, state, depth)
         else:
-            for tried in (None, *range(TREE_DEPTH + 2, 0, -1)):
-                try:
-                    tree = self._record(game, state, tried)
-                    break
-                except _TooLarge:
-                    if tried == 1:
-                        raise
+            tree, tried = _deepest(lambda tried: self._record(game, state, tried),
+                                   (None, *range(TREE_DEPTH + 2, 0, -1)))
             if tried is not None:
                 note = (f"The whole tree is too big to draw; this is the search to depth {tried}. "
                         "Play on, or choose a depth.")
         return {"text": to_text(tree), "svg": _svg(to_dot(tree)), "nodes": tree.nodes,
                 "pruned": tree.pruned, "note": note}
+
+    @staticmethod
+    def _graph_tree(game, state, positions, depth: int):
+        from gdl.tools.search_tree import DEFAULT_LIMIT, TreeTooLarge, graph_tree
+
+        try:
+            return graph_tree(game, positions, depth=depth, root=state, limit=DEFAULT_LIMIT)
+        except TreeTooLarge as error:
+            raise _TooLarge(f"{error}: choose a smaller depth, or play on first") from None
 
     @staticmethod
     def _record(game, state, depth: int | None):
@@ -320,6 +493,31 @@ def _rule_failures():
         yield
     except GameRuntimeError as error:
         raise WorkbenchError(error.render()) from None
+
+
+def _deepest(make, depths):
+    """``(make(depth), depth)`` for the first depth whose tree is small enough to draw; the
+    last one's ``_TooLarge`` when none is."""
+    depths = list(depths)
+    for tried in depths:
+        try:
+            return make(tried), tried
+        except _TooLarge:
+            if tried == depths[-1]:
+                raise
+    raise _TooLarge("no depth to try")
+
+
+@contextmanager
+def _unsolved():
+    """A solver that cannot answer refuses the request with its reason (a game that can repeat
+    a position: what works instead)."""
+    from gdl.solvers.result import SolverError
+
+    try:
+        yield
+    except SolverError as error:
+        raise WorkbenchError(str(error)) from None
 
 
 def _remoteness_text(kind: str | None, remoteness: int | None, known: bool) -> str:

@@ -86,6 +86,50 @@ def _repetition(game: Any, stack: list, first: int, state) -> RepetitionError:
     lead = " ".join(names[:first]) or "(the start)"
     return RepetitionError(
         f"game {game.info.name!r} can go on forever: the search met a state again after "
-        f"{lead}, then {' '.join(cycle)} ({len(cycle)} move(s) around the cycle); the game "
-        "declares no max-length, so give it one (or a depth limit, with an evaluation)",
+        f"{lead}, then {' '.join(cycle)} ({len(cycle)} move(s) around the cycle), and a tree "
+        f"search cannot solve a game that can repeat a position; {cycle_remedies(game.info)}",
         path, cycle)
+
+
+# ---- what works on a game that can repeat a position -------------------------------------------
+# The one place that says which games gdl's strong solver (gdl.graph.strong_solve) takes when
+# they can repeat a position: every message about cycles (this error, `gdl check --deep`, the
+# commands' refusals) is written from these two functions, so they change together when the
+# strong solver takes more games.
+
+def strong_refusal(info: Any) -> str | None:
+    """Why the strong solver refuses a game of this kind (a ``GameInfo``) that can repeat a
+    position, as a clause; None where it solves one: two players, constant-sum (retrograde
+    analysis without chance, value iteration with it)."""
+    if info.num_players == 2 and info.is_constant_sum:
+        return None
+    kind = f"{info.num_players} players" if info.num_players != 2 else info.sum_kind
+    if info.has_chance:
+        return (f"gdl's strong solver does not yet take a game with chance and {kind} that can "
+                "repeat a position")
+    return (f"a game of {kind} that can repeat a position has no single value, since endless "
+            "play can serve some players and not others")
+
+
+def solve_on_cycles(info: Any) -> str:
+    """What `gdl solve` does with a game of this kind that can repeat a position, in a few
+    words (what `gdl check --deep` promises)."""
+    refusal = strong_refusal(info)
+    if refusal is None:
+        return "gdl solve solves its state graph (gdl solve --strong)"
+    return f"gdl solve refuses it: {refusal}"
+
+
+def cycle_remedies(info: Any) -> str:
+    """What works on a game of this kind that can repeat a position, as one clause naming the
+    commands, true for the strong solver as it is (``strong_refusal``)."""
+    refusal = strong_refusal(info)
+    if refusal is not None:
+        return (f"neither can gdl's strong solver ({refusal}); declare a max-length, or search "
+                "to a depth limit (--depth N)")
+    endless = ("" if info.endless_value is not None
+               else ", declare what endless play is worth (`when endless draw`)")
+    return ("solve its state graph instead (gdl solve does so by itself; gdl solve --strong "
+            "values every position, by tiers with --workers N where the rules declare a `tier`, "
+            f"and --save DB keeps them for --db DB){endless}, or search to a depth limit "
+            "(--depth N)")

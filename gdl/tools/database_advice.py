@@ -1,11 +1,16 @@
-"""Advice from a position database (gdl.graph.database) instead of a search: `gdl play --db`
-and `gdl analyze --db` answer at once.
+"""Advice from every position's value instead of a search: a position database (gdl.graph.database)
+or a strong solve held in memory (gdl.tools.graph_advice). `gdl play --db` and `gdl analyze --db`
+answer at once, and so do `play`, `analyze` and `serve` on a game that can repeat a position.
 
 ``DatabaseAdvisor`` has the interface of ``gdl.tools.session.Advisor``. At a decision state it
-looks up every move's position: the optimal moves are those best for the mover (a draw, whose
-value is endless play's, counts as a level result), ordered so that the first one *wins as fast
-as possible* (smallest remoteness) when the mover wins, and *loses as slowly as possible*
-(largest remoteness) when it loses; the player then plays the first.
+looks up every move's position: the optimal moves are those best for the mover, ordered so that
+the first one *wins as fast as possible* (smallest remoteness) when the mover wins, and *loses as
+slowly as possible* (largest remoteness) when it loses; the player then plays the first
+(``DatabaseAdvice.ranked``). Which moves are best: the source's own optimal set where it has one
+(a strong solve in memory: ``GraphSolution.best_actions``, which tells draws apart by what they
+leave open), else the best value for the mover, a draw (no value: endless play decides) counting
+as a level result; at a draw the moves that keep the draw come first, so the computer never
+ends a game it cannot win while it need not lose either.
 """
 
 from __future__ import annotations
@@ -33,7 +38,8 @@ def level(game) -> Fraction | None:
 
 
 def move_entries(db, game, state) -> list[MoveEntry]:
-    """Every available move at ``state`` with what the database says of its position."""
+    """Every available move at ``state`` with what the database (or the strong solve) says of
+    its position."""
     entries = []
     for action in choices(game, state):
         entry = db.lookup(game.apply(state, action))
@@ -44,8 +50,11 @@ def move_entries(db, game, state) -> list[MoveEntry]:
     return entries
 
 
-def ranked_best(game, player: int, entries: list[MoveEntry]) -> list[MoveEntry]:
-    """The optimal moves, the one to play first: fastest win, slowest loss."""
+def ranked_best(game, player: int, entries: list[MoveEntry], optimal: tuple | None = None,
+                draw: bool = False) -> list[MoveEntry]:
+    """The optimal moves, the one to play first: fastest win, slowest loss. ``optimal``: the
+    actions a strong solve calls optimal (None: the best value for ``player``, a draw counting
+    as level); ``draw``: the position itself is a draw, so moves that keep it come first."""
     even = level(game)
 
     def worth(entry: MoveEntry):
@@ -53,13 +62,19 @@ def ranked_best(game, player: int, entries: list[MoveEntry]) -> list[MoveEntry]:
             return even if even is not None else Fraction(0)
         return entry.values[player]
 
-    best = max(worth(e) for e in entries)
-    optimal = [e for e in entries if worth(e) == best]
-    if even is not None and best > even:
-        optimal.sort(key=lambda e: e.remoteness)
+    chosen = [e for e in entries if e.action in optimal] if optimal else []
+    if not chosen:   # no set given, or an empty one (a draw no move keeps whole): by value
+        best = max(worth(e) for e in entries)
+        chosen = [e for e in entries if worth(e) == best]
+    best = max(worth(e) for e in chosen)
+    # (sorts are stable: declaration order among equals; no remoteness (-1) goes last)
+    if draw:
+        chosen.sort(key=lambda e: e.values is not None)
     elif even is not None and best < even:
-        optimal.sort(key=lambda e: -e.remoteness)
-    return optimal
+        chosen.sort(key=lambda e: (e.remoteness < 0, -e.remoteness))
+    elif even is not None:      # a win, or a tie: hurry to the end (docs/graph.md, remoteness)
+        chosen.sort(key=lambda e: (e.remoteness < 0, e.remoteness))
+    return chosen
 
 
 @dataclass
@@ -68,6 +83,7 @@ class DatabaseAdvice:
     action_values: tuple
     entries: list
     neutral: bool = False
+    ranked: bool = True         # best_actions[0] is the move to play (fastest win, slowest loss)
 
     @property
     def best_actions(self) -> tuple:
@@ -75,7 +91,9 @@ class DatabaseAdvice:
 
 
 class DatabaseAdvisor:
-    """``gdl.tools.session.Advisor``'s interface, answered from a position database."""
+    """``gdl.tools.session.Advisor``'s interface, answered from a position database, or from
+    anything with its ``lookup(state)``, ``path`` and ``exact`` (gdl.tools.graph_advice's
+    ``SolvedPositions``, which adds ``optimal(state)`` and ``describe()``)."""
 
     def __init__(self, db):
         self.db = db
@@ -87,7 +105,8 @@ class DatabaseAdvisor:
         self.watch = None
 
     def resolved(self, game) -> str:
-        return "position database"
+        describe = getattr(self.db, "describe", None)
+        return "position database" if describe is None else describe()
 
     def check(self, game) -> None:
         return None
@@ -98,12 +117,16 @@ class DatabaseAdvisor:
             raise SolverError(f"{self.db.path}: this position is not in the database")
         player = game.current_player(state)
         entries = move_entries(self.db, game, state)
-        best = ranked_best(game, player, entries)
+        optimal = getattr(self.db, "optimal", None)
+        value_class = getattr(self.db, "value_class", None)     # win / lose / tie / draw
+        best = ranked_best(game, player, entries, optimal(state) if optimal else None,
+                           draw=here.values is None)
         values = here.values if here.values is not None else tuple(
             [level(game) or 0] * game.info.num_players)
         result = SolveResult(values=values, best_actions=tuple(e.action for e in best), pv=(),
-                             algorithm="position database", proven=self.db.exact,
-                             extra={"remoteness": here.remoteness, "draw": here.values is None})
+                             algorithm=self.resolved(game), proven=self.db.exact,
+                             extra={"remoteness": here.remoteness, "draw": here.values is None,
+                                    "class": value_class(state) if value_class else None})
         action_values = tuple((e.action, e.values if e.values is not None else values)
                               for e in entries)
         return DatabaseAdvice(result, action_values, entries)

@@ -73,6 +73,9 @@ class Node:
     pruned: list[tuple[Any, str, Fraction | None]] = field(default_factory=list)
     principal: bool = False           # on the principal path from the root
     optimal: bool = False             # a root action in the solver's set of optimal actions
+    # the game tree of a strong solve (graph_tree): the value as text, and why a leaf is cut
+    text: str | None = None
+    cut: str = ""                     # "repeats" (its position is on the path above), "depth"
 
     @property
     def exact(self) -> bool:
@@ -126,6 +129,11 @@ class Recorder:
         if node.state == state and not node.inspected:     # the root's first question
             node.inspected = True
             return node
+        if state == self.root.state and stack[0][0].inspected:
+            # The root asked about again after the search (alpha-beta's optimal set), in a
+            # game whose path came back to the root's position: not a visit. (The root's
+            # re-searches are of its children, whose positions differ from the root's.)
+            return None
         for depth in range(len(stack) - 1, 0, -1):
             earlier, confirmed = stack[depth]
             if confirmed and earlier.state == state:
@@ -176,6 +184,47 @@ class Recorder:
         return values
 
 
+class _OnePath:
+    """A game whose states carry the number of the visit that made them, so that a position met
+    twice on one path (a game that can repeat a position, searched to a depth limit) is two
+    states for the recorder, which finds a node's parent by its state. Only the visit number
+    is added: the solver's values, moves and node counts are the game's."""
+
+    def __init__(self, game: Any):
+        self._game, self.info, self._visits = game, game.info, 0
+
+    def wrap(self, state):
+        self._visits += 1
+        return (state, self._visits)
+
+    def __getattr__(self, name: str):
+        return getattr(self._game, name)
+
+    def initial_state(self):
+        return self.wrap(self._game.initial_state())
+
+    def apply(self, state, action):
+        return self.wrap(self._game.apply(state[0], action))
+
+    def current_player(self, state):
+        return self._game.current_player(state[0])
+
+    def legal_actions(self, state):
+        return self._game.legal_actions(state[0])
+
+    def chance_outcomes(self, state):
+        return self._game.chance_outcomes(state[0])
+
+    def returns(self, state):
+        return self._game.returns(state[0])
+
+    def evaluate(self, state):
+        return self._game.evaluate(state[0])
+
+    def is_quiet(self, state):
+        return self._game.is_quiet(state[0])
+
+
 # ---- backing up --------------------------------------------------------------------------------
 
 @dataclass
@@ -190,6 +239,7 @@ class SearchTree:
     title: str = ""
     notes: list[str] = field(default_factory=list)
     action_name: Any = str            # the game's action_name, for pruned children
+    depth: int | None = None          # graph_tree's depth limit; None: a search's tree
 
     def walk(self):
         """Every visited node, parents before children, children in search order."""
@@ -214,6 +264,9 @@ def record(game: Any, algorithm: str = "auto", *, depth: int | None = None, root
             algorithm = "expectiminimax"
     if algorithm not in ALGORITHMS:
         raise SolverError(f"the tree view supports {', '.join(ALGORITHMS)}, not {algorithm!r}")
+    if depth is not None and info.max_length is None:
+        game = _OnePath(game)       # a position may repeat on a path: tell its visits apart
+        root = game.wrap(game._game.initial_state() if root is None else root)
     recorder = Recorder(game, root, limit)
     options = {}
     if algorithm == "alphabeta":
@@ -320,6 +373,8 @@ def _tidy(v):
 
 def value_text(tree: SearchTree, node: Node) -> str:
     """``3``, ``≤ 2``, ``≥ 5``, ``2..4`` (two players: player 0's utility), or ``(1, 2, 6)``."""
+    if node.text is not None:
+        return node.text
     if node.value is None:
         return "?"
     if tree.two_player:
@@ -352,18 +407,30 @@ def edge_text(name: str, probability) -> str:
 def heading(tree: SearchTree, legend: str = "") -> str:
     result = tree.result
     whose = f"{tree.players[0]}'s utility" if tree.two_player else "one value per player"
-    values = ", ".join(f"{p} {format_value(v)}" for p, v in zip(tree.players, result.values))
-    text = (f"{tree.title or 'game'}: {tree.algorithm}, value {values}; "
-            f"{tree.nodes:,} node(s) visited, {tree.pruned:,} pruned; values are {whose}")
+    values = ("a draw (endless play, no value)" if result.values is None else "value " + ", ".join(
+        f"{p} {format_value(v)}" for p, v in zip(tree.players, result.values)))
+    if tree.depth is not None:      # graph_tree: the game tree, valued by a strong solve
+        text = (f"{tree.title or 'game'}: {values}, from a strong solve ({tree.algorithm}); the "
+                f"game tree to depth {tree.depth}, cut where a position repeats: {tree.nodes:,} "
+                f"node(s); values are {whose}")
+    else:
+        text = (f"{tree.title or 'game'}: {tree.algorithm}, {values}; "
+                f"{tree.nodes:,} node(s) visited, {tree.pruned:,} pruned; values are {whose}")
     return text + (f"\n{legend}" if legend else "")
+
+
+GRAPH_LEGEND = ("* the moves the solver plays (fastest win, slowest loss), + another optimal "
+                "root action; (repeats: cut) a position already on the path above, (depth limit: "
+                "cut) the depth asked for; N to the end: moves to the end with best play")
 
 
 def to_text(tree: SearchTree) -> str:
     """An indented tree: ``├── action  PLAYER value``; ``*`` marks the chosen actions along the
     principal path, ``+`` the other optimal actions at the root, ``(pruned)`` children the
     search never visited."""
-    lines = [heading(tree, "* principal variation, + another optimal root action, "
-                             "(pruned) never visited: a cut-off")]
+    lines = [heading(tree, GRAPH_LEGEND if tree.depth is not None else
+                     "* principal variation, + another optimal root action, "
+                     "(pruned) never visited: a cut-off")]
     lines.extend(f"note: {n}" for n in tree.notes)
     lines.append(_node_text(tree, tree.root))
     stack: list[tuple[Any, str, bool]] = []
@@ -390,10 +457,15 @@ def to_text(tree: SearchTree) -> str:
     return "\n".join(lines)
 
 
+CUT_TEXT = {"repeats": "(repeats: cut)", "depth": "(depth limit: cut)"}
+
+
 def _node_text(tree: SearchTree, node: Node) -> str:
     parts = [who(tree, node), value_text(tree, node)]
     if node.evaluated:
         parts.append("(evaluated)")
+    if node.cut:
+        parts.append(CUT_TEXT[node.cut])
     return " ".join(p for p in parts if p)
 
 
@@ -413,7 +485,8 @@ def to_dot(tree: SearchTree) -> str:
     """Graphviz DOT: boxes for decision nodes, circles for chance, plain boxes for leaves; the
     principal path bold and blue; pruned children dashed and grey."""
     out = ["digraph search_tree {",
-           f"  graph [label={_quote(heading(tree, LEGEND))}, labelloc=t, fontname=Helvetica, "
+           f"  graph [label={_quote(heading(tree, LEGEND if tree.depth is None else GRAPH_LEGEND))}, "
+           "labelloc=t, fontname=Helvetica, "
            "ordering=out, nodesep=0.25, ranksep=0.5];",
            "  node [fontname=Helvetica, fontsize=11, shape=box, style=rounded];",
            "  edge [fontname=Helvetica, fontsize=10];"]
@@ -422,10 +495,12 @@ def to_dot(tree: SearchTree) -> str:
         label = "\n".join(p for p in (who(tree, node), value_text(tree, node)) if p)
         if node.evaluated:
             label += "\n(evaluated)"
+        if node.cut:
+            label += "\n" + CUT_TEXT[node.cut]
         attributes = [f"label={_quote(label)}"]
         if node.player == CHANCE:
             attributes.append("shape=ellipse")
-        elif node.player == TERMINAL or node.evaluated:
+        elif node.player == TERMINAL or node.evaluated or node.cut:
             attributes.append("shape=box, style=\"\"")
         if node.principal:
             attributes.append(f"color={_quote(PV_COLOUR)}, penwidth=2")
@@ -449,3 +524,114 @@ def to_dot(tree: SearchTree) -> str:
             pruned_id += 1
     out.append("}")
     return "\n".join(out) + "\n"
+
+
+# ---- the game tree of a strong solve (a game that can repeat a position) -----------------------
+
+def graph_tree(game: Any, positions: Any, *, depth: int, root: Any = None,
+               limit: int = DEFAULT_LIMIT) -> SearchTree:
+    """The game tree from ``root`` to ``depth`` decision plies (chance events do not count),
+    every node valued by a strong solve (``positions``: gdl.tools.graph_advice.SolvedPositions,
+    or a position database) instead of a search. A game that can repeat a position has an
+    infinite tree, and a tree search cannot value it; this one is cut at ``depth`` and
+    wherever a position repeats one on
+    the path above it (``Node.cut``: "depth" or "repeats"), and the cut nodes carry the strong
+    solve's value, so every value shown is exact where the solve is. Every move is drawn (no
+    pruning: nothing is searched); ``*`` follows the moves the solver plays (fastest win,
+    slowest loss), ``+`` marks the other optimal root actions. Raises TreeTooLarge."""
+    from gdl.tools.database_advice import MoveEntry, ranked_best
+
+    info = game.info
+    root = game.initial_state() if root is None else root
+    two_player = info.num_players == 2 and info.is_constant_sum
+    optimal = getattr(positions, "optimal", None)       # a database has no optimal set: by value
+    describe = getattr(positions, "describe", None)
+    count = 0
+
+    def make(state, parent: Node | None, action=None, probability=None) -> Node:
+        nonlocal count
+        if count >= limit:
+            raise TreeTooLarge(limit)
+        node = Node(count, state, game.current_player(state), action,
+                    "" if parent is None else game.action_name(action), probability, parent)
+        count += 1
+        found = positions.lookup(state)
+        node.value = None if found is None else found.values
+        node.text = _solved_text(positions, state, found, two_player)
+        if node.value is not None and two_player:
+            node.low = node.high = node.value[0]
+        if node.player == TERMINAL:
+            node.leaf = node.value
+        return node
+
+    top = make(root, None)
+    stack: list[tuple[Node, int, frozenset]] = [(top, depth, frozenset())]
+    while stack:
+        node, left, above = stack.pop()
+        if node.player == TERMINAL:
+            continue
+        if node.state in above:
+            node.cut = "repeats"
+            continue
+        if node.player != CHANCE and left == 0:
+            node.cut = "depth"
+            continue
+        if node.player == CHANCE:
+            moves = [(outcome, Fraction(p)) for outcome, p in game.chance_outcomes(node.state)]
+        else:
+            moves = [(action, None) for action in game.legal_actions(node.state)]
+        node.available = tuple(moves) if node.player == CHANCE else tuple(a for a, _ in moves)
+        for action, probability in moves:
+            node.children.append(make(game.apply(node.state, action), node, action, probability))
+        if node.player != CHANCE:
+            entries = [MoveEntry(c.action, c.value, _remoteness(positions, c.state))
+                       for c in node.children]
+            here = positions.lookup(node.state)
+            ranked = ranked_best(game, node.player, entries,
+                                 optimal(node.state) if optimal is not None else None,
+                                 draw=here is not None and here.values is None)
+            node.chosen = next(c for c in node.children if c.action == ranked[0].action)
+            if node is top:
+                best = {e.action for e in ranked}
+                for child in node.children:
+                    child.optimal = child.action in best
+        below = above | {node.state}
+        for child in reversed(node.children):
+            stack.append((child, left - (node.player != CHANCE), below))
+    found = positions.lookup(root)
+
+    class _Result:      # what the heading reads: the root's value, None for a draw without one
+        values = None if found is None else found.values
+        best_actions = tuple(c.action for c in top.children if c.optimal)
+
+    solver = "position database" if describe is None else describe()
+    tree = SearchTree(top, info.players, solver, _Result(), two_player, count, 0,
+                      info.name, action_name=game.action_name, depth=depth)
+    node = top
+    node.principal = True
+    while node.chosen is not None:
+        node = node.chosen
+        node.principal = True
+    return tree
+
+
+def _remoteness(positions: Any, state) -> int:
+    found = positions.lookup(state)
+    return -1 if found is None else found.remoteness
+
+
+def _solved_text(positions: Any, state, found, two_player: bool) -> str:
+    """A node's value as the strong solve gives it: player 0's utility (two players) or the
+    vector, ``draw`` where endless play decides, and the moves to the end where known."""
+    if found is None:
+        return "?"
+    if found.values is None:
+        return "draw"
+    shown = (format_value(found.values[0]) if two_player
+             else "(" + ", ".join(format_value(v) for v in found.values) + ")")
+    value_class = getattr(positions, "value_class", None)
+    if value_class is not None and value_class(state) == "draw":
+        return f"{shown} draw"
+    if found.remoteness > 0:
+        return f"{shown}, {found.remoteness} to the end"
+    return shown

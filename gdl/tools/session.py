@@ -177,6 +177,8 @@ class Advisor:
         search that does; Ctrl-C stops the search (not the game) the same way."""
         import time as _time
 
+        from gdl.solvers.repetition import RepetitionError
+
         started = _time.monotonic()
         best: Advice | None = None
         for depth in (None, *range(1, 1000)):
@@ -191,6 +193,12 @@ class Advisor:
                 if depth is None:
                     continue
                 break
+            except RepetitionError:
+                # The game can repeat a position: no exact tree search; depth-limited ones work
+                # (the commands answer exactly from a strong solve where they can, up front).
+                if depth is None:
+                    continue
+                raise
             except KeyboardInterrupt:
                 watched.stopped = True          # the search thread stops at its next call
                 self.interrupted = True
@@ -231,6 +239,14 @@ class Advisor:
             options = SearchOptions(tt=True, ordering=True, killers=True, history=True)
             action_values = tuple(analyze(searched, state, depth=self.depth, options=options))
         return Advice(result, action_values, neutral)
+
+
+def pick(game: Any, state: Any, advice: Any) -> Any:
+    """The action the AI plays on ``advice``: the first of a ranked list (advice from every
+    position's value, gdl.tools.database_advice: fastest win, slowest loss), else ``choose``."""
+    if getattr(advice, "ranked", False):
+        return advice.best_actions[0]
+    return choose(game, state, advice.best_actions)
 
 
 def choose(game: Any, state: Any, best_actions: Sequence) -> Any:
@@ -430,5 +446,6 @@ __all__ = [
     "needs_neutral_evaluation",
     "normalise",
     "outcome_sentence",
+    "pick",
     "render",
 ]

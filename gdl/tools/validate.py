@@ -383,19 +383,21 @@ class _Checker:
 
     def cycle(self, stem, around: Sequence[str], ends_surely: bool = False) -> None:
         self.at = None
+        # What `gdl solve` does with such a game is said in one place (gdl.solvers.repetition).
+        from gdl.solvers.repetition import solve_on_cycles, strong_refusal
+
+        solving = solve_on_cycles(self.info)
         if ends_surely and (self.bound is None or self.bound[1] != 0):
             self.add(CYCLE, f"a state comes back after {len(around)} move(s), but whatever the "
-                     "players do, every play ends with probability 1 (chance ends it): gdl solve "
-                     "solves its state graph (gdl solve --strong)", stem, rules=("terminal",),
-                     cycle=around, severity="note")
+                     "players do, every play ends with probability 1 (chance ends it): "
+                     f"{solving}", stem, rules=("terminal",), cycle=around, severity="note")
             return
         if self.info.endless_value is not None and (self.bound is None or self.bound[1] != 0):
             worth = ", ".join(f"{p} {format_value(v)}"
                               for p, v in zip(self.info.players, self.info.endless_value))
             self.add(CYCLE, f"a state comes back after {len(around)} move(s), so a play can go "
-                     f"on forever; the rules declare what that is worth ({worth}): gdl solve "
-                     "solves its state graph (gdl solve --strong)", stem, rules=("endless",),
-                     cycle=around, severity="note")
+                     f"on forever; the rules declare what that is worth ({worth}): {solving}",
+                     stem, rules=("endless",), cycle=around, severity="note")
             return
         described = (f"a state comes back after {len(around)} move(s), so a play can go on "
                      "forever")
@@ -403,9 +405,17 @@ class _Checker:
             limit = self.bound[0]
             self.add(TOO_LONG, f"{described}, past the declared max-length of {limit} moves",
                      stem, rules=("max-length",), cycle=around)
+        elif strong_refusal(self.info) is None:
+            self.add(CYCLE, f"{described}: the game may not terminate (it declares neither a "
+                     "max-length nor what endless play is worth); declare `when endless draw` "
+                     "(or one utility per player) to value endless play, or a max-length; "
+                     "gdl solve --strong solves it as it is, a position neither side can force "
+                     "to end being a draw without a value", stem, rules=("terminal",),
+                     cycle=around)
         else:
-            self.add(CYCLE, f"{described}: the game may not terminate (it declares no max-length)",
-                     stem, rules=("terminal",), cycle=around)
+            self.add(CYCLE, f"{described}: the game may not terminate (it declares no "
+                     f"max-length), and {solving}; declare a max-length", stem,
+                     rules=("terminal",), cycle=around)
 
 
 # ---- playouts ----------------------------------------------------------------------------------

@@ -89,6 +89,8 @@ function drawMoves(state) {
     else if (move.values) {
       const word = ["win", "draw", "loss"].includes(move.label) ? `${move.label}, ` : "";
       note = `${word}${vectorText(move.values)}`;
+    } else if (move.label === "draw") {
+      note = "draw (endless play, no value)";
     }
     const value = el("span", { className: "value" + (move.optimal ? " optimal" : ""), text: note });
     item.append(value);
@@ -131,9 +133,16 @@ function draw(state) {
     status = `${state.to_move} to move` + (state.solver_to_move ? " (the solver)" : " (you)");
   }
   $("status").textContent = status;
-  $("position-value").textContent = state.values
-    ? `Value with best play: ${vectorText(state.values)}` + (state.proven ? "" : " (an estimate: depth-limited)")
-    : "";
+  let valueText = "";
+  if (state.values) {
+    const estimate = state.solver ? " (approximate: not proven exact)" : " (an estimate: depth-limited)";
+    valueText = `Value with best play: ${vectorText(state.values)}` + (state.proven ? "" : estimate);
+  } else if (state.draw) {
+    valueText = "A draw: neither side can force an end, and the rules give endless play no value.";
+  }
+  // A game that can repeat a position: which solver answered, and why (text only).
+  if (state.solver) valueText += ` ${state.solver.note} (${state.solver.name})`;
+  $("position-value").textContent = valueText;
   if (state.database && !state.database.in_use) {
     $("position-value").textContent += " (the position database is for the rules on disk: no remoteness for edited rules)";
   }
