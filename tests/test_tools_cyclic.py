@@ -441,10 +441,10 @@ when endless (0, 0, 0)
 
 def test_check_deep_promises_what_solve_does(tmp_path, capsys):
     # Three players passing round a ring, endless play declared: the deep check notes the
-    # cycle; it used to promise that gdl solve solves the state graph, which solve refuses.
+    # cycle and promises what gdl solve does (an equilibrium over the state graph).
     three = tmp_path / "three.game"
     three.write_text(THREE_PLAYERS, encoding="utf-8")
-    for path, sets, solves in ((str(three), [], False), (RING, [], True),
+    for path, sets, solves in ((str(three), [], True), (RING, [], True),
                                (PIGLET, ["--set", "goal=2"], True)):
         code, out, err = run(capsys, ["check", "--deep", path, *sets])
         assert code == 0, err
@@ -474,9 +474,15 @@ def test_the_repetition_error_names_the_strong_solver():
     message = str(caught.value)
     assert "gdl solve --strong" in message and "--db DB" in message and "--workers N" in message
     assert "when endless draw" in message
+    # three players, endless play declared: the strong solver looks for an equilibrium
     three = gdl.loads(THREE_PLAYERS)
     with pytest.raises(RepetitionError) as caught:
         gdl.solve(three, "maxn")
+    assert "--strong" in str(caught.value) and "no single value" not in str(caught.value)
+    # and without the declaration (nor a declared constant sum) it has no single value
+    undeclared = gdl.loads(THREE_PLAYERS.replace("when endless (0, 0, 0)\n", ""))
+    with pytest.raises(RepetitionError) as caught:
+        gdl.solve(undeclared, "maxn")
     assert "no single value" in str(caught.value) and "--strong" not in str(caught.value)
 
 

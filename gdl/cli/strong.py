@@ -73,6 +73,7 @@ def print_strong(args, game, solution, elapsed: float, census: bool = True) -> i
         }
         if not solution.exact:
             document["residual"] = solution.residual
+        if solution.note:
             document["note"] = solution.note
         document.update(certified_json(players, solution.interval(0),
                                        solution.win_probability(0)))
@@ -83,8 +84,10 @@ def print_strong(args, game, solution, elapsed: float, census: bool = True) -> i
     print(f"{args.file}: {game.info.name}")
     label = solution.method + ("" if solution.exact else f" (not exact: {solution.note})")
     print(f"  algorithm     {label} over every reachable position")
+    if solution.exact and solution.note:     # e.g. which of several equilibria this is
+        print(f"  note          {solution.note}")
     if values is None:
-        print(f"  value         {DRAW}")
+        print(f"  value         {NO_WINNER if game.info.num_players > 2 else DRAW}")
     else:
         shown = ", ".join(f"{p} {format_value(v)}" for p, v in zip(players, values))
         if solution.interval(0) is not None:
@@ -274,6 +277,11 @@ def solve_cyclic(args, game, root, repetition) -> int:
 # Positions beyond which `gdl solve --strong` on a game that declares a tier solves it a tier
 # at a time by itself (the exact check of a chance game with cycles stops here, too).
 AUTO_TIERS = 300_000
+
+# What the value line says where nobody of more than two players can force a win
+# (docs/multiplayer.md).
+NO_WINNER = ("a draw: no player can force a win, and the rules do not say what endless play "
+             "is worth (`when endless`)")
 
 # What the value line says at a draw without a value (docs/graph.md).
 DRAW = ("a draw: neither player can force an end worth as much to it as endless play may be, "

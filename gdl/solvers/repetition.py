@@ -97,27 +97,43 @@ def _repetition(game: Any, stack: list, first: int, state) -> RepetitionError:
 # commands' refusals) is written from these two functions, so they change together when the
 # strong solver takes more games.
 
-def strong_refusal(info: Any) -> str | None:
+def strong_refusal(info: Any, ends_surely: bool | None = None,
+                   one_winner: bool | None = None) -> str | None:
     """Why the strong solver refuses a game of this kind (a ``GameInfo``) that can repeat a
-    position, as a clause; None where it solves one: two players, constant-sum (retrograde
-    analysis without chance, value iteration with it)."""
+    position, as a clause; None where it solves one (docs/graph.md, docs/multiplayer.md): two
+    players, constant-sum; more players or general-sum with chance where every play ends with
+    probability 1 (``ends_surely``, where known), without chance where the rules say what
+    endless play is worth, or in a constant-sum game whose every end names one winner
+    (``one_winner``, where known). A game it takes may still have no pure stationary
+    equilibrium (then the solve says so)."""
     if info.num_players == 2 and info.is_constant_sum:
         return None
     kind = f"{info.num_players} players" if info.num_players != 2 else info.sum_kind
     if info.has_chance:
-        return (f"gdl's strong solver does not yet take a game with chance and {kind} that can "
-                "repeat a position")
-    return (f"a game of {kind} that can repeat a position has no single value, since endless "
-            "play can serve some players and not others")
+        if ends_surely:
+            return None
+        return (f"with chance and {kind}, gdl's strong solver values a game only where every "
+                "play ends with probability 1 whatever the players do")
+    if info.endless_value is not None or (one_winner and info.is_constant_sum):
+        return None
+    unless = (", unless it is constant-sum and every end names one winner" if one_winner is None
+              and info.is_constant_sum else "")
+    return (f"a game of {kind} that can repeat a position has no single value when the rules do "
+            "not say what endless play is worth (`when endless (u1, ..., un)`), since endless "
+            f"play can serve some players and not others{unless}")
 
 
-def solve_on_cycles(info: Any) -> str:
+def solve_on_cycles(info: Any, ends_surely: bool | None = None,
+                    one_winner: bool | None = None) -> str:
     """What `gdl solve` does with a game of this kind that can repeat a position, in a few
     words (what `gdl check --deep` promises)."""
-    refusal = strong_refusal(info)
-    if refusal is None:
+    refusal = strong_refusal(info, ends_surely, one_winner)
+    if refusal is not None:
+        return f"gdl solve refuses it: {refusal}"
+    if info.num_players == 2 and info.is_constant_sum:
         return "gdl solve solves its state graph (gdl solve --strong)"
-    return f"gdl solve refuses it: {refusal}"
+    return ("gdl solve solves its state graph where it finds a stationary equilibrium (gdl "
+            "solve --strong, docs/multiplayer.md)")
 
 
 def cycle_remedies(info: Any) -> str:

@@ -381,12 +381,13 @@ class _Checker:
         self.add(TOO_LONG, f"a play goes on past {what} of {limit} moves{detail}", path,
                  rules=rules)
 
-    def cycle(self, stem, around: Sequence[str], ends_surely: bool = False) -> None:
+    def cycle(self, stem, around: Sequence[str], ends_surely: bool = False,
+              one_winner: bool | None = None) -> None:
         self.at = None
         # What `gdl solve` does with such a game is said in one place (gdl.solvers.repetition).
         from gdl.solvers.repetition import solve_on_cycles, strong_refusal
 
-        solving = solve_on_cycles(self.info)
+        solving = solve_on_cycles(self.info, ends_surely, one_winner)
         if ends_surely and (self.bound is None or self.bound[1] != 0):
             self.add(CYCLE, f"a state comes back after {len(around)} move(s), but whatever the "
                      "players do, every play ends with probability 1 (chance ends it): "
@@ -405,7 +406,7 @@ class _Checker:
             limit = self.bound[0]
             self.add(TOO_LONG, f"{described}, past the declared max-length of {limit} moves",
                      stem, rules=("max-length",), cycle=around)
-        elif strong_refusal(self.info) is None:
+        elif strong_refusal(self.info, ends_surely, one_winner) is None:
             self.add(CYCLE, f"{described}: the game may not terminate (it declares neither a "
                      "max-length nor what endless play is worth); declare `when endless draw` "
                      "(or one utility per player) to value endless play, or a max-length; "
@@ -564,6 +565,22 @@ class _Graph:
             self.succ.append(edges)
             i += 1
         self.complete = True
+
+    def one_winner(self) -> bool | None:
+        """Whether every end gives one player the greatest utility and every other the same
+        least one (None: not every state was explored, or a rule failed)."""
+        if not self.complete:
+            return None
+        returns = self.checker.game.returns
+        try:
+            table = {tuple(returns(state)) for state, kind in zip(self.states, self.kind)
+                     if kind == TERMINAL}
+        except Exception:
+            return None
+        if not table:
+            return False
+        low, high = min(min(v) for v in table), max(max(v) for v in table)
+        return low != high and all(sorted(v) == [low] * (len(v) - 1) + [high] for v in table)
 
     def note_best(self, state, i: int) -> None:
         try:
@@ -745,7 +762,8 @@ def _analyse(graph: _Graph, report: Report) -> None:
     cyclic = graph.cyclic(comp)
     witness = graph.cycle_witness(comp, cyclic) if any(cyclic) else None
     if witness is not None:
-        checker.cycle(*witness, ends_surely=graph.complete and graph.endless() == 0)
+        checker.cycle(*witness, ends_surely=graph.complete and graph.endless() == 0,
+                      one_winner=graph.one_winner())
     if not graph.complete:
         return
     longest = None
