@@ -546,3 +546,16 @@ def test_value_iteration_with_max_moves_solves_the_game_cut_short(value_iteratio
     game = openspiel.load_game(CYCLIC / "piglet.game", {"goal": 1, "max_moves": 3})
     values = value_iteration(game, -1, 0.0, cyclic_game=True)
     assert _value(game, values) == pytest.approx(3 / 8, abs=1e-15)
+
+
+def test_value_iteration_example_in_the_docs_prints_piglets_value(monkeypatch, capsys):
+    text = (ROOT / "docs" / "openspiel.md").read_text(encoding="utf-8")
+    section = text[text.index("**Value iteration.**"):text.index("`gdl fuzz FILE --openspiel` compares")]
+    (code,) = re.findall(r"```python\n(.*?)```", section, re.S)
+    monkeypatch.chdir(ROOT)
+    # the example stands in its own lp_solver module; this puts back whatever was there before
+    name = "open_spiel.python.algorithms.lp_solver"
+    monkeypatch.setitem(sys.modules, name, sys.modules.get(name, types.ModuleType(name)))
+    exec(code, {})
+    # Piglet to 2: the first player wins 4/7 (by hand), so A's value is 2 * 4/7 - 1 = 1/7
+    assert float(capsys.readouterr().out) == pytest.approx(1 / 7, abs=1e-9)
