@@ -178,3 +178,9 @@ def test_a_random_inside_a_let_block_is_numbered_too():
     after = game.apply(game.initial_state(), game.legal_actions(game.initial_state())[0])
     assert game.current_player(after) == CHANCE
     assert sorted(p for _, p in game.chance_outcomes(after)) == [Fraction(1, 2), Fraction(1, 2)]
+
+
+def test_a_tree_too_large_to_walk_is_refused_with_the_fix():
+    # An explicit tree is numbered by walking it: Figure 5.2 has 13 nodes, more than 5.
+    with pytest.raises(EncodingError, match="write it with `var` and `action` rules"):
+        GameEncoding(gdl.load(GAMES / "aima-fig5-2.game"), walk_limit=5)

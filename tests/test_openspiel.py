@@ -402,6 +402,16 @@ def test_max_moves_beyond_the_rules_bound_changes_nothing():
     assert state.is_terminal() and state.returns() == [0.0, 0.0]
 
 
+def test_a_declared_max_length_the_rules_break_cuts_plays_short_there():
+    # ping-pong-bounded.game promises plays of at most 10 moves, but serve and hits go on for
+    # ever (gdl check --deep: E408): OpenSpiel's max_game_length stays true all the same.
+    game = openspiel.load_game(ROOT / "tests" / "data" / "deep" / "ping-pong-bounded.game")
+    assert game.max_game_length() == 10
+    state = _play(game.new_initial_state(), ["serve"] + ["hit"] * 9)
+    assert state.is_terminal() and state.returns() == [0.0, 0.0]
+    pyspiel.random_sim_test(game, num_sims=5, serialize=True, verbose=False)
+
+
 def test_max_moves_is_a_game_parameter_and_survives_pickling():
     import pickle
 

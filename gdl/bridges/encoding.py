@@ -65,8 +65,9 @@ class GameEncoding:
             if not walk.complete:
                 raise EncodingError(
                     f"{game.info.name}: more than {walk_limit:,} positions, too many to walk; a game "
-                    "without rules (an explicit tree, a game written in Python) is numbered by "
-                    "walking every position, so write it as rules to use it here")
+                    "without rule actions (an explicit tree, a game written in Python) is numbered "
+                    "by walking every position, so write it with `var` and `action` rules "
+                    "(docs/language.md), which are numbered without a walk")
             self._number_walked_actions(walk)
             self._tree_paths = walk.paths
         self._layout_tensor()

@@ -145,8 +145,9 @@ class GdlGame(pyspiel.Game):
         bound = encoding.max_decisions
         limits = [n for n in (bound, max_moves) if n is not None]
         self.horizon = min(limits) if limits else UNBOUNDED
-        # Does the horizon ever end a play the rules have not ended? (Never at a bound the rules
-        # keep; a declared max-length they break is theirs to fix: gdl check --deep, E408.)
+        # Does the horizon end plays the rules have not ended? Never at a bound the rules keep.
+        # Rules that break the max-length they declare (gdl check --deep: E408) have their plays
+        # cut short there all the same, but their bounds are not widened for it.
         self.cuts_short = bound is None or self.horizon < bound
         # The moves made are part of a position's worth only where the user's max_moves cuts
         # plays short; UNBOUNDED is out of reach of any walk value iteration can make.
