@@ -251,8 +251,7 @@ class GdlState(pyspiel.State):
         return player
 
     def _legal_actions(self, player):
-        if self._player() == TERMINAL:
-            return []
+        # OpenSpiel asks only where current_player() is a player: never at a play cut short
         return self.get_game().encoding.legal_ids(self._state)
 
     def chance_outcomes(self):
