@@ -1,7 +1,8 @@
-"""Breakthrough and Kalah (games/) against OpenSpiel's own implementations of them, a source
-from outside this project: `breakthrough` (parameters rows, columns) and `mancala` (Kalah, 6
-houses of 4 seeds). OpenSpiel's tree is walked through pyspiel here, so every expected number
-is counted by OpenSpiel, not by gdl.
+"""Breakthrough and Kalah (games/), and Pig and Piglet (games/cyclic/, games that repeat a
+position), against OpenSpiel's own implementations of them, a source from outside this project:
+`breakthrough` (parameters rows, columns), `mancala` (Kalah, 6 houses of 4 seeds) and `pig`
+(with `piglet=true` for the coin). OpenSpiel's tree is walked through pyspiel here, so every
+expected number is counted by OpenSpiel, not by gdl.
 
 No published perft or small-board value of either game is within reach of a test (the solved
 5 x 5 Breakthrough has about 10^12 states; the published Kalah values start at Kalah(6,4) and
@@ -135,3 +136,52 @@ def test_kalah_random_games_equal_openspiel():
             lambda theirs, p: f"sow({p - 1 if theirs.current_player() == 0 else p - 8})", chooser)
         margin = game.returns(ours)[0]
         assert (margin > 0) - (margin < 0) == int(theirs.returns()[0])
+
+
+# ---- Pig and Piglet, games that repeat a position (games/cyclic/) -------------------------------
+
+@pytest.mark.parametrize("rule_file, params, theirs", [
+    ("piglet.game", {"goal": 6}, {"piglet": True, "diceoutcomes": 2, "winscore": 6}),
+    ("pig100.game", {"goal": 20}, {"winscore": 20, "diceoutcomes": 6}),
+])
+def test_pig_and_piglet_random_games_equal_openspiel(rule_file, params, theirs):
+    """Whole games chosen at random in OpenSpiel's `pig` (a coin for Piglet: its outcome 0 is
+    the tails that loses the turn total) and played move for move in ours: the same player to
+    move, the same chance distribution (OpenSpiel's outcome i is face i + 1, or heads for
+    Piglet's 1), and the same winner. The rules differ in two places, both mapped here:
+    OpenSpiel lets a player stop at a turn total of 0 (passing the turn), which ours, like
+    Neller and Presser's hold, does not, so such a stop is never chosen; and in OpenSpiel a turn
+    total that reaches the goal must then stop to bank it and win, where ours wins at the roll
+    that reaches it. OpenSpiel's horizon (a draw after that many moves) is set out of reach."""
+    game = load(f"cyclic/{rule_file}", **params)
+    openspiel_game = pyspiel.load_game("pig", {**theirs, "horizon": 10**6})
+    face = "heads" if theirs.get("piglet") else "d"
+    chooser = random.Random(11)
+    for _ in range(30):
+        ours, state = game.initial_state(), openspiel_game.new_initial_state()
+        while game.current_player(ours) != TERMINAL:
+            player = game.current_player(ours)
+            assert player == state.current_player()
+            if player == pyspiel.PlayerId.CHANCE:
+                outcomes = {f"{face}={o + 1 if face == 'd' else o}": (o, p)
+                            for o, p in state.chance_outcomes()}
+                mine = {game.action_name(o): (o, p) for o, p in game.chance_outcomes(ours)}
+                assert {name: float(p) for name, (_, p) in mine.items()} == \
+                       pytest.approx({name: p for name, (_, p) in outcomes.items()})
+                name = chooser.choice(sorted(outcomes))
+                state.apply_action(outcomes[name][0])
+                ours = game.apply(ours, mine[name][0])
+                continue
+            legal = {game.action_name(a): a for a in game.legal_actions(ours)}
+            theirs_legal = {("roll" if face == "d" else "flip") if a == 0 else "hold": a
+                            for a in state.legal_actions()}
+            if game.variables(ours)["turn_total"] == 0:         # their stop would only pass
+                del theirs_legal["hold"]
+            assert sorted(legal) == sorted(theirs_legal)
+            name = chooser.choice(sorted(legal))
+            state.apply_action(theirs_legal[name])
+            ours = game.apply(ours, legal[name])
+        assert state.legal_actions() == [1]                     # theirs: stop, and win
+        state.apply_action(1)
+        assert state.is_terminal()
+        assert tuple(game.returns(ours)) == tuple(int(r) for r in state.returns())

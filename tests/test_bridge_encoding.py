@@ -8,7 +8,7 @@ import pytest
 from helpers import DATA, GAMES
 
 import gdl
-from gdl.bridges.encoding import EncodingError, GameEncoding
+from gdl.bridges.encoding import EncodingError, GameEncoding, move_limit, truncated_returns
 from gdl.moves import play
 from gdl.protocol import CHANCE
 
@@ -91,15 +91,67 @@ def test_text_names_the_mover_and_every_variable():
     assert "height = [0, 0, 0, 0]" in text and "winner = nobody" in text
 
 
-def test_a_cyclic_game_is_refused_with_the_fix():
-    with pytest.raises(EncodingError, match="return to an earlier position"):
-        GameEncoding(gdl.load(DATA / "deep" / "ping-pong.game"))
+def test_a_game_that_can_repeat_a_position_has_no_longest_play():
+    # serve, hit, hit brings (B, 0) back: a play can go round that loop for ever.
+    encoding = GameEncoding(gdl.load(DATA / "deep" / "ping-pong.game"))
+    assert encoding.max_decisions is None and encoding.can_repeat is True
+    assert encoding.utility_range == (-1, 1)           # `1 if mover == A else -1`, zero-sum
+    assert [encoding.game.action_name(encoding.action(i)) for i in range(3)] == ["serve", "hit", "miss"]
 
 
-def test_a_game_too_large_to_walk_is_refused_with_the_declarations_to_add():
-    # Nim 5-8-13 declares neither max-length nor bounds on length: 6 * 9 * 14 positions to walk.
-    with pytest.raises(EncodingError, match="max-length"):
-        GameEncoding(gdl.load(GAMES / "nim.game", {"a": 5, "b": 8, "c": 13}), walk_limit=100)
+@pytest.mark.parametrize("name, params", [("piglet.game", {}), ("ring-chase.game", {}),
+                                          ("pig100.game", {})])
+def test_the_walk_for_a_length_stops_at_the_first_cycle(name, params):
+    # Pig to 100 has about two million positions; a walk limited to 50 still finds that a play
+    # can repeat one (a 1 on the die, twice, brings the start back), because it stops there.
+    encoding = GameEncoding(gdl.load(GAMES / "cyclic" / name, params or None), walk_limit=50)
+    assert encoding.max_decisions is None and encoding.can_repeat is True
+
+
+COUNT = ('game "count"\nplayers A, B\nvar n in 0..200 = 0\naction inc effect n = n + 1\n'
+         'terminal n == 200\nzero-sum\n')
+
+
+def test_a_game_too_large_to_walk_has_no_known_length_but_keeps_its_utility_bounds():
+    # 201 positions and no max-length: more than a walk of 100 may see, so whether plays are
+    # bounded is unknown (None, not refused); the utilities' bounds come from the rules.
+    encoding = GameEncoding(gdl.loads(COUNT + "utility A = 1 if n % 2 == 0 else -1\n"), walk_limit=100)
+    assert encoding.max_decisions is None and encoding.can_repeat is None
+    assert encoding.utility_range == (-1, 1)
+    walked = GameEncoding(gdl.loads(COUNT + "utility A = 1\n"))
+    assert walked.max_decisions == 200 and walked.can_repeat is False
+
+
+def test_utilities_beyond_the_range_analysis_of_a_game_too_large_to_walk_are_refused_with_the_fix():
+    # `%` is beyond the range analysis, and 201 positions are more than a walk of 100 sees.
+    encoding = GameEncoding(gdl.loads(COUNT + "utility A = n % 7\n"), walk_limit=100)
+    with pytest.raises(EncodingError, match=r"declare `utility in LO\.\.HI`"):
+        _ = encoding.utility_range
+    # the one reachable end is n = 200: A 200 % 7 = 4, B -4
+    assert GameEncoding(gdl.loads(COUNT + "utility A = n % 7\n")).utility_range == (-4, 4)
+    # Nim's result comes from `when stuck`, which no range analysis reads: 6 * 9 * 14 positions.
+    with pytest.raises(EncodingError, match="utility in"):
+        _ = GameEncoding(gdl.load(GAMES / "nim.game", {"a": 5, "b": 8, "c": 13}), walk_limit=100).utility_range
+
+
+def test_a_play_cut_short_is_worth_the_endless_value_else_a_draw():
+    # docs/language.md: `when endless draw` gives every player an equal share of the declared sum.
+    assert truncated_returns(gdl.load(GAMES / "cyclic" / "ring-chase.game").info) == (0, 0)
+    with_value = (GAMES / "cyclic" / "ring-chase.game").read_text().replace(
+        "when endless draw", "when endless (-1, 1)")        # the mouse wins by running for ever
+    assert truncated_returns(gdl.loads(with_value).info) == (-1, 1)
+    # No declaration: a draw. Zero-sum: 0 each; take-away for three, constant-sum 1: a third each;
+    # the centipede, general-sum: 0 each.
+    assert truncated_returns(gdl.load(GAMES / "cyclic" / "piglet.game").info) == (0, 0)
+    assert truncated_returns(gdl.load(GAMES / "takeaway3.game").info) == (Fraction(1, 3),) * 3
+    assert truncated_returns(gdl.load(GAMES / "centipede.game").info) == (0, 0)
+
+
+@pytest.mark.parametrize("bad", [0, -3, 1.5, True, "10"])
+def test_a_move_limit_must_be_a_positive_whole_number(bad):
+    with pytest.raises(ValueError, match="max_moves must be a positive whole number"):
+        move_limit(bad)
+    assert move_limit(None) is None and move_limit(7) == 7
 
 
 def test_fuzz_openspiel_without_the_extra_is_a_usage_error(monkeypatch, capsys):
@@ -126,3 +178,9 @@ def test_a_random_inside_a_let_block_is_numbered_too():
     after = game.apply(game.initial_state(), game.legal_actions(game.initial_state())[0])
     assert game.current_player(after) == CHANCE
     assert sorted(p for _, p in game.chance_outcomes(after)) == [Fraction(1, 2), Fraction(1, 2)]
+
+
+def test_a_tree_too_large_to_walk_is_refused_with_the_fix():
+    # An explicit tree is numbered by walking it: Figure 5.2 has 13 nodes, more than 5.
+    with pytest.raises(EncodingError, match="write it with `var` and `action` rules"):
+        GameEncoding(gdl.load(GAMES / "aima-fig5-2.game"), walk_limit=5)

@@ -7,7 +7,7 @@ import re
 import warnings
 
 import pytest
-from helpers import GAMES, ROOT
+from helpers import DATA, GAMES, ROOT
 
 pytest.importorskip("pettingzoo")
 
@@ -17,7 +17,10 @@ from gdl.bridges.pettingzoo import env
 
 # A single chance node and no decision: over at reset, which PettingZoo does not allow.
 NO_DECISION = {"chance-example"}
-PLAYABLE = [p for p in sorted(GAMES.glob("*.game")) if p.stem not in NO_DECISION]
+CYCLIC = GAMES / "cyclic"
+# games/cyclic/ can repeat a position: they run with no limit, as the rules do (docs/pettingzoo.md)
+PLAYABLE = ([p for p in sorted(GAMES.glob("*.game")) if p.stem not in NO_DECISION]
+            + sorted(CYCLIC.glob("*.game")))
 
 # Advice api_test gives, not failures: on {"observation", "action_mask"} dictionaries (PettingZoo's
 # own classic board games get it too), and on agents named by the game's players ("X", "O")
@@ -26,14 +29,24 @@ ADVICE = ("Observation is not a NumPy array", "Observation space for each agent 
           "We recommend agents to be named in the format")
 
 
-@pytest.mark.parametrize("path", PLAYABLE, ids=lambda p: p.stem)
-def test_pettingzoo_api_test_passes(path, capsys):
+def _passes_api_test(environment, capsys):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        api_test(env(path), num_cycles=100)
+        api_test(environment, num_cycles=100)
     assert "Passed API test" in capsys.readouterr().out
     other = [str(w.message) for w in caught if not str(w.message).startswith(ADVICE)]
     assert other == []
+
+
+@pytest.mark.parametrize("path", PLAYABLE, ids=lambda p: p.stem)
+def test_pettingzoo_api_test_passes(path, capsys):
+    _passes_api_test(env(path), capsys)
+
+
+@pytest.mark.parametrize("name, max_moves", [("piglet", 3), ("ring-chase", 2), ("give-and-take", 1),
+                                             ("pig100", 4), ("rounds", 3)])
+def test_pettingzoo_api_test_passes_with_plays_truncated(name, max_moves, capsys):
+    _passes_api_test(env(CYCLIC / f"{name}.game", max_moves=max_moves), capsys)
 
 
 def test_a_game_without_decisions_is_refused_by_name():
@@ -97,3 +110,116 @@ def test_the_shimmy_route_through_openspiel_passes_the_api_test(name, capsys):
         api_test(shimmy.OpenSpielCompatibilityV0(env=openspiel.load_game(GAMES / f"{name}.game")),
                  num_cycles=50)
     assert "Passed API test" in capsys.readouterr().out
+
+
+# ---- truncation: max_moves, a declared max-length, or none ------------------------------------
+
+def _step_by_names(e, names):
+    for name in names:
+        e.step(e.infos[e.agent_selection]["action_names"].index(name))
+
+
+def test_max_moves_truncates_a_play_still_going():
+    e = env(CYCLIC / "ring-chase.game", max_moves=3)
+    e.reset(seed=0)
+    # cat 0 -> 1, mouse 2 -> 3, cat 1 -> 0: three moves and no capture
+    _step_by_names(e, ["cat_step(1)", "mouse_step(1)", "cat_step(2)"])
+    assert e.truncations == {"Cat": True, "Mouse": True}
+    assert e.terminations == {"Cat": False, "Mouse": False}
+    # no reward: the game has no result (PettingZoo's truncation is outside the game)
+    assert e.rewards == {"Cat": 0.0, "Mouse": 0.0}
+    assert e.observe("Cat")["action_mask"].sum() == 0       # nobody may move any more
+    seen = []
+    for agent in e.agent_iter():
+        _, reward, termination, truncation, _ = e.last()
+        seen.append((agent, reward, termination, truncation))
+        e.step(None)
+    assert seen == [("Cat", 0.0, False, True), ("Mouse", 0.0, False, True)]
+    assert e.agents == []
+
+
+def test_a_play_that_ends_at_the_last_move_allowed_is_terminated_not_truncated():
+    e = env(CYCLIC / "ring-chase.game", max_moves=3)
+    e.reset(seed=0)
+    _step_by_names(e, ["cat_step(1)", "sit", "cat_step(1)"])      # the cat lands on the mouse
+    assert e.terminations == {"Cat": True, "Mouse": True}
+    assert e.truncations == {"Cat": False, "Mouse": False}
+    assert e.rewards == {"Cat": 1.0, "Mouse": -1.0}
+    e.reset(seed=0)                                              # and a new play starts afresh
+    assert e.moves == 0 and not any(e.truncations.values())
+    assert e.observe("Cat")["action_mask"].sum() == 2
+
+
+def test_a_declared_max_length_truncates_rules_that_break_it():
+    # ping-pong-bounded.game promises every play ends within 10 moves, but serve and hits can go
+    # on for ever (gdl check --deep: E408); the environment stops the play at the promise.
+    e = env(DATA / "deep" / "ping-pong-bounded.game")
+    assert e.max_moves == 10
+    e.reset(seed=0)
+    _step_by_names(e, ["serve"] + ["hit"] * 9)
+    assert e.truncations == {"A": True, "B": True} and not any(e.terminations.values())
+
+
+def test_without_a_limit_a_play_goes_on_as_long_as_the_agents_keep_it_going():
+    # The ring chase's mouse can run for ever (`when endless draw`): a thousand moves and the
+    # play is neither over nor truncated.
+    e = env(CYCLIC / "ring-chase.game")
+    assert e.max_moves is None
+    e.reset(seed=0)
+    cat, mouse = 0, 2
+    for _ in range(500):
+        # both step the same way round the ring of 5, the mouse two cells ahead of the cat
+        e.step(e.infos["Cat"]["action_names"].index("cat_step(1)"))
+        cat = (cat + 1) % 5
+        assert not e.terminations["Mouse"]
+        e.step(e.infos["Mouse"]["action_names"].index("mouse_step(1)"))
+        mouse = (mouse + 1) % 5
+    assert e.moves == 1000 and (cat, mouse) == (0, 2)
+    assert not any(e.terminations.values()) and not any(e.truncations.values())
+
+
+def test_chance_in_a_cyclic_game_is_reproducible_from_the_seed():
+    def plays(seed):
+        e = env(CYCLIC / "piglet.game", max_moves=30)
+        e.reset(seed=seed)
+        states = []
+        for _ in e.agent_iter(max_iter=40):
+            observation, _, termination, truncation, _ = e.last()
+            e.step(None if termination or truncation else int(observation["action_mask"].nonzero()[0][-1]))
+            states.append(e.gdl_state)
+        return states
+    assert plays(3) == plays(3)
+    assert plays(3) != plays(4)
+
+
+@pytest.mark.parametrize("bad", [0, -1, 2.5])
+def test_max_moves_must_be_a_positive_whole_number(bad):
+    with pytest.raises(ValueError, match="max_moves must be a positive whole number"):
+        env(CYCLIC / "ring-chase.game", max_moves=bad)
+
+
+def test_the_shimmy_route_on_a_cyclic_game_cuts_plays_short_as_terminations(capsys):
+    # Through OpenSpiel a play cut short is a terminal state (OpenSpiel has no truncation), so
+    # Shimmy reports a termination worth the draw (the native environment: a truncation). Shimmy reloads the game by name on reset, so
+    # max_moves goes in its config.
+    pytest.importorskip("pyspiel")
+    shimmy = pytest.importorskip("shimmy")
+    from gdl.bridges import openspiel
+
+    openspiel.register(CYCLIC / "ring-chase.game")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        wrapped = shimmy.OpenSpielCompatibilityV0(game_name="gdl_ring_chase", config={"max_moves": 2})
+        api_test(wrapped, num_cycles=50)
+    assert "Passed API test" in capsys.readouterr().out
+    wrapped.reset(seed=0)
+    for _ in wrapped.agent_iter(max_iter=10):
+        _, _, termination, truncation, info = wrapped.last()
+        if termination or truncation:
+            break
+        wrapped.step(int(info["action_mask"].nonzero()[0][0]))
+    # cat_step(1) twice never catches the mouse at 2: cut short after two moves, a terminal state
+    # worth the draw. (Shimmy also raises truncation once its own count of moves, which starts at
+    # 1, passes max_game_length: it does so at the end of any play that long, a full tic-tac-toe
+    # board included.)
+    assert termination and wrapped.rewards == {"player_0": 0.0, "player_1": 0.0}

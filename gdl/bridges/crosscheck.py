@@ -4,7 +4,8 @@ on the bridged game must give gdl's oracle value, and an action the oracle calls
 
 OpenSpiel's Python searches cover two-player zero-sum games: ``alpha_beta_search`` without
 chance, ``expectiminimax`` with it. Other games (more players, general-sum) are skipped and
-reported as such. OpenSpiel computes in floats, so values agree to a relative 1e-9.
+reported as such. OpenSpiel computes in floats, so values agree to a relative 1e-9. A game
+whose plays can repeat a position is refused (EncodingError): a tree search never ends there.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from pathlib import Path
 from open_spiel.python.algorithms import minimax
 
 from gdl.backends.load import loads
+from gdl.bridges.encoding import EncodingError
 from gdl.bridges.openspiel import from_game
 from gdl.lang.format import format_text
 from gdl.protocol import CHANCE, ZERO_SUM
@@ -72,6 +74,11 @@ def crosscheck_file(path: str, examples: int = 100, seed: int = 0, budget: int =
         report.seconds = time.perf_counter() - started
         return summary
     spiel_game = from_game(game)
+    if spiel_game.encoding.can_repeat:
+        raise EncodingError(
+            f"{path}: a play can return to an earlier position, so OpenSpiel's tree searches "
+            "cannot solve it; compare OpenSpiel's value_iteration(game, -1, threshold, "
+            "cyclic_game=True) with `gdl solve --strong` instead (docs/openspiel.md)")
     rng = random.Random(seed)
     positions: list[tuple[str, ...]] = [()]
     while len(positions) < examples:

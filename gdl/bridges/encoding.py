@@ -10,10 +10,16 @@ has all of this, but in its own terms, so ``GameEncoding`` computes it once per 
   ``random d in {...}`` whose values are constants gets one number per (statement, value); a
   statement whose values depend on the state numbers its outcomes by position in the state's
   distribution. Lengths and utility bounds come from the rules' declarations, then from a range
-  analysis of the utility expressions, then from walking every reachable state; a game too large
-  to walk with neither declaration gets an error naming the declaration to add.
+  analysis of the utility expressions, then from walking every reachable state. Both are
+  computed when first asked for (PettingZoo never asks, so it never walks).
 - Any other game (explicit trees, games built in Python): every reachable state is walked once,
   and actions and outcomes are numbered in the order the walk meets them.
+
+A game that can repeat a position (Pig, Piglet, games/cyclic/) has no longest play:
+``max_decisions`` is None there, and also where the rules declare no ``max-length`` and the game
+is too large to walk (no bound is known). What a framework does about it (truncation after a
+number of moves) is the framework module's business; ``truncated_returns`` says what a play cut
+short is worth where a framework needs a result.
 
 States as vectors (rule games): the player to move one-hot, then every variable cell one-hot over
 its declared values, then (games with chance) the action waiting for chance one-hot, with a last
@@ -27,16 +33,18 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Iterator
 from fractions import Fraction
+from functools import cached_property
 
 from gdl.lang import ir
-from gdl.protocol import CHANCE, CONSTANT_SUM, TERMINAL, ZERO_SUM
+from gdl.protocol import CHANCE, CONSTANT_SUM, TERMINAL, ZERO_SUM, Value
 from gdl.tools.session import describe_values, render
 
 WALK_LIMIT = 200_000    # states walked at most to find a length or utility bound no rule declares
 
 
 class EncodingError(ValueError):
-    """The game cannot be numbered (too large to walk and undeclared bounds, or cyclic)."""
+    """The game cannot be numbered (too large to walk where only a walk can number it or bound its
+    utilities)."""
 
 
 class GameEncoding:
@@ -45,29 +53,70 @@ class GameEncoding:
     def __init__(self, game, walk_limit: int = WALK_LIMIT):
         self.game = game
         self.info = game.info
+        self._walk_limit = walk_limit
         rules = getattr(game, "ir", None)
         self._rules = rules if rules is not None and rules.tree is None else None
-        walk = None
+        self._walked: _Walk | None = None
         if self._rules is not None:
             self._number_rule_actions(self._rules)
-            self.max_decisions = self.info.max_length
-            self.utility_range = self.info.utility_bounds or _utility_interval(self._rules)
+            self._tree_paths = None
         else:
-            walk = _Walk(game, walk_limit)
+            walk = self._walked = _Walk(game, walk_limit)
+            if not walk.complete:
+                raise EncodingError(
+                    f"{game.info.name}: more than {walk_limit:,} positions, too many to walk; a game "
+                    "without rule actions (an explicit tree, a game written in Python) is numbered "
+                    "by walking every position, so write it with `var` and `action` rules "
+                    "(docs/language.md), which are numbered without a walk")
             self._number_walked_actions(walk)
-            self.max_decisions = walk.longest
-            self.utility_range = walk.utility_range
-        if self.max_decisions is None or self.utility_range is None:
-            walk = walk or _Walk(game, walk_limit)
-            if self.max_decisions is None:
-                self.max_decisions = walk.longest
-            if self.utility_range is None:
-                self.utility_range = walk.utility_range
-        lo, hi = self.utility_range
-        # OpenSpiel insists on min < max; a game whose every result is the same is widened.
-        self.utility_range = (lo, hi if hi > lo else lo + 1)
-        self._tree_paths = walk.paths if self._rules is None else None
+            self._tree_paths = walk.paths
         self._layout_tensor()
+
+    # ---- lengths and utility bounds (computed when first asked for) ----------------------------
+    @cached_property
+    def _length_walk(self) -> _Walk:
+        """The walk for a length bound the rules do not declare: it stops at the first cycle
+        unless the utilities still need bounds from it."""
+        if self._walked is not None:
+            return self._walked
+        need_range = self.info.utility_bounds is None and _utility_interval(self._rules) is None
+        self._walked = _Walk(self.game, self._walk_limit, stop_at_cycle=not need_range)
+        return self._walked
+
+    @cached_property
+    def max_decisions(self) -> int | None:
+        """The most decisions (chance outcomes not counted) in any play, or None where no bound is
+        known: a play can return to an earlier position, or the game is too large to walk and
+        its rules declare no ``max-length``."""
+        if self._rules is not None and self.info.max_length is not None:
+            return self.info.max_length           # counts chance events too: a bound all the same
+        return self._length_walk.longest
+
+    @cached_property
+    def can_repeat(self) -> bool | None:
+        """True where a play can return to an earlier position (a walk found one), False where it
+        cannot (a declared ``max-length``, or a walk of every position), None where unknown."""
+        if self._rules is not None and self.info.max_length is not None:
+            return False
+        walk = self._length_walk
+        return True if walk.repeats else False if walk.complete else None
+
+    @cached_property
+    def utility_range(self) -> tuple[Value, Value]:
+        """Bounds (lo, hi) with lo < hi on every player's utility at every reachable end."""
+        known = None
+        if self._rules is not None:
+            known = self.info.utility_bounds or _utility_interval(self._rules)
+        if known is None:
+            walk = self._length_walk
+            if not walk.complete:
+                raise EncodingError(
+                    f"{self.info.name}: more than {self._walk_limit:,} positions, too many to walk "
+                    "for bounds on its utilities; declare `utility in LO..HI` in the rules")
+            known = walk.utility_range
+        lo, hi = known
+        # OpenSpiel insists on min < max; a game whose every result is the same is widened.
+        return (lo, hi if hi > lo else lo + 1)
 
     # ---- actions --------------------------------------------------------------------------------
     def _number_rule_actions(self, rules: ir.Game) -> None:
@@ -209,14 +258,41 @@ class GameEncoding:
         return ones
 
 
+def truncated_returns(info) -> tuple[Value, ...]:
+    """What a play cut short after a number of moves is worth, where a framework needs a result
+    (an OpenSpiel play ends in a terminal state with returns): what the rules say endless play is
+    worth (``when endless``) where they say it, else a draw: every player an equal share of a
+    zero- or constant-sum total (0 in a zero-sum game), or 0 in a general-sum game."""
+    if info.endless_value is not None:
+        return tuple(info.endless_value)
+    n = info.num_players
+    if info.sum_kind == CONSTANT_SUM:
+        share = Fraction(info.utility_sum) / n
+        return (share.numerator if share.denominator == 1 else share,) * n
+    return (0,) * n
+
+
+def move_limit(max_moves) -> int | None:
+    """A number of moves a framework cuts plays short at, checked: None (no limit) or a positive
+    integer."""
+    if max_moves is None:
+        return None
+    if isinstance(max_moves, bool) or not isinstance(max_moves, int) or max_moves < 1:
+        raise ValueError(f"max_moves must be a positive whole number of moves (or None for no "
+                         f"limit); got {max_moves!r}")
+    return max_moves
+
+
 # ---- walking every reachable state (games without rules, and undeclared bounds) -----------------
 
 class _Walk:
     """Every state reachable from the start, depth-first: the actions and chance outcomes met (in
-    the order met), the most decisions in any play, the least and greatest utility, and for each
-    state the first path found to it (its name in an explicit tree)."""
+    the order met), the most decisions in any play (None if a play can return to an earlier
+    position), the least and greatest utility, and for each state the first path found to it (its
+    name in an explicit tree). ``complete`` is False where the walk stopped early: more than
+    ``limit`` states, or (``stop_at_cycle``) at the first cycle, when only the length is wanted."""
 
-    def __init__(self, game, limit: int):
+    def __init__(self, game, limit: int, stop_at_cycle: bool = False):
         actions: dict = {}
         outcomes: dict = {}
         lo = hi = None
@@ -225,6 +301,8 @@ class _Walk:
         paths: dict = {root: ()}
         on_path = {root}
         stack = [self._frame(game, root, actions, outcomes)]
+        self.repeats = False
+        self.complete = True
         while stack:
             frame = stack[-1]
             state, children, _, _ = frame
@@ -241,23 +319,23 @@ class _Walk:
                     stack[-1][2] = max(stack[-1][2], longest[state])
                 continue
             label, child = step
-            if child in on_path:
-                raise EncodingError(
-                    f"{game.info.name}: a play can return to an earlier position, so no play length "
-                    "is bounded; end the game after a number of moves (a counter, as `horizon` in "
-                    "games/pig.game) to use it here")
+            if child in on_path:       # back to a position on this very play: no longest play
+                self.repeats = True
+                if stop_at_cycle:
+                    self.complete = False
+                    break
+                continue
             if child in longest:
                 frame[2] = max(frame[2], longest[child])
                 continue
             if len(longest) + len(on_path) >= limit:
-                raise EncodingError(
-                    f"{game.info.name}: more than {limit:,} positions, too many to walk for a "
-                    "bound; declare `max-length` and `utility in LO..HI` in the rules")
+                self.complete = False
+                break
             paths.setdefault(child, paths[state] + (game.action_name(label),))
             on_path.add(child)
             stack.append(self._frame(game, child, actions, outcomes))
         self.actions, self.outcomes = tuple(actions), tuple(outcomes)
-        self.longest = longest[root]
+        self.longest = longest[root] if self.complete and not self.repeats else None
         self.utility_range = (lo, hi) if lo is not None else (0, 1)
         self.paths = paths
 

@@ -11,8 +11,20 @@ the rules declare, terminal rewards, string and tensor observations. The game's 
 declarations are OpenSpiel game parameters (``gdl_connect4(columns=5)``). Action and outcome
 numbers, length and utility bounds come from gdl.bridges.encoding.
 
-An OpenSpiel state holds only the gdl state (``_state``, a tuple), so cloning is cheap and
-serialisation works; everything else is reached through ``get_game()``.
+Plays without a bound (a game that can repeat a position: Pig, Piglet, games/cyclic/):
+OpenSpiel's ``max_game_length()`` is a number that no play may exceed, and its own such games
+(``pig``'s ``horizon``) end every play there. So does this bridge: a play still going after
+``max_game_length()`` decisions ends, worth what ``encoding.truncated_returns`` says (the rules'
+``when endless`` value, else a draw). The bridge parameter ``max_moves`` (every registered game
+has it; 0, the default, sets none) chooses that length; without it a game with no known bound
+gets ``UNBOUNDED``, so many moves that no play reaches it in practice, and the game is the rules'
+own. ``str(state)`` is the position, plus the moves made where ``max_moves`` cuts plays short
+(they are then part of what a position is worth), so value iteration keyed by ``str`` solves the
+rules' game without ``max_moves`` and the truncated game with it.
+
+An OpenSpiel state holds the gdl state (``_state``, a tuple) and the number of decisions made
+(``_moves``), so cloning is cheap and serialisation works; everything else is reached through
+``get_game()``.
 """
 
 from __future__ import annotations
@@ -25,10 +37,21 @@ import pyspiel
 from open_spiel.python.observation import IIGObserverForPublicInfoGame
 
 from gdl.backends.load import loads
-from gdl.bridges.encoding import GameEncoding
+from gdl.bridges.encoding import GameEncoding, move_limit, truncated_returns
 from gdl.protocol import CHANCE, CONSTANT_SUM, TERMINAL, ZERO_SUM
+from gdl.tools.session import describe_values
 
 PREFIX = "gdl_"
+
+# The game parameter every registered game takes: end plays after this many decisions (0: no
+# limit but the game's own).
+MAX_MOVES = "max_moves"
+
+# max_game_length() of a game whose plays have no bound we know. OpenSpiel keeps it in a C++ int
+# and adds the chance nodes to it (as many again) for the longest history, so this is the largest
+# value that sum cannot overflow; plays are cut short there, so it is a true bound, but a play
+# would need about a billion decisions to meet it.
+UNBOUNDED = 2**30 - 1
 
 # short name -> (rule text, file name): one registration per name for the life of the process,
 # since OpenSpiel cannot forget a game type.
@@ -60,7 +83,11 @@ def register_text(text: str, filename: str, name: str) -> str:
     gdl_game = loads(text, filename)
     rules = getattr(gdl_game, "ir", None)
     parameters = dict(rules.params) if rules is not None and rules.tree is None else {}
-    game_type = _game_type(name, gdl_game.info, parameters)
+    if MAX_MOVES in parameters:
+        raise ValueError(f"{filename}: the rules declare `param {MAX_MOVES}`, the name of the "
+                         "OpenSpiel bridge's own parameter (end plays after that many moves); "
+                         "rename the rules' parameter")
+    game_type = _game_type(name, gdl_game.info, {**parameters, MAX_MOVES: 0})
     # OpenSpiel keeps the creator until the process ends, after Python has shut down. A class
     # (always in a reference cycle with its own __mro__) is never freed then; a closure would be,
     # without the interpreter, and the process would abort on exit.
@@ -74,16 +101,17 @@ def register_text(text: str, filename: str, name: str) -> str:
 
 def load_game(path: str | Path, params: dict | None = None, name: str | None = None):
     """The rule file at ``path`` as a ``pyspiel.Game`` (registered first if need be); ``params``
-    sets the rules' ``param`` values, as ``--set`` does on the command line."""
+    sets the rules' ``param`` values, as ``--set`` does on the command line, and ``max_moves``
+    (``{"max_moves": 200}``) ends every play after that many decisions."""
     return pyspiel.load_game(register(path, name), dict(params or {}))
 
 
-def from_game(gdl_game, name: str = "gdl_game"):
+def from_game(gdl_game, name: str = "gdl_game", max_moves: int | None = None):
     """Any gdl game object (rules already built, or an explicit tree, or a game written in
-    Python against gdl.protocol) as an OpenSpiel game, without registering it. OpenSpiel's
-    algorithms work on it; what needs a registered name (``pyspiel.load_game``, serialisation,
-    pickling) does not."""
-    return GdlGame(gdl_game, _game_type(name, gdl_game.info, {}), {})
+    Python against gdl.protocol) as an OpenSpiel game, without registering it; ``max_moves`` as
+    in ``load_game``. OpenSpiel's algorithms work on it; what needs a registered name
+    (``pyspiel.load_game``, serialisation, pickling) does not."""
+    return GdlGame(gdl_game, _game_type(name, gdl_game.info, {}), {}, max_moves)
 
 
 def _game_type(name: str, info, parameters: dict):
@@ -107,12 +135,27 @@ def _game_type(name: str, info, parameters: dict):
 
 class GdlGame(pyspiel.Game):
     """An OpenSpiel game over a gdl game. ``encoding`` numbers its actions and states;
-    ``gdl_game`` is the game itself, for exact answers."""
+    ``gdl_game`` is the game itself, for exact answers. A play still going after ``horizon``
+    decisions ends there, worth ``cut_short_returns`` (see the module docstring)."""
 
-    def __init__(self, gdl_game, game_type, params: dict):
+    def __init__(self, gdl_game, game_type, params: dict, max_moves: int | None = None):
         self.gdl_game = gdl_game
         self.encoding = encoding = GameEncoding(gdl_game)
+        max_moves = move_limit(max_moves)
+        bound = encoding.max_decisions
+        limits = [n for n in (bound, max_moves) if n is not None]
+        self.horizon = min(limits) if limits else UNBOUNDED
+        # Does the horizon end plays the rules have not ended? Never at a bound the rules keep.
+        # Rules that break the max-length they declare (gdl check --deep: E408) have their plays
+        # cut short there all the same, but their bounds are not widened for it.
+        self.cuts_short = bound is None or self.horizon < bound
+        # The moves made are part of a position's worth only where the user's max_moves cuts
+        # plays short; UNBOUNDED is out of reach of any walk value iteration can make.
+        self.shows_moves = self.cuts_short and max_moves is not None
+        self.cut_short_returns = truncated_returns(gdl_game.info)
         lo, hi = encoding.utility_range
+        if self.cuts_short:
+            lo, hi = min(lo, *self.cut_short_returns), max(hi, *self.cut_short_returns)
         total = encoding.utility_sum
         info = pyspiel.GameInfo(
             # OpenSpiel and PettingZoo want at least one action, even in a game of chance alone.
@@ -121,7 +164,7 @@ class GdlGame(pyspiel.Game):
             num_players=gdl_game.info.num_players,
             min_utility=float(lo), max_utility=float(hi),
             utility_sum=None if total is None else float(total),
-            max_game_length=max(1, encoding.max_decisions))
+            max_game_length=max(1, self.horizon))
         super().__init__(game_type, info, params)
 
     def new_initial_state(self, state=None):
@@ -153,8 +196,12 @@ class _RegisteredGame(GdlGame):
     def __init__(self, params=None):
         params = dict(params or {})
         overrides = {key: value for key, value in params.items() if key in self._parameters}
+        max_moves = params.get(MAX_MOVES, 0)
+        if isinstance(max_moves, int) and max_moves < 0:
+            raise ValueError(f"{MAX_MOVES} must be a positive number of moves, or 0 for no limit; "
+                             f"got {max_moves}")
         super().__init__(loads(self._text, self._filename, overrides or None), self._game_type,
-                         params)
+                         params, max_moves or None)
 
     def __reduce__(self):
         # The class is made at registration, so pickle cannot find it by name; the rule text
@@ -168,19 +215,35 @@ def _unpickle_game(name: str, text: str, filename: str, params: dict):
 
 
 class GdlState(pyspiel.State):
-    """An OpenSpiel state: the gdl state, and OpenSpiel's history of action numbers."""
+    """An OpenSpiel state: the gdl state, the decisions made so far, and OpenSpiel's history of
+    action numbers."""
 
     def __init__(self, game: GdlGame):
         super().__init__(game)
         self._state = game.gdl_game.initial_state()
+        self._moves = 0
 
     @property
     def gdl_state(self):
         """The gdl state (for gdl's own solvers, and exact values)."""
         return self._state
 
+    def _player(self) -> int:
+        """The gdl player to move (or CHANCE, TERMINAL); TERMINAL where the horizon ends a play
+        at a decision (chance still resolves after the last decision allowed)."""
+        game = self.get_game()
+        player = game.gdl_game.current_player(self._state)
+        if player >= 0 and self._moves >= game.horizon:
+            return TERMINAL
+        return player
+
+    def is_cut_short(self) -> bool:
+        """True where the horizon ended this play, not the rules."""
+        return self._player() == TERMINAL and \
+            self.get_game().gdl_game.current_player(self._state) != TERMINAL
+
     def current_player(self):
-        player = self.get_game().gdl_game.current_player(self._state)
+        player = self._player()
         if player == TERMINAL:
             return pyspiel.PlayerId.TERMINAL
         if player == CHANCE:
@@ -188,6 +251,7 @@ class GdlState(pyspiel.State):
         return player
 
     def _legal_actions(self, player):
+        # OpenSpiel asks only where current_player() is a player: never at a play cut short
         return self.get_game().encoding.legal_ids(self._state)
 
     def chance_outcomes(self):
@@ -200,22 +264,34 @@ class GdlState(pyspiel.State):
             chosen = encoding.chance_outcome(self._state, action)
         else:
             chosen = encoding.action(action)
+            self._moves += 1
         self._state = gdl_game.apply(self._state, chosen)
 
     def _action_to_string(self, player, action):
         return self.get_game().encoding.id_name(self._state, player, action)
 
     def is_terminal(self):
-        return self.get_game().gdl_game.current_player(self._state) == TERMINAL
+        return self._player() == TERMINAL
 
     def returns(self):
-        gdl_game = self.get_game().gdl_game
-        if gdl_game.current_player(self._state) != TERMINAL:
-            return [0.0] * gdl_game.info.num_players
-        return [float(v) for v in gdl_game.returns(self._state)]
+        game = self.get_game()
+        gdl_game = game.gdl_game
+        if gdl_game.current_player(self._state) == TERMINAL:
+            return [float(v) for v in gdl_game.returns(self._state)]
+        if self._player() == TERMINAL:
+            return [float(v) for v in game.cut_short_returns]
+        return [0.0] * gdl_game.info.num_players
 
     def __str__(self):
-        return self.get_game().encoding.text(self._state)
+        game = self.get_game()
+        text = game.encoding.text(self._state)
+        if self.is_cut_short():
+            head = (f"play cut short after {self._moves} moves: "
+                    + describe_values(game.gdl_game.info.players, game.cut_short_returns))
+            text = head + "\n" + text.partition("\n")[2]
+        if game.shows_moves:
+            text += f"\nmoves made: {self._moves} of {game.horizon}"
+        return text
 
 
 class StateObserver:
@@ -234,7 +310,7 @@ class StateObserver:
         self.tensor[self._encoding.tensor_ones(state.gdl_state)] = 1
 
     def string_from(self, state, player):
-        return self._encoding.text(state.gdl_state)
+        return str(state)
 
 
 def register_directory(directory: str | Path) -> list[str]:

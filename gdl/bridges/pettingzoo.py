@@ -15,6 +15,13 @@ gdl.bridges.encoding (``info["action_names"]`` names them); chance is sampled in
 environment, exactly (from the game's Fractions) with the seed given to ``reset``; rewards come
 at the end, each player's utility as a float. The gdl state is ``env.gdl_state`` for solvers.
 
+Truncation (PettingZoo's ``truncations``, apart from ``terminations``): with ``max_moves=N``, or
+else the ``max-length`` the rules declare, a play still going after that many decisions is cut
+short: every agent truncated, none terminated, and no reward (the game has no result; a learner
+bootstraps from the last observation, as Gymnasium's time limits ask). Without either a play
+goes on as long as the rules do: in a game that can repeat a position (games/cyclic/) that may
+be for ever, if the agents keep it going (docs/pettingzoo.md says why this is the default).
+
 A game whose every play ends before any player decides (a tree of chance alone) cannot be an
 environment: PettingZoo requires a game that is not over after ``reset``.
 """
@@ -30,14 +37,16 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from gdl.backends.load import load
-from gdl.bridges.encoding import GameEncoding
+from gdl.bridges.encoding import GameEncoding, move_limit
 from gdl.protocol import CHANCE, TERMINAL
 from gdl.tools.session import draw
 
 
-def env(path: str | Path, params: dict | None = None, render_mode: str | None = None) -> GdlEnv:
-    """The rule file at ``path`` (with ``param`` values ``params``) as an AEC environment."""
-    return GdlEnv(load(path, params), render_mode=render_mode)
+def env(path: str | Path, params: dict | None = None, render_mode: str | None = None,
+        max_moves: int | None = None) -> GdlEnv:
+    """The rule file at ``path`` (with ``param`` values ``params``) as an AEC environment; plays
+    still going after ``max_moves`` decisions are truncated (see the module docstring)."""
+    return GdlEnv(load(path, params), render_mode=render_mode, max_moves=max_moves)
 
 
 class GdlEnv(AECEnv):
@@ -45,11 +54,18 @@ class GdlEnv(AECEnv):
 
     metadata: ClassVar[dict] = {"render_modes": ["ansi", "human"], "name": "gdl", "is_parallelizable": False}
 
-    def __init__(self, gdl_game, render_mode: str | None = None):
+    def __init__(self, gdl_game, render_mode: str | None = None, max_moves: int | None = None):
         super().__init__()
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}")
         self.gdl_game = gdl_game
+        # The decisions after which a play still going is truncated: the user's, else the rules'
+        # max-length (which a play keeping the rules' promise never reaches), else none.
+        self.max_moves = move_limit(max_moves)
+        if self.max_moves is None:
+            self.max_moves = gdl_game.info.max_length
+        self.moves = 0
+        self._cut_short = False     # the play was truncated: no agent may move any more
         self.encoding = encoding = GameEncoding(gdl_game)
         self.render_mode = render_mode
         self.metadata = {**self.metadata, "name": gdl_game.info.name}
@@ -81,6 +97,8 @@ class GdlEnv(AECEnv):
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {agent: {"action_names": self._action_names} for agent in self.agents}
         self.gdl_state = self.gdl_game.initial_state()
+        self.moves = 0
+        self._cut_short = False
         self._advance()
         if self.terminations[self.agents[0]]:
             raise ValueError(f"{self.gdl_game.info.name}: the game is over before any player "
@@ -88,7 +106,8 @@ class GdlEnv(AECEnv):
 
     def _advance(self) -> None:
         """Play chance until a player is to move or the game is over; then select that agent, or
-        end the game with everyone's utility as reward."""
+        end the game with everyone's utility as reward, or, with ``max_moves`` decisions made,
+        truncate it with no reward."""
         game = self.gdl_game
         player = game.current_player(self.gdl_state)
         while player == CHANCE:
@@ -99,6 +118,11 @@ class GdlEnv(AECEnv):
             self.rewards = {agent: float(v) for agent, v in zip(self.agents, values)}
             self.terminations = dict.fromkeys(self.agents, True)
             self.agent_selection = self.agents[0]
+        elif self.max_moves is not None and self.moves >= self.max_moves:
+            self._cut_short = True
+            self.rewards = dict.fromkeys(self.agents, 0.0)
+            self.truncations = dict.fromkeys(self.agents, True)
+            self.agent_selection = self.agents[0]
         else:
             self.agent_selection = self.possible_agents[player]
 
@@ -107,7 +131,7 @@ class GdlEnv(AECEnv):
         observation[self.encoding.tensor_ones(self.gdl_state)] = 1
         mask = np.zeros(self._num_actions, np.int8)
         player = self.gdl_game.current_player(self.gdl_state)
-        if player >= 0 and self.possible_agents[player] == agent:
+        if player >= 0 and self.possible_agents[player] == agent and not self._cut_short:
             mask[self.encoding.legal_ids(self.gdl_state)] = 1
         return {"observation": observation, "action_mask": mask}
 
@@ -122,6 +146,7 @@ class GdlEnv(AECEnv):
             raise ValueError(f"{agent} cannot play action {action} here; legal: {legal} ({names})")
         self._cumulative_rewards[agent] = 0.0
         self.gdl_state = self.gdl_game.apply(self.gdl_state, self.encoding.action(int(action)))
+        self.moves += 1
         self._advance()
         self._accumulate_rewards()
         if self.render_mode == "human":
