@@ -25,7 +25,8 @@ def _write_counterexample(directory: Path, stem: str, failure, args, kind: str) 
         reproduce = f"gdl fuzz {shlex.quote(str(path))}"
     else:
         reproduce = (f"gdl fuzz {shlex.quote(failure.target)} --examples {args.examples} "
-                     f"--seed {failure.seed}" + (" --openspiel" if kind == "openspiel" else ""))
+                     f"--seed {failure.seed}" + (" --openspiel" if kind == "openspiel" else "")
+                     + "".join(f" --set {shlex.quote(s)}" for s in args.set))
     header = [f"# gdl fuzz counterexample ({failure.target}, seed {failure.seed})"]
     if failure.position:
         header.append(f"# position: after {' '.join(failure.position)}")
