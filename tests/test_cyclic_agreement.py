@@ -51,7 +51,7 @@ def budget(examples: int) -> settings:
 
 def assert_agrees(game, label: str = "") -> None:
     problems = disagreements(game, strong_solve(game))
-    assert not problems, "\n".join([f"{label or game!r}:", *problems[:12]]
+    assert not problems, "\n".join([f"{label or repr(game)}:", *problems[:12]]
                                    + ([f"... and {len(problems) - 12} more"]
                                       if len(problems) > 12 else []))
 

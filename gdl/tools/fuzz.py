@@ -854,9 +854,12 @@ def _walk(game: Any, limit: int) -> _Walk:
 
 def _sweeps(walk: _Walk, cut: Any, times: int | None = None) -> list:
     """Player 0's value in the game cut after k moves, the cut scored ``cut``, by one Jacobi
-    sweep a move: ``times`` sweeps, or (None, no chance) until a sweep changes nothing, which
-    is then the value for every k beyond (the values only move one way)."""
-    value = [walk.payoff[p] if walk.player[p] == TERMINAL else cut for p in range(len(walk.states))]
+    sweep a move: ``times`` sweeps (then in floats), or (None, no chance) until a sweep changes
+    nothing, which is then the value for every k beyond (the values only move one way)."""
+    exact = times is None
+    value = [(walk.payoff[p] if exact else float(walk.payoff[p])) if walk.player[p] == TERMINAL
+             else cut for p in range(len(walk.states))]
+    weights = [[q if exact else float(q) for q in row] for row in walk.probabilities]
     done = 0
     while times is None or done < times:
         new = list(value)
@@ -867,7 +870,7 @@ def _sweeps(walk: _Walk, cut: Any, times: int | None = None) -> list:
             elif player == 1:
                 new[p] = min(seen)
             elif player == CHANCE:
-                new[p] = sum(q * v for q, v in zip(walk.probabilities[p], seen))
+                new[p] = sum(q * v for q, v in zip(weights[p], seen))
         done += 1
         if new == value:
             break

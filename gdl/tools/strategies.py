@@ -1338,7 +1338,14 @@ def cyclic_graphs(draw, chance: bool | None = False, stopping: bool = False,
     declared = None
     if draw(st.booleans()) if endless is None else endless:
         declared = pick(_ENDLESS_CHOICES[kind_name])
-    return GeneratedGraph(kinds, moves, weights, payoff, total, declared)
+    # only the nodes the start reaches, numbered in their order: the same game, read at a glance
+    order = [0]
+    for s in order:
+        order += [t for t in dict.fromkeys(moves[s]) if t not in order]
+    order.sort()            # node 0 stays the start; the order of kinds is kept
+    number = {s: i for i, s in enumerate(order)}
+    return GeneratedGraph([kinds[s] for s in order], [[number[t] for t in moves[s]] for s in order],
+                          [weights[s] for s in order], [payoff[s] for s in order], total, declared)
 
 
 @_dataclass
