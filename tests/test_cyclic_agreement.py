@@ -409,4 +409,6 @@ def test_gdl_fuzz_finds_a_planted_bug_in_a_cyclic_game(monkeypatch, capsys, tmp_
     assert "[census] graph" in err and "[database] graph" in err
     assert f"reproduce: gdl fuzz {path} --examples 200 --seed 0 --set cells=3" in err
     (written,) = tmp_path.glob("*.game")
-    assert written.read_text().startswith("# gdl fuzz counterexample")
+    text = written.read_text()
+    assert text.startswith("# gdl fuzz counterexample")
+    assert "# positions: every one (the game can repeat a position)" in text

@@ -30,6 +30,8 @@ def _write_counterexample(directory: Path, stem: str, failure, args, kind: str) 
     header = [f"# gdl fuzz counterexample ({failure.target}, seed {failure.seed})"]
     if failure.position:
         header.append(f"# position: after {' '.join(failure.position)}")
+    elif failure.every_position:
+        header.append("# positions: every one (the game can repeat a position)")
     elif not generated:
         header.append("# position: the initial state")
     if failure.depth is not None:
@@ -98,6 +100,7 @@ def cmd_fuzz(args) -> int:
                     "depth_limited": r.depth_limited, "skipped": r.skipped,
                     "solver_comparisons": r.comparisons, "metamorphic_comparisons": r.metamorphic,
                     "backend_states": r.backend_states, "solvers": sorted(r.solvers),
+                    "every_position": r.cyclic,
                     "seconds": round(r.seconds, 3)} for name, r in summary.targets.items()},
             } for kind, summary in summaries],
             "failures": [{"target": f.target, "seed": f.seed, "first_failure": f.first_failure,

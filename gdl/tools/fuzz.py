@@ -1044,6 +1044,9 @@ def _deterministic_problems(solution, reference: CyclicReference, ids, where, na
 
     walk = reference.walk
     problems: list[Problem] = []
+    if not solution.exact:
+        problems.append(Problem("proven", "graph", f"values labelled not exact "
+                                f"({solution.note or 'no reason given'}) in a game without chance"))
     total, level = reference.total, reference.total / 2
     remoteness = [solution.remoteness(i) for i in ids]
     classes = dict.fromkeys(CLASSES, 0)
@@ -1342,6 +1345,7 @@ class Failure:
     first_failure: int | None = None
     position: tuple[str, ...] = ()   # moves from the initial state (file mode)
     depth: int | None = None
+    every_position: bool = False     # a game that can repeat a position, checked everywhere
 
 
 @dataclass
@@ -1703,7 +1707,8 @@ def _fuzz_file_part(path: str, params: dict | None, examples: int, seed: int, bu
 
     def fail(problems, moves=(), depth=None):
         summary.failures.append(Failure(path, seed, problems, format_text(text, path),
-                                        position=tuple(moves), depth=depth))
+                                        position=tuple(moves), depth=depth,
+                                        every_position=cycle is not None))
 
     game = interpreted
     if have_compiler():
