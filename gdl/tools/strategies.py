@@ -31,7 +31,16 @@ from hypothesis import strategies as st
 from gdl.backends.tree import TreeGame, tree_info
 from gdl.lang import ast as _ast
 from gdl.lang.ir import Chance, Decision, Leaf, Node
-from gdl.protocol import CONSTANT_SUM, GENERAL_SUM, ZERO_SUM, Value, format_value
+from gdl.protocol import (
+    CHANCE,
+    CONSTANT_SUM,
+    GENERAL_SUM,
+    TERMINAL,
+    ZERO_SUM,
+    GameInfo,
+    Value,
+    format_value,
+)
 
 
 class GeneratedTree(TreeGame):
@@ -1174,15 +1183,12 @@ class GeneratedGraph:
 
     def __init__(self, kinds, moves, weights, payoff, total: int = 0, endless=None,
                  name: str = "generated graph"):
-        from gdl.protocol import CHANCE as _CHANCE
-        from gdl.protocol import GameInfo
-
         self.kinds, self.moves = tuple(kinds), tuple(tuple(m) for m in moves)
         self.weights = tuple(tuple(w) for w in weights)
         self.payoff, self.total = tuple(payoff), total
         self.endless = None if endless is None else Fraction(endless)
         self.info = GameInfo(
-            name=name, players=("P0", "P1"), has_chance=_CHANCE in self.kinds,
+            name=name, players=("P0", "P1"), has_chance=CHANCE in self.kinds,
             sum_kind=ZERO_SUM if total == 0 else CONSTANT_SUM,
             utility_sum=None if total == 0 else total,
             endless_value=None if endless is None else (_plain(self.endless),
@@ -1221,10 +1227,7 @@ class GeneratedGraph:
     @property
     def text(self) -> str:
         from gdl.lang.format import format_text
-        from gdl.protocol import CHANCE as _CHANCE
-        from gdl.protocol import TERMINAL as _TERMINAL
-
-        codes = [2 if k == _CHANCE else 3 if k == _TERMINAL else k for k in self.kinds]
+        codes = [2 if k == CHANCE else 3 if k == TERMINAL else k for k in self.kinds]
         width = max(1, max(len(m) for m in self.moves))
 
         def table(rows) -> str:
@@ -1263,14 +1266,11 @@ class GeneratedGraph:
         return self._games[backend]
 
     def __repr__(self) -> str:
-        from gdl.protocol import CHANCE as _CHANCE
-        from gdl.protocol import TERMINAL as _TERMINAL
-
         parts = []
         for s, kind in enumerate(self.kinds):
-            if kind == _TERMINAL:
+            if kind == TERMINAL:
                 parts.append(f"{s}: end {self.payoff[s]}")
-            elif kind == _CHANCE:
+            elif kind == CHANCE:
                 parts.append(f"{s}: ?[" + ", ".join(f"{t} {w}" for t, w in
                                                     zip(self.moves[s], self.weights[s])) + "]")
             else:
@@ -1297,9 +1297,6 @@ def cyclic_graphs(draw, chance: bool | None = False, stopping: bool = False,
     1, summing to 1); None: drawn. ``endless``: whether the game declares a value for endless
     play (None: drawn), drawn among the equal share, values at an end, between ends and beyond
     them. Everything shrinks towards fewer nodes, fewer moves and no declaration."""
-    from gdl.protocol import CHANCE as _CHANCE
-    from gdl.protocol import TERMINAL as _TERMINAL
-
     kind_name = OUTCOME_KINDS[draw(st.integers(0, len(OUTCOME_KINDS) - 1))] \
         if outcomes is None else outcomes
     values, total = _OUTCOMES[kind_name]
@@ -1307,8 +1304,8 @@ def cyclic_graphs(draw, chance: bool | None = False, stopping: bool = False,
     deciders = draw(st.integers(1, max_deciders))
     chances = draw(st.integers(1, 3)) if has_chance else 0
     ends = draw(st.integers(1, 3))
-    kinds = [draw(st.integers(0, 1)) for _ in range(deciders)] + [_CHANCE] * chances \
-        + [_TERMINAL] * ends
+    kinds = [draw(st.integers(0, 1)) for _ in range(deciders)] + [CHANCE] * chances \
+        + [TERMINAL] * ends
     chance_ids = list(range(deciders, deciders + chances))
     end_ids = list(range(deciders + chances, len(kinds)))
     targets = chance_ids if has_chance and stopping else list(range(len(kinds)))
@@ -1321,11 +1318,11 @@ def cyclic_graphs(draw, chance: bool | None = False, stopping: bool = False,
         return pool[draw(st.integers(0, len(pool) - 1))]
 
     for s, kind in enumerate(kinds):
-        if kind == _TERMINAL:
+        if kind == TERMINAL:
             payoff[s] = pick(values)
             moves.append([])
             weights.append([])
-        elif kind == _CHANCE:
+        elif kind == CHANCE:
             out = [pick(end_ids)] if stopping else []
             out += [pick(settle) for _ in range(draw(st.integers(0 if out else 1, 3 - len(out))))]
             moves.append(out)
