@@ -813,11 +813,12 @@ class _Walk:
     children: list[list[int]]
     probabilities: list[list[Fraction]]
     payoff: list            # player 0's utility at an end, else None
+    parent: list            # (position, action) that first reached it, breadth first
 
 
 def _walk(game: Any, limit: int) -> _Walk:
     root = game.initial_state()
-    walk = _Walk([root], {root: 0}, [], [], [], [], [])
+    walk = _Walk([root], {root: 0}, [], [], [], [], [], [(-1, None)])
     position = 0
     while position < len(walk.states):
         state = walk.states[position]
@@ -842,6 +843,7 @@ def _walk(game: Any, limit: int) -> _Walk:
                     raise TooBigToCheck(limit)
                 found = walk.index[child] = len(walk.states)
                 walk.states.append(child)
+                walk.parent.append((position, action))
             children.append(found)
         walk.player.append(player)
         walk.actions.append(actions)
@@ -1021,19 +1023,11 @@ def strong_problems(game: Any, reference_game: Any = None, limit: int = CYCLIC_M
 
 
 def _path_names(game: Any, walk: _Walk, target: int) -> list[str]:
-    """Moves from the start to a position of ``walk``, breadth first (the shortest)."""
-    parent: dict[int, tuple[int, Any]] = {0: (-1, None)}
-    queue = [0]
-    for p in queue:
-        if p == target:
-            break
-        for action, child in zip(walk.actions[p], walk.children[p]):
-            if child not in parent:
-                parent[child] = (p, action)
-                queue.append(child)
+    """Moves from the start to a position of ``walk`` (a shortest way: the walk is breadth
+    first)."""
     path = []
     while target > 0:
-        target, action = parent[target]
+        target, action = walk.parent[target]
         path.append(game.action_name(action))
     return path[::-1]
 
