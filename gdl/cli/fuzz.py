@@ -10,7 +10,7 @@ from gdl.cli import UsageError, parse_sets, print_json, read_rule_text, whole
 
 TARGET_WORDS = {"trees2": "trees, two players", "chance": "trees with chance",
                 "trees3": "trees, three players", "rules": "rule files",
-                "transpositions": "transpositions"}
+                "transpositions": "transpositions", "cyclic": "cyclic games"}
 
 
 def _write_counterexample(directory: Path, stem: str, failure, args, kind: str) -> tuple[Path, str]:
@@ -25,10 +25,13 @@ def _write_counterexample(directory: Path, stem: str, failure, args, kind: str) 
         reproduce = f"gdl fuzz {shlex.quote(str(path))}"
     else:
         reproduce = (f"gdl fuzz {shlex.quote(failure.target)} --examples {args.examples} "
-                     f"--seed {failure.seed}" + (" --openspiel" if kind == "openspiel" else ""))
+                     f"--seed {failure.seed}" + (" --openspiel" if kind == "openspiel" else "")
+                     + "".join(f" --set {shlex.quote(s)}" for s in args.set))
     header = [f"# gdl fuzz counterexample ({failure.target}, seed {failure.seed})"]
     if failure.position:
         header.append(f"# position: after {' '.join(failure.position)}")
+    elif failure.every_position:
+        header.append("# positions: every one (the game can repeat a position)")
     elif not generated:
         header.append("# position: the initial state")
     if failure.depth is not None:
@@ -41,7 +44,7 @@ def _write_counterexample(directory: Path, stem: str, failure, args, kind: str) 
 
 def cmd_fuzz(args) -> int:
     try:
-        from gdl.tools.fuzz import fuzz_file, fuzz_generated
+        from gdl.tools.fuzz import TooBigToCheck, fuzz_file, fuzz_generated
         from gdl.tools.strategies import st  # noqa: F401 - hypothesis, needed by both kinds
     except ImportError as error:
         raise UsageError(f"gdl fuzz needs the hypothesis package ({error}); "
@@ -66,8 +69,11 @@ def cmd_fuzz(args) -> int:
                 summaries.append(("file", fuzz_file(file, args.examples, args.seed, args.workers,
                                                     args.budget, params or None)))
             except EndlessGame as endless:
-                raise UsageError(f"{file}: {endless}; the fuzzer compares exact solutions, "
-                                 "which need a game that ends") from None
+                raise UsageError(f"{file}: {endless}, and it has more than two players or no "
+                                 "constant sum: no solver of gdl values such a game, so there is "
+                                 "nothing to compare (give it a max-length)") from None
+            except TooBigToCheck as big:
+                raise UsageError(f"{file}: {big}; make it smaller with --set") from None
             if crosscheck is not None:
                 summaries.append(("openspiel", _run_crosscheck(crosscheck, file, args, params)))
     else:
@@ -94,6 +100,7 @@ def cmd_fuzz(args) -> int:
                     "depth_limited": r.depth_limited, "skipped": r.skipped,
                     "solver_comparisons": r.comparisons, "metamorphic_comparisons": r.metamorphic,
                     "backend_states": r.backend_states, "solvers": sorted(r.solvers),
+                    "every_position": r.cyclic,
                     "seconds": round(r.seconds, 3)} for name, r in summary.targets.items()},
             } for kind, summary in summaries],
             "failures": [{"target": f.target, "seed": f.seed, "first_failure": f.first_failure,
@@ -108,11 +115,21 @@ def cmd_fuzz(args) -> int:
     for kind, summary in summaries:
         what = {"generated": "generated games", "openspiel": "positions against OpenSpiel"}.get(
             kind, "positions")
-        print(f"gdl fuzz: {summary.examples} {what}, seed {summary.seed}, "
-              f"{summary.workers} worker(s)")
+        if kind == "file" and all(r.cyclic for r in summary.targets.values()):
+            print(f"gdl fuzz: {len(summary.targets)} game(s) that can repeat a position, "
+                  f"{summary.workers} worker(s)")
+        else:
+            print(f"gdl fuzz: {summary.examples} {what}, seed {summary.seed}, "
+                  f"{summary.workers} worker(s)")
         solvers = set()
         for name, r in summary.targets.items():
             solvers |= r.solvers
+            if r.cyclic:
+                print(f"  {name}: the game can repeat a position: its strong solve checked at "
+                      f"every position ({r.positions:,}) against the reference, the interpreter "
+                      f"and the position database; {r.backend_states:,} states compiled vs "
+                      "interpreted")
+                continue
             line = (f"  {name:<22} {r.games:>6,} game(s) {r.positions:>7,} position(s) "
                     f"{r.comparisons:>9,} solver runs vs the oracle")
             if r.metamorphic:
@@ -167,9 +184,12 @@ def register(commands) -> None:
         description="Without FILE: generate explicit trees and rule files (hypothesis, fixed "
                     "seed) and check that every applicable solver and engine option gives the "
                     "oracle's values and optimal actions, that renaming, reordering and affine "
-                    "changes of utilities behave, and that compiled equals interpreted. With "
-                    "FILEs: the same at positions reached by seeded random playouts of each "
-                    "game. A disagreement is shrunk and written as a .game file; exit status 1.",
+                    "changes of utilities behave, and that compiled equals interpreted; and "
+                    "games that can repeat a position, whose strong solve is checked at every "
+                    "position. With FILEs: the same at positions reached by seeded random "
+                    "playouts of each game, or, for a game that can repeat a position, its "
+                    "strong solve at every position. A disagreement is shrunk and written as a "
+                    ".game file; exit status 1.",
         epilog="Example: gdl fuzz --examples 2000 --seed 1 --workers 2")
     fuzz.add_argument("files", nargs="*", metavar="FILE", help="rule files to fuzz (optional)")
     fuzz.add_argument("--examples", type=whole(1), default=200, metavar="N",

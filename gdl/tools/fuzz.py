@@ -21,6 +21,10 @@ principal variation that starts with one of them and follows legal moves. This m
 * on a rule file of yours (``gdl fuzz FILE``), compares the native tier's searches with the
   Python solvers at every position, counters included (``native_problems``), when a C compiler
   is there;
+* on games that can repeat a position (two players, constant-sum), which the tree solvers cannot
+  take, checks the strong solver at every position against a reference computed through the
+  protocol, against its own solve of the interpreted game, and through the position database
+  (``strong_problems``; generated ones are the target "cyclic games");
 * runs hypothesis programmatically, with a fixed seed and no example database, and returns the
   shrunk counterexample (``run_property``); ``fuzz_generated`` and ``fuzz_file`` are what
   `gdl fuzz` runs, with or without files.
@@ -43,13 +47,18 @@ from gdl.protocol import CHANCE, CONSTANT_SUM, GENERAL_SUM, TERMINAL, ZERO_SUM, 
 from gdl.tools.count import EndlessGame, find_cycle, reachable_states
 
 __all__ = [
+    "CYCLIC_MAX_STATES",
     "Comparison",
     "Problem",
     "Summary",
+    "TooBigToCheck",
     "affine_applies",
     "affine_utilities",
     "backend_problems",
+    "check_cyclic_example",
     "compare_position",
+    "cyclic_games",
+    "cyclic_reference",
     "engine_options",
     "fuzz_file",
     "fuzz_generated",
@@ -58,6 +67,7 @@ __all__ = [
     "rename_identifiers",
     "reorder_declarations",
     "run_property",
+    "strong_problems",
     "tree_file",
 ]
 
@@ -759,6 +769,492 @@ def tree_metamorphic_problems(game: Any, seed: int = 0) -> tuple[list[Problem], 
     return problems, count
 
 
+# ==== games that can repeat a position ==========================================================
+#
+# The tree solvers cannot solve a game whose plays may not end, so on such a game the strong
+# solver (gdl.graph) is checked at every position by what can be computed independently of it:
+#
+# * a reference through the protocol (``cyclic_reference``): for two players without chance,
+#   what each side can force the game to *end* with, by searching the game cut after k moves
+#   with the cut scored below / above every end (k growing until nothing changes: then it is
+#   exact), and from that the value, class and optimal moves as docs/graph.md defines them, and
+#   the remoteness checked against its defining equation; with chance, whether every play ends
+#   with probability 1 (then values must be exact and satisfy the Bellman equations exactly,
+#   which only the value does) or endless play is declared (values exact and Bellman), the
+#   values inside depth-bounded searches whose cut is scored below / above every end and the
+#   declared value (valid bounds), and otherwise a label "not exact";
+# * the same strong solve on the interpreted game (when the fuzzed one is compiled or native);
+# * the position database written and read back, and ``solve_root``, against the solve.
+
+CYCLIC_MAX_STATES = 20_000    # positions of a game that can repeat one, checked in full
+_BOUND_SWEEPS = 60            # depth of the bounding searches with chance
+_FLOAT_SLACK = 1e-9
+
+
+class TooBigToCheck(Exception):
+    """A game that can repeat a position has more positions than gdl fuzz checks."""
+
+    def __init__(self, limit: int):
+        super().__init__(f"the game can repeat a position, so gdl fuzz checks its strong solve "
+                         f"at every position, and it has more than {limit:,} of them")
+        self.limit = limit
+
+    def __reduce__(self):     # crosses process boundaries (gdl fuzz --workers)
+        return (TooBigToCheck, (self.limit,))
+
+
+@dataclass
+class _Walk:
+    """Every position reachable from the start, through the protocol (0 is the start)."""
+    states: list
+    index: dict
+    player: list[int]
+    actions: list[list]
+    children: list[list[int]]
+    probabilities: list[list[Fraction]]
+    payoff: list            # player 0's utility at an end, else None
+    parent: list            # (position, action) that first reached it, breadth first
+
+
+def _walk(game: Any, limit: int) -> _Walk:
+    root = game.initial_state()
+    walk = _Walk([root], {root: 0}, [], [], [], [], [], [(-1, None)])
+    position = 0
+    while position < len(walk.states):
+        state = walk.states[position]
+        player = game.current_player(state)
+        probabilities: list[Fraction] = []
+        payoff = None
+        if player == TERMINAL:
+            actions: list = []
+            payoff = Fraction(game.returns(state)[0])
+        elif player == CHANCE:
+            pairs = list(game.chance_outcomes(state))
+            actions = [a for a, _ in pairs]
+            probabilities = [Fraction(p) for _, p in pairs]
+        else:
+            actions = list(game.legal_actions(state))
+        children = []
+        for action in actions:
+            child = game.apply(state, action)
+            found = walk.index.get(child)
+            if found is None:
+                if len(walk.states) >= limit:
+                    raise TooBigToCheck(limit)
+                found = walk.index[child] = len(walk.states)
+                walk.states.append(child)
+                walk.parent.append((position, action))
+            children.append(found)
+        walk.player.append(player)
+        walk.actions.append(actions)
+        walk.children.append(children)
+        walk.probabilities.append(probabilities)
+        walk.payoff.append(payoff)
+        position += 1
+    return walk
+
+
+def _sweeps(walk: _Walk, cut: Any, times: int | None = None) -> list:
+    """Player 0's value in the game cut after k moves, the cut scored ``cut``, by one Jacobi
+    sweep a move: ``times`` sweeps (then in floats), or (None, no chance) until a sweep changes
+    nothing, which is then the value for every k beyond (the values only move one way)."""
+    exact = times is None
+    value = [(walk.payoff[p] if exact else float(walk.payoff[p])) if walk.player[p] == TERMINAL
+             else cut for p in range(len(walk.states))]
+    weights = [[q if exact else float(q) for q in row] for row in walk.probabilities]
+    done = 0
+    while times is None or done < times:
+        new = list(value)
+        for p, player in enumerate(walk.player):
+            seen = [value[c] for c in walk.children[p]]
+            if player == 0:
+                new[p] = max(seen)
+            elif player == 1:
+                new[p] = min(seen)
+            elif player == CHANCE:
+                new[p] = sum(q * v for q, v in zip(weights[p], seen))
+        done += 1
+        if new == value:
+            break
+        value = new
+    return value
+
+
+@dataclass
+class CyclicReference:
+    """What the strong solver must answer on a two-player constant-sum game (docs/graph.md,
+    "What the answers mean when a position can repeat"), from ``cyclic_reference``."""
+    walk: _Walk
+    total: Fraction
+    endless: Fraction | None       # player 0's utility for endless play, where declared
+    chance: bool
+    stopping: bool                 # every play ends with probability 1, whatever the players do
+    # without chance, per position: player 0's value or None (a draw), the key that optimal
+    # moves share, whether the position is a draw, which side hurries (remoteness)
+    value: list = field(default_factory=list)
+    key: list = field(default_factory=list)
+    draw: list = field(default_factory=list)
+    hurries: list = field(default_factory=list)
+    # with chance: depth-bounded values from below and above (floats)
+    low: list = field(default_factory=list)
+    high: list = field(default_factory=list)
+
+    @property
+    def defined(self) -> bool:
+        """Whether every position has a value (what ``exact`` must say, with chance)."""
+        return not self.chance or self.stopping or self.endless is not None
+
+
+def _stopping(walk: _Walk) -> bool:
+    """No set of positions the players can keep a play in for ever: the greatest set holding a
+    move of each of its decision positions and every outcome of each of its chance positions
+    (a play stays in it for ever) is empty."""
+    inside = [player != TERMINAL for player in walk.player]
+    changed = True
+    while changed:
+        changed = False
+        for p, player in enumerate(walk.player):
+            if not inside[p]:
+                continue
+            stays = [inside[c] for c in walk.children[p]]
+            if not (all(stays) if player == CHANCE else any(stays)):
+                inside[p] = False
+                changed = True
+    return not any(inside)
+
+
+def cyclic_reference(game: Any, limit: int = CYCLIC_MAX_STATES) -> CyclicReference:
+    """The reference answers on a two-player constant-sum game that may repeat positions,
+    through the protocol only (see the section's comment)."""
+    import math
+
+    info = game.info
+    total = Fraction(0) if info.sum_kind == ZERO_SUM else Fraction(info.utility_sum)
+    endless = None if info.endless_value is None else Fraction(info.endless_value[0])
+    walk = _walk(game, limit)
+    chance = CHANCE in walk.player
+    reference = CyclicReference(walk, total, endless, chance, _stopping(walk))
+    ends = [u for u in walk.payoff if u is not None]
+    if chance:
+        low_cut = min(ends + [endless] if endless is not None else ends, default=0)
+        high_cut = max(ends + [endless] if endless is not None else ends, default=0)
+        reference.low = _sweeps(walk, float(low_cut), _BOUND_SWEEPS)
+        reference.high = _sweeps(walk, float(high_cut), _BOUND_SWEEPS)
+        return reference
+    lo, hi = _sweeps(walk, -math.inf), _sweeps(walk, math.inf)
+    least, most = (min(ends), max(ends)) if ends else (None, None)
+    level = total / 2
+    for p in range(len(walk.states)):
+        if endless is not None:
+            v = min(max(endless, lo[p]), hi[p])
+        elif lo[p] == hi[p] or (ends and lo[p] == most) or (ends and hi[p] == least):
+            v = lo[p] if lo[p] == hi[p] or lo[p] == most else hi[p]
+        else:
+            v = None
+        reference.value.append(v)
+        if v is None:
+            reference.key.append(("draw", None if not ends else (max(lo[p], least),
+                                                                 min(hi[p], most))))
+        else:
+            reference.key.append(("value", v))
+        draw = v is None or (endless is not None and lo[p] < endless < hi[p])
+        reference.draw.append(draw)
+        hurrier = None
+        if not draw:
+            forces = (lo[p] == v, hi[p] == v)
+            if forces == (True, True):
+                hurrier = walk.player[p] if v == level else 0 if v > level else 1
+            else:
+                hurrier = 0 if forces[0] else 1
+        reference.hurries.append(hurrier == walk.player[p])
+    return reference
+
+
+def _same(a, b, exact: bool) -> bool:
+    if a is None or b is None:
+        return a is b
+    if exact:
+        return tuple(a) == tuple(b)
+    return all(abs(float(x) - float(y)) <= _FLOAT_SLACK for x, y in zip(a, b))
+
+
+def strong_problems(game: Any, reference_game: Any = None, limit: int = CYCLIC_MAX_STATES
+                    ) -> tuple[list[Problem], int]:
+    """The strong solver on ``game`` (two players, constant-sum, positions that may repeat)
+    checked at every position against ``cyclic_reference`` of ``reference_game`` (default
+    ``game``; give the interpreted game to check a compiled or native one), against its own
+    solve of ``reference_game``, and through the position database and ``solve_root``.
+    Returns (problems, positions checked). Raises TooBigToCheck beyond ``limit`` positions."""
+    from gdl.graph import strong_solve
+
+    reference_game = game if reference_game is None else reference_game
+    reference = cyclic_reference(reference_game, limit)
+    walk = reference.walk
+    problems: list[Problem] = []
+    try:
+        solution = strong_solve(game, max_states=limit)
+    except Exception as error:
+        return [Problem("error", "graph", f"{type(error).__name__}: {error}")], 0
+    graph = solution.graph
+
+    def where(p: int) -> str:
+        path = " ".join(_path_names(reference_game, walk, p))
+        return f"after {path}" if path else "at the start"
+
+    ids = []
+    for p, state in enumerate(walk.states):
+        found = graph.position_id(state)
+        if found is None:
+            problems.append(Problem("values", "graph", f"the position {where(p)} is missing"))
+            return problems, 0
+        ids.append(found)
+
+    def names(actions) -> set[str]:
+        return {reference_game.action_name(a) for a in actions}
+
+    if reference.chance:
+        problems += _chance_problems(solution, reference, ids, where, names)
+    else:
+        problems += _deterministic_problems(solution, reference, ids, where, names)
+    if game is not reference_game:
+        problems += _solve_again(solution, reference_game, walk, ids, where, names)
+    problems += _database_problems(game, solution, walk, ids, where)
+    return problems, len(walk.states)
+
+
+def _path_names(game: Any, walk: _Walk, target: int) -> list[str]:
+    """Moves from the start to a position of ``walk`` (a shortest way: the walk is breadth
+    first)."""
+    path = []
+    while target > 0:
+        target, action = walk.parent[target]
+        path.append(game.action_name(action))
+    return path[::-1]
+
+
+def _deterministic_problems(solution, reference: CyclicReference, ids, where, names
+                            ) -> list[Problem]:
+    from gdl.graph.solution import CLASSES
+
+    walk = reference.walk
+    problems: list[Problem] = []
+    if not solution.exact:
+        problems.append(Problem("proven", "graph", f"values labelled not exact "
+                                f"({solution.note or 'no reason given'}) in a game without chance"))
+    total, level = reference.total, reference.total / 2
+    remoteness = [solution.remoteness(i) for i in ids]
+    classes = dict.fromkeys(CLASSES, 0)
+    for p, i in enumerate(ids):
+        player, v = walk.player[p], reference.value[p]
+        want = None if v is None else (_exact(v), _exact(total - v))
+        got = solution.value(i)
+        if got != want:
+            problems.append(Problem("values", "graph", f"value {_show_or_none(got)} {where(p)}, "
+                                    f"the reference says {_show_or_none(want)}"))
+        if player == TERMINAL:
+            if remoteness[p] != 0:
+                problems.append(Problem("remoteness", "graph", f"remoteness {remoteness[p]} at "
+                                        f"the end reached {where(p)}, not 0"))
+            continue
+        if reference.draw[p]:
+            kind = "draw"
+        else:
+            mine = v - level if player == 0 else level - v
+            kind = "win" if mine > 0 else "lose" if mine < 0 else "tie"
+        classes[kind] += 1
+        got_class = solution.value_class(i)
+        if got_class != kind:
+            problems.append(Problem("class", "graph", f"class {got_class} {where(p)}, the "
+                                    f"reference says {kind}"))
+        optimal = [c for c in walk.children[p] if reference.key[c] == reference.key[p]]
+        want_best = names(a for a, c in zip(walk.actions[p], walk.children[p])
+                          if reference.key[c] == reference.key[p])
+        got_best = names(solution.best_actions(i))
+        if got_best != want_best:
+            problems.append(Problem("best_actions", "graph", f"optimal actions "
+                                    f"{sorted(got_best)} {where(p)}, the reference says "
+                                    f"{sorted(want_best)}"))
+        # remoteness: 0 at an end; 1 + the least (the side that hurries) or the greatest (the
+        # side that delays) remoteness of the optimal moves, finite, at a valued position that
+        # is not a draw; none at a draw. These equations have exactly one finite solution.
+        if reference.draw[p]:
+            expected = -1
+        else:
+            seen = [remoteness[c] if remoteness[c] >= 0 else float("inf") for c in optimal]
+            pick = min(seen) if reference.hurries[p] else max(seen)
+            expected = -1 if pick == float("inf") else 1 + int(pick)
+        if remoteness[p] != expected or (expected == -1 and not reference.draw[p]):
+            problems.append(Problem("remoteness", "graph", f"remoteness {remoteness[p]} "
+                                    f"{where(p)}; its optimal moves' remoteness and who hurries "
+                                    f"there say {expected if expected >= 0 else 'none'}"))
+    histogram: dict[int, int] = {}
+    for p, r in enumerate(remoteness):
+        if walk.player[p] >= 0 and r >= 0:
+            histogram[r] = histogram.get(r, 0) + 1
+    outcomes: dict[Fraction, int] = {}
+    for u in walk.payoff:
+        if u is not None:
+            outcomes[u] = outcomes.get(u, 0) + 1
+    want = dict(_walk_census(walk), classes=classes,
+                terminal_outcomes={format_value(_exact(u)): c
+                                   for u, c in sorted(outcomes.items(), reverse=True)})
+    census = dict(solution.census())
+    counted = census.pop("remoteness", None)
+    if census != want:
+        problems.append(Problem("census", "graph", f"census {census}, the reference counts "
+                                f"{want}"))
+    if counted != dict(sorted(histogram.items())):
+        problems.append(Problem("census", "graph", f"census remoteness {counted}, the "
+                                f"positions' own remoteness counts {dict(sorted(histogram.items()))}"))
+    return problems
+
+
+def _walk_census(walk: _Walk) -> dict[str, int]:
+    terminal, chance = walk.player.count(TERMINAL), walk.player.count(CHANCE)
+    return {"positions": len(walk.states), "terminal": terminal, "chance": chance,
+            "decision": len(walk.states) - terminal - chance,
+            "edges": sum(len(c) for c in walk.children)}
+
+
+def _chance_problems(solution, reference: CyclicReference, ids, where, names) -> list[Problem]:
+    walk = reference.walk
+    problems: list[Problem] = []
+    if not reference.defined:
+        if solution.exact:
+            problems.append(Problem("proven", "graph", "values labelled exact, but the players "
+                                    "can keep a play going for ever and the rules declare no "
+                                    "value for endless play"))
+        return problems
+    if not solution.exact:
+        problems.append(Problem("proven", "graph", "values labelled not exact "
+                                f"({solution.note or 'no reason given'}), but every position has "
+                                "a value: " + ("every play ends with probability 1"
+                                               if reference.stopping else
+                                               "endless play is declared")))
+        return problems
+    total = reference.total
+    value = [solution.value(i) for i in ids]
+    for p, i in enumerate(ids):
+        got = value[p]
+        if got is None or got[1] != total - got[0]:
+            problems.append(Problem("values", "graph", f"value {_show_or_none(got)} {where(p)} "
+                                    f"does not add up to {_exact(total)}"))
+            return problems
+        u = got[0]
+        player = walk.player[p]
+        if player == TERMINAL:
+            want = walk.payoff[p]
+        else:
+            seen = [value[c][0] for c in walk.children[p]]
+            want = (max(seen) if player == 0 else min(seen) if player == 1 else
+                    sum(q * v for q, v in zip(walk.probabilities[p], seen)))
+        if u != want:
+            problems.append(Problem("values", "graph", f"value {_show(got)} {where(p)} breaks "
+                                    f"the Bellman equation: its moves give {format_value(want)}"))
+        if not reference.low[p] - _FLOAT_SLACK <= float(u) <= reference.high[p] + _FLOAT_SLACK:
+            problems.append(Problem("values", "graph", f"value {_show(got)} {where(p)} is outside "
+                                    f"the bounds of a {_BOUND_SWEEPS}-move search "
+                                    f"[{reference.low[p]:.6g}, {reference.high[p]:.6g}]"))
+        if player in (0, 1):
+            sign = 1 if player == 0 else -1
+            top = max(sign * value[c][0] for c in walk.children[p])
+            want_best = names(a for a, c in zip(walk.actions[p], walk.children[p])
+                              if sign * value[c][0] == top)
+            got_best = names(solution.best_actions(i))
+            if got_best != want_best:
+                problems.append(Problem("best_actions", "graph", f"optimal actions "
+                                        f"{sorted(got_best)} {where(p)}, its moves' values say "
+                                        f"{sorted(want_best)}"))
+        if solution.remoteness(i) != -1:
+            problems.append(Problem("remoteness", "graph", f"remoteness {solution.remoteness(i)}"
+                                    f" {where(p)} in a game with chance (none is computed)"))
+    if solution.census() != _walk_census(walk):
+        problems.append(Problem("census", "graph", f"census {solution.census()}, the reference "
+                                f"counts {_walk_census(walk)}"))
+    return problems
+
+
+def _solve_again(solution, reference_game, walk: _Walk, ids, where, names) -> list[Problem]:
+    """The same strong solve on the reference game (the interpreter): every answer the same."""
+    from gdl.graph import strong_solve
+
+    try:
+        other = strong_solve(reference_game, max_states=len(walk.states) + 1)
+    except Exception as error:
+        return [Problem("backend", "graph", f"the interpreted game's strong solve raised "
+                        f"{type(error).__name__}: {error}")]
+    problems: list[Problem] = []
+    if other.exact != solution.exact:
+        problems.append(Problem("backend", "graph", f"exact {solution.exact}, the interpreted "
+                                f"game's solve says {other.exact}"))
+        return problems
+    for p, i in enumerate(ids):
+        j = other.graph.position_id(walk.states[p])
+        answers = [("value", solution.value(i), other.value(j)),
+                   ("class", solution.value_class(i), other.value_class(j)),
+                   ("remoteness", solution.remoteness(i), other.remoteness(j))]
+        if walk.player[p] >= 0 and solution.exact:
+            answers.append(("optimal actions", sorted(names(solution.best_actions(i))),
+                            sorted(names(other.best_actions(j)))))
+        for what, mine, theirs in answers:
+            same = _same(mine, theirs, solution.exact) if what == "value" else mine == theirs
+            if not same:
+                problems.append(Problem("backend", "graph", f"{what} {mine!r} {where(p)}, the "
+                                        f"interpreted game's solve says {theirs!r}"))
+    if solution.exact and solution.census() != other.census():
+        problems.append(Problem("backend", "graph", f"census {solution.census()}, the "
+                                f"interpreted game's solve says {other.census()}"))
+    return problems
+
+
+def _database_problems(game, solution, walk: _Walk, ids, where) -> list[Problem]:
+    """The solve written as a position database and read back, and ``solve_root``: the same
+    values and remoteness at every position, the same answer at the start."""
+    import tempfile
+    from pathlib import Path
+
+    from gdl.graph import solve_root
+    from gdl.graph.database import open_database, save
+    from gdl.solvers.result import SolverError
+
+    problems: list[Problem] = []
+    binding = {"fuzz": game.info.name}
+    try:
+        with tempfile.TemporaryDirectory(prefix="gdl-fuzz-") as directory:
+            path = Path(directory) / "positions.db"
+            save(solution, path, binding)
+            database = open_database(path, binding)
+            for p, i in enumerate(ids):
+                entry = database.lookup(walk.states[p])
+                want = (solution.value(i), solution.remoteness(i))
+                got = None if entry is None else (entry.values, entry.remoteness)
+                if got is None or not _same(got[0], want[0], solution.exact) or got[1] != want[1]:
+                    problems.append(Problem("database", "graph", f"the database says {got!r} "
+                                            f"{where(p)}, the solve {want!r}"))
+                    break
+    except Exception as error:
+        problems.append(Problem("database", "graph", f"{type(error).__name__}: {error}"))
+    start = ids[0]
+    try:
+        result = solve_root(game, max_states=len(walk.states) + 1)
+    except SolverError as error:
+        if solution.value(start) is not None:
+            problems.append(Problem("error", "graph", f"solve_root refused a start with a "
+                                    f"value: {error}"))
+        return problems
+    answer = (tuple(result.values), tuple(result.best_actions), result.extra.get("remoteness"))
+    want = (solution.value(start), tuple(solution.best_actions(start)),
+            solution.remoteness(start))
+    if not _same(answer[0], want[0], solution.exact) or answer[1:] != want[1:]:
+        problems.append(Problem("values", "graph", f"solve_root says {answer!r}, the strong "
+                                f"solve at the start {want!r}"))
+    return problems
+
+
+def _show_or_none(values) -> str:
+    return "none (a draw)" if values is None else _show(values)
+
+
 # ==== hypothesis, run programmatically ==========================================================
 
 class _Found(Exception):
@@ -843,6 +1339,7 @@ class Failure:
     first_failure: int | None = None
     position: tuple[str, ...] = ()   # moves from the initial state (file mode)
     depth: int | None = None
+    every_position: bool = False     # a game that can repeat a position, checked everywhere
 
 
 @dataclass
@@ -858,12 +1355,14 @@ class TargetReport:
     skipped: int = 0          # positions too big to solve within the node budget
     solvers: set = field(default_factory=set)
     seconds: float = 0.0
+    cyclic: bool = False      # a file that can repeat a position: every position was checked
 
     def merge(self, other: TargetReport) -> None:
         for name in ("examples", "games", "positions", "comparisons", "metamorphic",
                      "backend_states", "depth_limited", "skipped", "seconds"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.solvers |= other.solvers
+        self.cyclic = self.cyclic or other.cyclic
 
 
 @dataclass
@@ -908,7 +1407,47 @@ def _tree_targets() -> dict[str, Any]:
 
 
 TARGET_SHARES = {"trees, two players": 3, "trees with chance": 2, "trees, three players": 2,
-                 "rule files": 3, "transpositions": 1}
+                 "rule files": 3, "transpositions": 1, "cyclic games": 2}
+
+
+def cyclic_games():
+    """What the "cyclic games" target generates: explicit graphs written as rule files, and
+    rule files of counters, both with and without chance and `when endless`."""
+    from hypothesis import strategies as st
+
+    from gdl.tools.strategies import cyclic_graphs, cyclic_rule_games
+
+    return st.one_of(cyclic_graphs(chance=None, max_deciders=6), cyclic_rule_games())
+
+
+def check_cyclic_example(example: Any, report: TargetReport | None = None) -> list[Problem]:
+    """On a generated game that can repeat a position (its ``text`` a rule file): compiled
+    against interpreted state by state, then the strong solve at every position
+    (``strong_problems``, the compiled game against the interpreted one)."""
+    report = report if report is not None else TargetReport("cyclic games")
+    try:
+        interpreted = example.load("interpret")
+    except Exception as error:
+        return [Problem("error", "interpret", f"building the game failed: "
+                        f"{type(error).__name__}: {error}")]
+    game = interpreted
+    if have_compiler():
+        try:
+            game = example.load("compile")
+        except Exception as error:
+            return [Problem("backend", "compile", f"building the compiled game failed: "
+                            f"{type(error).__name__}: {error}")]
+    report.games += 1
+    if game is not interpreted:
+        more, states = backend_problems(game, interpreted, limit=CYCLIC_MAX_STATES)
+        report.backend_states += states
+        if more:
+            return more
+    problems, positions = strong_problems(game, interpreted)
+    report.positions += positions
+    report.comparisons += positions * (2 if game is interpreted else 3)
+    report.solvers.update({"graph", "reference", "database"})
+    return problems
 
 
 def _option_sets():
@@ -994,6 +1533,8 @@ def _solver_family(label: str) -> str:
 def _failure_text(target: str, example: Any) -> str:
     if target in ("rule files", "transpositions"):
         return example[0].text
+    if target == "cyclic games":
+        return example.text
     from gdl.lang.format import format_file
 
     game = example[0]
@@ -1026,6 +1567,9 @@ def _run_targets(examples: int, seed: int, targets: Sequence[str]) -> Summary:
         elif name == "transpositions":
             strategy = st.tuples(transposition_games(), _option_sets(), st.integers(1, 4))
             check = check_rules_example
+        elif name == "cyclic games":
+            strategy = cyclic_games()
+            check = check_cyclic_example
         else:
             strategy = st.tuples(strategies[name], _option_sets())
             check = check_tree_example
@@ -1150,12 +1694,15 @@ def _fuzz_file_part(path: str, params: dict | None, examples: int, seed: int, bu
     text = read_rule_file(path)
     interpreted = loads(text, path, params, backend="interpret")  # a GdlError is the user's
     cycle = find_cycle(interpreted, interpreted.initial_state(), limit=max(budget, 20_000))
-    if cycle is not None:   # no exact solve of a game that may not end: refuse, do not recurse
+    info = interpreted.info
+    if cycle is not None and not (info.num_players == 2 and info.is_constant_sum):
+        # the tree solvers would not end, and the strong solver values no such game
         raise EndlessGame(*cycle)
 
     def fail(problems, moves=(), depth=None):
         summary.failures.append(Failure(path, seed, problems, format_text(text, path),
-                                        position=tuple(moves), depth=depth))
+                                        position=tuple(moves), depth=depth,
+                                        every_position=cycle is not None))
 
     game = interpreted
     if have_compiler():
@@ -1166,6 +1713,13 @@ def _fuzz_file_part(path: str, params: dict | None, examples: int, seed: int, bu
         except Exception as error:
             fail([Problem("backend", "compile", f"building the compiled game failed: "
                           f"{type(error).__name__}: {error}")])
+    if cycle is not None:
+        # a game that can repeat a position: its strong solve, checked at every position (by
+        # the first worker: the others have no positions of their own to try)
+        if include_root:
+            _check_cyclic_file(game, interpreted, report, fail)
+        report.seconds += time.perf_counter() - started
+        return summary
     report.games += include_root   # one game, however many workers share its positions
     rng = _random.Random(seed)
     positions: list[tuple[str, ...]] = [()] if include_root else []
@@ -1225,6 +1779,28 @@ def _fuzz_file_part(path: str, params: dict | None, examples: int, seed: int, bu
     return summary
 
 
+def _check_cyclic_file(game: Any, interpreted: Any, report: TargetReport,
+                       fail: Callable) -> None:
+    """A rule file that can repeat a position: compiled against interpreted state by state, and
+    the strong solve at every position (``strong_problems``)."""
+    report.games += 1
+    report.cyclic = True
+    if game is not interpreted:
+        more, states = backend_problems(game, interpreted, limit=CYCLIC_MAX_STATES)
+        report.backend_states += states
+        if more:
+            fail(more)
+            return
+    problems, positions = strong_problems(game, interpreted)
+    report.examples += positions
+    report.positions += positions
+    report.comparisons += positions * (2 if game is interpreted else 3)
+    report.solvers.update({"graph", "reference", "database"}
+                          | ({"graph on the interpreter"} if game is not interpreted else set()))
+    if problems:
+        fail(problems)
+
+
 def native_problems(game: Any, state: Any, depth: int | None) -> tuple[list[Problem], int]:
     """The native tier's searches (gdl.tools.native_solve) against the Python solvers on the
     same game and position: values, optimal sets, principal variations, proof and every
@@ -1279,7 +1855,12 @@ def fuzz_file(path: str, examples: int = 100, seed: int = 0, workers: int = 1,
     tree has more than ``budget`` nodes are searched to the deepest depth that fits when the
     game declares an evaluation, and skipped otherwise. Compiled and interpreted are compared
     at every position, and the metamorphic properties on the whole game when it has at most
-    ``budget`` states."""
+    ``budget`` states.
+
+    A game that can repeat a position (two players, constant-sum) is checked instead by its
+    strong solve at every position (``strong_problems``; ``examples`` does not matter): raises
+    TooBigToCheck beyond CYCLIC_MAX_STATES positions, and EndlessGame for such a game of more
+    players or general-sum (no solver of gdl values it)."""
     started = time.perf_counter()
     jobs = _split(examples, workers)
     summary = Summary(seed=seed, examples=examples, workers=workers)
