@@ -97,7 +97,9 @@ class TwoPlayerValues:
         Both values are that worth clamped to what the sides can force: piecewise linear,
         cornered at the bounds, so where they meet inside the range they meet at a corner or
         on a stretch between corners, whose middle is then checked too (in halves: doubled)."""
-        least, greatest = self.ends if self.ends is not None else (0, 0)
+        if self.ends is None:          # nothing ends: every move is as endless as another
+            return True
+        least, greatest = self.ends
         corners = {least, greatest}
         for p in (position, child):
             corners |= {int(w) for w in (self.lower[p], self.upper[p]) if least < w < greatest}
