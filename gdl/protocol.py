@@ -18,6 +18,24 @@ Methods every game provides::
     is_quiet(state) -> bool                 # False where the rules say search should go on
 
 Values are ``int`` or ``fractions.Fraction``: solvers never see a float.
+
+Games with simultaneous moves or hidden information (``info.simultaneous``, ``info.hidden``)
+provide more; every other game means exactly what it meant before, and solvers that handle
+neither refuse such a game by name::
+
+    current_player(state) -> SIMULTANEOUS   # where several players choose at once
+    acting_players(state) -> tuple[int, ...]             # those players, in player order
+    legal_actions_of(state, player) -> Sequence[Action]  # one acting player's actions
+    apply_joint(state, joint) -> State      # one action per acting player, in that order
+    observation(state, player) -> Hashable  # what the player sees of a state
+    move_observation(state, player, move) -> Hashable
+        # what the player sees of the move made at ``state``: a player's action, a chance
+        # outcome, or a joint action (a tuple); a player always sees its own action
+
+A player's *information state* is everything it has seen (perfect recall): the observation of
+the start, then for every move the move's observation and the next state's
+(``gdl.solvers.information``). Without hidden information the observation is the state and
+the move itself, so an information state is a history.
 """
 
 from __future__ import annotations
@@ -29,6 +47,7 @@ from typing import Any, Protocol
 
 CHANCE = -1
 TERMINAL = -2
+SIMULTANEOUS = -3        # several players choose at once (``acting_players``)
 
 Value = int | Fraction
 State = Hashable
@@ -57,6 +76,10 @@ class GameInfo:
     max_length: int | None = None
     # `when endless ...`: each player's utility for a play that never ends, where declared.
     endless_value: tuple[Value, ...] | None = None
+    # Some state has several players choosing at once (current_player: SIMULTANEOUS).
+    simultaneous: bool = False
+    # Some player does not see everything: observations are not the whole state and move.
+    hidden: bool = False
 
     @property
     def num_players(self) -> int:
@@ -107,6 +130,32 @@ class Game(Protocol):
 
     def is_quiet(self, state: State) -> bool:
         """False where a depth-limited search should look further (quiescence)."""
+        ...
+
+
+class WideGame(Game, Protocol):
+    """A game with simultaneous moves or hidden information (``info.simultaneous`` or
+    ``info.hidden``): the protocol above, and these."""
+
+    def acting_players(self, state: State) -> tuple[int, ...]:
+        """At a SIMULTANEOUS state: the players who choose, in player order (two or more)."""
+        ...
+
+    def legal_actions_of(self, state: State, player: int) -> Sequence[Action]:
+        """One acting player's actions, in declaration order."""
+        ...
+
+    def apply_joint(self, state: State, joint: tuple[Action, ...]) -> State:
+        """The state after every acting player's action (in ``acting_players`` order)."""
+        ...
+
+    def observation(self, state: State, player: int) -> Hashable:
+        """What ``player`` sees of ``state``."""
+        ...
+
+    def move_observation(self, state: State, player: int, move: Any) -> Hashable:
+        """What ``player`` sees of the move made at ``state`` (an action, a chance outcome,
+        or a joint action); its own action it always sees."""
         ...
 
 
