@@ -282,3 +282,13 @@ def test_the_expand_primitive_against_the_protocol():
         else:
             assert children == [tuple(python_game.apply(state, a))
                                 for a in python_game.legal_actions(state)]
+
+
+def test_a_state_read_back_from_the_native_walk_is_the_games_own():
+    # bools come back as bools (ring-chase's `caught`), so a state shows as the game shows it
+    game = load(GAMES / "cyclic" / "ring-chase.game", backend="native")
+    graph = strong_solve(game).graph
+    assert graph.codec is not None
+    start = graph.state(0)
+    assert start == game.initial_state() and repr(start) == repr(game.initial_state())
+    assert any(type(v) is bool for v in start)

@@ -29,6 +29,9 @@ LIMIT = 2**63 - 1           # keys are below this
 class KeyCodec:
     low: tuple[int, ...]        # per cell: the smallest value of its domain
     size: tuple[int, ...]       # per cell: largest - smallest + 1 (the digit's base)
+    # per cell: whether it holds a bool, which decode gives back as False/True, as the game's
+    # own states hold it (empty: none does)
+    booleans: tuple[bool, ...] = ()
 
     @property
     def positions(self) -> int:
@@ -40,6 +43,7 @@ class KeyCodec:
         """The codec of a checked game (gdl.lang.ir.Game), or the reason it has none."""
         cells = len(game.initial)
         ranges: list[tuple[int, int] | None] = [None] * cells
+        booleans = [False] * cells
         ranges[0] = (0, len(game.players) - 1)
         for variable in game.variables:
             values = [int(v) for v in variable.values]
@@ -47,11 +51,12 @@ class KeyCodec:
                 return f"variable {variable.name} has an empty domain"
             for cell in range(variable.slot, variable.slot + variable.size):
                 ranges[cell] = (min(values), max(values))
+                booleans[cell] = all(type(v) is bool for v in variable.values)
         if any(r is None for r in ranges):
             return "a state cell belongs to no declared variable"
         low = tuple(r[0] for r in ranges if r is not None)
         size = tuple(r[1] - r[0] + 1 for r in ranges if r is not None)
-        codec = cls(low, size)
+        codec = cls(low, size, tuple(booleans) if any(booleans) else ())
         if codec.positions > LIMIT:
             return (f"its states need {(codec.positions - 1).bit_length()} bits, more than a "
                     "63-bit key holds")
@@ -59,7 +64,7 @@ class KeyCodec:
 
     def encode(self, state) -> int | None:
         """The key of a state, or None when it is not a state of this layout. (A bool cell is
-        its int: the states compare and hash alike, and decode gives the int.)"""
+        its int; decode gives the bool back.)"""
         if len(state) != len(self.size):
             return None
         key = 0
@@ -70,10 +75,13 @@ class KeyCodec:
         return key
 
     def decode(self, key: int) -> tuple[int, ...]:
-        values = [0] * len(self.size)
+        values: list = [0] * len(self.size)
         for cell in range(len(self.size) - 1, -1, -1):
             key, digit = divmod(key, self.size[cell])
             values[cell] = self.low[cell] + digit
+        for cell, boolean in enumerate(self.booleans):
+            if boolean:
+                values[cell] = bool(values[cell])
         return tuple(values)
 
     def decode_many(self, keys: np.ndarray) -> np.ndarray:

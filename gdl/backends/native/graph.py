@@ -82,7 +82,11 @@ def expander_for(game) -> NativeExpander | str:
     low, size = np.zeros(cells, dtype=np.int64), np.zeros(cells, dtype=np.int64)
     if not library.gdl_graph_layout(_pointer(low, _i64p), _pointer(size, _i64p)):
         return "its states need more than a 63-bit key"
-    codec = KeyCodec(tuple(int(v) for v in low), tuple(int(v) for v in size))
+    # which cells hold bools: as the game's own start holds them (the library knows only ints)
+    start = tuple(game.initial_state())
+    booleans = tuple(type(v) is bool for v in start) if len(start) == cells else ()
+    codec = KeyCodec(tuple(int(v) for v in low), tuple(int(v) for v in size),
+                     booleans if any(booleans) else ())
     return NativeExpander(library, codec, library.gdl_players())
 
 
