@@ -266,6 +266,10 @@ def test_the_command_line_reports_the_certified_interval(tmp_path, monkeypatch, 
     out = capsys.readouterr().out
     assert "not exact" in out and "(certified: value iteration from below and from above)" in out
     assert "P(A wins)  ∈ [" in out and "width" in out
+    # and with the tier files in a temporary directory (--workers 1), removed when done: the
+    # interval is read before they go
+    assert main(["solve", rules, "--set", f"goal={goal}", "--strong", "--workers", "1"]) == 0
+    assert "P(A wins)  ∈ [" in capsys.readouterr().out
     assert main([*command, "--json"]) == 0
     document = json.loads(capsys.readouterr().out)
     exact = piglet_values(goal)[(0, 0, 0)]

@@ -107,13 +107,13 @@ def cmd_tiered(args, game) -> int:
             size = merge_database(solution, args.save, bound, source=args.file)
         except OSError as error:
             raise UsageError(f"--save {args.save}: {error.strerror or error}") from None
-    root = solution.lookup(game.initial_state())
-    if not explicit:
-        shutil.rmtree(directory, ignore_errors=True)
     from gdl.graph.chance_tiers import certified_interval, win_probability
 
-    interval = certified_interval(solution, game.initial_state())
+    root = solution.lookup(game.initial_state())
+    interval = certified_interval(solution, game.initial_state())   # read from the tier files
     chance_of_win = win_probability(solution, game.initial_state())
+    if not explicit:
+        shutil.rmtree(directory, ignore_errors=True)
     values, remoteness = root if root is not None else (None, -1)
     players = game.info.players
     workers = "a Dask cluster" if args.scheduler else f"{args.workers or 1} worker(s)"
