@@ -301,3 +301,39 @@ def test_names_in_parameter_guards_and_map_keys_resolve():
     found = index.lookup(4, key + 1)
     assert (found.kind, found.span.line, found.span.column) == (
         "symbol", 3, lines[2].index("knight") + 1)
+
+
+# ---- ending: the protocol's exit codes ----------------------------------------------------------
+
+def _started() -> Client:
+    client = Client()
+    client.request("initialize", {"processId": None, "rootUri": None, "capabilities": {}})
+    client.notify("initialized", {})
+    return client
+
+
+def test_shutdown_then_exit_ends_the_server_with_status_0():
+    # The protocol: "The server should exit with success code 0 if the shutdown request has
+    # been received before; otherwise with error code 1."
+    client = _started()
+    try:
+        assert client.request("shutdown", None) is None
+        client.notify("exit", None)
+        assert client.process.wait(timeout=30) == 0
+        assert client.process.stderr.read() == b""        # no traceback, no closed-file error
+    finally:
+        if client.process.poll() is None:
+            client.process.kill()
+            client.process.wait()
+
+
+def test_exit_without_shutdown_ends_the_server_with_status_1():
+    client = _started()
+    try:
+        client.notify("exit", None)
+        assert client.process.wait(timeout=30) == 1
+        assert b"Traceback" not in client.process.stderr.read()
+    finally:
+        if client.process.poll() is None:
+            client.process.kill()
+            client.process.wait()

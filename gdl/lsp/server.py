@@ -62,6 +62,7 @@ class GdlLanguageServer(LanguageServer):
     def __init__(self):
         super().__init__("gdl", _version(), text_document_sync_kind=types.TextDocumentSyncKind.Full)
         self.indexes: dict[str, Index] = {}
+        self.shutdown_requested = False
 
     def refresh(self, uri: str) -> None:
         document = self.workspace.get_text_document(uri)
@@ -154,5 +155,30 @@ def formatting(ls: GdlLanguageServer, params: types.DocumentFormattingParams) ->
     return [types.TextEdit(range=types.Range(types.Position(0, 0), end), new_text=result)]
 
 
-def main() -> None:
-    server.start_io()
+@server.feature(types.SHUTDOWN)
+def shutdown(ls: GdlLanguageServer, params: None) -> None:
+    ls.shutdown_requested = True
+
+
+def main() -> int:
+    """Serve on stdin and stdout until the client says `exit` (or closes stdin); the exit code
+    the protocol asks for: 0 when a `shutdown` request came first, 1 otherwise.
+
+    pygls ends its loop on `exit` by closing the stream it writes to and raising SystemExit,
+    which it then swallows, code and all. So it is given a stream of its own (a duplicate of
+    the standard output's descriptor: sys.stdout stays open for the command line's final
+    flush), and the code is worked out here from what the client sent. While the server runs,
+    sys.stdout is the standard error, so that nothing printed by mistake can break the
+    protocol's framing."""
+    import os
+    import sys
+
+    channel = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
+    standard_output, sys.stdout = sys.stdout, sys.stderr
+    try:
+        server.start_io(sys.stdin.buffer, channel)
+    finally:
+        sys.stdout = standard_output
+        if not channel.closed:
+            channel.close()
+    return 0 if server.shutdown_requested else 1
