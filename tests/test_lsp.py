@@ -717,3 +717,22 @@ def test_a_let_in_one_block_is_not_the_let_of_another():
     uses = [i + 2 for i in range(len(lines[row])) if lines[row].startswith("+ x", i)][:2]
     assert index.lookup(row + 1, uses[0] + 1).span.column == first
     assert index.lookup(row + 1, uses[1] + 1).span.column == second
+
+
+def test_a_file_the_editor_did_not_open_is_not_read(client, tmp_path):
+    # A request may name any URI; the server answers only about documents the client opened
+    # (pygls itself would read the file from the disk).
+    client, _ = client
+    path = tmp_path / "unopened.game"
+    path.write_text(TICTACTOE.replace("requires cell[r][c] == empty", "requires cell[r][c]==empty"))
+    uri = path.as_uri()
+    assert client.request("textDocument/formatting", {
+        "textDocument": {"uri": uri}, "options": {"tabSize": 4, "insertSpaces": True}}) is None
+    assert client.request("textDocument/documentSymbol", {"textDocument": {"uri": uri}}) == []
+    line, character = position_of(TICTACTOE, "requires cell", offset=len("requires c"))
+    assert client.request("textDocument/hover", at(uri, line, character)) is None
+    assert client.request("textDocument/codeAction", {
+        "textDocument": {"uri": uri}, "range": {"start": {"line": 0, "character": 0},
+                                                "end": {"line": 30, "character": 0}},
+        "context": {"diagnostics": []}}) == []
+    assert client.request("textDocument/signatureHelp", at(uri, 10, 12)) is None

@@ -101,14 +101,23 @@ class GdlLanguageServer(LanguageServer):
         self.views: dict[str, View] = {}
         self.shutdown_requested = False
 
-    def text(self, uri: str) -> tuple[str, str]:
-        """The document's current text and the file name its diagnostics carry."""
-        document = self.workspace.get_text_document(uri)
-        return document.source, document.path or uri
+    def document(self, uri: str):
+        """An open document, or None. Only what the client opened is read: pygls would read any
+        other URI from the disk, and a request must not make the server open files."""
+        from urllib.parse import unquote
+
+        return self.workspace.text_documents.get(unquote(uri))
+
+    def text(self, uri: str) -> tuple[str, str] | None:
+        """An open document's current text and the file name its diagnostics carry."""
+        document = self.document(uri)
+        return None if document is None else (document.source, document.path or uri)
 
     def refresh(self, uri: str) -> None:
-        document = self.workspace.get_text_document(uri)
-        text, filename = self.text(uri)
+        document = self.document(uri)
+        if document is None:
+            return
+        text, filename = document.source, document.path or uri
         index = Index.build(text, filename)
         if index is not None:
             self.indexes[uri] = index
@@ -128,17 +137,21 @@ class GdlLanguageServer(LanguageServer):
     def view(self, uri: str) -> View | None:
         """The index's answers at the current text's positions."""
         index = self.indexes.get(uri)
-        if index is None:
+        current = self.text(uri)
+        if index is None or current is None:
             return None
-        text, _ = self.text(uri)
+        text = current[0]
         view = self.views.get(uri)
         if view is None or view.index is not index or view.text != text:
             view = self.views[uri] = View(index, text)
         return view
 
-    def problems(self, uri: str) -> tuple[str, list[Diagnostic]]:
-        """The current text and its problems (checked again if the text changed unseen)."""
-        text, filename = self.text(uri)
+    def problems(self, uri: str) -> tuple[str, list[Diagnostic]] | None:
+        """An open document's text and its problems (checked again if the text changed unseen)."""
+        current = self.text(uri)
+        if current is None:
+            return None
+        text, filename = current
         checked = self.checked.get(uri)
         if checked is None or checked[0] != text:
             checked = self.checked[uri] = (text, problems(text, filename))
@@ -253,7 +266,7 @@ def rename_name(ls: GdlLanguageServer, params: types.RenameParams) -> types.Work
     view = ls.view(params.text_document.uri)
     if view is None or not view.current:
         raise refused(NO_RENAME_UNPARSED)
-    _, filename = ls.text(params.text_document.uri)
+    filename = (ls.text(params.text_document.uri) or ("", "<input>"))[1]
     try:
         edits = rename(view.index, *_cursor(params.position), params.new_name, filename)
     except RenameRefused as error:
@@ -267,8 +280,10 @@ def signature_help(ls: GdlLanguageServer, params: types.SignatureHelpParams
                    ) -> types.SignatureHelp | None:
     """From the current text (a call being typed does not parse) and the declarations of the
     last version that parsed."""
-    text, _ = ls.text(params.text_document.uri)
-    call = call_at(text, *_cursor(params.position))
+    current = ls.text(params.text_document.uri)
+    if current is None:
+        return None
+    call = call_at(current[0], *_cursor(params.position))
     if call is None:
         return None
     name, argument = call
@@ -293,8 +308,10 @@ def code_actions(ls: GdlLanguageServer, params: types.CodeActionParams) -> list[
     if only is not None and types.CodeActionKind.QuickFix not in only:
         return []
     uri = params.text_document.uri
-    text, found = ls.problems(uri)
-    _, filename = ls.text(uri)
+    checked, current = ls.problems(uri), ls.text(uri)
+    if checked is None or current is None:
+        return []
+    (text, found), filename = checked, current[1]
     view = ls.view(uri)
     index = view.index if view is not None and view.current else None
     wanted = params.range
@@ -324,10 +341,12 @@ def formatting(ls: GdlLanguageServer, params: types.DocumentFormattingParams) ->
     """The whole document in `gdl fmt`'s layout; nothing while it has a syntax error."""
     from gdl.lang.format import FormatError, format_text
 
-    document = ls.workspace.get_text_document(params.text_document.uri)
-    text = document.source
+    current = ls.text(params.text_document.uri)
+    if current is None:
+        return None
+    text, filename = current
     try:
-        result = format_text(text, document.path or params.text_document.uri)
+        result = format_text(text, filename)
     except (GdlError, FormatError, RecursionError):
         return None
     if result == text:
