@@ -615,6 +615,23 @@ def test_signature_help_for_a_definition_an_action_and_a_built_in_being_typed(cl
     ("line(X) or line(O) or", "line(X) or line(O) or True and", "line(X) or line(O) or true and",
      "Write `true`"),
     ("utility X =", "utility Xx =", "utility X =", "Replace 'Xx' with 'X'"),
+    ("max-length 9", "max-length 9\nwhen stuck pas", "max-length 9\nwhen stuck pass",
+     "Replace 'pas' with 'pass'"),
+    ("line(X) or line(O) or", "line(X) && line(O) or", "line(X) and line(O) or", "Write `and`"),
+    ("terminal line(X)", "terminal !line(X)", "terminal not line(X)", "Write `not`"),
+    ("effect   cell[r][c] = mover",
+     "effect   if r == 0 { cell[r][c] = mover } elif r > 0 { cell[r][c] = mover }",
+     "effect   if r == 0 { cell[r][c] = mover } else if r > 0 { cell[r][c] = mover }",
+     "Write `else if`"),
+    ("effect   cell[r][c] = mover", "effect   if r >= 0: { cell[r][c] = mover }",
+     "effect   if r >= 0 { cell[r][c] = mover }", "Remove the ':'"),
+    ("effect   cell[r][c] = mover", "effect   cell[r][c] = mover let a = 1",
+     "effect   cell[r][c] = mover; let a = 1", "Add ';' before `let`"),
+    ("max-length 9", "max-length 19 / 2", "max-length 19 // 2", "Write `//` (floor division)"),
+    ("zero-sum\nmax-length 9\ndisplay cell as {empty: \".\", X: \"X\", O: \"O\"}\n",
+     "max-length 9\ndisplay cell as {empty: \".\", X: \"X\", O: \"O\"}\n",
+     "max-length 9\ndisplay cell as {empty: \".\", X: \"X\", O: \"O\"}\nzero-sum\n",
+     "Add `zero-sum`"),
 ])
 def test_a_quick_fix_makes_the_change_the_hint_names(client, good, broken, fixed, title):
     # Each broken file is the game with one mistake whose hint names the fix; the fix must make
