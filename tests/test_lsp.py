@@ -7,6 +7,7 @@ Expected positions are computed from the test's own text, not copied from the se
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import threading
@@ -66,13 +67,23 @@ class Client:
             if accept(message):
                 return message
 
-    def request(self, method: str, params: dict) -> dict:
+    def answer(self, method: str, params: dict) -> dict:
+        """The whole response: a ``result`` or an ``error``."""
         self.next_id += 1
         ident = self.next_id
         self.send({"id": ident, "method": method, "params": params})
-        answer = self.wait_for(lambda m: m.get("id") == ident and "method" not in m, method)
+        return self.wait_for(lambda m: m.get("id") == ident and "method" not in m, method)
+
+    def request(self, method: str, params: dict) -> dict:
+        answer = self.answer(method, params)
         assert "error" not in answer, answer
         return answer["result"]
+
+    def refusal(self, method: str, params: dict) -> str:
+        """The message of the error a request is answered with (it must be one)."""
+        answer = self.answer(method, params)
+        assert "error" in answer, answer
+        return answer["error"]["message"]
 
     def diagnostics(self, uri: str) -> list[dict]:
         message = self.wait_for(lambda m: m.get("method") == "textDocument/publishDiagnostics"
@@ -90,12 +101,16 @@ class Client:
                 self.process.wait()
 
 
+# What the test client says it supports (as an editor does): renames are prepared first.
+EDITOR = {"textDocument": {"rename": {"prepareSupport": True}}}
+
+
 @pytest.fixture(scope="module")
 def client():
     client = Client()
     try:
         capabilities = client.request("initialize", {"processId": None, "rootUri": None,
-                                                     "capabilities": {}})["capabilities"]
+                                                     "capabilities": EDITOR})["capabilities"]
         client.notify("initialized", {})
         yield client, capabilities
     finally:
@@ -301,3 +316,440 @@ def test_names_in_parameter_guards_and_map_keys_resolve():
     found = index.lookup(4, key + 1)
     assert (found.kind, found.span.line, found.span.column) == (
         "symbol", 3, lines[2].index("knight") + 1)
+
+
+# ---- ending: the protocol's exit codes ----------------------------------------------------------
+
+def _started() -> Client:
+    client = Client()
+    client.request("initialize", {"processId": None, "rootUri": None, "capabilities": {}})
+    client.notify("initialized", {})
+    return client
+
+
+def test_shutdown_then_exit_ends_the_server_with_status_0():
+    # The protocol: "The server should exit with success code 0 if the shutdown request has
+    # been received before; otherwise with error code 1."
+    client = _started()
+    try:
+        assert client.request("shutdown", None) is None
+        client.notify("exit", None)
+        assert client.process.wait(timeout=30) == 0
+        assert client.process.stderr.read() == b""        # no traceback, no closed-file error
+    finally:
+        if client.process.poll() is None:
+            client.process.kill()
+            client.process.wait()
+
+
+def test_exit_without_shutdown_ends_the_server_with_status_1():
+    client = _started()
+    try:
+        client.notify("exit", None)
+        assert client.process.wait(timeout=30) == 1
+        assert b"Traceback" not in client.process.stderr.read()
+    finally:
+        if client.process.poll() is None:
+            client.process.kill()
+            client.process.wait()
+
+
+# ---- helpers for the features below: an independent reading of the text -----------------------
+
+WORD = re.compile(r'"[^"\n]*"|#[^\n]*|[A-Za-z_][A-Za-z0-9_]*(?:-[A-Za-z0-9_]+)*')
+
+
+def words(text: str, name: str) -> list[tuple[int, int]]:
+    """0-based (line, character) of every ``name`` written as a word, outside strings and
+    comments: what a reference to it can be, read without gdl."""
+    found = []
+    for number, line in enumerate(text.split("\n")):
+        for match in WORD.finditer(line):
+            if match.group() == name:
+                found.append((number, match.start()))
+    return found
+
+
+def replace_words(text: str, name: str, new: str) -> str:
+    """``text`` with every word ``name`` outside strings and comments written ``new``."""
+    lines = text.split("\n")
+    for number, character in reversed(words(text, name)):
+        line = lines[number]
+        lines[number] = line[:character] + new + line[character + len(name):]
+    return "\n".join(lines)
+
+
+def starts(locations: list[dict]) -> list[tuple[int, int]]:
+    return sorted((item["range"]["start"]["line"], item["range"]["start"]["character"])
+                  for item in locations)
+
+
+def apply_edits(text: str, edits: list[dict]) -> str:
+    """``text`` with LSP text edits made (0-based lines and characters)."""
+    lines = text.split("\n")
+
+    def offset(position: dict) -> int:
+        return sum(len(line) + 1 for line in lines[:position["line"]]) + position["character"]
+
+    for edit in sorted(edits, key=lambda e: offset(e["range"]["start"]), reverse=True):
+        begin, end = offset(edit["range"]["start"]), offset(edit["range"]["end"])
+        text = text[:begin] + edit["newText"] + text[end:]
+    return text
+
+
+def change(client: Client, uri: str, text: str, version: int) -> list[dict]:
+    client.notify("textDocument/didChange", {
+        "textDocument": {"uri": uri, "version": version}, "contentChanges": [{"text": text}]})
+    return client.diagnostics(uri)
+
+
+def at(uri: str, line: int, character: int, **more) -> dict:
+    return {"textDocument": {"uri": uri}, "position": {"line": line, "character": character}, **more}
+
+
+def test_the_server_offers_what_editors_expect(client):
+    _, capabilities = client
+    for feature in ("referencesProvider", "documentSymbolProvider", "documentHighlightProvider",
+                    "renameProvider", "signatureHelpProvider", "codeActionProvider"):
+        assert capabilities.get(feature) not in (None, False), feature
+    assert capabilities["renameProvider"]["prepareProvider"] is True
+    assert "(" in capabilities["signatureHelpProvider"]["triggerCharacters"]
+    assert capabilities["codeActionProvider"]["codeActionKinds"] == ["quickfix"]
+
+
+# ---- positions while the text does not parse ------------------------------------------------------
+
+def test_hover_and_definition_follow_lines_typed_above_while_the_file_does_not_parse(client):
+    # Two lines inserted near the top, one of them half typed: everything below moves down two
+    # lines. Answers come from the last version that parsed, at the positions of this text.
+    client, _ = client
+    uri = "file:///tmp/gdl-lsp-test/shifted.game"
+    open_document(client, uri, TICTACTOE)
+    typing = TICTACTOE.replace("players X, O", "players X, O\nvar turn in 0..9 =\n", 1)
+    assert [d["code"] for d in change(client, uri, typing, 2)] in (["E100"], ["E102"])
+    line, character = position_of(typing, "requires cell", offset=len("requires c"))
+    hover = client.request("textDocument/hover", at(uri, line, character))
+    assert "var cell[3][3] in {empty, X, O} = empty" in hover["contents"]["value"]
+    assert hover["range"]["start"] == {"line": line, "character": character - 1}
+    line, character = position_of(typing, "terminal line(X)", offset=len("terminal l"))
+    location = client.request("textDocument/definition", at(uri, line, character))
+    assert location["range"]["start"] == dict(zip(("line", "character"), position_of(
+        typing, "define line", offset=len("define "))))
+
+
+def test_a_name_being_edited_gets_no_answer_from_the_old_text(client):
+    # `cell` on the line being typed is now `cel`: no declaration of `cel` exists, and the old
+    # text's word at that place is another one, so there is no answer (not the old word's).
+    client, _ = client
+    uri = "file:///tmp/gdl-lsp-test/edited.game"
+    open_document(client, uri, TICTACTOE)
+    typing = TICTACTOE.replace("requires cell[r][c] == empty", "requires cel[r][c] ==")
+    assert change(client, uri, typing, 2)
+    line, character = position_of(typing, "requires cel", offset=len("requires c"))
+    assert client.request("textDocument/hover", at(uri, line, character)) is None
+    assert client.request("textDocument/definition", at(uri, line, character)) is None
+
+
+# ---- references, highlights, outline --------------------------------------------------------------
+
+def test_references_find_every_use_and_the_declaration(client):
+    client, _ = client
+    open_document(client, URI, TICTACTOE)
+    for name in ("line", "cell", "X", "empty"):
+        line, character = words(TICTACTOE, name)[-1]      # from the last use
+        found = client.request("textDocument/references", at(
+            URI, line, character, context={"includeDeclaration": True}))
+        assert starts(found) == words(TICTACTOE, name), name
+        assert all(item["uri"] == URI for item in found)
+    # without the declaration: `define line` is left out
+    line, character = words(TICTACTOE, "line")[-1]
+    found = client.request("textDocument/references", at(
+        URI, line, character, context={"includeDeclaration": False}))
+    declared = position_of(TICTACTOE, "define line", offset=len("define "))
+    assert starts(found) == [w for w in words(TICTACTOE, "line") if w != declared]
+
+
+def test_references_of_a_local_name_stay_in_its_scope(client):
+    # `r` is an action parameter in `place` and a quantifier's variable in `line` and `terminal`:
+    # the references of the parameter are those inside `action place` only.
+    client, _ = client
+    open_document(client, URI, TICTACTOE)
+    lines = TICTACTOE.split("\n")
+    action = next(n for n, text in enumerate(lines) if text.startswith("action place"))
+    inside = [w for w in words(TICTACTOE, "r") if action <= w[0] <= action + 2]
+    assert len(inside) == 3     # place(r in ...), requires cell[r]..., effect cell[r]...
+    found = client.request("textDocument/references", at(
+        URI, *inside[-1], context={"includeDeclaration": True}))
+    assert starts(found) == inside
+    highlights = client.request("textDocument/documentHighlight", at(URI, *inside[0]))
+    assert starts(highlights) == inside
+
+
+def test_the_outline_lists_the_declarations(client):
+    client, _ = client
+    open_document(client, URI, TICTACTOE)
+    symbols = client.request("textDocument/documentSymbol", {"textDocument": {"uri": URI}})
+    assert [s["name"] for s in symbols] == ['game "Tic-tac-toe"', "X", "O", "cell", "place",
+                                            "line", "terminal", "utility X", "display cell"]
+    by_name = {s["name"]: s for s in symbols}
+    # LSP SymbolKind: 5 Class... 6 Method, 12 Function, 13 Variable, 22 EnumMember, 26 TypeParameter
+    assert (by_name["cell"]["kind"], by_name["place"]["kind"], by_name["line"]["kind"]) == (13, 6, 12)
+    assert [(c["name"], c["kind"]) for c in by_name["place"]["children"]] == [("r", 26), ("c", 26)]
+    assert [c["name"] for c in by_name["line"]["children"]] == ["p"]
+    assert [(c["name"], c["kind"]) for c in by_name["cell"]["children"]] == [("empty", 22)]
+    assert by_name["cell"]["detail"] == "{empty, X, O}"
+    assert by_name["place"]["detail"] == "(r in 0..2, c in 0..2)"
+    # where: the name is the selection; the range runs over the whole declaration
+    place = by_name["place"]
+    line, character = position_of(TICTACTOE, "action place", offset=len("action "))
+    assert place["selectionRange"]["start"] == {"line": line, "character": character}
+    assert place["range"]["start"] == {"line": line, "character": 0}
+    effect_line, _ = position_of(TICTACTOE, "effect   cell")
+    assert place["range"]["end"]["line"] == effect_line
+
+
+def test_the_outline_keeps_its_places_while_a_line_is_half_typed(client):
+    client, _ = client
+    uri = "file:///tmp/gdl-lsp-test/outline.game"
+    open_document(client, uri, TICTACTOE)
+    typing = "# a comment\n# another\n" + TICTACTOE + "define half(x) =\n"
+    assert change(client, uri, typing, 2)
+    symbols = client.request("textDocument/documentSymbol", {"textDocument": {"uri": uri}})
+    by_name = {s["name"]: s for s in symbols}
+    line, character = position_of(typing, "define line", offset=len("define "))
+    assert by_name["line"]["selectionRange"]["start"] == {"line": line, "character": character}
+
+
+# ---- rename -------------------------------------------------------------------------------------
+
+def test_rename_changes_the_declaration_and_every_use(client):
+    client, _ = client
+    uri = "file:///tmp/gdl-lsp-test/rename.game"
+    open_document(client, uri, TICTACTOE)
+    import gdl
+
+    for name, new in (("line", "won"), ("X", "Cross"), ("empty", "blank")):
+        line, character = words(TICTACTOE, name)[0]
+        prepared = client.request("textDocument/prepareRename", at(uri, line, character))
+        assert prepared["placeholder"] == name
+        assert prepared["range"]["start"] == {"line": line, "character": character}
+        edit = client.request("textDocument/rename", at(uri, line, character, newName=new))
+        renamed = apply_edits(TICTACTOE, edit["changes"][uri])
+        # every word `name` outside strings and comments, and nothing else, became `new`
+        assert renamed == replace_words(TICTACTOE, name, new)
+        assert words(renamed, name) == []
+        assert renamed.count('"X"') == TICTACTOE.count('"X"')      # the glyph's string stays
+        assert "# X moves first" in renamed                          # so does the comment
+        assert gdl.loads(renamed).info.num_players == 2              # and the file checks
+
+
+def test_rename_refuses_a_clash_a_reserved_word_and_a_non_name(client):
+    client, _ = client
+    uri = "file:///tmp/gdl-lsp-test/refuse.game"
+    open_document(client, uri, TICTACTOE)
+    line, character = words(TICTACTOE, "line")[0]
+    assert "already the name of a variable" in client.refusal(
+        "textDocument/rename", at(uri, line, character, newName="cell"))
+    assert "reserved word" in client.refusal(
+        "textDocument/rename", at(uri, line, character, newName="terminal"))
+    assert "not a name" in client.refusal(
+        "textDocument/rename", at(uri, line, character, newName="9lives"))
+    # `p` to `r`: a quantifier inside line's body binds `r`, so the parameter would be captured
+    p_line, p_character = position_of(TICTACTOE, "define line(p)", offset=len("define line("))
+    assert "already the name of a bound variable" in client.refusal(
+        "textDocument/rename", at(uri, p_line, p_character, newName="r"))
+    # ... while `p` to `who` changes `p` inside the definition only
+    edit = client.request("textDocument/rename", at(uri, p_line, p_character, newName="who"))
+    renamed = apply_edits(TICTACTOE, edit["changes"][uri])
+    assert len(words(renamed, "who")) == 5 and words(renamed, "p") == []
+    # a keyword is no name of the file's
+    keyword_line, keyword_character = position_of(TICTACTOE, "terminal")
+    assert "not declared in this file" in client.refusal(
+        "textDocument/prepareRename", at(uri, keyword_line, keyword_character))
+
+
+def test_rename_is_refused_while_the_file_does_not_parse(client):
+    client, _ = client
+    uri = "file:///tmp/gdl-lsp-test/rename-typing.game"
+    open_document(client, uri, TICTACTOE)
+    typing = TICTACTOE + "utility O =\n"
+    assert change(client, uri, typing, 2)
+    line, character = words(typing, "line")[0]
+    assert "does not parse" in client.refusal(
+        "textDocument/rename", at(uri, line, character, newName="won"))
+
+
+# ---- signature help ---------------------------------------------------------------------------
+
+def test_signature_help_for_a_definition_an_action_and_a_built_in_being_typed(client):
+    client, _ = client
+    uri = "file:///tmp/gdl-lsp-test/signature.game"
+    open_document(client, uri, TICTACTOE)
+    for typed, label, active in (("quiet when line(", "line(p)", 0),
+                                 ("quiet when place(1, ", "place(r in 0..2, c in 0..2)", 1),
+                                 ("quiet when max(1, abs(2), ", "max(a, b, ...)", 2)):
+        typing = TICTACTOE + typed       # an unfinished call: the file does not parse
+        assert change(client, uri, typing, 2)
+        lines = typing.split("\n")
+        help = client.request("textDocument/signatureHelp", at(uri, len(lines) - 1, len(lines[-1])))
+        assert help["signatures"][0]["label"] == label
+        assert [p["label"] for p in help["signatures"][0]["parameters"]] == \
+            label[label.index("(") + 1:-1].split(", ")
+        assert help["activeParameter"] == active
+    # outside any call's parentheses, or inside a comment's: none
+    typing = TICTACTOE + "quiet when line(X) # line(\n"
+    change(client, uri, typing, 3)
+    lines = typing.split("\n")
+    assert client.request("textDocument/signatureHelp", at(uri, len(lines) - 2, len(lines[-2]))) is None
+
+
+# ---- quick fixes ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("good,broken,fixed,title", [
+    ("cell[r][c] = mover", "cell[r][c] = movr", "cell[r][c] = mover", "Replace 'movr' with 'mover'"),
+    ("requires cell[r][c] == empty", "requires cell[r][c] = empty", "requires cell[r][c] == empty",
+     "Write `==`"),
+    ("requires cell[r][c] == empty", "requires cell[r][c] <> empty", "requires cell[r][c] != empty",
+     "Write `!=`"),
+    ("line(X) or line(O) or", "line(X) || line(O) or", "line(X) or line(O) or", "Write `or`"),
+    ("line(X) or line(O) or", "line(X) or line(O) or True and", "line(X) or line(O) or true and",
+     "Write `true`"),
+    ("utility X =", "utility Xx =", "utility X =", "Replace 'Xx' with 'X'"),
+    ("max-length 9", "max-length 9\nwhen stuck pas", "max-length 9\nwhen stuck pass",
+     "Replace 'pas' with 'pass'"),
+    ("line(X) or line(O) or", "line(X) && line(O) or", "line(X) and line(O) or", "Write `and`"),
+    ("terminal line(X)", "terminal !line(X)", "terminal not line(X)", "Write `not`"),
+    ("effect   cell[r][c] = mover",
+     "effect   if r == 0 { cell[r][c] = mover } elif r > 0 { cell[r][c] = mover }",
+     "effect   if r == 0 { cell[r][c] = mover } else if r > 0 { cell[r][c] = mover }",
+     "Write `else if`"),
+    ("effect   cell[r][c] = mover", "effect   if r >= 0: { cell[r][c] = mover }",
+     "effect   if r >= 0 { cell[r][c] = mover }", "Remove the ':'"),
+    ("effect   cell[r][c] = mover", "effect   cell[r][c] = mover let a = 1",
+     "effect   cell[r][c] = mover; let a = 1", "Add ';' before `let`"),
+    ("max-length 9", "max-length 19 / 2", "max-length 19 // 2", "Write `//` (floor division)"),
+    ("zero-sum\nmax-length 9\ndisplay cell as {empty: \".\", X: \"X\", O: \"O\"}\n",
+     "max-length 9\ndisplay cell as {empty: \".\", X: \"X\", O: \"O\"}\n",
+     "max-length 9\ndisplay cell as {empty: \".\", X: \"X\", O: \"O\"}\nzero-sum\n",
+     "Add `zero-sum`"),
+])
+def test_a_quick_fix_makes_the_change_the_hint_names(client, good, broken, fixed, title):
+    # Each broken file is the game with one mistake whose hint names the fix; the fix must make
+    # exactly the change the hint names, and nothing else.
+    client, _ = client
+    uri = "file:///tmp/gdl-lsp-test/fix.game"
+    text = TICTACTOE.replace(good, broken)
+    assert text != TICTACTOE
+    found = open_document(client, uri, text)
+    assert len(found) == 1
+    actions = client.request("textDocument/codeAction", {
+        "textDocument": {"uri": uri}, "range": found[0]["range"],
+        "context": {"diagnostics": found}})
+    assert [a["title"] for a in actions] == [title]
+    assert actions[0]["kind"] == "quickfix" and actions[0]["diagnostics"][0]["code"] == found[0]["code"]
+    assert apply_edits(text, actions[0]["edit"]["changes"][uri]) == TICTACTOE.replace(good, fixed)
+    client.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
+    assert client.diagnostics(uri) == []
+
+
+def test_a_reserved_word_as_a_name_is_fixed_by_renaming_it_everywhere(client):
+    client, _ = client
+    uri = "file:///tmp/gdl-lsp-test/reserved.game"
+    text = re.sub(r"\bline\b", "next", TICTACTOE)        # `next` is a statement's keyword
+    found = open_document(client, uri, text)
+    reserved = [d for d in found if d["code"] == "E224"]
+    assert len(reserved) == 1
+    actions = client.request("textDocument/codeAction", {
+        "textDocument": {"uri": uri}, "range": reserved[0]["range"],
+        "context": {"diagnostics": reserved}})
+    assert [a["title"] for a in actions] == ["Rename 'next' to 'next_'"]
+    fixed = apply_edits(text, actions[0]["edit"]["changes"][uri])
+    assert fixed == re.sub(r"\bline\b", "next_", TICTACTOE)
+    client.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
+    assert client.diagnostics(uri) == []
+
+
+def test_no_quick_fix_where_the_hint_names_none(client):
+    client, _ = client
+    uri = "file:///tmp/gdl-lsp-test/nofix.game"
+    text = TICTACTOE.replace("var cell[3][3] in {empty, X, O} = empty",
+                             "var cell[3][3] in {empty, X, O} = empty\nvar turn in 0..3 = 7")
+    found = open_document(client, uri, text)
+    assert [d["code"] for d in found] == ["E204"]          # its hint lists the domain: no edit
+    actions = client.request("textDocument/codeAction", {
+        "textDocument": {"uri": uri}, "range": found[0]["range"],
+        "context": {"diagnostics": found}})
+    assert actions == []
+    client.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
+    assert client.diagnostics(uri) == []
+
+
+# ---- the pieces, directly ------------------------------------------------------------------------
+
+@pytest.mark.parametrize("cut,inserted,removed", [
+    (0, "new line\n", 0), (37, "XY", 0), (40, "", 5), (60, "a\nb\nc", 3), (70, "", 30),
+    (len(TICTACTOE), "\n#", 0)])
+def test_positions_map_through_an_edit(cut, inserted, removed):
+    # One edit at offset `cut`. Every character on a line the edit does not touch keeps its
+    # place relative to its line's neighbours: before the edit unchanged, after it moved by
+    # len(inserted) - removed characters. On the edited lines a character may stay unmapped
+    # (in a run of equal characters, which of them was removed is anybody's guess), but one
+    # that maps lands on the same character. Every map goes back where it came from.
+    from gdl.lsp.positions import PositionMap
+
+    old = TICTACTOE
+    new = old[:cut] + inserted + old[cut + removed:]
+    mapping = PositionMap(old, new)
+
+    def place(text, offset):
+        before = text[:offset]
+        return before.count("\n") + 1, offset - (before.rfind("\n") + 1) + 1
+
+    first_line, last_line = place(old, cut)[0], place(old, cut + removed)[0]
+    shift = len(inserted) - removed
+    new_lines = new.split("\n")
+    for offset in range(len(old)):
+        line = place(old, offset)[0]
+        got = mapping.to_new(*place(old, offset))
+        if line < first_line or line > last_line:
+            expected = offset if offset < cut else offset + shift
+            assert got == place(new, expected), offset
+        if got is not None:
+            assert (new_lines[got[0] - 1] + "\n")[got[1] - 1] == old[offset], offset
+            assert mapping.to_old(*got) == place(old, offset), offset
+
+
+def test_a_let_in_one_block_is_not_the_let_of_another():
+    from gdl.lsp.index import Index
+
+    text = ('game "lets"\nplayers A, B\nvar n in 0..9 = 0\n'
+            "action step(k in 0..1)\n"
+            "    effect if k == 0 { let x = 1; n = n + x } else { let x = 2; n = n + x }\n"
+            "terminal n > 5\nutility A = n\nzero-sum\n")
+    index = Index.build(text)
+    assert index is not None
+    lines = text.split("\n")
+    row = next(i for i, line in enumerate(lines) if "let x = 1" in line)
+    first, second = lines[row].index("let x = 1") + 5, lines[row].index("let x = 2") + 5
+    uses = [i + 2 for i in range(len(lines[row])) if lines[row].startswith("+ x", i)][:2]
+    assert index.lookup(row + 1, uses[0] + 1).span.column == first
+    assert index.lookup(row + 1, uses[1] + 1).span.column == second
+
+
+def test_a_file_the_editor_did_not_open_is_not_read(client, tmp_path):
+    # A request may name any URI; the server answers only about documents the client opened
+    # (pygls itself would read the file from the disk).
+    client, _ = client
+    path = tmp_path / "unopened.game"
+    path.write_text(TICTACTOE.replace("requires cell[r][c] == empty", "requires cell[r][c]==empty"))
+    uri = path.as_uri()
+    assert client.request("textDocument/formatting", {
+        "textDocument": {"uri": uri}, "options": {"tabSize": 4, "insertSpaces": True}}) is None
+    assert client.request("textDocument/documentSymbol", {"textDocument": {"uri": uri}}) == []
+    line, character = position_of(TICTACTOE, "requires cell", offset=len("requires c"))
+    assert client.request("textDocument/hover", at(uri, line, character)) is None
+    assert client.request("textDocument/codeAction", {
+        "textDocument": {"uri": uri}, "range": {"start": {"line": 0, "character": 0},
+                                                "end": {"line": 30, "character": 0}},
+        "context": {"diagnostics": []}}) == []
+    assert client.request("textDocument/signatureHelp", at(uri, 10, 12)) is None

@@ -12,7 +12,7 @@ from helpers import GAMES
 import gdl
 from gdl.cli import main
 from gdl.moves import play
-from gdl.protocol import TERMINAL
+from gdl.protocol import TERMINAL, format_value
 from gdl.tools.search_tree import record, to_dot, to_text
 
 FIG52 = str(GAMES / "aima-fig5-2.game")
@@ -188,3 +188,87 @@ def test_dot_and_text_render_the_same_tree():
     dot, txt = to_dot(tree), to_text(tree)
     assert dot.count(" -> ") == tree.nodes - 1 + tree.pruned
     assert txt.count("├── ") + txt.count("└── ") == tree.nodes - 1 + tree.pruned
+
+
+# ---- a chance game whose exact search starts over (expectiminimax's finer scale) ---------------
+
+def _expectimax(game, state):
+    """Player 0's exact value by brute force: every chance outcome weighted by its probability
+    (Fractions), every decision the mover's best. Independent of the solvers and the recorder."""
+    from fractions import Fraction
+
+    from gdl.protocol import CHANCE
+
+    player = game.current_player(state)
+    if player == TERMINAL:
+        return Fraction(game.returns(state)[0])
+    if player == CHANCE:
+        return sum(Fraction(p) * _expectimax(game, game.apply(state, outcome))
+                   for outcome, p in game.chance_outcomes(state))
+    values = [_expectimax(game, game.apply(state, a)) for a in game.legal_actions(state)]
+    return max(values) if player == 0 else min(values)
+
+
+def test_pacman_random_tree_is_drawn_once_without_a_traceback(capsys):
+    # The exact search of this game restarts at a finer scale (its probabilities are 1/2 and
+    # 1/3); the restart is not a visit: no "(re-search)" and, expectiminimax pruning nothing,
+    # no "(pruned)" outcome. The value is the brute-force expectation.
+    game = gdl.load(GAMES / "pacman-random.game")
+    truth = _expectimax(game, game.initial_state())
+    code, txt, err = run(capsys, ["tree", str(GAMES / "pacman-random.game"), "--format", "txt"])
+    assert code == 0, err
+    assert "Traceback" not in err
+    assert "(re-search)" not in txt
+    assert not [line for line in txt.splitlines() if line.endswith("(pruned)")]
+    assert f"value Pacman {format_value(truth)}, Ghost {format_value(-truth)}" in txt
+    assert "started over from the root" in txt
+    assert txt.splitlines()[3] == f"Pacman {format_value(truth)}"
+
+
+@pytest.mark.parametrize("name", ["pacman-random", "kuhn"])
+def test_a_restarted_search_is_recorded_as_the_final_search(name):
+    from gdl.protocol import CHANCE
+
+    game = gdl.load(GAMES / f"{name}.game")
+    tree = record(game, "expectiminimax")
+    assert tree.nodes == tree.result.stats.nodes
+    assert tree.pruned == 0
+    for node in tree.walk():
+        # Each visited node holds every move of its position exactly once, and its value is
+        # the brute-force expectimax value of its state.
+        if node.player == CHANCE:
+            moves = [outcome for outcome, _ in game.chance_outcomes(node.state)]
+        elif node.player == TERMINAL:
+            moves = []
+        else:
+            moves = list(game.legal_actions(node.state))
+        assert [c.action for c in node.children] == moves
+        assert not node.repeat
+        assert node.low == node.high == _expectimax(game, node.state)
+
+
+def test_a_chance_node_with_an_outcome_never_valued_is_unknown_not_a_partial_sum():
+    # Hand-built: a decision root whose first child is a chance node with two outcomes of 1/2,
+    # only one of them valued (a search stopped inside the other), and a second child worth 1.
+    # The expectation is unknown; the root may only say it is at least 1.
+    from fractions import Fraction
+
+    from gdl.protocol import CHANCE
+    from gdl.tools.search_tree import Node, SearchTree, back_up, value_text
+
+    root = Node(0, "r", 0, available=("a", "b"))
+    chance = Node(1, "c", CHANCE, "a", "a", parent=root,
+                  available=(("h", Fraction(1, 2)), ("t", Fraction(1, 2))))
+    heads = Node(2, "h", TERMINAL, "h", "h", Fraction(1, 2), chance, leaf=(4, -4))
+    tails = Node(3, "t", 1, "t", "t", Fraction(1, 2), chance, available=("x",))
+    other = Node(4, "b", TERMINAL, "b", "b", parent=root, leaf=(1, -1))
+    chance.children = [heads, tails]
+    root.children = [chance, other]
+
+    class Result:
+        best_actions = ()
+
+    tree = SearchTree(root, ("P", "Q"), "expectiminimax", Result(), True, 5, 0)
+    back_up(tree)
+    assert chance.value is None and value_text(tree, chance) == "?"
+    assert value_text(tree, root) == "≥ 1"

@@ -12,8 +12,7 @@ def cmd_lsp(args) -> int:
         if (error.name or "").split(".")[0] in ("pygls", "lsprotocol"):
             raise UsageError("the language server needs pygls: pip install 'gdl[lsp]'") from None
         raise
-    main()
-    return 0
+    return main()       # 0 after the client's shutdown and exit, 1 on an exit without one
 
 
 def register(commands) -> None:

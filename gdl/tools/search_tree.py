@@ -13,6 +13,12 @@ the search, to report it) is not a visited node. States are values, not position
 stack (not a table keyed by state) decides where a child hangs: the same state reached by two
 move orders is two nodes, as it is for the solver (no transposition table is used here).
 
+A solver may abandon a search and begin again from the root (expectiminimax, when its exact
+integer scale cannot hold a chance value, searches again on a finer one and resets its counters).
+It asks for the initial state again to do so; the recorder then starts a new tree at the next
+question about the root, so only the final search is drawn, and a note says how many visits the
+abandoned passes made.
+
 The number of recorded nodes equals the solver's own ``stats.nodes``; the tests check it.
 
 How values are backed up
@@ -93,16 +99,38 @@ class Recorder:
         self.root = Node(0, root, game.current_player(root))
         self.count = 1
         self._stack: list[tuple[Node, bool]] = [(self.root, True)]   # (node, confirmed)
+        self._starts = 0                # how often the solver asked for the initial state
+        self._restart_pending = False
+        self.restarts = 0               # searches begun again from the root (see _restart)
+        self.abandoned = 0              # nodes the abandoned searches had visited
 
     def __getattr__(self, name: str):
         return getattr(self._game, name)
 
     # -- what the solver asks
     def initial_state(self):
+        self._starts += 1
+        if self._starts > 1:
+            self._restart_pending = True
         return self.root.state
+
+    def _restart(self) -> None:
+        """The solver asked for the initial state again and now asks about the root: it has
+        abandoned its search and starts a new one (expectiminimax does when its exact integer
+        scale cannot hold a chance value: gdl.solvers.scale.Rescale, counters reset). The new
+        search is the one whose answer and counts the solver reports, so the tree starts again
+        too: the abandoned pass is not drawn as visits, only counted for a note."""
+        self._restart_pending = False
+        self.restarts += 1
+        self.abandoned += self.count
+        self.root = Node(0, self.root.state, self.root.player)
+        self.count = 1
+        self._stack = [(self.root, True)]
 
     def apply(self, state, action):
         child = self._game.apply(state, action)
+        if self._restart_pending and state == self.root.state:
+            self._restart()
         stack = self._stack
         while len(stack) > 1 and not (stack[-1][0].state == state and stack[-1][1]):
             stack.pop()
@@ -120,6 +148,8 @@ class Recorder:
         is searching it a second time (alpha-beta's root re-searches a child whose narrow-window
         test failed high, without applying the action again): that is a new node, a sibling
         marked ``repeat``. A question about the root after the search is not a visit."""
+        if self._restart_pending and state == self.root.state:
+            self._restart()
         stack = self._stack
         node, confirmed = stack[-1]
         if node.state == state and not confirmed:
@@ -151,8 +181,10 @@ class Recorder:
         node.number = self.count
         self.count += 1
         node.player = self._game.current_player(node.state)
-        node.repeat = repeat or any(c.action == node.action for c in node.parent.children)
-        node.parent.children.append(node)
+        parent = node.parent
+        assert parent is not None       # only children are confirmed: the root is made whole
+        node.repeat = repeat or any(c.action == node.action for c in parent.children)
+        parent.children.append(node)
         node.inspected = True
 
     def legal_actions(self, state):
@@ -268,7 +300,7 @@ def record(game: Any, algorithm: str = "auto", *, depth: int | None = None, root
         game = _OnePath(game)       # a position may repeat on a path: tell its visits apart
         root = game.wrap(game._game.initial_state() if root is None else root)
     recorder = Recorder(game, root, limit)
-    options = {}
+    options: dict[str, Any] = {}
     if algorithm == "alphabeta":
         from gdl.solvers.alphabeta import SearchOptions
 
@@ -277,8 +309,17 @@ def record(game: Any, algorithm: str = "auto", *, depth: int | None = None, root
     two_player = info.num_players == 2 and info.is_constant_sum
     tree = SearchTree(recorder.root, info.players, algorithm, result, two_player, recorder.count,
                       0, info.name, action_name=game.action_name)
+    if recorder.abandoned > recorder.restarts:      # an abandoned pass went past the root
+        tree.notes.append(
+            f"the search started over from the root {_times(recorder.restarts)}, to keep its "
+            f"fractions exact on a finer scale, dropping {recorder.abandoned:,} node visit(s); "
+            "drawn is the final search, whose value and node count are the ones reported")
     back_up(tree)
     return tree
+
+
+def _times(n: int) -> str:
+    return "once" if n == 1 else "twice" if n == 2 else f"{n} times"
 
 
 def back_up(tree: SearchTree) -> None:
@@ -304,25 +345,33 @@ def back_up(tree: SearchTree) -> None:
             node.pruned = [(a, _name(tree, node, a), None) for a in node.available
                            if _key(a) not in seen]
         pruned += len(node.pruned)
-        complete = not node.pruned
+        # A child without a value (a search that stopped inside it) bounds nothing.
+        known = [c for c in counted if c.value is not None]
+        complete = not node.pruned and len(known) == len(counted)
+        counted = known
+        if node.player == CHANCE and not complete:
+            # An expectation needs every outcome's value: with one unknown, so is the node's.
+            # Drawn as "?", never as a partial sum.
+            if tree.two_player:
+                node.low, node.high = float("-inf"), float("inf")
+            continue
         if not counted:
             continue
         if node.player == CHANCE:
-            vector = None
+            vector: list[Any] = [0] * len(counted[0].value)
             for child in counted:
-                scaled = [child.probability * v for v in child.value]
-                vector = scaled if vector is None else [a + b for a, b in zip(vector, scaled)]
+                vector = [a + child.probability * v for a, v in zip(vector, child.value)]
             node.value = tuple(_tidy(v) for v in vector)
             if tree.two_player:
-                if complete and all(c.exact for c in counted):
+                if all(c.exact for c in counted):
                     node.low = node.high = node.value[0]
                 else:
                     node.low, node.high = float("-inf"), float("inf")
             continue
         mover = node.player
-        best = None
-        for child in counted:
-            if best is None or child.value[mover] > best.value[mover]:
+        best = counted[0]
+        for child in counted[1:]:
+            if child.value[mover] > best.value[mover]:
                 best = child
         node.chosen = best
         node.value = best.value
@@ -484,8 +533,10 @@ PRUNED_COLOUR = "gray60"
 def to_dot(tree: SearchTree) -> str:
     """Graphviz DOT: boxes for decision nodes, circles for chance, plain boxes for leaves; the
     principal path bold and blue; pruned children dashed and grey."""
+    title = heading(tree, LEGEND if tree.depth is None else GRAPH_LEGEND)
+    title += "".join(f"\nnote: {n}" for n in tree.notes)
     out = ["digraph search_tree {",
-           f"  graph [label={_quote(heading(tree, LEGEND if tree.depth is None else GRAPH_LEGEND))}, "
+           f"  graph [label={_quote(title)}, "
            "labelloc=t, fontname=Helvetica, "
            "ordering=out, nodesep=0.25, ranksep=0.5];",
            "  node [fontname=Helvetica, fontsize=11, shape=box, style=rounded];",
@@ -576,6 +627,7 @@ def graph_tree(game: Any, positions: Any, *, depth: int, root: Any = None,
         if node.player != CHANCE and left == 0:
             node.cut = "depth"
             continue
+        moves: list[tuple[Any, Fraction | None]]
         if node.player == CHANCE:
             moves = [(outcome, Fraction(p)) for outcome, p in game.chance_outcomes(node.state)]
         else:
