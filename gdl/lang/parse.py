@@ -154,32 +154,39 @@ def _value_stack(error: UnexpectedInput) -> list:
 def _start(item) -> tuple[int, int, int] | None:
     """(line, column, offset) where a token or a reduced tree on the parser's stack starts."""
     if isinstance(item, Token):
-        return item.line, item.column, item.start_pos
-    meta = getattr(item, "meta", None)
-    if meta is None or getattr(meta, "empty", True):
-        return None
-    return meta.line, meta.column, meta.start_pos
+        where = (item.line, item.column, item.start_pos)
+    else:
+        meta = getattr(item, "meta", None)
+        if meta is None or getattr(meta, "empty", True):
+            return None
+        where = (meta.line, meta.column, meta.start_pos)
+    line, column, offset = where
+    return None if line is None or column is None or offset is None else (line, column, offset)
 
 
 def _end(item) -> tuple[int, int, int] | None:
     """(line, column, offset) just after a token or a reduced tree on the parser's stack."""
     if isinstance(item, Token):
-        return item.end_line, item.end_column, item.end_pos
-    meta = getattr(item, "meta", None)
-    if meta is None or getattr(meta, "empty", True):
-        return None
-    return meta.end_line, meta.end_column, meta.end_pos
+        where = (item.end_line, item.end_column, item.end_pos)
+    else:
+        meta = getattr(item, "meta", None)
+        if meta is None or getattr(meta, "empty", True):
+            return None
+        where = (meta.end_line, meta.end_column, meta.end_pos)
+    line, column, offset = where
+    return None if line is None or column is None or offset is None else (line, column, offset)
 
 
-def _decimal_number(position: int, source: Source) -> Diagnostic | None:
+def _decimal_number(position: int | None, source: Source) -> Diagnostic | None:
     """`0.5`: numbers are exact, and a probability or a share is written as a fraction, `1/2`."""
     text = source.text
-    before = re.search(r"[0-9]*$", text[:position])
-    after = re.match(r"[0-9]+", text[position + 1:])
-    if text[position:position + 1] != "." or after is None or (
-            before.start() > 0 and re.match(r"[A-Za-z_.]", text[before.start() - 1])):
+    if position is None or text[position:position + 1] != ".":
         return None
-    start, end = before.start(), position + 1 + after.end()
+    start = position - len(re.findall(r"[0-9]*$", text[:position])[0])
+    after = re.match(r"[0-9]+", text[position + 1:])
+    if after is None or (start > 0 and re.match(r"[A-Za-z_.]", text[start - 1])):
+        return None
+    end = position + 1 + after.end()
     literal = text[start:end]
     exact = Fraction(literal)
     written = str(exact.numerator) if exact.denominator == 1 else f"{exact.numerator}/{exact.denominator}"
@@ -225,7 +232,7 @@ def _double_equals(token: Token, expected: set[str], source: Source) -> Diagnost
     if token.value == "==" and "EQUAL" in expected:     # lexed as one comparison
         span = _token_span(token)
     elif token.value == "=" and start > 0 and source.text[start - 1] == "=":   # as '=' twice
-        span = ast.Span(token.line, token.column - 1, token.line, token.column + 1)
+        span = ast.Span(token.line or 0, (token.column or 1) - 1, token.line or 0, (token.column or 0) + 1)
     else:
         return None
     return Diagnostic("E100", "`==` where a value is given", span,
@@ -268,22 +275,24 @@ def _missing_else(stack: list, expected: set[str], code: str, source: Source) ->
             isinstance(stack[-2], Token) and stack[-2].type == "IF"):
         return None
     then, cond = stack[-3], stack[-1]
-    first, last = _start(then), _end(cond)
-    if first is None or last is None:
+    first, then_end, cond_start, last, keyword = (
+        _start(then), _end(then), _start(cond), _end(cond), _start(stack[-2]))
+    if first is None or then_end is None or cond_start is None or last is None or keyword is None:
         return None
     written = source.text[first[2]:last[2]]
     if "\n" in written:     # point at the `if` alone
-        first, written = _start(stack[-2]), "if"
+        first, written = keyword, "if"
     span = ast.Span(first[0], first[1], first[0], first[1] + len(written))
-    then_text = source.text[first[2]:_end(then)[2]] if _end(then) else "..."
-    cond_text = source.text[_start(cond)[2]:last[2]]
-    if then_text.count("\n") or cond_text.count("\n"):
+    then_text = source.text[first[2]:then_end[2]]
+    cond_text = source.text[cond_start[2]:last[2]]
+    if "\n" in then_text + cond_text or written == "if":
         then_text, cond_text = "a", "c"
     better = (f"an expression has a value either way: write `{then_text} if {cond_text} else ...` "
               "with the value when the condition is false")
     if len(stack) >= 5 and isinstance(stack[-4], Token) and stack[-4].type == "EQUAL" and (
             isinstance(stack[-5], lark.Tree) and stack[-5].data == "target"):
-        target = source.text[_start(stack[-5])[2]:_end(stack[-5])[2]]
+        target_start, target_end = _start(stack[-5]), _end(stack[-5])
+        target = source.text[target_start[2]:target_end[2]] if target_start and target_end else "x"
         better = (f"an expression has a value either way: write `{then_text} if {cond_text} else "
                   f"{target}` to keep the value otherwise, or the statement `if {cond_text} "
                   f"{{ {target} = {then_text} }}`")
