@@ -142,6 +142,15 @@ def test_a_misspelt_keyword_gets_did_you_mean(wrong, right):
     gdl.loads(problem.fix.apply(text))     # the edit alone makes the file load
 
 
+def test_a_misspelt_else_is_not_taken_for_a_missing_one():
+    # `1 if done esle 0`: where `else` is expected, 'esle' is it with two letters swapped
+    text = GAME.replace("utility A = 1", "utility A = 1 if done esle 0")
+    problem = first_problem(text)
+    assert (problem.code, problem.span.line, problem.span.column) == ("E100", 7, 23)
+    assert "did you mean `else`?" in problem.hint
+    gdl.loads(problem.fix.apply(text))
+
+
 def test_a_name_far_from_every_keyword_gets_no_guess():
     # `players A B`: 'B' (one letter) is no misspelling of what may follow (',' or a declaration)
     problem = first_problem(GAME.replace("players A, B", "players A B"))

@@ -122,10 +122,10 @@ def _syntax_error(parser: lark.Lark, error: UnexpectedInput, source: Source) -> 
     special = (_python_range(token, described, source)
                or _double_equals(token, expected, source)
                or _nameless_action(stack)
-               or _body_before_if(token, stack, source)
+               or _body_before_if(token, stack)
+               or _misspelt_keyword(parser, token, expected)
                or (_missing_else(stack, expected, "E100", source)
-                   if token.type not in ("LBRACE", "IF") else None)
-               or _misspelt_keyword(parser, token, expected))
+                   if token.type not in ("LBRACE", "IF") else None))
     if special is not None:
         return GdlError(special, source)
     if "'else'" in described:
@@ -252,7 +252,7 @@ def _nameless_action(stack: list) -> Diagnostic | None:
                       hint=f"name the action first, e.g. `action go {name.value} ...`")
 
 
-def _body_before_if(token: Token, stack: list, source: Source) -> Diagnostic | None:
+def _body_before_if(token: Token, stack: list) -> Diagnostic | None:
     """`a if any i in 0..2: x[i] == 0 if c else d else e`: the quantifier (or `let`) in a
     condition ends at its comparison, so its body cannot go on with `if ... else`."""
     if token.type != "IF" or not stack or not isinstance(stack[-1], lark.Tree):
