@@ -169,12 +169,23 @@ def requires_warnings(rest: str) -> list[tuple[str, int, int, int]]:
     ("action inc requires n < 2 effect n = n + 1\n"
      "action take(i in 0..2 if cell[i] == 9) effect n = 2",
      [(v.NEVER_LEGAL, 11, 1, 3)]),
-    # a define's comparison is no warning of its own, and a note of the never-legal action
-    ("action inc requires n < 2 effect n = n + 1\naction leap requires big(n) effect n = 2",
-     [(v.NEVER_LEGAL, 11, 1, 3)]),
+    # a `let` of the state: `m == 9` is reached at n = 2 only, where m is 3
+    ("action inc requires n < 2 or let m = n + 1: m == 9 effect n = n + 1",
+     [(v.CONSTANT_TEST, 10, 45, 1)]),
 ])
 def test_requires_checks(rest, expected):
     assert requires_warnings(rest) == expected
+
+
+def test_a_comparison_in_a_define_is_a_note_of_the_action_it_keeps_from_play():
+    # `big(n)` is n > 7 (line 8, column 17), and n is 0, 1 or 2 where `leap` is considered
+    rest = "action inc requires n < 2 effect n = n + 1\naction leap requires big(n) effect n = 2"
+    report = v.validate(gdl.loads(COUNTER.replace("REST", rest)), playouts=0)
+    found = only(report, v.NEVER_LEGAL)
+    assert (found.span.line, found.count) == (11, 3)
+    assert found.notes == ("the comparison at line 8, column 17 is false every time it is "
+                           "evaluated",)
+    assert not [x for x in report.violations if x.code == v.CONSTANT_TEST]
 
 
 def test_an_action_whose_player_never_moves():

@@ -1,8 +1,9 @@
 """Validate a game by playing it: ``gdl check --deep``.
 
-This module knows only the game protocol (gdl.protocol), never the parser: it works for rule
-games, explicit trees and any other object with the protocol's methods. It finds what static
-checking cannot: rules that misbehave in some positions only.
+This module knows the game through the protocol (gdl.protocol), never the parser: it works for
+rule games, explicit trees and any other object with the protocol's methods. It finds what static
+checking cannot: rules that misbehave in some positions only. Two checks (E414, E415, below) also
+read a rule game's checked rules (``game.ir``) where the game carries them.
 
 What is checked, at every state visited
 ---------------------------------------
@@ -850,12 +851,14 @@ class _Tests:
         self.action = ""
         self._defines: dict = {}
 
-    def closure(self, e, in_define: bool = False):
-        """``f(cells, env) -> bool`` for the boolean expression ``e``, recording its tests."""
+    def closure(self, e, in_define: bool = False, varying: frozenset = frozenset()):
+        """``f(cells, env) -> bool`` for the boolean expression ``e``, recording its tests.
+        ``varying``: the local names here whose values come from the state (a `let` of a
+        variable, a define's parameter given one)."""
         from gdl.lang import ir
         from gdl.lang.evaluate import bindings_fn, expr_fn
 
-        if _is_test(e) and _reads_state(e):
+        if _is_test(e) and _reads_state(e, varying):
             plain, span = expr_fn(e), e.span
             if in_define:
                 self.in_define.add(span)
@@ -868,22 +871,26 @@ class _Tests:
                 return value
             return test
         if isinstance(e, ir.Binary) and e.op in ("and", "or"):
-            left, right = self.closure(e.left, in_define), self.closure(e.right, in_define)
+            left = self.closure(e.left, in_define, varying)
+            right = self.closure(e.right, in_define, varying)
             if e.op == "and":
                 return lambda s, env: left(s, env) and right(s, env)
             return lambda s, env: left(s, env) or right(s, env)
         if isinstance(e, ir.Unary) and e.op == "not":
-            operand = self.closure(e.operand, in_define)
+            operand = self.closure(e.operand, in_define, varying)
             return lambda s, env: not operand(s, env)
         if isinstance(e, ir.IfExpr) and e.type == ir.BOOL:
-            cond, then = self.closure(e.cond, in_define), self.closure(e.then, in_define)
-            otherwise = self.closure(e.otherwise, in_define)
+            cond = self.closure(e.cond, in_define, varying)
+            then = self.closure(e.then, in_define, varying)
+            otherwise = self.closure(e.otherwise, in_define, varying)
             return lambda s, env: then(s, env) if cond(s, env) else otherwise(s, env)
         if isinstance(e, ir.Let) and e.type == ir.BOOL:
-            value, body, name = expr_fn(e.value), self.closure(e.body, in_define), e.name
+            inner = varying | {e.name} if _reads_state(e.value, varying) else varying - {e.name}
+            value, body, name = expr_fn(e.value), self.closure(e.body, in_define, inner), e.name
             return lambda s, env: body(s, {**env, name: value(s, env)})
         if isinstance(e, ir.Quantifier) and e.kind in ("any", "all"):
-            body, combos_in = self.closure(e.body, in_define), bindings_fn(e.binders)
+            bound = frozenset(name for name, _ in e.binders)
+            body, combos_in = self.closure(e.body, in_define, varying - bound), bindings_fn(e.binders)
             want = e.kind == "any"
 
             def quantifier(s, env):
@@ -896,24 +903,28 @@ class _Tests:
             return quantifier
         if isinstance(e, ir.Call) and e.type == ir.BOOL:
             args, params = [expr_fn(a) for a in e.args], e.define.params
-            if e.define not in self._defines:
+            given = frozenset(p for p, a in zip(params, e.args) if _reads_state(a, varying))
+            key = (e.define, given)     # one closure per define and state-reading parameters
+            if key not in self._defines:
                 holder: list = [None]
-                self._defines[e.define] = holder
-                holder[0] = self.closure(e.define.body, True)
-            body = self._defines[e.define]
+                self._defines[key] = holder
+                holder[0] = self.closure(e.define.body, True, given)
+            body = self._defines[key]
             return lambda s, env: body[0](s, {p: a(s, env) for p, a in zip(params, args)})
         plain = expr_fn(e)
         return lambda s, env: bool(plain(s, env))
 
 
-def _reads_state(e) -> bool:
-    """Whether ``e`` reads the state: a variable, `mover`, or a define that does."""
+def _reads_state(e, varying: frozenset = frozenset()) -> bool:
+    """Whether ``e`` reads the state: a variable, `mover`, a local name in ``varying``, or a
+    define that reads the state itself or through its arguments."""
     from gdl.lang import ir
 
     stack, seen = [e], set()
     while stack:
         node = stack.pop()
-        if isinstance(node, (ir.VarRef, ir.Mover)):
+        if isinstance(node, (ir.VarRef, ir.Mover)) or (
+                isinstance(node, ir.Local) and node.name in varying):
             return True
         if isinstance(node, ir.Call):
             if id(node.define) not in seen:
