@@ -862,11 +862,18 @@ class _Tests:
             plain, span = expr_fn(e), e.span
             if in_define:
                 self.in_define.add(span)
+            # a test of the state alone (`men(mover) < 3`) has one value per state: computed once
+            last: list = [None, None] if not _free_locals(e) else []
 
             def test(s, env):
-                value = bool(plain(s, env))
-                self.outcomes.setdefault(span, set()).add(value)
-                self.states.setdefault(span, {}).setdefault(self.state, None)
+                if last and last[0] == self.state:
+                    value = last[1]
+                else:
+                    value = bool(plain(s, env))
+                    if last:
+                        last[:] = [self.state, value]
+                    self.outcomes.setdefault(span, set()).add(value)
+                    self.states.setdefault(span, {}).setdefault(self.state, None)
                 self.actions.setdefault(span, set()).add(self.action)
                 return value
             return test
@@ -913,6 +920,29 @@ class _Tests:
             return lambda s, env: body[0](s, {p: a(s, env) for p, a in zip(params, args)})
         plain = expr_fn(e)
         return lambda s, env: bool(plain(s, env))
+
+
+def _free_locals(e) -> set:
+    """The local names ``e`` reads that it does not bind itself."""
+    from gdl.lang import ir
+
+    if isinstance(e, ir.Local):
+        return {e.name}
+    if isinstance(e, ir.Quantifier):
+        free = _free_locals(e.body) - {name for name, _ in e.binders}
+        for _, values in e.binders:
+            if isinstance(values, ir.Range):
+                free |= _free_locals(values.low) | _free_locals(values.high)
+        return free
+    if isinstance(e, ir.Let):
+        return _free_locals(e.value) | (_free_locals(e.body) - {e.name})
+    children = [getattr(e, field) for field in ("left", "right", "operand", "cond", "then",
+                                                 "otherwise") if hasattr(e, field)]
+    children += list(getattr(e, "indices", ())) + list(getattr(e, "args", ()))
+    free: set = set()
+    for child in children:
+        free |= _free_locals(child)
+    return free
 
 
 def _reads_state(e, varying: frozenset = frozenset()) -> bool:
@@ -968,22 +998,26 @@ def _check_requires(graph: _Graph, checker: _Checker) -> int | None:
     if rules is None or len(decisions) > REQUIRES_LIMIT:
         return None
     tests = _Tests()
-    # per player: (action name, ground action id, parameters, conditions in evaluation order)
+    # per player: (action name, ground action id, arguments, parameters, conditions in the order
+    # they are evaluated, each with how many arguments it reads: a parameter's guard reads those
+    # up to its own and is evaluated once for them in a state, as the compiler does; None: all)
     candidates: list[list] = [[] for _ in rules.players]
     conditions = {}
     for action in rules.actions:
         if action.by is not None and not action.by:
             continue        # `init`: taken by nobody
-        parts = ([g for _, g in action.guards] + ([action.rest] if action.rest is not None else [])
-                 if action.guards else [action.requires] if action.requires is not None else [])
-        conditions[action.name] = [tests.closure(part) for part in parts]
+        parts = [(position + 1, guard) for position, guard in action.guards]
+        rest = action.rest if action.guards else action.requires
+        parts += [(None, rest)] if rest is not None else []
+        conditions[action.name] = [(k, tests.closure(part)) for k, part in parts]
     for action_id, ground in enumerate(rules.ground_actions):
         action = ground.action
         if action.name in conditions:
             env = {name: value for (name, _, _), value in zip(action.params, ground.args)}
             for player in range(len(rules.players)):
                 if action.by is None or player in action.by:
-                    candidates[player].append((action.name, action_id, env, conditions[action.name]))
+                    candidates[player].append((action.name, action_id, ground.args, env,
+                                               conditions[action.name]))
     legal_somewhere: set[str] = set()
     considered: dict[str, dict] = {}     # action -> decision states where its player moved
     for i in decisions:
@@ -992,11 +1026,22 @@ def _check_requires(graph: _Graph, checker: _Checker) -> int | None:
             return None
         tests.state = i
         legal = []
+        guarded: dict = {}      # (action, guard, arguments it reads) -> its value in this state
         try:
-            for name, action_id, env, parts in candidates[player]:
+            for name, action_id, args, env, parts in candidates[player]:
                 tests.action = name
                 considered.setdefault(name, {}).setdefault(i, None)
-                if all(part(state, env) for part in parts):
+                for index, (reads, part) in enumerate(parts):
+                    if reads is None:
+                        holds = part(state, env)
+                    else:
+                        key = (name, index, args[:reads])
+                        if key not in guarded:
+                            guarded[key] = part(state, env)
+                        holds = guarded[key]
+                    if not holds:
+                        break
+                else:
                     legal.append(action_id)
                     legal_somewhere.add(name)
         except (EvalError, ArithmeticError, LookupError, TypeError):
