@@ -31,7 +31,14 @@ Codes (stable; tests assert codes and positions, never wording):
                    E409 a cycle with no length bound (the game may not terminate), E410 a rule
                    failed in play (E301-E303, E306), E411 an invalid player to move,
                    E412 (warning) a one-player game whose declared best utility is unreachable,
-                   E413 a move that lowers the declared `tier` (gdl solve --strong by tiers)
+                   E413 a move that lowers the declared `tier` (gdl solve --strong by tiers),
+                   E414 (warning) an action that is never legal, E415 (warning) a comparison
+                   in a `requires` that is always false (or always true) where it is evaluated
+
+A diagnostic whose fix is one edit of the text also carries it, machine-readable, as ``fix``
+(a ``Fix``: the span to replace and the text to put there; ``None`` otherwise), so that an
+editor can offer it as a quick fix; the hint says the same in words. The field is optional and
+comes last, so code that builds or reads diagnostics without it is unchanged.
 """
 
 from __future__ import annotations
@@ -81,6 +88,23 @@ class Source:
 
 
 @dataclass(frozen=True)
+class Fix:
+    """One edit that fixes a diagnostic: replace the text at ``span`` (on one line; the end
+    column is exclusive, columns count from 1) with ``replacement`` (an empty span inserts)."""
+
+    span: Span
+    replacement: str
+
+    def apply(self, text: str) -> str:
+        """``text`` with the edit made (lines split at '\\n', as the lexer counts them)."""
+        lines = text.split("\n")
+        line = lines[self.span.line - 1]
+        lines[self.span.line - 1] = (line[:self.span.column - 1] + self.replacement
+                                     + line[self.span.end_column - 1:])
+        return "\n".join(lines)
+
+
+@dataclass(frozen=True)
 class Diagnostic:
     code: str
     message: str
@@ -90,6 +114,8 @@ class Diagnostic:
     # False for a mistake made on the command line (`--set`): the position names the declaration
     # concerned, but the file's line is not where the mistake is, so no caret points into it
     excerpt: bool = True
+    # the single edit that fixes it, where there is one (a quick fix for editors; see above)
+    fix: Fix | None = None
 
     def render(self, source: Source | None) -> str:
         where = terminal_safe(source.filename) if source else "<input>"

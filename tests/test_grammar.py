@@ -80,3 +80,68 @@ def test_syntax_error_names_expected_tokens_in_words():
     diagnostic = caught.value.diagnostics[0]
     assert (diagnostic.code, diagnostic.span.line, diagnostic.span.column) == ("E100", 2, 11)
     assert "','" in diagnostic.hint
+
+
+# ---- reserved words: the documented list, refused as names, free as labels -------------------------
+
+def documented_reserved_words() -> set[str]:
+    import re
+
+    from helpers import ROOT
+
+    text = (ROOT / "docs" / "language.md").read_text(encoding="utf-8")
+    section = text.split("## Reserved words", 1)[1].split("\n## ", 1)[0]
+    listing, hyphenated = re.search(r"own: `([^`]*)`, as\s+well as (.*?)\.", section, re.S).groups()
+    return set(listing.split()) | set(re.findall(r"`([a-z-]+)`", hyphenated))
+
+
+def test_the_documented_reserved_words_are_the_grammars():
+    assert documented_reserved_words() == set(grammar.reserved_words()) | {
+        "zero-sum", "constant-sum", "max-length"}
+
+
+_HEAD = 'game "g"\nplayers A, B\nvar done in bool = false\n'
+_TAIL = 'terminal done\nutility A = 1\nzero-sum\n'
+# Every kind of name docs/language.md says a reserved word cannot be (W marks it).
+NAME_PLACES = {
+    "player": 'game "g"\nplayers W, B\nvar done in bool = false\naction go effect done = true\n'
+              'terminal done\nutility B = 1\nzero-sum\n',
+    "symbol": _HEAD + "var s in {W, other} = other\naction go effect done = true\n" + _TAIL,
+    "variable": _HEAD + "var W in 0..1 = 0\naction go effect done = true\n" + _TAIL,
+    "constant": _HEAD + "const W = 1\naction go effect done = true\n" + _TAIL,
+    "param": _HEAD + "param W = 1\naction go effect done = true\n" + _TAIL,
+    "define": _HEAD + "define W = 1\naction go effect done = true\n" + _TAIL,
+    "define parameter": _HEAD + "define f(W) = 1\naction go effect done = f(1) == 1\n" + _TAIL,
+    "action parameter": _HEAD + "action go(W in 0..1) effect done = true\n" + _TAIL,
+    "quantifier binder": _HEAD + "action go requires any W in 0..1: true effect done = true\n" + _TAIL,
+    "loop binder": _HEAD + "action go effect for W in 0..1 { done = true }\n" + _TAIL,
+    "let": _HEAD + "action go requires let W = 1: true effect done = true\n" + _TAIL,
+    "let statement": _HEAD + "action go effect let W = 1; done = true\n" + _TAIL,
+    "random": _HEAD + "action go effect random W in 0..1; done = true\n" + _TAIL,
+}
+
+
+@pytest.mark.parametrize("place", NAME_PLACES)
+def test_a_reserved_word_cannot_name_anything_the_rules_refer_to(place):
+    import gdl
+
+    for word in sorted(grammar.reserved_words()):
+        with pytest.raises(GdlError) as caught:
+            gdl.loads(NAME_PLACES[place].replace("W", word))
+        first = caught.value.diagnostics[0]
+        assert first.code == "E224", (word, first)
+        assert f"'{word}'" in first.message
+
+
+def test_a_reserved_word_may_be_a_label():
+    # Action names and tree labels are never referred to in rules: any word may be one
+    # (docs/language.md, "Reserved words"; games/centipede.game has `action pass`).
+    import gdl
+
+    for word in sorted(grammar.reserved_words()):
+        game = gdl.loads(_HEAD + f"action {word} effect done = true\n" + _TAIL)
+        start = game.initial_state()
+        assert [game.action_name(a) for a in game.legal_actions(start)] == [word]
+        tree = gdl.loads(f'game "t"\nplayers A\ntree A {{ {word}: chance {{ {word} 1/2: 1, '
+                         f'other 1/2: 0 }}, b: 0 }}\n')
+        assert [tree.action_name(a) for a in tree.legal_actions(tree.initial_state())] == [word, "b"]

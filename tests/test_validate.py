@@ -99,6 +99,114 @@ def test_a_warning_does_not_fail_the_check(capsys):
     assert "warning[E412]" in capsys.readouterr().err
 
 
+# ---- conditions over every reachable state: E414 never legal, E415 always false ------------------
+
+def test_an_action_that_is_never_legal(capsys):
+    # tests/data/deep/never-legal.game: 3 decision states (n = 0, 1, 2), `jump` needs n == 5
+    report = v.validate(load("never-legal"), playouts=10)
+    assert report.exhaustive and report.ok and report.requires_checked == 3
+    found = only(report, v.NEVER_LEGAL)
+    assert (found.severity, found.span.line, found.span.column) == ("warning", 10, 1)
+    assert (found.path, found.count) == ((), 3) and "'jump'" in found.message
+    assert found.notes == ("the comparison at line 10, column 22 is false every time it is "
+                           "evaluated",)
+    assert [x.code for x in report.violations] == [v.NEVER_LEGAL]   # the note, no E415 besides
+    assert main(["check", "--deep", str(DEEP / "never-legal.game")]) == 0
+    err = capsys.readouterr().err
+    assert "never-legal.game:10:1: warning[E414]" in err and "found at 3 states" in err
+
+
+def test_a_comparison_that_is_always_false(capsys):
+    # tests/data/deep/dead-branch.game: `n == 4` is evaluated at n = 2 only (after `n < 2` fails)
+    report = v.validate(load("dead-branch"), playouts=10)
+    assert report.ok and report.requires_checked == 3
+    found = only(report, v.CONSTANT_TEST)
+    assert (found.severity, found.span.line, found.span.column) == ("warning", 11, 23)
+    assert (found.path, found.count) == (("inc", "inc"), 1)
+    assert [x.code for x in report.violations] == [v.CONSTANT_TEST]
+    assert main(["check", "--deep", str(DEEP / "dead-branch.game")]) == 0
+    err = capsys.readouterr().err
+    assert "dead-branch.game:11:23: warning[E415]" in err and "reached by: inc inc" in err
+
+
+COUNTER = """game "counter"
+players A, B
+param variant = 0
+var n in 0..4 = 0
+var phase in {open, shut, broken} = open
+var cell[3] in 0..9 = [1, 2, 3]
+var done in bool = false
+define big(k) = k > 7
+action stop requires n >= 2 effect done = true
+REST
+terminal done
+utility A = n
+zero-sum
+"""
+
+
+def requires_warnings(rest: str) -> list[tuple[str, int, int, int]]:
+    """(code, line, column, states) of the E414/E415 warnings for COUNTER with the actions
+    ``rest`` (its first line is line 10); the decision states are n = 0, 1, 2 unless the actions
+    say otherwise (`stop` ends the game at n = 2)."""
+    report = v.validate(gdl.loads(COUNTER.replace("REST", rest)), playouts=0)
+    assert report.exhaustive and report.requires_checked is not None
+    return [(x.code, x.span.line, x.span.column, x.count) for x in report.violations
+            if x.code in (v.NEVER_LEGAL, v.CONSTANT_TEST)]
+
+
+@pytest.mark.parametrize("rest, expected", [
+    # a dead alternative inside `any`: cell[i] is 1, 2 or 3, never 9; reached at n = 2 (1 state)
+    ("action inc requires n < 2 or any i in 0..2: cell[i] == 9 effect n = n + 1",
+     [(v.CONSTANT_TEST, 10, 45, 1)]),
+    # a membership test that never holds: phase stays `open`
+    ("action inc requires n < 2 or phase in {shut, broken} effect n = n + 1",
+     [(v.CONSTANT_TEST, 10, 30, 1)]),
+    # always true (n >= 0), a comparison of params only (variant == 1), one in a define's body
+    # (big(n): n > 7): none is reported
+    ("action inc requires n >= 0 and n < 2 or variant == 1 or big(n) effect n = n + 1", []),
+    # a guard that never holds makes `take` never legal (3 states); `inc` is fine
+    ("action inc requires n < 2 effect n = n + 1\n"
+     "action take(i in 0..2 if cell[i] == 9) effect n = 2",
+     [(v.NEVER_LEGAL, 11, 1, 3)]),
+    # a `let` of the state: `m == 9` is reached at n = 2 only, where m is 3
+    ("action inc requires n < 2 or let m = n + 1: m == 9 effect n = n + 1",
+     [(v.CONSTANT_TEST, 10, 45, 1)]),
+])
+def test_requires_checks(rest, expected):
+    assert requires_warnings(rest) == expected
+
+
+def test_a_comparison_in_a_define_is_a_note_of_the_action_it_keeps_from_play():
+    # `big(n)` is n > 7 (line 8, column 17), and n is 0, 1 or 2 where `leap` is considered
+    rest = "action inc requires n < 2 effect n = n + 1\naction leap requires big(n) effect n = 2"
+    report = v.validate(gdl.loads(COUNTER.replace("REST", rest)), playouts=0)
+    found = only(report, v.NEVER_LEGAL)
+    assert (found.span.line, found.count) == (11, 3)
+    assert found.notes == ("the comparison at line 8, column 17 is false every time it is "
+                           "evaluated",)
+    assert not [x for x in report.violations if x.code == v.CONSTANT_TEST]
+
+
+def test_an_action_whose_player_never_moves():
+    # A always moves again (`next A`), so B is never to move and `wait` (by B) is never legal;
+    # the decision states are A's at n = 0 and 1 (`inc` ends the game at n = 2).
+    text = ('game "g"\nplayers A, B\nvar n in 0..2 = 0\naction inc by A effect n = n + 1; next A\n'
+            'action wait by B\nterminal n == 2\nutility A = n\nzero-sum\n')
+    report = v.validate(gdl.loads(text), playouts=0)
+    found = only(report, v.NEVER_LEGAL)
+    assert "B is never to move" in found.message and (found.span.line, found.count) == (5, 1)
+
+
+def test_requires_checks_need_every_state():
+    # played only, or a game without rules: "never" cannot be said, and nothing is
+    report = v.validate(load("never-legal"), playouts=20, exhaustive=False)
+    assert report.requires_checked is None and not any(
+        x.code in (v.NEVER_LEGAL, v.CONSTANT_TEST) for x in report.violations)
+    tree = v.validate(gdl.load(GAMES / "aima-fig5-2.game"), playouts=0)
+    assert tree.exhaustive and tree.requires_checked is None
+
+
 def test_dead_end_chance_table_and_cycle_through_the_cli(capsys):
     for name, code in (("dead-end", "E400"), ("leaky-die", "E404"), ("ping-pong", "E409")):
         assert main(["check", "--deep", str(DEEP / f"{name}.game")]) == 1

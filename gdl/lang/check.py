@@ -11,7 +11,7 @@ import itertools
 from collections.abc import Iterable, Mapping
 from fractions import Fraction
 
-from gdl.errors import Diagnostic, GdlError, Source, did_you_mean
+from gdl.errors import Diagnostic, Fix, GdlError, Source, did_you_mean
 from gdl.lang import ast, ir
 from gdl.lang.ast import NOWHERE, Span
 from gdl.lang.evaluate import EvalError, bindings_fn, eval_const
@@ -59,7 +59,7 @@ _KEYWORD_OF = {ast.GameDecl: "game", ast.PlayersDecl: "players", ast.TerminalDec
 def check(game_file: ast.GameFile, source: Source | None = None,
           params: Mapping[str, int | bool] | None = None) -> ir.Game:
     """Check a parsed file; return the game IR or raise GdlError with every diagnostic."""
-    checker = _Checker(game_file, params or {})
+    checker = _Checker(game_file, params or {}, source)
     game = checker.run()
     if checker.diagnostics:
         unique = {(d.code, d.span, d.message): d for d in checker.diagnostics}
@@ -86,8 +86,10 @@ def _number_type(*types: str) -> str:
 
 
 class _Checker:
-    def __init__(self, game_file: ast.GameFile, overrides: Mapping[str, int | bool]):
+    def __init__(self, game_file: ast.GameFile, overrides: Mapping[str, int | bool],
+                 source: Source | None = None):
         self.file = game_file
+        self.source = source     # for hints that quote the text, where it is known
         self.overrides = dict(overrides)
         self.diagnostics: list[Diagnostic] = []
         self.players: tuple[str, ...] = ()
@@ -104,15 +106,19 @@ class _Checker:
         # names bound by quantifiers and lets already checked, with where they were bound: an
         # unknown name among them is most likely used after its binder's body ended
         self.ended_binders: dict[str, Span] = {}
+        # names bound by a quantifier or `let` whose body an `if ... else` cut short (`sum i in
+        # 0..2: 1 if a[i] else 0` reads `(sum i in 0..2: 1) if a[i] else 0`), while the rest of
+        # that conditional is checked: the hint for an unknown one explains the precedence
+        self.cut_by_if: dict[str, tuple[str, Fix | None]] = {}
         self.quantifier_scale = 1   # how many times the quantifiers around here run their body
 
     # ---- reporting -------------------------------------------------------------------------
 
     def error(self, code: str, message: str, span: Span, hint: str | None = None,
-              notes: Iterable[str] = ()) -> None:
+              notes: Iterable[str] = (), fix: Fix | None = None) -> None:
         # a bad `--set` is a mistake on the command line: no excerpt of the file (errors.py)
         self.diagnostics.append(Diagnostic(code, message, span, hint, tuple(notes),
-                                           excerpt=code != "E215"))
+                                           excerpt=code != "E215", fix=fix))
 
     def placeholder(self, span: Span) -> ir.Lit:
         return ir.Lit(0, ERROR, span)
@@ -1027,12 +1033,15 @@ class _Checker:
         if name.lower() in ("true", "false") and name not in pool:
             hint = f"write `{name.lower()}`: the language's words are lower case"
         ended = self.ended_binders.get(name)
-        if ended is not None and candidates is None and (ended.end_line, ended.end_column) <= (
+        fix = None
+        if name in self.cut_by_if and candidates is None:
+            hint, fix = self.cut_by_if[name]
+        elif ended is not None and candidates is None and (ended.end_line, ended.end_column) <= (
                 span.line, span.column) and span.line - ended.line <= 3:
             hint = (f"'{name}' is bound by the quantifier or `let` at line {ended.line}, column "
                     f"{ended.column}, whose body ends at the first comparison: put the body in "
                     "parentheses, e.g. `any i in 0..2: (a[i] == 0 or b[i] == 0)`")
-        self.error("E201", f"unknown name '{name}'", span, hint=hint)
+        self.error("E201", f"unknown name '{name}'", span, hint=hint, fix=fix)
         return self.placeholder(span)
 
     def expr(self, node: ast.Expr, scope: _Scope) -> ir.Expr:
@@ -1065,17 +1074,7 @@ class _Checker:
         if isinstance(node, ast.Binary):
             return self.binary(node, scope)
         if isinstance(node, ast.IfExpr):
-            cond = self.typed(node.cond, scope, BOOL, "a condition")
-            then, otherwise = self.expr(node.then, scope), self.expr(node.otherwise, scope)
-            if ERROR in (then.type, otherwise.type):
-                return self.placeholder(span)
-            if {then.type, otherwise.type} == {INT, NUM}:
-                return ir.IfExpr(cond, then, otherwise, NUM, span)
-            if then.type != otherwise.type:
-                self.error("E203", f"the two branches differ: {_TYPE_WORDS[then.type]} and "
-                           f"{_TYPE_WORDS[otherwise.type]}", node.otherwise.span)
-                return self.placeholder(span)
-            return ir.IfExpr(cond, then, otherwise, then.type, span)
+            return self.if_expr(node, scope)
         if isinstance(node, ast.Quantifier):
             return self.quantifier(node, scope)
         if isinstance(node, ast.Let):
@@ -1087,6 +1086,59 @@ class _Checker:
                        span)
             return self.placeholder(span)
         raise AssertionError(f"unknown expression {node!r}")
+
+    def if_expr(self, node: ast.IfExpr, scope: _Scope) -> ir.Expr:
+        span = node.span
+        cut = self.cut_short(node)
+        outer = dict(self.cut_by_if)
+        if cut is not None:
+            bound = ([b.name.name for b in cut[0].binders] if isinstance(cut[0], ast.Quantifier)
+                     else [ident.name for ident, _ in cut[0].bindings])
+            self.cut_by_if.update((name, (f"'{name}' is bound by {cut[1]}", cut[2]))
+                                  for name in bound)
+        try:
+            cond = self.typed(node.cond, scope, BOOL, "a condition")
+            then, otherwise = self.expr(node.then, scope), self.expr(node.otherwise, scope)
+        finally:
+            self.cut_by_if = outer
+        if ERROR in (then.type, otherwise.type):
+            return self.placeholder(span)
+        if {then.type, otherwise.type} == {INT, NUM}:
+            return ir.IfExpr(cond, then, otherwise, NUM, span)
+        if then.type != otherwise.type:
+            self.error("E203", f"the two branches differ: {_TYPE_WORDS[then.type]} and "
+                       f"{_TYPE_WORDS[otherwise.type]}", node.otherwise.span,
+                       hint=f"the first branch is {cut[1]}" if cut is not None else None)
+            return self.placeholder(span)
+        return ir.IfExpr(cond, then, otherwise, then.type, span)
+
+    def cut_short(self, node: ast.IfExpr) -> tuple[ast.Quantifier | ast.Let, str, Fix | None] | None:
+        """Where the first branch of ``node`` is a quantifier or `let` written without
+        parentheses, whose body the `if` therefore ended: the binder, the explanation (how it
+        reads, and the parentheses that make the conditional its body) and that edit."""
+        first = node.then
+        if not isinstance(first, (ast.Quantifier, ast.Let)) or (
+                (first.span.line, first.span.column) != (node.span.line, node.span.column)):
+            return None
+        kind = f"`{first.kind}`" if isinstance(first, ast.Quantifier) else "`let`"
+        where = f"the {kind} at line {first.span.line}, column {first.span.column}"
+        text = self.source.line(node.span.line) if self.source is not None else ""
+        body = first.body.span
+        fix = None
+        if text and node.span.end_line == node.span.line == body.line:
+            head = text[first.span.column - 1:body.column - 1]
+            rest = text[body.column - 1:node.span.end_column - 1]
+            inner = text[body.column - 1:first.span.end_column - 1]
+            after = text[first.span.end_column - 1:node.span.end_column - 1].lstrip()
+            reads = f"`({head}{inner}) {after}`"
+            fixed = f"`{head}({rest})`"
+            fix = Fix(node.span, f"{head}({rest})")
+        else:
+            reads = "`(any i in D: body) if c else d`"
+            fixed = "`any i in D: (body if c else d)`"
+        return first, (f"{where}, whose body ends before `if`: a conditional binds more loosely "
+                       f"than a quantifier's or a `let`'s body, so this reads {reads}; to make the "
+                       f"conditional the body, write {fixed}"), fix
 
     def not_constant(self, node) -> ir.Lit:
         self.error("E211", "this must be a constant, but it depends on the state", node.span,

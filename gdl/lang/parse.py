@@ -14,7 +14,7 @@ import lark
 from lark import Token, Transformer, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
 
-from gdl.errors import Diagnostic, GdlError, Source, is_control
+from gdl.errors import Diagnostic, Fix, GdlError, Source, is_control
 from gdl.lang import ast
 from gdl.lang.grammar import build_parser, reserved_words
 from gdl.lang.text import normalize
@@ -94,15 +94,22 @@ def _syntax_error(parser: lark.Lark, error: UnexpectedInput, source: Source) -> 
         char = source.text[error.pos_in_stream] if error.pos_in_stream < len(source.text) else "?"
         span = ast.Span(line, column, line, column + 1)
         hint = f"expected {_expected(parser, error.allowed or [])}"
+        decimal = _decimal_number(error.pos_in_stream, source)
+        if decimal is not None:
+            return GdlError(decimal, source)
         if char in _FOREIGN_CHARACTERS:
             hint = f"{_FOREIGN_CHARACTERS[char]}; {hint}"
         return GdlError(Diagnostic("E101", f"unexpected character {char!r}", span, hint=hint), source)
+    stack = _value_stack(error)
     if isinstance(error, UnexpectedEOF) or (
             isinstance(error, UnexpectedToken) and error.token.type == "$END"):
         lines = source.lines()
         span = ast.Span(len(lines), len(lines[-1]) + 1, len(lines), len(lines[-1]) + 1)
-        return GdlError(Diagnostic("E102", "unexpected end of file", span,
-                                   hint=f"expected {_expected(parser, error.expected)}"), source)
+        hint = f"expected {_expected(parser, error.expected)}"
+        missing_else = _missing_else(stack, set(error.expected), "E102", source)
+        if missing_else is not None:
+            return GdlError(missing_else, source)
+        return GdlError(Diagnostic("E102", "unexpected end of file", span, hint=hint), source)
     assert isinstance(error, UnexpectedToken)
     token = error.token
     span = ast.Span(token.line, token.column, token.end_line or token.line,
@@ -112,6 +119,15 @@ def _syntax_error(parser: lark.Lark, error: UnexpectedInput, source: Source) -> 
     hint = f"expected {_expected(parser, expected)}"
     if "';'" in described:
         hint += "; statements in an effect are separated by ';'"
+    special = (_python_range(token, described, source)
+               or _double_equals(token, expected, source)
+               or _nameless_action(stack)
+               or _body_before_if(token, stack)
+               or _misspelt_keyword(parser, token, expected)
+               or (_missing_else(stack, expected, "E100", source)
+                   if token.type not in ("LBRACE", "IF") else None))
+    if special is not None:
+        return GdlError(special, source)
     if "'else'" in described:
         hint += ("; if an `if` on this line or the one before starts a new statement, end the "
                  "statement before it with ';'")
@@ -123,6 +139,202 @@ def _syntax_error(parser: lark.Lark, error: UnexpectedInput, source: Source) -> 
         hint = (f"'{keyword}' starts a quantifier: to use one as an operand, put it in parentheses, "
                 f"`({keyword} i in 0..3: ...) + 1`; it cannot be a name; " + hint)
     return GdlError(Diagnostic("E100", f"unexpected {token.value!r}", span, hint=hint), source)
+
+
+# ---- syntax errors whose fix the text shows -------------------------------------------------------
+# Each returns a Diagnostic (its code that of the syntax error, placed where the mistake is, with
+# a hint that names the fix and, where the fix is one edit, that edit as ``fix``), or None.
+
+def _value_stack(error: UnexpectedInput) -> list:
+    """What the parser had read when it failed (tokens and reduced trees), innermost last."""
+    interactive = getattr(error, "interactive_parser", None)
+    return list(interactive.parser_state.value_stack) if interactive is not None else []
+
+
+def _start(item) -> tuple[int, int, int] | None:
+    """(line, column, offset) where a token or a reduced tree on the parser's stack starts."""
+    if isinstance(item, Token):
+        where = (item.line, item.column, item.start_pos)
+    else:
+        meta = getattr(item, "meta", None)
+        if meta is None or getattr(meta, "empty", True):
+            return None
+        where = (meta.line, meta.column, meta.start_pos)
+    line, column, offset = where
+    return None if line is None or column is None or offset is None else (line, column, offset)
+
+
+def _end(item) -> tuple[int, int, int] | None:
+    """(line, column, offset) just after a token or a reduced tree on the parser's stack."""
+    if isinstance(item, Token):
+        where = (item.end_line, item.end_column, item.end_pos)
+    else:
+        meta = getattr(item, "meta", None)
+        if meta is None or getattr(meta, "empty", True):
+            return None
+        where = (meta.end_line, meta.end_column, meta.end_pos)
+    line, column, offset = where
+    return None if line is None or column is None or offset is None else (line, column, offset)
+
+
+def _decimal_number(position: int | None, source: Source) -> Diagnostic | None:
+    """`0.5`: numbers are exact, and a probability or a share is written as a fraction, `1/2`."""
+    text = source.text
+    if position is None or text[position:position + 1] != ".":
+        return None
+    start = position - len(re.findall(r"[0-9]*$", text[:position])[0])
+    after = re.match(r"[0-9]+", text[position + 1:])
+    if after is None or (start > 0 and re.match(r"[A-Za-z_.]", text[start - 1])):
+        return None
+    end = position + 1 + after.end()
+    literal = text[start:end]
+    exact = Fraction(literal)
+    written = str(exact.numerator) if exact.denominator == 1 else f"{exact.numerator}/{exact.denominator}"
+    line = text.count("\n", 0, start) + 1
+    column = start - (text.rfind("\n", 0, start) + 1) + 1
+    span = ast.Span(line, column, line, column + len(literal))
+    hint = f"numbers are exact: write `{written}`"
+    near = exact.limit_denominator(12)
+    if near != exact and abs(near - exact) < Fraction(1, 100):
+        hint += f" (or `{near.numerator}/{near.denominator}` if that is what it stands for)"
+    return Diagnostic("E101", f"a decimal number, {literal}", span, hint=hint,
+                      fix=Fix(span, written))
+
+
+def _python_range(token: Token, described: list[str], source: Source) -> Diagnostic | None:
+    """`i in range(3)`: a range is written `low..high`, both ends included: `0..2`."""
+    if "'..'" not in described:
+        return None
+    before = source.text[:token.start_pos or 0]
+    call = re.search(r"\brange\s*\(([^()]*)\)\s*$", before)
+    if call is None:
+        return None
+    args = [a.strip() for a in call[1].split(",")]
+    if len(args) not in (1, 2) or not all(args):
+        return None
+    low, high = ("0", args[0]) if len(args) == 1 else (args[0], args[1])
+    high = str(int(high) - 1) if re.fullmatch(r"-?[0-9]+", high) else f"{high} - 1"
+    written = f"{low}..{high}"
+    text = call[0].rstrip()
+    line = source.text.count("\n", 0, call.start()) + 1
+    column = call.start() - (source.text.rfind("\n", 0, call.start()) + 1) + 1
+    if "\n" in text:
+        return None
+    span = ast.Span(line, column, line, column + len(text))
+    return Diagnostic("E100", f"`{text}` is not a range here", span,
+                      hint=f"write `{written}`: a range `low..high` includes both ends",
+                      fix=Fix(span, written))
+
+
+def _double_equals(token: Token, expected: set[str], source: Source) -> Diagnostic | None:
+    """`x == 1` where a value is given (an assignment, a declaration's `=`): write one `=`."""
+    start = token.start_pos or 0
+    if token.value == "==" and "EQUAL" in expected:     # lexed as one comparison
+        span = _token_span(token)
+    elif token.value == "=" and start > 0 and source.text[start - 1] == "=":   # as '=' twice
+        span = ast.Span(token.line or 0, (token.column or 1) - 1, token.line or 0, (token.column or 0) + 1)
+    else:
+        return None
+    return Diagnostic("E100", "`==` where a value is given", span,
+                      hint="`==` compares; to assign (in an effect) or to give a declaration its "
+                      "value, write one `=`", fix=Fix(span, "="))
+
+
+def _nameless_action(stack: list) -> Diagnostic | None:
+    """`action requires ...`: the clause's keyword was taken for the action's name."""
+    if len(stack) < 2 or not isinstance(stack[-1], Token) or not isinstance(stack[-2], Token):
+        return None
+    name, before = stack[-1], stack[-2]
+    if before.type != "ACTION" or name.type != "NAME" or name.value not in ("by", "requires", "effect"):
+        return None
+    return Diagnostic("E100", f"the action has no name: `{name.value}` is read as its name",
+                      _token_span(name),
+                      hint=f"name the action first, e.g. `action go {name.value} ...`")
+
+
+def _body_before_if(token: Token, stack: list) -> Diagnostic | None:
+    """`a if any i in 0..2: x[i] == 0 if c else d else e`: the quantifier (or `let`) in a
+    condition ends at its comparison, so its body cannot go on with `if ... else`."""
+    if token.type != "IF" or not stack or not isinstance(stack[-1], lark.Tree):
+        return None
+    if stack[-1].data not in ("quantifier", "let_expr"):
+        return None
+    return Diagnostic("E100", "this `if` cannot continue the body before it",
+                      _token_span(token), hint=_QUANTIFIER_IF_HINT)
+
+
+_QUANTIFIER_IF_HINT = (
+    "the body of a quantifier or `let` reaches as far as one comparison, and `a if c else b` "
+    "binds more loosely: to make the conditional the body, put it in parentheses, "
+    "`sum i in 0..2: (1 if x[i] == 0 else 0)`")
+
+
+def _missing_else(stack: list, expected: set[str], code: str, source: Source) -> Diagnostic | None:
+    """`1 if c` with no `else`: an expression has a value whichever way `c` goes."""
+    if "ELSE" not in expected or len(stack) < 3 or not (
+            isinstance(stack[-2], Token) and stack[-2].type == "IF"):
+        return None
+    then, cond = stack[-3], stack[-1]
+    first, then_end, cond_start, last, keyword = (
+        _start(then), _end(then), _start(cond), _end(cond), _start(stack[-2]))
+    if first is None or then_end is None or cond_start is None or last is None or keyword is None:
+        return None
+    written = source.text[first[2]:last[2]]
+    if "\n" in written:     # point at the `if` alone
+        first, written = keyword, "if"
+    span = ast.Span(first[0], first[1], first[0], first[1] + len(written))
+    then_text = source.text[first[2]:then_end[2]]
+    cond_text = source.text[cond_start[2]:last[2]]
+    if "\n" in then_text + cond_text or written == "if":
+        then_text, cond_text = "a", "c"
+    better = (f"an expression has a value either way: write `{then_text} if {cond_text} else ...` "
+              "with the value when the condition is false")
+    if len(stack) >= 5 and isinstance(stack[-4], Token) and stack[-4].type == "EQUAL" and (
+            isinstance(stack[-5], lark.Tree) and stack[-5].data == "target"):
+        target_start, target_end = _start(stack[-5]), _end(stack[-5])
+        target = source.text[target_start[2]:target_end[2]] if target_start and target_end else "x"
+        better = (f"an expression has a value either way: write `{then_text} if {cond_text} else "
+                  f"{target}` to keep the value otherwise, or the statement `if {cond_text} "
+                  f"{{ {target} = {then_text} }}`")
+    return Diagnostic(code, "`if` without `else` in an expression", span, hint=better)
+
+
+def _word_distance(a: str, b: str) -> int:
+    """Edits (insert, delete, replace, swap two neighbours) that turn ``a`` into ``b``."""
+    previous2: list[int] = []
+    previous = list(range(len(b) + 1))
+    for i in range(1, len(a) + 1):
+        row = [i] + [0] * len(b)
+        for j in range(1, len(b) + 1):
+            row[j] = min(previous[j] + 1, row[j - 1] + 1, previous[j - 1] + (a[i - 1] != b[j - 1]))
+            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                row[j] = min(row[j], previous2[j - 2] + 1)
+        previous2, previous = previous, row
+    return previous[len(b)]
+
+
+def _misspelt_keyword(parser: lark.Lark, token: Token, expected: set[str]) -> Diagnostic | None:
+    """`requries`: a name where a keyword is expected, a letter or two away from one of them."""
+    value = str(token.value)
+    if token.type != "NAME" or len(value) < 3:
+        return None
+    keywords = set()
+    for name in expected:
+        try:
+            pattern = parser.get_terminal(name).pattern
+        except KeyError:
+            continue
+        if isinstance(pattern, lark.lexer.PatternStr) and re.fullmatch(r"[a-z][a-z-]*", pattern.value):
+            keywords.add(pattern.value)
+    allowed = 1 if len(value) <= 4 else 2
+    close = sorted((_word_distance(value.lower(), k), k) for k in keywords)
+    if not close or close[0][0] > allowed:
+        return None
+    word = close[0][1]
+    said = ("the language's words are lower case: " if value.lower() == word else "") + (
+        f"did you mean `{word}`?")
+    span = _token_span(token)
+    return Diagnostic("E100", f"unexpected {value!r}", span, hint=said, fix=Fix(span, word))
 
 
 # Every later stage (the syntax tree, the checker, both backends) recurses once per level of

@@ -1,8 +1,9 @@
 """Validate a game by playing it: ``gdl check --deep``.
 
-This module knows only the game protocol (gdl.protocol), never the parser: it works for rule
-games, explicit trees and any other object with the protocol's methods. It finds what static
-checking cannot: rules that misbehave in some positions only.
+This module knows the game through the protocol (gdl.protocol), never the parser: it works for
+rule games, explicit trees and any other object with the protocol's methods. It finds what static
+checking cannot: rules that misbehave in some positions only. Two checks (E414, E415, below) also
+read a rule game's checked rules (``game.ir``) where the game carries them.
 
 What is checked, at every state visited
 ---------------------------------------
@@ -20,6 +21,25 @@ What is checked, at every state visited
 * no play is longer than the declared ``max-length`` or the ``max_length`` asked for (E408);
 * a rule that fails at run time (E301 value out of domain, E302 division by zero, E303 index out
   of range, E306) is reported as E410 at the rule, with the actions that reach it.
+
+What is checked over all the states, when every reachable one was explored
+-------------------------------------------------------------------------------
+These two read the rules (the checked game, ``game.ir``), the only checks here that do, and run
+only when the exploration was exhaustive and the game's own legal actions agree with the rules
+evaluated here, at every decision state (at most ``REQUIRES_LIMIT`` of them); "never" and
+"always" are then statements about the whole game. Both are warnings.
+
+* an action that is legal in no reachable state (E414, at its declaration): its `requires` is
+  false for every value of its parameters wherever a player who may take it is to move (or no
+  such player is ever to move); the comparisons inside it that were false each time are notes;
+* a comparison in an action's `requires` (or a parameter's guard), as written there, that is
+  false every time it is evaluated (E415): evaluated as the interpreter does, so a comparison
+  behind `and`, `or`, `any` or `all` counts only where it is reached. It marks a part of the
+  condition that never holds in play (`n < 2 or n == 4` where n never reaches 4 there). Not
+  reported: a comparison that is always *true* (a bounds check or a turn test that play never
+  needs is still a guard, and it protects positions set up by hand); one that reads no state (a
+  variant chosen by a `param`, constant by design); one written in a `define`, which serves
+  other rules and variants too (it still appears in the notes of E414).
 
 Two ways of visiting
 --------------------
@@ -77,6 +97,8 @@ CYCLE = "E409"
 RULE_FAILED = "E410"
 BAD_PLAYER = "E411"
 BEST_UNREACHABLE = "E412"   # a warning
+NEVER_LEGAL = "E414"        # a warning
+CONSTANT_TEST = "E415"      # a warning
 
 AUTO_LIMIT = 20_000          # exhaustive automatically when the reachable states are no more
 MAX_STATES = 2_000_000       # exhaustive exploration stops here even when asked for
@@ -84,6 +106,7 @@ SHORTEST_LIMIT = 5_000       # states a search for a shorter witness may visit (
 PLAYOUT_CAP = 10_000         # moves per playout when no length bound is declared or asked for
 PRUNED_EXPONENT = 0.75       # alpha-beta with random ordering: b ** (3d/4) of b ** d nodes
 ORDERED_EXPONENT = 0.5       # with good ordering: b ** (d/2) (Knuth and Moore's best case)
+REQUIRES_LIMIT = 200_000     # decision states the rule checks evaluate every `requires` at
 BUDGET = 10 ** 8             # nodes a solver is expected to finish (about 5 min at 3 µs/node)
 NODE_SECONDS = 3e-6          # the compiled backend's cost per node, for messages
 
@@ -155,6 +178,9 @@ class Report:
     census: Census | None = None
     declared_states: int | None = None
     violations: list[Violation] = field(default_factory=list)
+    # decision states at which every action's `requires` was evaluated for E414 and E415 (None:
+    # those checks did not run: not a rule game, not exhaustive, too many states, a rule failed)
+    requires_checked: int | None = None
 
     @property
     def errors(self) -> list[Violation]:
@@ -171,6 +197,7 @@ class Report:
                 "states_visited": self.states_visited, "explored": self.explored,
                 "exploration_complete": self.exploration_complete,
                 "declared_states": self.declared_states,
+                "requires_checked": self.requires_checked,
                 "census": self.census.as_dict() if self.census else None,
                 "violations": [v.as_dict() for v in self.violations]}
 
@@ -212,7 +239,7 @@ class _Checker:
 
     # -- recording
     def add(self, code: str, message: str, path, rules=(), span=None, cycle=(),
-            severity: str = "error", notes=()) -> None:
+            severity: str = "error", notes=(), count: int = 1) -> None:
         """Record a violation; ``path`` may be a function giving it, called only for the first
         violation of its kind (finding a short path can cost a search). Violations of one kind
         are counted once per state (``self.at``, set by the caller; None: not counted again)."""
@@ -233,7 +260,7 @@ class _Checker:
         if callable(path):
             path = path()
         self.found[key] = Violation(code, message, tuple(path), tuple(rules), span, tuple(cycle),
-                                    severity, 1, tuple(notes))
+                                    severity, count, tuple(notes))
 
     def violations(self) -> list[Violation]:
         return [self.found[key] for key in self.order]
@@ -789,6 +816,281 @@ def _analyse(graph: _Graph, report: Report) -> None:
         cyclic_states=sum(cyclic), stuck_states=graph.stuck(), best_utility=best)
 
 
+# ---- the rules' conditions over every reachable state (E414, E415) ----------------------------------
+# Only these checks read the rules themselves (the checked game, gdl.lang.ir), and only when the
+# game carries them (``game.ir``) and every reachable state was explored: "never" and "always"
+# are then statements about the whole game, not about the states a sample happened to visit.
+
+_COMPARISONS = frozenset({"==", "!=", "<", "<=", ">", ">="})
+
+
+def _is_test(e) -> bool:
+    """A comparison as written: `a < b`, or a membership test (`x in {a, b}`, `x in 1..3`),
+    which the checker turns into comparisons joined by `or` (`and`), all with its own span."""
+    from gdl.lang import ir
+
+    if not isinstance(e, ir.Binary):
+        return False
+    if e.op in _COMPARISONS:
+        return True
+    return e.op in ("and", "or") and e.left.span == e.span == e.right.span and e.span.line > 0
+
+
+class _Tests:
+    """The comparisons a `requires` evaluates, each with the outcomes it gave: the requires is
+    evaluated as the interpreter does (gdl.lang.evaluate, the same short-circuits), through
+    closures that record each comparison's outcome by its span. Comparisons that do not read the
+    state (a rule variant chosen by a `param`) are constant by design and not recorded."""
+
+    def __init__(self) -> None:
+        self.outcomes: dict = {}        # span -> {False, True} seen
+        self.states: dict = {}          # span -> state indices where it was evaluated
+        self.actions: dict = {}         # span -> names of the actions that evaluated it
+        self.in_define: set = set()     # spans of comparisons written in a define's body
+        self.state = 0
+        self.action = ""
+        self._defines: dict = {}
+
+    def closure(self, e, in_define: bool = False, varying: frozenset = frozenset()):
+        """``f(cells, env) -> bool`` for the boolean expression ``e``, recording its tests.
+        ``varying``: the local names here whose values come from the state (a `let` of a
+        variable, a define's parameter given one)."""
+        from gdl.lang import ir
+        from gdl.lang.evaluate import bindings_fn, expr_fn
+
+        if _is_test(e) and _reads_state(e, varying):
+            plain, span = expr_fn(e), e.span
+            if in_define:
+                self.in_define.add(span)
+            # a test of the state alone (`men(mover) < 3`) has one value per state: computed once
+            last: list = [None, None] if not _free_locals(e) else []
+
+            def test(s, env):
+                if last and last[0] == self.state:
+                    value = last[1]
+                else:
+                    value = bool(plain(s, env))
+                    if last:
+                        last[:] = [self.state, value]
+                    self.outcomes.setdefault(span, set()).add(value)
+                    self.states.setdefault(span, {}).setdefault(self.state, None)
+                self.actions.setdefault(span, set()).add(self.action)
+                return value
+            return test
+        if isinstance(e, ir.Binary) and e.op in ("and", "or"):
+            left = self.closure(e.left, in_define, varying)
+            right = self.closure(e.right, in_define, varying)
+            if e.op == "and":
+                return lambda s, env: left(s, env) and right(s, env)
+            return lambda s, env: left(s, env) or right(s, env)
+        if isinstance(e, ir.Unary) and e.op == "not":
+            operand = self.closure(e.operand, in_define, varying)
+            return lambda s, env: not operand(s, env)
+        if isinstance(e, ir.IfExpr) and e.type == ir.BOOL:
+            cond = self.closure(e.cond, in_define, varying)
+            then = self.closure(e.then, in_define, varying)
+            otherwise = self.closure(e.otherwise, in_define, varying)
+            return lambda s, env: then(s, env) if cond(s, env) else otherwise(s, env)
+        if isinstance(e, ir.Let) and e.type == ir.BOOL:
+            inner = varying | {e.name} if _reads_state(e.value, varying) else varying - {e.name}
+            value, body, name = expr_fn(e.value), self.closure(e.body, in_define, inner), e.name
+            return lambda s, env: body(s, {**env, name: value(s, env)})
+        if isinstance(e, ir.Quantifier) and e.kind in ("any", "all"):
+            bound = frozenset(name for name, _ in e.binders)
+            body, combos_in = self.closure(e.body, in_define, varying - bound), bindings_fn(e.binders)
+            want = e.kind == "any"
+
+            def quantifier(s, env):
+                inner = dict(env)
+                for combo in combos_in(s, env):
+                    inner.update(combo)
+                    if body(s, inner) == want:
+                        return want
+                return not want
+            return quantifier
+        if isinstance(e, ir.Call) and e.type == ir.BOOL:
+            args, params = [expr_fn(a) for a in e.args], e.define.params
+            given = frozenset(p for p, a in zip(params, e.args) if _reads_state(a, varying))
+            key = (e.define, given)     # one closure per define and state-reading parameters
+            if key not in self._defines:
+                holder: list = [None]
+                self._defines[key] = holder
+                holder[0] = self.closure(e.define.body, True, given)
+            body = self._defines[key]
+            return lambda s, env: body[0](s, {p: a(s, env) for p, a in zip(params, args)})
+        plain = expr_fn(e)
+        return lambda s, env: bool(plain(s, env))
+
+
+def _free_locals(e) -> set:
+    """The local names ``e`` reads that it does not bind itself."""
+    from gdl.lang import ir
+
+    if isinstance(e, ir.Local):
+        return {e.name}
+    if isinstance(e, ir.Quantifier):
+        free = _free_locals(e.body) - {name for name, _ in e.binders}
+        for _, values in e.binders:
+            if isinstance(values, ir.Range):
+                free |= _free_locals(values.low) | _free_locals(values.high)
+        return free
+    if isinstance(e, ir.Let):
+        return _free_locals(e.value) | (_free_locals(e.body) - {e.name})
+    children = [getattr(e, field) for field in ("left", "right", "operand", "cond", "then",
+                                                 "otherwise") if hasattr(e, field)]
+    children += list(getattr(e, "indices", ())) + list(getattr(e, "args", ()))
+    free: set = set()
+    for child in children:
+        free |= _free_locals(child)
+    return free
+
+
+def _reads_state(e, varying: frozenset = frozenset()) -> bool:
+    """Whether ``e`` reads the state: a variable, `mover`, a local name in ``varying``, or a
+    define that reads the state itself or through its arguments."""
+    from gdl.lang import ir
+
+    stack, seen = [e], set()
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ir.VarRef, ir.Mover)) or (
+                isinstance(node, ir.Local) and node.name in varying):
+            return True
+        if isinstance(node, ir.Call):
+            if id(node.define) not in seen:
+                seen.add(id(node.define))
+                stack.append(node.define.body)
+            stack.extend(node.args)
+        elif isinstance(node, ir.Quantifier):
+            stack.append(node.body)
+            stack.extend(v for _, values in node.binders if isinstance(values, ir.Range)
+                         for v in (values.low, values.high))
+        else:
+            stack.extend(getattr(node, field) for field in ("left", "right", "operand", "cond",
+                                                            "then", "otherwise", "value", "body")
+                         if hasattr(node, field))
+            stack.extend(getattr(node, "indices", ()))
+            stack.extend(getattr(node, "args", ()))
+    return False
+
+
+def _rules_of(game):
+    """The checked rules of a rule game (gdl.lang.ir.Game), or None (a tree, another protocol
+    object, or rules that cannot be had)."""
+    from gdl.lang import ir
+
+    try:
+        rules = getattr(game, "ir", None)
+    except Exception:
+        return None
+    if not isinstance(rules, ir.Game) or rules.tree is not None or not rules.ground_actions:
+        return None
+    return rules
+
+
+def _check_requires(graph: _Graph, checker: _Checker) -> int | None:
+    """E414 and E415 over every decision state of a complete exploration; the number of states
+    where the `requires` were evaluated, or None when the checks could not run (see Report)."""
+    from gdl.lang.evaluate import EvalError
+
+    rules = _rules_of(checker.game)
+    decisions = [i for i, kind in enumerate(graph.kind) if kind is not None and kind >= 0]
+    if rules is None or len(decisions) > REQUIRES_LIMIT:
+        return None
+    tests = _Tests()
+    # per player: (action name, ground action id, arguments, parameters, conditions in the order
+    # they are evaluated, each with how many arguments it reads: a parameter's guard reads those
+    # up to its own and is evaluated once for them in a state, as the compiler does; None: all)
+    candidates: list[list] = [[] for _ in rules.players]
+    conditions = {}
+    for action in rules.actions:
+        if action.by is not None and not action.by:
+            continue        # `init`: taken by nobody
+        parts = [(position + 1, guard) for position, guard in action.guards]
+        rest = action.rest if action.guards else action.requires
+        parts += [(None, rest)] if rest is not None else []
+        conditions[action.name] = [(k, tests.closure(part)) for k, part in parts]
+    for action_id, ground in enumerate(rules.ground_actions):
+        action = ground.action
+        if action.name in conditions:
+            env = {name: value for (name, _, _), value in zip(action.params, ground.args)}
+            for player in range(len(rules.players)):
+                if action.by is None or player in action.by:
+                    candidates[player].append((action.name, action_id, ground.args, env,
+                                               conditions[action.name]))
+    legal_somewhere: set[str] = set()
+    considered: dict[str, dict] = {}     # action -> decision states where its player moved
+    for i in decisions:
+        state, player = graph.states[i], graph.kind[i]
+        if player >= len(candidates):
+            return None
+        tests.state = i
+        legal = []
+        guarded: dict = {}      # (action, guard, arguments it reads) -> its value in this state
+        try:
+            for name, action_id, args, env, parts in candidates[player]:
+                tests.action = name
+                considered.setdefault(name, {}).setdefault(i, None)
+                for index, (reads, part) in enumerate(parts):
+                    if reads is None:
+                        holds = part(state, env)
+                    else:
+                        key = (name, index, args[:reads])
+                        if key not in guarded:
+                            guarded[key] = part(state, env)
+                        holds = guarded[key]
+                    if not holds:
+                        break
+                else:
+                    legal.append(action_id)
+                    legal_somewhere.add(name)
+        except (EvalError, ArithmeticError, LookupError, TypeError):
+            return None     # a rule that fails here is reported as such (E410), not judged
+        # Checked against the game's own answer (the actions it moved along): where they differ
+        # (another encoding of the states, a rule that failed) nothing is said.
+        if set(legal) != {action for _, action in graph.succ[i]}:
+            return None
+    never = [a for a in rules.actions if a.name in conditions and a.name not in legal_somewhere]
+    _report_requires(graph, checker, rules, tests, never, considered)
+    return len(decisions)
+
+
+def _report_requires(graph: _Graph, checker: _Checker, rules, tests: _Tests, never: list,
+                     considered: dict) -> None:
+    checker.at = None
+    always_false = sorted((span for span, seen in tests.outcomes.items() if seen == {False}),
+                          key=lambda span: (span.line, span.column))
+    for action in never:
+        states = list(considered.get(action.name, ()))
+        who = ("a player" if action.by is None
+               else " or ".join(rules.players[p] for p in sorted(action.by)))
+        values = " for every value of its parameters" if action.params else ""
+        if states:
+            message = (f"action '{action.name}' is never legal: its `requires` is false{values} in "
+                       f"all {len(states):,} reachable state(s) where {who} is to move")
+        else:
+            message = (f"action '{action.name}' is never legal: {who} is never to move in the "
+                       f"{len(graph.states):,} reachable states")
+        notes = [f"the comparison at line {span.line}, column {span.column} is false every time "
+                 "it is evaluated" for span in always_false if action.name in tests.actions[span]]
+        checker.add(NEVER_LEGAL, message, graph.path(states[0] if states else 0),
+                    rules=(f"action {action.name}",), span=action.span, severity="warning",
+                    notes=notes[:3], count=max(len(states), 1))
+    never_names = {a.name for a in never}
+    for span in always_false:
+        owners = tests.actions[span]
+        # said in the never-legal action's own warning; and a define's body serves every rule
+        # that calls it, so a branch dead in the actions may be alive elsewhere or in a variant
+        if owners <= never_names or span in tests.in_define:
+            continue
+        states = list(tests.states[span])
+        named = ", ".join(f"'{n}'" for n in sorted(owners))
+        checker.add(CONSTANT_TEST, f"this comparison is always false: it is false every time the "
+                    f"`requires` of {named} evaluates it, in {len(states):,} reachable state(s), so "
+                    "the part of the condition it decides never holds", graph.path(states[0]),
+                    span=span, severity="warning", count=len(states))
+
+
 # ---- the entry point ---------------------------------------------------------------------------
 
 def validate(game, *, playouts: int = 100, seed: int = 0, max_length: int | None = None,
@@ -818,6 +1120,8 @@ def validate(game, *, playouts: int = 100, seed: int = 0, max_length: int | None
         report.exploration_complete = graph.complete
         report.exhaustive = graph.complete
         _analyse(graph, report)
+        if graph.complete:
+            report.requires_checked = _check_requires(graph, checker)
     runner = _Playouts(checker, seed)
     runner.run(playouts, report)
     visited = set(runner.expanded)
