@@ -113,7 +113,20 @@ def describe(game: ir.Game, emitter: Emitter) -> dict:
         "stuck_pass": game.stuck_pass,
         "setup": game.setup,
         "domains": [[len(v.values), v.size] for v in game.variables],   # values per cell, cells
+        # hidden information (gdl.backends.interpret.visible_cells): per player, the cells it
+        # sees, and the ground actions whose choice the others do not see
+        "hidden": _hidden(game),
     }
+
+
+def _hidden(game: ir.Game) -> dict | None:
+    if not (game.private_vars or game.hidden_vars or game.hidden_actions):
+        return None
+    from gdl.backends.interpret import visible_cells
+
+    return {"visible": [list(cells) for cells in visible_cells(game)],
+            "actions": [i for i, g in enumerate(game.ground_actions)
+                        if g.action.name in game.hidden_actions]}
 
 
 def build_compiled(game: ir.Game, source: Source | None = None, params=None, cache: bool = True):
@@ -124,6 +137,13 @@ def build_compiled(game: ir.Game, source: Source | None = None, params=None, cac
         from gdl.backends.interpret import build as interpret_build
 
         return interpret_build(game, source)
+    if game.simultaneous is not None:
+        from gdl.backends.interpret import InterpretedGame
+
+        interpreted = InterpretedGame(game, source)
+        interpreted.compile_error = ("simultaneous moves run in the reference interpreter: the "  # type: ignore[attr-defined]
+                                     "Python compiler does not take joint moves yet")
+        return interpreted
     try:
         python_source, emitter = _compile(game, source, cache)
         descriptor = describe(game, emitter)

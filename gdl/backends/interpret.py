@@ -9,6 +9,14 @@ the state *before* the action plus ``(action_id,)``; each chance outcome appends
 on, the effect is replayed from the start with the outcomes chosen so far, which is exact because
 effects are deterministic given those outcomes. When the effect finishes, the suffix is dropped.
 
+Simultaneous moves (`simultaneous`): the players with a legal action choose at once; the joint
+move runs their effects in the players' order, each with ``mover`` set to its player, in one
+run (so a `random` anywhere suspends the whole joint move: the chance state is the state before
+it plus the joint's action ids, then the outcomes), then the `then` block; the turn does not
+rotate. Hidden information (`private`, `hidden`): a player's observation of a state is the
+tuple of the cells it may see; of a move, its own actions and the others' that are not hidden
+(a hidden one shows as -1); chance outcomes are seen only through the state.
+
 Arithmetic: ``/`` is floor division and ``%`` its remainder (Python's ``//`` and ``%``), so
 ``a == (a / b) * b + a % b`` always holds and ``-7 / 2 == -4``, ``-7 % 2 == 1``.
 """
@@ -22,7 +30,7 @@ from gdl.errors import Diagnostic, GameRuntimeError, Source
 from gdl.lang import ir
 from gdl.lang.evaluate import EvalError, bindings_fn, expr_fn, flat_index
 from gdl.lang.values import live_outcomes, show_value
-from gdl.protocol import CHANCE, TERMINAL, GameInfo
+from gdl.protocol import CHANCE, SIMULTANEOUS, TERMINAL, GameInfo
 from gdl.span import NOWHERE
 
 ROTATE = -1  # `pass`: the turn goes on in rotation
@@ -151,8 +159,17 @@ class InterpretedGame:
             utility_sum=game.sum_total if game.sum_kind != "general-sum" else None,
             utility_bounds=game.utility_bounds, has_evaluate=bool(game.evaluations),
             has_quiescence=game.quiet is not None, max_length=game.max_length,
-            endless_value=game.endless_values)
+            endless_value=game.endless_values, simultaneous=game.simultaneous is not None,
+            hidden=bool(game.private_vars or game.hidden_vars or game.hidden_actions))
         self._base = len(game.initial)
+        simultaneous = game.simultaneous
+        self._simultaneous_when = (None if simultaneous is None else
+                                   expr_fn(simultaneous.cond) if simultaneous.cond is not None
+                                   else (lambda s, env: True))
+        self._then = None if simultaneous is None else simultaneous.then
+        self._visible = visible_cells(game)
+        self._hidden_actions = frozenset(
+            i for i, g in enumerate(game.ground_actions) if g.action.name in game.hidden_actions)
         self._terminal = expr_fn(game.terminal)
         self._utilities = [expr_fn(u) if u is not None else None for u in game.utilities]
         self._evaluations = [expr_fn(u) if u is not None else None for u in game.evaluations]
@@ -233,7 +250,44 @@ class InterpretedGame:
     def current_player(self, state) -> int:
         if len(state) != self._base:
             return CHANCE
-        return TERMINAL if self.is_terminal(state) else state[0]
+        if self.is_terminal(state):
+            return TERMINAL
+        acting = self._acting(state)
+        if acting is None:
+            return state[0]
+        return acting[0] if len(acting) == 1 else SIMULTANEOUS
+
+    def _acting(self, state) -> tuple[int, ...] | None:
+        """At a state where `simultaneous` applies, the players with a legal action (None
+        elsewhere: the turn decides)."""
+        when = self._simultaneous_when
+        if when is None:
+            return None
+        try:
+            if not when(state, {}):
+                return None
+        except EvalError as error:
+            raise self._fail(error, state) from None
+        acting = tuple(p for p in range(self.num_players) if self._legal_of(state, p))
+        if not acting:
+            span = self.ir.simultaneous.span if self.ir.simultaneous else NOWHERE
+            raise self._fail(EvalError(
+                "E304", "a simultaneous move where no player has a legal action, but the "
+                "terminal condition is false (make `terminal` cover this)", span), state)
+        return acting
+
+    def acting_players(self, state) -> tuple[int, ...]:
+        """At a SIMULTANEOUS state: the players who choose, in player order."""
+        return self._acting(state) or ()
+
+    def _legal_of(self, state, player: int) -> list[int]:
+        """``player``'s legal actions as if it were to move (``mover`` is that player)."""
+        return self._legal(state if state[0] == player else (player,) + state[1:], player)
+
+    def legal_actions_of(self, state, player: int) -> list[int]:
+        if len(state) != self._base or self.is_terminal(state):
+            return []
+        return self._legal_of(state, player)
 
     def _legal(self, state, player: int) -> list[int]:
         try:
@@ -245,6 +299,9 @@ class InterpretedGame:
     def legal_actions(self, state) -> list[int]:
         if len(state) != self._base or self.is_terminal(state):
             return []
+        acting = self._acting(state)
+        if acting is not None:
+            return self._legal_of(state, acting[0]) if len(acting) == 1 else []
         actions = self._legal(state, state[0])
         if not actions:
             span = self.ir.spans.get("terminal", NOWHERE)
@@ -257,9 +314,50 @@ class InterpretedGame:
 
     def apply(self, state, action):
         if len(state) == self._base:
+            acting = self._acting(state)
+            if acting is not None:               # one player with a move where moves are joint
+                return self._run_joint(state, acting, (action,), (), state, action)
             return self._run(state, action, (), state, action)
-        base, action_id = state[:self._base], state[self._base]
+        base = state[:self._base]
+        acting = self._acting(base)
+        if acting is not None:
+            k = len(acting)
+            return self._run_joint(base, acting, state[self._base:self._base + k],
+                                   state[self._base + k:] + (action[1],), state, action)
+        action_id = state[self._base]
         return self._run(base, action_id, state[self._base + 1:] + (action[1],), state, action)
+
+    def apply_joint(self, state, joint: tuple):
+        """The state after every acting player's action, in ``acting_players`` order."""
+        acting = self.acting_players(state)
+        if len(joint) != len(acting):
+            raise ValueError(f"{len(joint)} actions for {len(acting)} acting players")
+        return self._run_joint(state, acting, tuple(joint), (), state, joint)
+
+    def _run_joint(self, base, acting: tuple, joint: tuple, outcomes: tuple, state, move):
+        """Every acting player's effect in one run, in player order, each with ``mover`` set
+        to its player, then the `then` block; a `random` anywhere suspends the whole move."""
+        run = _Run(list(base), outcomes)
+        try:
+            for player, action_id in zip(acting, joint):
+                effect, env, _ = self._effects[action_id]
+                run.cells[0] = player
+                effect(run, env)
+            run.cells[0] = base[0]
+            if self._then is not None:
+                effect, env, _ = self._effects[self._then]
+                effect(run, env)
+        except _NeedChance:
+            return base + tuple(joint) + outcomes
+        except EvalError as error:
+            raise self._fail(error, state, move if not isinstance(move, tuple) else None) from None
+        following = base[0] if run.turn == ROTATE else run.turn   # joint moves do not rotate
+        if not 0 <= following < self.num_players:
+            raise self._fail(EvalError("E301", f"`next` names {self.show(following, ir.SYM)}, "
+                                       "which is not a player", self.ir.simultaneous.span
+                                       if self.ir.simultaneous else NOWHERE), state)
+        run.cells[0] = following
+        return tuple(run.cells)
 
     def _run(self, base, action_id: int, outcomes: tuple, state, action):
         effect, env, _ = self._effects[action_id]
@@ -292,7 +390,26 @@ class InterpretedGame:
         return state  # nobody can move: legal_actions reports the dead end
 
     def chance_outcomes(self, state):
-        base, action_id = state[:self._base], state[self._base]
+        base = state[:self._base]
+        acting = self._acting(base)
+        if acting is not None:
+            k = len(acting)
+            run = _Run(list(base), state[self._base + k:])
+            try:
+                for player, action_id in zip(acting, state[self._base:self._base + k]):
+                    effect, env, _ = self._effects[action_id]
+                    run.cells[0] = player
+                    effect(run, env)
+                run.cells[0] = base[0]
+                if self._then is not None:
+                    effect, env, _ = self._effects[self._then]
+                    effect(run, env)
+            except _NeedChance as need:
+                return need.distribution
+            except EvalError as error:
+                raise self._fail(error, state) from None
+            raise AssertionError("a chance state whose effect needs no outcome")
+        action_id = state[self._base]
         effect, env, _ = self._effects[action_id]
         try:
             effect(_Run(list(base), state[self._base + 1:]), env)
@@ -339,11 +456,51 @@ class InterpretedGame:
         except EvalError as error:
             raise self._fail(error, state) from None
 
+    # -- hidden information
+    def observation(self, state, player: int) -> tuple:
+        """What ``player`` sees of ``state``: the cells it may see (of the state before a move
+        that waits for chance; the move itself is seen as a move)."""
+        return tuple(state[i] for i in self._visible[player])
+
+    def move_observation(self, state, player: int, move):
+        """What ``player`` sees of ``move`` made at ``state``: its own actions and the others'
+        that are not hidden (a hidden one is -1); a chance outcome is seen only through the
+        state (None)."""
+        kind = self.current_player(state)
+        if kind == CHANCE:
+            return None
+        if kind == SIMULTANEOUS:
+            acting = self.acting_players(state)
+            return tuple(a if q == player or a not in self._hidden_actions else -1
+                         for q, a in zip(acting, move))
+        return move if kind == player or move not in self._hidden_actions else -1
+
     def action_name(self, action) -> str:
         if isinstance(action, tuple):
             name, type_ = self._random_names[action[0]]
             return f"{name}={self.show(action[1], type_)}"
         return self._names[action]
+
+
+def visible_cells(game: ir.Game) -> tuple[tuple[int, ...], ...]:
+    """Per player, the state cells it sees: all but the `hidden` variables' and the other
+    players' entries of the `private` ones (a private variable's first index is the player)."""
+    n = len(game.players)
+    unseen: list[set[int]] = [set() for _ in range(n)]
+    for var in game.variables:
+        cells = range(var.slot, var.slot + var.size)
+        if var.name in game.hidden_vars:
+            for player in range(n):
+                unseen[player].update(cells)
+        elif var.name in game.private_vars:
+            share = var.size // var.shape[0]
+            for owner in range(n):
+                entry = range(var.slot + owner * share, var.slot + (owner + 1) * share)
+                for player in range(n):
+                    if player != owner:
+                        unseen[player].update(entry)
+    return tuple(tuple(i for i in range(len(game.initial)) if i not in unseen[player])
+                 for player in range(n))
 
 
 def build(game: ir.Game, source: Source | None = None):

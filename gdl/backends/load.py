@@ -54,7 +54,7 @@ def loads(text: str, filename: str = "<input>", params: Mapping[str, int | bool]
         early: list = []
 
         def compile_c_early(checked) -> None:
-            if checked.tree is None:
+            if checked.tree is None and checked.simultaneous is None:   # (neither is native)
                 from gdl.backends.native.attach import EarlyLibrary
                 from gdl.backends.native.build import compiler
 

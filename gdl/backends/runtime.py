@@ -66,7 +66,11 @@ class CompiledGame:
             sum_kind=info["sum_kind"], utility_sum=info["utility_sum"],
             utility_bounds=tuple(info["utility_bounds"]) if info["utility_bounds"] else None,
             has_evaluate=info["has_evaluate"], has_quiescence=info["has_quiescence"],
-            max_length=info["max_length"], endless_value=_exact_vector(info.get("endless_value")))
+            max_length=info["max_length"], endless_value=_exact_vector(info.get("endless_value")),
+            hidden=d.get("hidden") is not None)
+        hidden = d.get("hidden") or {"visible": [], "actions": []}
+        self._visible = tuple(tuple(cells) for cells in hidden["visible"])
+        self._hidden_actions = frozenset(hidden["actions"])
         self.num_players = len(self.info.players)
         self._symbols = tuple(d["symbols"])
         bound = max(1, self.num_players)
@@ -180,6 +184,19 @@ class CompiledGame:
 
     def show(self, value, type_: str) -> str:
         return show_value(value, type_, self._symbols)
+
+    # -- hidden information (as gdl.backends.interpret defines it)
+    def observation(self, state, player: int) -> tuple:
+        """What ``player`` sees of ``state``: the cells it may see."""
+        return tuple(state[i] for i in self._visible[player])
+
+    def move_observation(self, state, player: int, move):
+        """What ``player`` sees of ``move`` made at ``state``: its own actions and the others'
+        that are not hidden (-1 for a hidden one); chance outcomes only through the state."""
+        kind = self.current_player(state)
+        if kind < 0:
+            return None
+        return move if kind == player or move not in self._hidden_actions else -1
 
     def action_name(self, action) -> str:
         if isinstance(action, tuple):

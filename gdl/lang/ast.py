@@ -395,6 +395,30 @@ class EndlessDecl:
 
 
 @dataclass(frozen=True)
+class SimultaneousDecl:
+    """`simultaneous [if <cond>] [then { ... }]`: where ``cond`` holds (everywhere without it),
+    the players with a legal action choose at once; ``then`` runs after their actions."""
+    cond: Expr | None
+    then: tuple[Stmt, ...] | None
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class PrivateDecl:
+    """`private v, ...`: variables indexed by the players first; entry p is seen by p alone."""
+    names: tuple[Ident, ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class HiddenDecl:
+    """`hidden x, ...`: variables no player sees, or actions whose choice the others do not
+    see."""
+    names: tuple[Ident, ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
 class DisplayDecl:
     name: Ident
     glyphs: tuple[tuple[str | int | bool, str], ...]
@@ -409,7 +433,8 @@ class TreeDecl:
 
 Decl = (GameDecl | PlayersDecl | ParamDecl | ConstDecl | VarDecl | ActionDecl | DefineDecl | TerminalDecl |
         UtilityDecl | UtilityBoundsDecl | SumDecl | EvaluateDecl | QuietDecl | LengthDecl | StuckDecl |
-        EndlessDecl | DisplayDecl | TreeDecl | InitDecl | TierDecl)
+        EndlessDecl | DisplayDecl | TreeDecl | InitDecl | TierDecl | SimultaneousDecl | PrivateDecl |
+        HiddenDecl)
 
 
 @dataclass(frozen=True)

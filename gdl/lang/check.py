@@ -45,15 +45,16 @@ _ORDERING = {"<", "<=", ">", ">="}
 DIVISION_HINT = "`/` divides exactly and gives a rational number; write `//` for floor division"
 _SINGLETONS = (ast.GameDecl, ast.PlayersDecl, ast.TerminalDecl, ast.SumDecl, ast.LengthDecl,
                ast.StuckDecl, ast.EndlessDecl, ast.QuietDecl, ast.TreeDecl, ast.UtilityBoundsDecl,
-               ast.InitDecl, ast.TierDecl)
+               ast.InitDecl, ast.TierDecl, ast.SimultaneousDecl)
 _RULE_DECLS = (ast.VarDecl, ast.ActionDecl, ast.DefineDecl, ast.TerminalDecl, ast.UtilityDecl,
                ast.EvaluateDecl, ast.QuietDecl, ast.StuckDecl, ast.DisplayDecl, ast.InitDecl,
-               ast.EndlessDecl, ast.TierDecl)
+               ast.EndlessDecl, ast.TierDecl, ast.SimultaneousDecl, ast.PrivateDecl,
+               ast.HiddenDecl)
 _KEYWORD_OF = {ast.GameDecl: "game", ast.PlayersDecl: "players", ast.TerminalDecl: "terminal",
                ast.SumDecl: "zero-sum / constant-sum", ast.LengthDecl: "max-length",
                ast.StuckDecl: "when stuck", ast.EndlessDecl: "when endless", ast.QuietDecl: "quiet when",
                ast.TreeDecl: "tree", ast.UtilityBoundsDecl: "utility in", ast.InitDecl: "init",
-               ast.TierDecl: "tier"}
+               ast.TierDecl: "tier", ast.SimultaneousDecl: "simultaneous"}
 
 
 def check(game_file: ast.GameFile, source: Source | None = None,
@@ -71,13 +72,14 @@ class _Scope:
     """Local names (parameters, bound variables) and their types."""
 
     def __init__(self, names: dict[str, str] | None = None, state: bool = True,
-                 mover: bool = True):
+                 mover: bool = True, where: str = "init"):
         self.names = names or {}
         self.state = state  # False where only constants may appear
-        self.mover = mover  # False in `init`, before anybody moves
+        self.mover = mover  # False in `init` (nobody has moved) and in `then` (several have)
+        self.where = where  # which of those, for the message
 
     def bind(self, more: dict[str, str]) -> _Scope:
-        return _Scope({**self.names, **more}, self.state, self.mover)
+        return _Scope({**self.names, **more}, self.state, self.mover, self.where)
 
 
 def _number_type(*types: str) -> str:
@@ -196,6 +198,14 @@ class _Checker:
                 self.define_decls[decl.name.name] = decl
         game.actions = tuple(self.action(d) for d in decls if isinstance(d, ast.ActionDecl))
         user_actions = game.actions
+        simultaneous = seen.get(ast.SimultaneousDecl)
+        then_action = None
+        if simultaneous is not None and simultaneous.then is not None:
+            # the `then` block is an action nobody takes, run after every joint move (so both
+            # back ends run it, chance included, as any effect)
+            effect = self.statements(simultaneous.then, _Scope(mover=False, where="then"))
+            then_action = ir.Action("then", (), frozenset(), None, effect, simultaneous.span)
+            game.actions += (then_action,)
         init = seen.get(ast.InitDecl)
         if init is not None:
             # `init` is an action nobody may take (by no player), applied once to the declared
@@ -207,6 +217,17 @@ class _Checker:
         game.ground_actions = tuple(itertools.chain.from_iterable(game.ground_actions))
         if init is not None:
             game.setup = len(game.ground_actions) - 1
+        if simultaneous is not None:
+            cond = (None if simultaneous.cond is None else
+                    self.typed(simultaneous.cond, _Scope(), BOOL, "the simultaneous condition"))
+            then = (None if then_action is None else
+                    next(i for i, g in enumerate(game.ground_actions) if g.action is then_action))
+            game.simultaneous = ir.Simultaneous(cond, then, simultaneous.span)
+        self.visibility(decls, game, user_actions)
+        if simultaneous is not None and ast.StuckDecl in seen:
+            self.error("E231", "`when stuck` and `simultaneous` together: at a simultaneous move "
+                       "no single player is to move", seen[ast.StuckDecl].span,
+                       hint="end the game with `terminal` where nobody has a legal action")
         if not user_actions and self.players:
             self.error("E219", "the game has no actions", START, hint="declare at least one `action`")
 
@@ -257,6 +278,45 @@ class _Checker:
                 "E220", message, span, hint="that binding is always evaluated here: keep the index "
                 "inside the array, or test it first (`i < n and a[i] ...`)"))
         return game
+
+    def visibility(self, decls, game: ir.Game, actions) -> None:
+        """`private v` (a variable indexed by the players first: entry p is p's alone) and
+        `hidden x` (a variable nobody sees, or an action whose choice the others do not see)."""
+        variables = {v.name: v for v in game.variables}
+        action_names = {a.name for a in actions if a is not None}
+        marked: dict[str, ast.Ident] = {}
+        for decl in decls:
+            if not isinstance(decl, (ast.PrivateDecl, ast.HiddenDecl)):
+                continue
+            word = "private" if isinstance(decl, ast.PrivateDecl) else "hidden"
+            for name in decl.names:
+                if name.name in marked:
+                    self.error("E200", f"'{name.name}' is marked private or hidden twice",
+                               name.span, hint=f"the first is on line {marked[name.name].span.line}")
+                    continue
+                marked[name.name] = name
+                var = variables.get(name.name)
+                if word == "private" and var is not None:
+                    by_player = next((d for d in decls if isinstance(d, ast.VarDecl)
+                                      and d.name.name == name.name), None)
+                    if by_player is None or not by_player.dims or not isinstance(
+                            by_player.dims[0], ast.PlayersDomain):
+                        self.error("E229", f"`private {name.name}`: '{name.name}' is not indexed "
+                                   "by the players first, so it has no entry of each player's",
+                                   name.span, hint=f"declare it `var {name.name}[players]...`, "
+                                   f"or write `hidden {name.name}` if no player sees it")
+                        continue
+                    game.private_vars += (name.name,)
+                elif word == "hidden" and var is not None:
+                    game.hidden_vars += (name.name,)
+                elif word == "hidden" and name.name in action_names:
+                    game.hidden_actions += (name.name,)
+                else:
+                    what = "a variable" + (" or an action" if word == "hidden" else "")
+                    known = list(variables) + (sorted(action_names) if word == "hidden" else [])
+                    self.error("E229", f"`{word} {name.name}`: '{name.name}' is not {what}",
+                               name.span, hint=did_you_mean(name.name, known)
+                               or f"`{word}` names {what} declared in the rules")
 
     def stuck_rule(self, decl: ast.StuckDecl | None, game: ir.Game) -> None:
         """`when stuck pass | lose | win`. With lose/win the stuck player gets the loss (the
@@ -1053,6 +1113,11 @@ class _Checker:
         if isinstance(node, ast.Mover):
             if not scope.state:
                 return self.not_constant(node)
+            if not scope.mover and scope.where == "then":
+                self.error("E226", "`mover` has no value in `simultaneous ... then`: every "
+                           "acting player has just moved", span,
+                           hint="name the player, or loop over them: `for p in players { ... }`")
+                return self.placeholder(span)
             if not scope.mover:
                 self.error("E226", "`mover` has no value in `init`: nobody has moved yet", span,
                            hint="name the player (`next A` chooses who moves first)")

@@ -579,6 +579,16 @@ class _Printer:
             return [f"display {d.name.name} as ", self.bracketed("{", glyphs, "}")]
         if isinstance(d, ast.TreeDecl):
             return ["tree ", self.tree_node(d.root)]
+        if isinstance(d, ast.SimultaneousDecl):
+            parts: list = ["simultaneous"]
+            if d.cond is not None:
+                parts += [" if ", align(self.expr(d.cond))]
+            if d.then is not None:
+                parts += [" then ", self.block(d.then, d.span)]
+            return parts
+        if isinstance(d, (ast.PrivateDecl, ast.HiddenDecl)):
+            word = "private" if isinstance(d, ast.PrivateDecl) else "hidden"
+            return f"{word} " + ", ".join(name.name for name in d.names)
         raise TypeError(f"not a declaration: {d!r}")
 
     def valued(self, head, value: ast.Expr | ast.MapLit):
@@ -614,7 +624,7 @@ _GROUPS = {ast.GameDecl: 0, ast.PlayersDecl: 0, ast.ParamDecl: 1, ast.ConstDecl:
            ast.VarDecl: 2, ast.InitDecl: 2, ast.DefineDecl: 3, ast.ActionDecl: 4, ast.TerminalDecl: 5,
            ast.UtilityDecl: 5, ast.SumDecl: 5, ast.UtilityBoundsDecl: 5, ast.LengthDecl: 5,
            ast.StuckDecl: 5, ast.EndlessDecl: 5, ast.TierDecl: 5, ast.EvaluateDecl: 6, ast.QuietDecl: 6,
-           ast.DisplayDecl: 7,
+           ast.DisplayDecl: 7, ast.PrivateDecl: 2, ast.HiddenDecl: 2, ast.SimultaneousDecl: 4,
            ast.TreeDecl: 8}
 
 

@@ -306,6 +306,16 @@ class TreeSpec:
     root: Node
 
 
+@dataclass(frozen=True)
+class Simultaneous:
+    """`simultaneous [if <cond>] [then { ... }]`: where ``cond`` holds (everywhere without
+    one), every player with a legal action chooses at once; their actions take effect in the
+    players' order, then the ground action ``then`` (by no player) runs, where declared."""
+    cond: Expr | None
+    then: int | None
+    span: Span = NOWHERE
+
+
 @dataclass
 class Game:
     title: str
@@ -337,6 +347,13 @@ class Game:
     stuck_values: tuple[tuple[Value, ...], ...] = ()
     # `when endless draw | (u1, ..., un)`: the utility vector of a play that never ends.
     endless_values: tuple[Value, ...] | None = None
+    # Simultaneous moves (None: one player moves at a time).
+    simultaneous: Simultaneous | None = None
+    # Hidden information: `private` variables (entry p seen by player p alone), `hidden`
+    # variables (seen by nobody) and `hidden` actions (the others do not see which was taken).
+    private_vars: tuple[str, ...] = ()
+    hidden_vars: tuple[str, ...] = ()
+    hidden_actions: tuple[str, ...] = ()
     display: dict[str, object] = field(default_factory=dict)  # variable name -> {value: glyph}
     tree: TreeSpec | None = None
     has_chance: bool = False

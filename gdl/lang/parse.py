@@ -369,7 +369,7 @@ def _nesting_error(node: lark.Tree | None, source: Source) -> GdlError:
 # parsing can safely start again after a syntax error.
 _DECLARATION_START = re.compile(
     r"^(game|players|param|const|var|init|action|define|terminal|utility|zero-sum|constant-sum"
-    r"|evaluate|quiet|max-length|when|display|tree|tier)\b", re.M)
+    r"|evaluate|quiet|max-length|when|display|tree|tier|simultaneous|private|hidden)\b", re.M)
 MAX_SYNTAX_ERRORS = 5
 
 
@@ -662,6 +662,16 @@ class _ToAst(Transformer):
 
     def init_decl(self, meta, c):
         return ast.InitDecl(c[0], _span_of(meta))
+
+    def simultaneous_decl(self, meta, c):
+        # the optional parts come as None where absent: `if` condition, `then` block
+        return ast.SimultaneousDecl(c[0], c[1], _span_of(meta))
+
+    def private_decl(self, meta, c):
+        return ast.PrivateDecl(tuple(c[0]), _span_of(meta))
+
+    def hidden_decl(self, meta, c):
+        return ast.HiddenDecl(tuple(c[0]), _span_of(meta))
 
     def member(self, meta, c):
         value, domain = c

@@ -8,8 +8,8 @@ endif
 syn iskeyword @,48-57,_,192-255,-
 syn keyword gdlDeclaration game players param const var action define terminal utility evaluate
 syn keyword gdlDeclaration quiet stuck endless display tree chance init
-syn keyword gdlDeclaration zero-sum constant-sum max-length tier
-syn keyword gdlClause      requires effect by when as
+syn keyword gdlDeclaration zero-sum constant-sum max-length tier simultaneous private hidden
+syn keyword gdlClause      requires effect by when as then
 syn keyword gdlStatement   if else for in pass next random let repeat
 syn keyword gdlOperator    and or not
 syn keyword gdlQuantifier  any all count sum min max abs
