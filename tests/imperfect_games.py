@@ -305,12 +305,14 @@ class LeducPoker(_Protocol):
     three ranks (card // 2); an ante of 1; one private card each, a betting round (raises of 2),
     a public card, a second round (raises of 4). At most two raises a round; the first player
     opens each round; fold only when facing a raise. A pair with the public card wins, else the
-    higher rank; equal ranks split."""
+    higher rank; equal ranks split. ``ranks`` and ``raises`` make it bigger (benchmarks)."""
 
     ACTIONS = ("f", "c", "r")
 
-    def __init__(self):
-        self.info = GameInfo(name="Leduc poker", players=("p0", "p1"), has_chance=True,
+    def __init__(self, ranks=3, raises=2):
+        self.cards, self.raises = 2 * ranks, raises
+        name = "Leduc poker" if (ranks, raises) == (3, 2) else f"Leduc poker ({ranks}, {raises})"
+        self.info = GameInfo(name=name, players=("p0", "p1"), has_chance=True,
                              sum_kind=ZERO_SUM, hidden=True)
 
     def initial_state(self):
@@ -335,14 +337,14 @@ class LeducPoker(_Protocol):
         return TERMINAL
 
     def chance_outcomes(self, state):
-        left = [c for c in range(6) if c not in state[:3]]
+        left = [c for c in range(self.cards) if c not in state[:3]]
         return tuple((c, Fraction(1, len(left))) for c in left)
 
     def legal_actions(self, state):
         history = state[4] if self._closed(state[3]) else state[3]
         facing = history.endswith("r")
         actions = ("f", "c") if facing else ("c",)
-        return actions + (("r",) if history.count("r") < 2 else ())
+        return actions + (("r",) if history.count("r") < self.raises else ())
 
     def apply(self, state, action):
         c0, c1, public, h1, h2 = state

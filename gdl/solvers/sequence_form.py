@@ -18,8 +18,9 @@ subject to ``E^T p - A y >= 0``, ``F y = f``, ``y >= 0``).
 
 The verification. HiGHS returns floats and an optimal basis. The basis is re-solved exactly: the
 basic variables from the tight rows (``B z = b``), the duals of the tight rows from the basic
-columns (``B^T w = c``), with FLINT's rational matrices where installed and ``Fraction``s
-otherwise (``gdl.solvers.rational``). Then, exactly, with no reference to the LP solver:
+columns (``B^T w = c``), by sparse elimination in rationals (``gdl.solvers.rational``; FLINT's
+numbers, or its dense solver for a basis that fills in, where python-flint is installed). Then,
+exactly, with no reference to the LP solver:
 
 1. ``x >= 0``, ``E x = e`` and ``F^T q <= A^T x``: for every strategy ``y'`` of the second
    player, ``x^T A y' >= q^T F y' = q[0]``. The first player guarantees ``q[0]``.
@@ -30,10 +31,10 @@ otherwise (``gdl.solvers.rational``). Then, exactly, with no reference to the LP
 Both plans are turned into behaviour strategies and their exploitability is computed exactly
 (``gdl.solvers.exploitability``): it must be 0, a second check by a different route.
 
-When the exact check cannot be made or fails (a basis FLINT or ``Fraction``s find singular, a
-system too big for ``Fraction``s without FLINT, or HiGHS's tolerances leaving an infeasible
-basis), the answer says so: the LP's float value labelled approximate, and the value bracketed
-exactly by the best responses to the float strategies (``certified bounds``).
+When the exact check cannot be made or fails (a basis singular in exact arithmetic, one that
+fills in too much without python-flint, or HiGHS's tolerances leaving a basis that is not
+exactly optimal), the answer says so: the LP's float value labelled approximate, and the value
+bracketed exactly by the best responses to the float strategies (``bounds``, certified).
 """
 
 from __future__ import annotations
@@ -57,8 +58,6 @@ from gdl.solvers.result import SolverError
 
 ALGORITHM = "sequence-form"
 HIGHS_HINT = "pip install 'gdl[imperfect]' (or: pip install highspy)"
-# Without FLINT, the exact re-solve uses Fractions up to this many basic variables.
-FRACTION_LIMIT = 3_000
 
 
 @dataclass
@@ -260,21 +259,20 @@ class _Program:
         if len(basic_columns) != len(tight_rows):
             return None, (f"the basis has {len(basic_columns)} basic columns for "
                           f"{len(tight_rows)} tight rows")
-        if use_flint is None:
-            use_flint = rational.flint_available()
-        if not use_flint and len(basic_columns) > FRACTION_LIMIT:
-            return None, (f"the basis has {len(basic_columns):,} variables, too many to re-solve "
-                          f"with Fractions; python-flint does it in C: {rational.FLINT_HINT}")
         where = {c: k for k, c in enumerate(basic_columns)}
         system = [{where[c]: v for c, v in self.matrix[r].items() if c in where}
                   for r in tight_rows]
         try:
-            values = rational.solve(system, [self.right_hand_side(r) for r in tight_rows],
-                                    use_flint)
+            values, how = rational.solve(system, [self.right_hand_side(r) for r in tight_rows],
+                                         use_flint)
             cost = [Fraction(int(c == self.s0)) for c in basic_columns]
-            duals = rational.solve(rational.transpose(system, len(basic_columns)), cost, use_flint)
+            duals, _ = rational.solve(rational.transpose(system, len(basic_columns)), cost,
+                                      use_flint)
         except rational.SingularSystem:
             return None, "the basis HiGHS returned is singular in exact arithmetic"
+        except rational.TooDense:
+            return None, ("the basis fills in too much for a sparse exact solve; python-flint "
+                          f"solves it densely in C: {rational.FLINT_HINT}")
         z = [Fraction(0)] * self.columns
         for c, v in zip(basic_columns, values):
             z[c] = v
@@ -286,7 +284,6 @@ class _Program:
         problem = self._check(x, q, y, p)
         if problem is not None:
             return None, f"the exact re-solve of HiGHS's basis is not optimal: {problem}"
-        how = "FLINT" if use_flint else "Fractions"
         return (q[0], x, y), (f"optimal basis re-solved exactly ({how}, {len(basic_columns):,} "
                               "basic variables); primal and dual feasible, equal objectives")
 
