@@ -456,6 +456,62 @@ class BayesianGame(_Protocol):
         return [(t, path) for t in range(types) for path in found]
 
 
+class SimultaneousTree(_Protocol):
+    """A generated two-player zero-sum game with simultaneous moves, nothing hidden. A node is
+    ``("end", v)`` (the first player's utility), ``("chance", ((weight, child), ...))`` or
+    ``("both", ((child, ...), ...))``: a matrix of children, rows the first player's actions
+    and columns the second's."""
+
+    def __init__(self, tree):
+        self.tree = tree
+        self.info = GameInfo(name="generated simultaneous", players=("row", "column"),
+                             sum_kind=ZERO_SUM, simultaneous=True, has_chance="chance" in repr(tree))
+
+    def __repr__(self):
+        return f"SimultaneousTree({self.tree!r})"
+
+    def initial_state(self):
+        return ()
+
+    def _node(self, path):
+        node = self.tree
+        for step in path:
+            node = node[1][step[0]][1] if node[0] == "chance" else node[1][step[0]][step[1]]
+        return node
+
+    def current_player(self, state):
+        kind = self._node(state)[0]
+        return {"end": TERMINAL, "chance": CHANCE, "both": SIMULTANEOUS}[kind]
+
+    def acting_players(self, state):
+        return (0, 1)
+
+    def legal_actions_of(self, state, player):
+        matrix = self._node(state)[1]
+        return tuple(range(len(matrix) if player == 0 else len(matrix[0])))
+
+    def apply_joint(self, state, joint):
+        return state + (tuple(joint),)
+
+    def chance_outcomes(self, state):
+        children = self._node(state)[1]
+        whole = sum(w for w, _ in children)
+        return tuple(((k,), Fraction(w, whole)) for k, (w, _) in enumerate(children))
+
+    def apply(self, state, outcome):
+        return state + (outcome,)
+
+    def returns(self, state):
+        v = self._node(state)[1]
+        return (v, -v)
+
+    def observation(self, state, player):
+        return state
+
+    def move_observation(self, state, player, move):
+        return move
+
+
 class RevealAll:
     """A perfect-information game declared ``hidden``: each player's observation is the whole
     state and the whole move, so the game is the same game, only said the wide way."""
@@ -476,11 +532,16 @@ class RevealAll:
 
 class Sequentialised(_Protocol):
     """A two-player simultaneous-move game made sequential: at a simultaneous state the first
-    acting player chooses, then the second chooses having seen it."""
+    acting player chooses, then the second chooses having seen it (with ``second_first``, the
+    other way round)."""
 
-    def __init__(self, game):
-        self.game = game
+    def __init__(self, game, second_first=False):
+        self.game, self.second_first = game, second_first
         self.info = replace(game.info, simultaneous=False)
+
+    def _acting(self, inner):
+        acting = tuple(self.game.acting_players(inner))
+        return acting[::-1] if self.second_first else acting
 
     def initial_state(self):
         return (self.game.initial_state(), None)
@@ -490,7 +551,7 @@ class Sequentialised(_Protocol):
         player = self.game.current_player(inner)
         if player != SIMULTANEOUS:
             return player
-        acting = self.game.acting_players(inner)
+        acting = self._acting(inner)
         return acting[0] if first is None else acting[1]
 
     def legal_actions(self, state):
@@ -505,7 +566,8 @@ class Sequentialised(_Protocol):
             return (self.game.apply(inner, action), None)
         if first is None:
             return (inner, (action,))
-        return (self.game.apply_joint(inner, first + (action,)), None)
+        joint = first + (action,)
+        return (self.game.apply_joint(inner, joint[::-1] if self.second_first else joint), None)
 
     def chance_outcomes(self, state):
         return self.game.chance_outcomes(state[0])

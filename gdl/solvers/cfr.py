@@ -10,9 +10,11 @@ by the chance and other players' probability of reaching the information state (
 matching); the *average* strategy converges to an equilibrium in two-player zero-sum games, and
 to a coarse correlated equilibrium otherwise (so NashConv is reported and need not reach 0).
 
-CFR+ (Tammelin 2014; Tammelin, Burch, Johanson & Bowling 2015) clips regrets at zero after every
-update (regret matching+), updates the players in turn, and weights iteration t's strategy by t
-in the average; it converges far faster in practice.
+Both update the players in turn, each against the others' newest strategies (alternating
+updates, as OpenSpiel's CFRSolver and CFRPlusSolver do; on Kuhn's poker both give OpenSpiel's
+figures to the last digits). CFR+ (Tammelin 2014; Tammelin, Burch, Johanson & Bowling 2015) also
+clips regrets at zero after every update (regret matching+) and weights iteration t's strategy
+by t in the average; it converges far faster in practice.
 
 Everything works on the sequence form (``gdl.solvers.extensive``), written out once: a player's
 counterfactual values are one sparse product over the plays' ends (chance times utility times
@@ -182,8 +184,8 @@ def cfr_plus(game: Any, *, iterations: int = 1000, target: float | None = None,
 def cfr(game: Any, *, iterations: int = 1000, target: float | None = None,
         max_seconds: float | None = None, form: extensive.ExtensiveForm | None = None,
         check_every: int = CHECK_EVERY) -> CFRResult:
-    """Plain CFR (simultaneous updates, uniform average) for any number of players and any
-    sum; ``target`` bounds NashConv / number of players."""
+    """Plain CFR (regret matching, uniform average) for any number of players and any sum;
+    ``target`` bounds NashConv / number of players."""
     return _run(game, "cfr", iterations, target, max_seconds, form, check_every)
 
 
@@ -208,21 +210,14 @@ def _run(game: Any, algorithm: str, iterations: int, target: float | None,
     for t in range(1, iterations + 1):
         weight = float(t) if plus else 1.0
         weight_sum += weight
-        if plus:                                   # players in turn, each against the other's
-            for p in range(n):                     # newest strategy
-                player = vectors.players[p]
-                average[p] += weight * plans[p]
-                regret[p] = np.maximum(regret[p] + vectors.regrets(p, plans, behaviour[p]), 0.0)
-                behaviour[p] = player.regret_matching(regret[p])
-                plans[p] = player.plan(behaviour[p])
-        else:
-            for p in range(n):
-                average[p] += plans[p]
-            updates = [vectors.regrets(p, plans, behaviour[p]) for p in range(n)]
-            for p in range(n):
-                regret[p] += updates[p]
-                behaviour[p] = vectors.players[p].regret_matching(regret[p])
-                plans[p] = vectors.players[p].plan(behaviour[p])
+        for p in range(n):              # players in turn, each against the others' newest
+            player = vectors.players[p]
+            average[p] += weight * plans[p]
+            regret[p] += vectors.regrets(p, plans, behaviour[p])
+            if plus:
+                np.maximum(regret[p], 0.0, out=regret[p])
+            behaviour[p] = player.regret_matching(regret[p])
+            plans[p] = player.plan(behaviour[p])
         done = t
         out_of_time = max_seconds is not None and time.perf_counter() - started > max_seconds
         if t % check_every == 0 or t == iterations or out_of_time:
