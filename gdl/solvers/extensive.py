@@ -141,12 +141,12 @@ def build(game: Any, *, max_histories: int = DEFAULT_MAX_HISTORIES, algorithm: s
         children: list[tuple[Any, tuple, tuple[int, ...], Fraction]] = []
         if player == CHANCE:
             for outcome, probability in game.chance_outcomes(state):
-                p = Fraction(probability)
-                if p <= 0:
+                weight = Fraction(probability)
+                if weight <= 0:
                     continue
                 child = game.apply(state, outcome)
                 children.append((child, information.step(game, keys, state, outcome, child),
-                                 seqs, reach * p))
+                                 seqs, reach * weight))
         else:
             acting = information.acting(game, state)
             choices = []

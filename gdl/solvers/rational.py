@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from fractions import Fraction
-from typing import Any
+from typing import Any, cast
 
 FLINT_HINT = "pip install 'gdl[imperfect]' (or: pip install python-flint)"
 FILL_FACTOR = 50             # the elimination may hold this many times the system's entries
@@ -78,14 +78,15 @@ def _solve_flint(rows: Sequence[SparseRow], rhs: Sequence[Fraction]) -> list[Fra
     n = len(rows)
     if n == 0:
         return []
-    dense = [0] * (n * n)
+    dense: list[Any] = [0] * (n * n)
     for i, row in enumerate(rows):
         for j, v in row.items():
             dense[i * n + j] = flint.fmpq(v.numerator, v.denominator)
     matrix = flint.fmpq_mat(n, n, dense)
     vector = flint.fmpq_mat(n, 1, [flint.fmpq(v.numerator, v.denominator) for v in rhs])
     try:
-        x = matrix.solve(vector, algorithm="dixon")
+        # python-flint's stubs omit ``algorithm``, which its solve takes (see its docstring)
+        x = cast(Any, matrix).solve(vector, algorithm="dixon")
     except ZeroDivisionError as e:
         raise SingularSystem(str(e)) from None
     out = []

@@ -122,7 +122,7 @@ def solve_sequence_form(game: Any, *, max_histories: int = extensive.DEFAULT_MAX
     seconds["exploitability"] = time.perf_counter() - started
     bounds = check.bounds(total)
     exact = verified is not None
-    if exact and (check.nash_conv != 0 or bounds != (verified[0], verified[0])):
+    if verified is not None and (check.nash_conv != 0 or bounds != (verified[0], verified[0])):
         # Cannot happen when the checks above hold; a failure here is a bug to report.
         exact, note = False, (f"the verified plans have exploitability {check.exploitability} "
                               "as behaviour strategies: not an equilibrium")
@@ -222,13 +222,13 @@ class _Program:
         lp.sense_ = highspy.ObjSense.kMaximize
         by_column: list[list[tuple[int, float]]] = [[] for _ in range(self.columns)]
         for r, row in enumerate(self.matrix):
-            for c, v in row.items():
-                by_column[c].append((r, float(v)))
+            for c, coefficient in row.items():
+                by_column[c].append((r, float(coefficient)))
         starts, index, value = [0], [], []
         for entries in by_column:
-            for r, v in entries:
+            for r, number in entries:
                 index.append(r)
-                value.append(v)
+                value.append(number)
             starts.append(len(index))
         lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
         lp.a_matrix_.start_ = np.array(starts, dtype=np.int32)
