@@ -192,7 +192,7 @@ class _Program:
             rows[self.s1 + k] = dict(e_row)
         return rows
 
-    def bounds(self) -> tuple[list[float], list[float], list[float], list[float]]:
+    def variable_and_row_bounds(self) -> tuple[list[float], list[float], list[float], list[float]]:
         inf = float("inf")
         col_lower = [0.0] * self.s0 + [-inf] * (self.i1 + 1)
         col_upper = [inf] * self.columns
@@ -213,7 +213,7 @@ class _Program:
         lp.num_col_, lp.num_row_ = self.columns, self.rows
         cost = np.zeros(self.columns)
         cost[self.s0] = 1.0
-        col_lower, col_upper, row_lower, row_upper = self.bounds()
+        col_lower, col_upper, row_lower, row_upper = self.variable_and_row_bounds()
         lp.col_cost_ = cost
         lp.col_lower_ = np.array(col_lower)
         lp.col_upper_ = np.array(col_upper)
