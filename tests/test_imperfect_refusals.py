@@ -89,5 +89,7 @@ def test_wrong_requests_are_refused_with_the_reason():
         solve(rock_paper_scissors(), "sequence_form")
     with pytest.raises(SolverError, match=r"hidden information.*'sequence-form'"):
         solve_simultaneous(KuhnPoker())
-    with pytest.raises(SolverError, match="needs exactly 2"):
+    with pytest.raises(SolverError, match=r"3 players.*use 'cfr'"):
         solve(KuhnPoker(3), "simultaneous")
+    with pytest.raises(SolverError, match=r"general-sum game.*use 'cfr'"):
+        solve(prisoners_dilemma(), "simultaneous")

@@ -35,9 +35,9 @@ import numpy as np
 
 from gdl.protocol import Action
 from gdl.solvers import extensive
-from gdl.solvers.common import require_two_player_constant_sum
 from gdl.solvers.exploitability import Exploitability, profile_exploitability
 from gdl.solvers.result import SolverError
+from gdl.solvers.wide import require_two_zero_sum
 
 CHECK_EVERY = 50            # iterations between two measurements of the average's NashConv
 
@@ -179,7 +179,7 @@ def cfr_plus(game: Any, *, iterations: int = 1000, target: float | None = None,
     """CFR+ on a two-player zero-sum (or constant-sum) game, for ``iterations`` at most; it
     stops early once the average's exploitability (NashConv / 2, in floats) is at most
     ``target``, or after ``max_seconds``."""
-    require_two_player_constant_sum(game.info, "cfr+")
+    require_two_zero_sum(game.info, "cfr+")
     return _run(game, "cfr+", iterations, target, max_seconds, form, check_every)
 
 

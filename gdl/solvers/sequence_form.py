@@ -52,9 +52,9 @@ import numpy as np
 
 from gdl.protocol import Action, Value
 from gdl.solvers import extensive, rational
-from gdl.solvers.common import require_two_player_constant_sum
 from gdl.solvers.exploitability import Exploitability, exact_behaviour, profile_exploitability
 from gdl.solvers.result import SolverError
+from gdl.solvers.wide import require_two_zero_sum
 
 ALGORITHM = "sequence-form"
 HIGHS_HINT = "pip install 'gdl[imperfect]' (or: pip install highspy)"
@@ -93,7 +93,7 @@ def solve_sequence_form(game: Any, *, max_histories: int = extensive.DEFAULT_MAX
     simultaneous moves exactly (module docstring). ``verify=False`` skips the exact re-solve
     (the answer is then labelled approximate, with its certified bounds)."""
     info = game.info
-    total = require_two_player_constant_sum(info, ALGORITHM)
+    total = require_two_zero_sum(info, ALGORITHM)
     if not highs_available():
         raise SolverError(f"{ALGORITHM}: the linear program is solved by HiGHS, which is not "
                           f"installed: {HIGHS_HINT}")

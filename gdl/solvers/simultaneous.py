@@ -32,10 +32,9 @@ from fractions import Fraction
 from typing import Any
 
 from gdl.protocol import CHANCE, SIMULTANEOUS, TERMINAL, Action, State, Value
-from gdl.solvers.common import require_two_player_constant_sum
 from gdl.solvers.matrix import solve_matrix_game
 from gdl.solvers.result import SolverError
-from gdl.solvers.wide import SEQUENCE_FORM
+from gdl.solvers.wide import SEQUENCE_FORM, require_two_zero_sum
 
 ALGORITHM = "simultaneous"
 DEFAULT_MAX_STATES = 1_000_000
@@ -87,7 +86,7 @@ def solve_simultaneous(game: Any, *, max_states: int = DEFAULT_MAX_STATES,
     """Solve a two-player zero-sum (or constant-sum) game of perfect information, with or
     without simultaneous moves (module docstring)."""
     info = game.info
-    total = require_two_player_constant_sum(info, ALGORITHM)
+    total = require_two_zero_sum(info, ALGORITHM)
     if info.hidden:
         raise SolverError(f"{ALGORITHM}: game {info.name!r} has hidden information; a position "
                           "does not start a subgame there, so values per position mean nothing. "

@@ -11,7 +11,8 @@ refuse such games and name the one to use instead (``wide_algorithm``).
 
 from __future__ import annotations
 
-from gdl.protocol import GameInfo
+from gdl.protocol import GameInfo, Value
+from gdl.solvers.common import constant_sum_total
 from gdl.solvers.result import SolverError
 
 SIMULTANEOUS_SOLVER = "simultaneous"   # perfect information, moves at once, two players, zero-sum
@@ -67,3 +68,14 @@ def _alternatives(info: GameInfo) -> str:
     return ("counterfactual regret minimisation: an approximate equilibrium with its NashConv, "
             f"since {info.num_players} players or a general sum have no single value")
 
+
+
+def require_two_zero_sum(info: GameInfo, algorithm: str) -> Value:
+    """A solver of two-player zero-sum (or constant-sum) games checks its game, pointing to
+    ``cfr`` for the others; returns the constant sum."""
+    if info.num_players != 2 or not info.is_constant_sum:
+        what = (f"{info.num_players} players" if info.num_players != 2
+                else f"a {info.sum_kind} game")
+        raise SolverError(f"{algorithm}: game {info.name!r} has {what}; {algorithm} needs two "
+                          f"players and a constant sum (use {CFR!r}, which reports NashConv)")
+    return constant_sum_total(info, algorithm)
