@@ -18,10 +18,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from imperfect_games import BayesianGame, KuhnPoker, LeducPoker, RevealAll, TwoStage
 
+from gdl.protocol import CONSTANT_SUM
 from gdl.solvers import extensive, information, solve
 from gdl.solvers.exploitability import profile_exploitability, strategy_exploitability
 from gdl.solvers.matrix import solve_matrix_game
 from gdl.solvers.result import SolverError
+from gdl.solvers.simultaneous import solve_simultaneous
 from gdl.tools.strategies import trees
 
 pytest.importorskip("highspy")
@@ -159,13 +161,16 @@ def test_missing_highs_is_refused_with_how_to_install(monkeypatch):
 # -- games that hide nothing: the same values as the perfect-information solvers -------------
 
 @settings(max_examples=60, deadline=None)
-@given(trees(chance=True, max_depth=4))
+@given(st.one_of(trees(chance=True, max_depth=4),
+                 trees(chance=True, max_depth=4, sum_kind=CONSTANT_SUM, total=4)))
 def test_revealing_everything_gives_the_perfect_information_value(game):
     expected = solve(game, "expectiminimax").values[0]
     solution = solve_sequence_form(RevealAll(game))
     assert solution.exact
     assert solution.value == expected
     assert solution.exploitability.nash_conv == 0
+    # and the simultaneous solver, on the game as it is (one mover at a time, nothing hidden)
+    assert solve_simultaneous(game).value == expected
 
 
 # -- generated games with hidden types, against their normal form ------------------------------
