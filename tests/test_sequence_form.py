@@ -20,7 +20,11 @@ from imperfect_games import BayesianGame, KuhnPoker, LeducPoker, RevealAll, TwoS
 
 from gdl.protocol import CONSTANT_SUM
 from gdl.solvers import extensive, information, solve
-from gdl.solvers.exploitability import profile_exploitability, strategy_exploitability
+from gdl.solvers.exploitability import (
+    game_exploitability,
+    profile_exploitability,
+    strategy_exploitability,
+)
 from gdl.solvers.matrix import solve_matrix_game
 from gdl.solvers.result import SolverError
 from gdl.solvers.simultaneous import solve_simultaneous
@@ -84,6 +88,33 @@ def test_kuhn_equilibrium_is_in_kuhns_family():
     assert bet(first, (Q, J), "pb", 0) == alpha + F(1, 3)
     if 3 * alpha < 1:                 # else the king always bets and never meets this
         assert bet(first, (K, J), "pb", 0) == 1
+
+
+@pytest.mark.parametrize("alpha", [F(0), F(1, 6), F(1, 3)])
+def test_kuhns_equilibria_written_by_hand_are_unexploitable(alpha):
+    # Kuhn's family (above), written as behaviour strategies: exploitability exactly 0, value
+    # -1/18; moving the second player's queen off its 1/3 call makes it exploitable.
+    game = KuhnPoker()
+
+    def strategies(queen_call):
+        first, second = {}, {}
+        for card, other in ((J, Q), (Q, K), (K, J)):
+            bet = {J: alpha, Q: F(0), K: 3 * alpha}[card]
+            call = {J: F(0), Q: alpha + F(1, 3), K: F(1)}[card]
+            first[key_after(game, [card, other], 0)] = {"b": bet, "p": 1 - bet}
+            first[key_after(game, [card, other, "p", "b"], 0)] = {"b": call, "p": 1 - call}
+            after_bet = {J: F(0), Q: queen_call, K: F(1)}[card]
+            after_check = {J: F(1, 3), Q: F(0), K: F(1)}[card]
+            second[key_after(game, [other, card, "b"], 1)] = {"b": after_bet, "p": 1 - after_bet}
+            second[key_after(game, [other, card, "p"], 1)] = {"b": after_check,
+                                                                "p": 1 - after_check}
+        return [first, second]
+
+    check = game_exploitability(game, strategies(F(1, 3)))
+    assert check.nash_conv == 0
+    assert check.values == (F(-1, 18), F(1, 18))
+    worse = game_exploitability(game, strategies(F(1, 2)))
+    assert worse.nash_conv > 0 and worse.gains[0] > 0
 
 
 def test_kuhn_through_solve_picks_the_sequence_form():

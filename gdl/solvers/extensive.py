@@ -239,7 +239,8 @@ def behaviour_as_dict(tree: PlayerTree, behaviour: list[Any]) -> dict[Hashable, 
 def behaviour_from_dict(tree: PlayerTree, strategy: dict[Hashable, dict[Action, Any]],
                         exact: bool, player_name: str) -> list[Any]:
     """The inverse of ``behaviour_as_dict``. A missing information state plays uniformly; with
-    ``exact``, probabilities become Fractions and must sum to 1 exactly."""
+    ``exact``, probabilities become Fractions and must sum to 1 exactly; otherwise they are
+    kept as given (a Fraction stays exact), to be renormalised by the caller."""
     one: Any = Fraction(1) if exact else 1.0
     behaviour: list[Any] = [one] * tree.num_sequences
     for i in range(tree.num_infosets):
@@ -249,7 +250,7 @@ def behaviour_from_dict(tree: PlayerTree, strategy: dict[Hashable, dict[Action, 
             for s in seqs:
                 behaviour[s] = one / len(seqs)
             continue
-        probs = [Fraction(given.get(a, 0)) if exact else float(given.get(a, 0))
+        probs = [Fraction(given.get(a, 0)) if exact else given.get(a, 0)
                  for a in tree.actions[i]]
         unknown = set(given) - set(tree.actions[i])
         if unknown or any(p < 0 for p in probs):
