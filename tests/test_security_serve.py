@@ -6,11 +6,15 @@ content types, sizes and paths."""
 
 from __future__ import annotations
 
+import functools
 import http.client
 import json
 import os
 import socket
+import socketserver
 import sys
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -70,20 +74,41 @@ def test_a_connection_that_stops_sending_is_closed(served, monkeypatch):
         assert client.recv(1024) == b""                        # closed by the server
 
 
-def test_the_owner_of_a_table_entry_is_read_from_the_clients_side(tmp_path):
-    # A made-up /proc/net/tcp: the kernel lists both ends of a loopback connection; the client's
-    # end (local = the client's address) carries the client's user id, here 1234; the server's
-    # end carries the server's, 0. 127.0.0.1 is 0100007F in little-endian hex; ports 8000 and
-    # 40000 are 1F40 and 9C40.
-    header = "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid\n"
-    rows = ("   0: 0100007F:1F40 0100007F:9C40 01 00000000:00000000 00:00000000 00000000     0 0 1\n"
-            "   1: 0100007F:9C40 0100007F:1F40 01 00000000:00000000 00:00000000 00000000  1234 0 2\n")
-    (tmp_path / "tcp").write_text(header + rows, encoding="ascii")
-    if sys.byteorder == "little":
-        assert served_module.connection_owner(("127.0.0.1", 40000), ("127.0.0.1", 8000), str(tmp_path)) == 1234
-        assert served_module.connection_owner(("127.0.0.1", 8000), ("127.0.0.1", 40000), str(tmp_path)) == 0
-    assert served_module.connection_owner(("127.0.0.1", 40001), ("127.0.0.1", 8000), str(tmp_path)) == -1
-    assert served_module.connection_owner(("::1", 40000), ("::1", 8000), str(tmp_path)) is None  # no tcp6
+HEADER = ("  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  "
+          "timeout inode\n")
+
+
+def row(local: str, remote: str, uid: int, inode: int) -> str:
+    return (f"   0: {local} {remote} 01 00000000:00000000 00:00000000 00000000 {uid:>5} "
+            f"       0 {inode} 1 0000000000000000 20 4 30 10 -1\n")
+
+
+# 127.0.0.1 is 0100007F in the kernel's little-endian hex; ports 8000 and 40000 are 1F40, 9C40.
+SERVER, CLIENT = "0100007F:1F40", "0100007F:9C40"
+
+
+def owner(tmp_path, *rows: str, client=("127.0.0.1", 40000)):
+    (tmp_path / "tcp").write_text(HEADER + "".join(rows), encoding="ascii")
+    return served_module.connection_owner(client, ("127.0.0.1", 8000), str(tmp_path))
+
+
+@pytest.mark.skipif(sys.byteorder != "little", reason="the made-up table is little-endian")
+def test_the_owner_of_a_connection_is_read_from_the_clients_end(tmp_path):
+    # The kernel lists both ends of a loopback connection: the client's end (local = the
+    # client's address) carries the client's user id, 1234; the server's end carries the
+    # server's, 0.
+    both = (row(SERVER, CLIENT, 0, 555), row(CLIENT, SERVER, 1234, 556))
+    assert owner(tmp_path, *both) == 1234
+    assert owner(tmp_path, *reversed(both)) == 1234
+    # A client that sent its request and closed: its end belongs to no process (inode 0), and
+    # the kernel shows it under root; it cannot be told from root's own, so nobody is named.
+    assert owner(tmp_path, row(SERVER, CLIENT, 0, 555), row(CLIENT, SERVER, 0, 0)) == -1
+    # The client's end gone while the server's is listed: refused as well.
+    assert owner(tmp_path, row(SERVER, CLIENT, 0, 555)) == -1
+    # Neither end listed (a system that emulates Linux's tables in part): nobody can tell.
+    assert owner(tmp_path, row("0100007F:0050", "0100007F:0051", 7, 9)) is None
+    # No table at all for IPv6 here.
+    assert served_module.connection_owner(("::1", 40000), ("::1", 8000), str(tmp_path)) is None
 
 
 @pytest.mark.skipif(not LINUX_TABLES, reason="the kernel's socket tables are Linux's")
@@ -107,9 +132,63 @@ def test_another_user_of_the_machine_is_refused(served):
     assert status == 200                                       # the owner still is answered
 
 
-def exchange(address, request: bytes) -> bytes:
-    with socket.create_connection(address, timeout=60) as client:
+@pytest.mark.skipif(not LINUX_TABLES or os.geteuid() != 0,
+                    reason="connecting as another user needs root (and Linux's socket tables)")
+def test_another_user_who_sends_and_closes_at_once_is_not_taken_for_root():
+    # Once a client closes, the kernel lists its end under uid 0 with no inode: a server run
+    # by root must not take that for its own user, or anyone could act on its page by sending
+    # a request and closing before the server accepts it. The server here accepts by hand,
+    # after the client is gone, and handles each request before handle_request returns.
+    text = (GAMES / "nim.game").read_text(encoding="utf-8")
+    server = GameServer(Workbench(text, "games/nim.game"))
+    server.process_request = functools.partial(socketserver.BaseServer.process_request, server)
+    server.timeout = 60
+    body = b'{"index": 0}'
+    request = (b"POST /api/move HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+               b"Connection: close\r\nContent-Length: " + str(len(body)).encode() + b"\r\n\r\n"
+               + body)
+    address = server.server_address[:2]
+    try:
+        port = int(as_another_user(lambda: exchange(address, request, wait=False)))
+        # The kernel names the closed end's former owner while its FIN is unanswered, then
+        # (FIN_WAIT2, state 05) lists it under root: wait for that, the case to refute.
+        deadline = time.monotonic() + 30
+        while client_state(port) != "05" and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert client_state(port) == "05"
+        server.handle_request()                    # accepted only now: the client is gone
+        assert server.workbench.state()["history"] == []       # nothing was played
+        # the same request from the owner, who waits for the answer, is played: the harness
+        # does handle requests
+        answers: list = []
+        client = threading.Thread(target=lambda: answers.append(exchange(address, request)))
+        client.start()
+        server.handle_request()
+        client.join(60)
+        assert answers and answers[0].startswith(b"HTTP/1.1 200 ")
+        assert len(server.workbench.state()["history"]) == 1
+    finally:
+        server.server_close()
+
+
+def client_state(port: int) -> str | None:
+    """The TCP state (hex, as /proc/net/tcp gives it) of the local socket on ``port``."""
+    for line in Path("/proc/net/tcp").read_text(encoding="ascii").splitlines()[1:]:
+        fields = line.split()
+        if fields[1].endswith(f":{port:04X}"):
+            return fields[3]
+    return None
+
+
+def exchange(address, request: bytes, wait: bool = True) -> bytes:
+    """Send ``request`` from a plain socket (no name lookup) and read to the end; without
+    ``wait``, close at once instead, before the server has read a byte."""
+    with socket.socket() as client:
+        client.settimeout(60)
+        client.connect(address)
         client.sendall(request)
+        if not wait:
+            return str(client.getsockname()[1]).encode()      # its port
         received = b""
         while chunk := client.recv(65536):              # to the end: the request says close
             received += chunk

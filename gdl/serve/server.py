@@ -207,29 +207,39 @@ class GameServer(ThreadingHTTPServer):
 
 def connection_owner(client: tuple, server: tuple, tables: str = "/proc/net") -> int | None:
     """The user id owning the client's end of a TCP connection between two addresses of this
-    machine, from Linux's socket tables (``tcp`` for IPv4, ``tcp6`` for IPv6), or None where
-    the platform has no such table (the caller then cannot tell, and answers). A connection the
-    table does not list is owned by nobody (-1): it is refused."""
+    machine, from Linux's socket tables (``tcp`` for IPv4, ``tcp6`` for IPv6). -1 where that end
+    belongs to no process any more (a client that sent its request and closed at once: the
+    kernel lists it with no inode, and once its FIN is answered under root, which a server run
+    by root must not take for itself) or is gone while the server's end is listed: nobody can
+    be named, and the connection is refused. None where the platform has no such
+    table, or one that lists neither end (a system that emulates Linux in part): the caller
+    then cannot tell, and answers."""
     host, port = client[0], client[1]
     table = os.path.join(tables, "tcp6" if ":" in host else "tcp")
     try:
         with open(table, encoding="ascii") as handle:
             lines = handle.read().splitlines()[1:]
-    except OSError:
-        return None
-    try:
         local = _table_address(host, port)
         remote = _table_address(server[0], server[1])
-    except ValueError:
-        return -1
+    except (OSError, ValueError, UnicodeError):
+        return None
+    ours_listed = False
     for line in lines:
+        # sl, local address, remote address, state, queues, timer, retransmits, uid, timeout,
+        # inode, ...
         fields = line.split()
-        if len(fields) > 7 and fields[1] == local and fields[2] == remote:
+        if len(fields) < 10:
+            continue
+        if fields[1] == local and fields[2] == remote:
+            if fields[9] == "0":
+                return -1
             try:
                 return int(fields[7])
             except ValueError:
                 return -1
-    return -1
+        if fields[1] == remote and fields[2] == local:
+            ours_listed = True
+    return -1 if ours_listed else None
 
 
 def _table_address(host: str | bytes, port: int) -> str:
