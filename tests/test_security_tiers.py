@@ -26,7 +26,7 @@ def test_a_tier_directory_in_a_parent_of_ours_others_can_write_is_refused(tmp_pa
     shared = tmp_path / "shared"
     shared.mkdir()
     os.chmod(shared, 0o777)
-    with pytest.raises(SolverError, match=r"lies in .*shared, which other users can write to "
+    with pytest.raises(SolverError, match=r"lies in .*shared, which is writable by other users "
                                           r"without the sticky bit.*chmod go-w"):
         tiered_solve(game, shared / "tiers", binding={})
     os.chmod(shared, 0o1777)              # sticky, as /tmp is: only we can rename our entries
@@ -37,7 +37,7 @@ def test_any_directory_on_the_way_counts_not_only_the_parent(tmp_path, game):
     top = tmp_path / "top"
     (top / "a" / "b").mkdir(parents=True)
     os.chmod(top, 0o777)
-    with pytest.raises(SolverError, match=r"lies in .*top, which other users can write to"):
+    with pytest.raises(SolverError, match=r"lies in .*top, which is writable by other users"):
         tiered_solve(game, top / "a" / "b" / "tiers", binding={})
     assert not (top / "a" / "b" / "tiers").exists()          # nothing made there
 
@@ -50,7 +50,7 @@ def test_a_symbolic_link_on_the_way_is_judged_by_where_it_leads(tmp_path, game):
     private = tmp_path / "private"
     private.mkdir(mode=0o700)
     (private / "link").symlink_to(open_to_all)
-    with pytest.raises(SolverError, match=r"lies in .*open, which other users can write to"):
+    with pytest.raises(SolverError, match=r"lies in .*open, which is writable by other users"):
         tiered_solve(game, private / "link" / "tiers", binding={})
 
 

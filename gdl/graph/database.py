@@ -46,6 +46,7 @@ from typing import BinaryIO
 
 import numpy as np
 
+from gdl.cache import renamable_ancestor
 from gdl.graph.solution import TwoPlayerValues
 from gdl.solvers.result import SolverError
 
@@ -302,7 +303,7 @@ def private_directory(path: Path) -> None:
 
 def _make_parents_private(directory: Path) -> None:
     """Create ``directory`` and its missing parents 0700 (never group-writable, whatever the
-    umask): a parent gdl made must pass ``renamable_ancestor``."""
+    umask): a parent gdl made must pass ``gdl.cache.renamable_ancestor``."""
     missing = []
     while not directory.exists() and directory != directory.parent:
         missing.append(directory)
@@ -312,34 +313,6 @@ def _make_parents_private(directory: Path) -> None:
             made.mkdir(mode=0o700)
         except FileExistsError:
             pass
-
-
-def renamable_ancestor(directory: Path) -> tuple[str, str] | None:
-    """The first directory at or above ``directory`` (as written, then as resolved) in which
-    another user could rename an entry, with why: it is another user's (not root's), or
-    others may write to it without the sticky bit. None when there is no such directory.
-    (gdl.cache.unsafe_ancestor asks the same for the native cache; gdl.graph may not import
-    it.)"""
-    import stat
-
-    seen: set[str] = set()
-    for start in (Path(os.path.abspath(directory)), Path(os.path.realpath(directory))):
-        for step in (start, *start.parents):
-            name = str(step)
-            if name in seen:
-                continue
-            seen.add(name)
-            try:
-                info = os.lstat(step)
-            except OSError:
-                continue
-            if stat.S_ISLNK(info.st_mode):
-                continue                 # its target is checked on the resolved way
-            if info.st_uid not in (0, os.getuid()):
-                return name, "belongs to another user"
-            if info.st_mode & (stat.S_IWGRP | stat.S_IWOTH) and not info.st_mode & stat.S_ISVTX:
-                return name, "other users can write to without the sticky bit"
-    return None
 
 
 def atomic_write(path: Path, data: bytes | Callable[[BinaryIO], None]) -> None:
