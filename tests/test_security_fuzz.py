@@ -6,6 +6,7 @@ directory gdl makes for them is private whatever the umask."""
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
 
@@ -64,3 +65,34 @@ def test_an_out_path_that_is_a_file_is_a_usage_error_without_a_traceback(planted
     code = main([*ARGS, "--out", str(taken / "below")])
     err = capsys.readouterr().err
     assert code == 2 and "--out" in err and "Traceback" not in err
+
+
+def test_an_output_is_not_written_through_another_users_link(tmp_path, capsys):
+    # In a shared, sticky directory another user plants `tree.txt` as a link to a file of ours:
+    # `gdl tree --output` refuses it rather than overwrite the file it points at; a link of our
+    # own is followed as before.
+    import pwd
+
+    from gdl.cli import main
+
+    try:
+        nobody = pwd.getpwnam("nobody").pw_uid
+    except KeyError:
+        pytest.skip("no user 'nobody' to own the link")
+    if os.getuid() != 0:
+        pytest.skip("only root can make a link another user owns")
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    os.chmod(shared, 0o1777)
+    victim = tmp_path / "precious.txt"
+    victim.write_text("keep me")
+    planted = shared / "tree.txt"
+    planted.symlink_to(victim)
+    os.lchown(planted, nobody, nobody)
+    game = str(Path(__file__).resolve().parent.parent / "games" / "tictactoe.game")
+    code = main(["tree", game, "--depth", "1", "--format", "txt", "--output", str(planted)])
+    assert code == 2 and "another user owns" in capsys.readouterr().err
+    assert victim.read_text() == "keep me"
+    os.lchown(planted, os.getuid(), os.getgid())        # our own link: followed
+    assert main(["tree", game, "--depth", "1", "--format", "txt", "--output", str(planted)]) == 0
+    assert victim.read_text() != "keep me"
