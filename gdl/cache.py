@@ -151,11 +151,11 @@ def open_private_dir(*parts: str) -> PrivateDir | None:
     return PrivateDir(fd)
 
 
-def unsafe_ancestor(path: Path) -> str | None:
-    """Why a path looked up by name could be swapped by another user, or None: some directory
-    on the way to it (as written, and as resolved) is another user's (not root's), or is
-    writable by others without the sticky bit, so they could rename an entry in it. Loading a
-    shared library by name is only race-free when no such directory exists."""
+def renamable_ancestor(path: Path) -> tuple[str, str] | None:
+    """The first directory at or above ``path`` (as written, then as resolved) in which another
+    user could rename an entry, with why: it is another user's (not root's), or others may write
+    to it without the sticky bit. None when there is no such directory. Loading a shared library
+    by name, or trusting files in a directory, is only safe where there is none."""
     seen: set[str] = set()
     for start in (Path(os.path.abspath(path)), Path(os.path.realpath(path))):
         for directory in (start, *start.parents):
@@ -168,13 +168,22 @@ def unsafe_ancestor(path: Path) -> str | None:
             except OSError:
                 continue                 # not there yet: it will be created private
             if stat.S_ISLNK(info.st_mode):
-                continue                 # its target is checked on the resolved path
+                continue                 # its target is checked on the resolved way
             if info.st_uid not in (0, os.getuid()):
-                return f"{name} belongs to another user"
+                return name, "belongs to another user"
             if info.st_mode & _WRITABLE_BY_OTHERS and not info.st_mode & stat.S_ISVTX:
-                return (f"{name} is writable by other users without the sticky bit "
-                        f"(chmod go-w {name}, or set XDG_CACHE_HOME to a directory of yours)")
+                return name, "is writable by other users without the sticky bit"
     return None
+
+
+def unsafe_ancestor(path: Path) -> str | None:
+    """``renamable_ancestor`` as a message that says how to fix it, for the native cache."""
+    found = renamable_ancestor(path)
+    if found is None:
+        return None
+    name, why = found
+    fix = (f"chmod go-w {name}" if "writable" in why else "move it under your own home")
+    return f"{name} {why} ({fix}, or set XDG_CACHE_HOME to a directory of yours)"
 
 
 def private_cache_dir(*parts: str) -> Path | None:

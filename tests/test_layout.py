@@ -24,7 +24,8 @@ LAYERS: dict[str, set[str]] = {
     "gdl.backends": FOUNDATION | {"gdl.lang"},
     # Solvers and the graph solver see only the game protocol (and protocol-level helpers).
     "gdl.solvers": {"gdl.protocol", "gdl.moves"},
-    "gdl.graph": {"gdl.protocol", "gdl.moves", "gdl.solvers"},
+    # (and the private-directory checks of gdl.cache, for the tier files)
+    "gdl.graph": {"gdl.protocol", "gdl.moves", "gdl.solvers", "gdl.cache"},
     "gdl.tools": FOUNDATION | {"gdl.lang", "gdl.backends", "gdl.solvers", "gdl.graph"},
     "gdl.bridges": FOUNDATION | {"gdl.lang", "gdl.backends", "gdl.solvers", "gdl.graph", "gdl.tools"},
     "gdl.serve": FOUNDATION | {"gdl.lang", "gdl.backends", "gdl.solvers", "gdl.graph", "gdl.tools"},

@@ -128,6 +128,7 @@ def replace_file(path: Path, data: bytes) -> None:
     import stat
     import tempfile
 
+    refuse_foreign_links(path)
     path = Path(os.path.realpath(path))     # a symlink stays a symlink; its target is rewritten
     try:
         mode = stat.S_IMODE(os.stat(path).st_mode)
@@ -150,6 +151,34 @@ def replace_file(path: Path, data: bytes) -> None:
             pass
         raise
 
+
+
+def refuse_foreign_links(path: Path) -> None:
+    """Refuse (PermissionError) to write through a symbolic link another user (not root) owns,
+    anywhere on the way to ``path``: in a shared directory such as /tmp they could point it at a
+    file of ours and have us overwrite it (the kernel's protected_symlinks would refuse it, but
+    the link is resolved here, in user space)."""
+    import stat
+
+    step = Path(os.path.abspath(path))
+    seen = 0
+    while True:
+        for part in [step, *step.parents]:
+            try:
+                info = os.lstat(part)
+            except OSError:
+                continue
+            if stat.S_ISLNK(info.st_mode):
+                if info.st_uid not in (0, os.getuid()):
+                    raise PermissionError(1, f"{part} is a symbolic link another user owns; "
+                                          "gdl will not write through it")
+                seen += 1
+                if seen > 40:                      # a loop of links: let the write fail
+                    return
+                step = Path(os.path.join(part.parent, os.readlink(part)), step.relative_to(part))
+                break
+        else:
+            return
 
 
 def write_output(path: str, data: bytes, option: str = "--output") -> None:

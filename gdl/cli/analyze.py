@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import sys
 import time
-from pathlib import Path
 
 from gdl.cli import (
     UsageError,
@@ -262,16 +261,12 @@ def _analyze_positions(args, game, db, root, moves) -> int:
 
 
 def _write_strategy(game, root, moves, args) -> int:
+    from gdl.cli import write_output
     from gdl.solvers.analysis import strategy_document
 
     document = strategy_document(game, root, root_moves=moves, max_states=args.max_states)
-    path = Path(args.strategy)
-    try:
-        with path.open("w", encoding="utf-8") as out:
-            json.dump(document, out, separators=(",", ":"))
-            out.write("\n")
-    except OSError as error:
-        raise UsageError(f"--strategy {args.strategy}: {error.strerror or error}") from None
+    data = (json.dumps(document, separators=(",", ":")) + "\n").encode("utf-8")
+    write_output(args.strategy, data, "--strategy")     # atomic; no other user's link followed
     return document["states"]
 
 

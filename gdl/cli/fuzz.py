@@ -13,9 +13,53 @@ TARGET_WORDS = {"trees2": "trees, two players", "chance": "trees with chance",
                 "transpositions": "transpositions", "cyclic": "cyclic games"}
 
 
+def _output_directory(directory: Path) -> Path:
+    """``--out``, created 0700 where missing (and its missing parents), when nobody else can
+    change what is in it: it is this user's, writable by nobody else, on a way where nobody
+    else can rename anything (gdl.cache.unsafe_ancestor). Elsewhere (a shared directory,
+    /tmp itself, another user's) a planted symbolic link would take the counterexample
+    wherever its owner chose, so it goes to a fresh private directory instead, and stderr
+    says where and why (docs/security.md)."""
+    import os
+    import stat
+    import tempfile
+
+    from gdl.cache import unsafe_ancestor
+    from gdl.errors import terminal_safe
+
+    missing = []
+    place = directory
+    while not os.path.lexists(place) and place != place.parent:
+        missing.append(place)
+        place = place.parent
+    problem = unsafe_ancestor(place)
+    if problem is None:
+        try:
+            for made in reversed(missing):
+                try:
+                    made.mkdir(mode=0o700)
+                except FileExistsError:
+                    pass
+            info = os.stat(directory)
+        except OSError as error:
+            raise UsageError(f"--out {terminal_safe(str(directory))}: "
+                             f"{error.strerror or error}") from None
+        problem = (f"{directory} is not a directory" if not stat.S_ISDIR(info.st_mode) else
+                   f"{directory} belongs to another user" if info.st_uid != os.getuid() else
+                   f"{directory} is writable by other users"
+                   if info.st_mode & (stat.S_IWGRP | stat.S_IWOTH) else
+                   unsafe_ancestor(directory))
+    if problem is None:
+        return directory
+    fallback = Path(tempfile.mkdtemp(prefix="gdl-fuzz-"))
+    print(f"gdl fuzz: --out: {terminal_safe(problem)}, so another user could redirect what is "
+          f"written there; counterexamples go to {fallback} instead (give --out a directory of "
+          "yours that nobody else can write)", file=sys.stderr)
+    return fallback
+
+
 def _write_counterexample(directory: Path, stem: str, failure, args, kind: str) -> tuple[Path, str]:
     generated = kind == "generated"
-    directory.mkdir(parents=True, exist_ok=True)
     path = directory / f"{stem}.game"
     number = 1
     while path.exists():
@@ -83,6 +127,8 @@ def cmd_fuzz(args) -> int:
         summaries.append(("generated", fuzz_generated(args.examples, args.seed, args.workers,
                                                       targets)))
     written = []
+    if any(summary.failures for _, summary in summaries):
+        out = _output_directory(out)          # once: a fallback is made and explained once
     for kind, summary in summaries:
         for failure in summary.failures:
             stem = f"fuzz-counterexample-seed{failure.seed}"

@@ -27,6 +27,7 @@ from gdl.graph.solution import GraphSolution
 from gdl.protocol import CHANCE
 from gdl.solvers.common import constant_sum_total
 from gdl.solvers.result import SolverError
+from gdl.solvers.wide import refuse_wide
 
 BACKWARD_INDUCTION = "backward induction"
 RETROGRADE = "retrograde analysis"
@@ -38,6 +39,7 @@ def strong_solve(game, *, max_states: int | None = None,
                  graph: PositionGraph | None = None) -> GraphSolution:
     """Every reachable position of ``game``, valued. ``progress(stage, done, total)`` is called
     now and then (stage "enumerating": positions expanded and found so far)."""
+    refuse_wide(game.info, "strong solve")
     seconds = {}
     started = time.perf_counter()
     if graph is None:

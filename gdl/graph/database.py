@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import struct
 import tempfile
 import zlib
@@ -45,6 +46,7 @@ from typing import BinaryIO
 
 import numpy as np
 
+from gdl.cache import renamable_ancestor
 from gdl.graph.solution import TwoPlayerValues
 from gdl.solvers.result import SolverError
 
@@ -261,32 +263,56 @@ def write_file(path: Path, header: dict, compressed_sections: list[bytes]) -> in
 
 
 def private_directory(path: Path) -> None:
-    """Create ``path`` (mode 0700) or check the one there: a directory, not a symbolic link,
-    owned by this user and writable by nobody else, in a parent where nobody else can rename
-    it away (their own, or sticky like /tmp). Otherwise a SolverError that says how to fix it.
+    """Create ``path`` (mode 0700, and any missing parent 0700 too) or check the one there: a
+    directory, not a symbolic link, owned by this user and writable by nobody else, on a way
+    where nobody else can rename anything (every directory above it, as written and as
+    resolved, is root's or this user's, and is writable by others only with the sticky bit, as
+    /tmp is). Tier files are then opened by name safely: nobody else can put another directory
+    in its place between the check and a read. Otherwise a SolverError that says how to fix it.
     Tier files hold no code (numpy arrays without pickles, JSON), but another user who could
     write them could still change the answers (docs/security.md)."""
     import stat
 
-    path.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        path.mkdir(mode=0o700)
-    except FileExistsError:
-        pass
-    info = os.lstat(path)
-    parent = os.stat(path.parent)
-    others = stat.S_IWGRP | stat.S_IWOTH
-    problem = (
-        "is not a directory" if not stat.S_ISDIR(info.st_mode) else
-        "belongs to another user" if info.st_uid != os.getuid() else
-        "is writable by other users" if info.st_mode & others else
-        "is in a directory other users can write to and rename it in"
-        if parent.st_mode & others and not parent.st_mode & stat.S_ISVTX
-        and parent.st_uid != os.getuid() else None)
-    if problem is not None:
-        raise SolverError(f"{path} {problem}: gdl keeps its tier files only in a private "
-                          "directory; choose another --tier-dir (or --save place), or make it "
-                          f"yours with `chmod 700 {path}`")
+    elsewhere = "choose another --tier-dir (or --save place)"
+    _make_parents_private(path.parent)
+    found = renamable_ancestor(path.parent)      # before anything is made there
+    if found is not None:
+        directory, why = found
+        problem = (f"lies in {directory}, which {why}, so another user could rename it away "
+                   "and put their own in its place")
+        fix = (elsewhere if "belongs" in why
+               else f"{elsewhere}, or close it with `chmod go-w {directory}`")
+    else:
+        try:
+            path.mkdir(mode=0o700)
+        except FileExistsError:
+            pass
+        info = os.lstat(path)
+        if not stat.S_ISDIR(info.st_mode):
+            problem, fix = "is not a directory (a symbolic link, or a file)", elsewhere
+        elif info.st_uid != os.getuid():
+            problem, fix = "belongs to another user", elsewhere
+        elif info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+            problem = "is writable by other users"
+            fix = f"make it yours with `chmod 700 {path}`, or {elsewhere}"
+        else:
+            return
+    raise SolverError(f"{path} {problem}: gdl keeps its tier files only in a private "
+                      f"directory; {fix}")
+
+
+def _make_parents_private(directory: Path) -> None:
+    """Create ``directory`` and its missing parents 0700 (never group-writable, whatever the
+    umask): a parent gdl made must pass ``gdl.cache.renamable_ancestor``."""
+    missing = []
+    while not directory.exists() and directory != directory.parent:
+        missing.append(directory)
+        directory = directory.parent
+    for made in reversed(missing):
+        try:
+            made.mkdir(mode=0o700)
+        except FileExistsError:
+            pass
 
 
 def atomic_write(path: Path, data: bytes | Callable[[BinaryIO], None]) -> None:
@@ -319,23 +345,24 @@ class Entry:
 
 
 class PositionDatabase:
-    """A saved strong solve, opened for lookups: ``db.lookup(state)`` → ``Entry`` or None."""
+    """A saved strong solve, opened for lookups: ``db.lookup(state)`` → ``Entry`` or None.
+
+    A database is data, never code, and it may come from anywhere (another user's directory, a
+    download): opening one reads no pickle, follows the header only where it has been checked
+    (every field's type and range; a value is an integer, a float or a ``p/q`` string), and
+    inflates each section only up to the size the header gives it, after checking that zlib
+    could produce that size from the bytes there. Anything else is a ``DatabaseError``."""
 
     def __init__(self, path: str | Path, binding: dict | None = None):
         self.path = str(path)
-        try:
-            data = Path(path).read_bytes()
-        except FileNotFoundError:
-            raise DatabaseError(f"{path}: no such database") from None
-        except OSError as error:
-            raise DatabaseError(f"{path}: cannot be read ({error.strerror})") from None
+        data = _read_regular_file(path)
         try:
             self._parse(data)
         except (ValueError, KeyError, TypeError, struct.error, zlib.error, json.JSONDecodeError,
-                UnicodeDecodeError) as error:
+                UnicodeDecodeError, ZeroDivisionError, OverflowError, RecursionError) as error:
             raise DatabaseError(f"{path}: not a valid gdl position database, or damaged "
-                                f"({type(error).__name__}: {error}); solve again with --save"
-                                ) from None
+                                f"({type(error).__name__}: {_inert(str(error))}); solve again "
+                                "with --save") from None
         if binding is not None and binding != self.header["binding"]:
             raise DatabaseError(self._stale(binding))
 
@@ -345,28 +372,33 @@ class PositionDatabase:
         offset = len(MAGIC)
         (length,) = struct.unpack_from("<I", data, offset)
         offset += 4
+        if offset + length > len(data):
+            raise ValueError("the file is truncated")
         self.header = header = json.loads(data[offset:offset + length].decode("utf-8"))
         offset += length
+        if not isinstance(header, dict):
+            raise ValueError("the header is not a JSON object")
         if header.get("format") != VERSION:
-            raise ValueError(f"format {header.get('format')!r}, this gdl reads {VERSION}")
+            raise ValueError(f"format {_inert(repr(header.get('format')))[:80]}, this gdl reads "
+                             f"{VERSION}")
+        n, width, record, itemsize = _checked_header(header)
+        expected = [n * width, 2 * n] if itemsize is None else [n * width, itemsize * n, 4 * n]
         (count,) = struct.unpack_from("<I", data, offset)
         offset += 4
+        if count != len(expected):
+            raise ValueError(f"{count} sections, where the header's layout has {len(expected)}")
         sections = []
-        for _ in range(count):
+        for want in expected:
             (size,) = struct.unpack_from("<Q", data, offset)
             offset += 8
             if offset + size > len(data):
                 raise ValueError("the file is truncated")
-            sections.append(zlib.decompress(data[offset:offset + size]))
+            sections.append(_inflate(data[offset:offset + size], want))
             offset += size
         if offset != len(data):
             raise ValueError("trailing bytes after the last section")
-        n, width = header["positions"], header["key_width"]
         keys = np.frombuffer(sections[0], dtype=np.uint8)
-        if len(keys) != n * width:
-            raise ValueError("the key section has the wrong length")
         self._keys = keys.view(f"S{width}") if width else np.zeros(n, dtype="S1")
-        record = header["record"]
         if record["layout"] == "packed16":
             packed = np.frombuffer(sections[1], dtype="<u2").astype(np.int64)
             bits = record["remoteness_bits"]
@@ -376,8 +408,8 @@ class PositionDatabase:
         else:
             self._index = np.frombuffer(sections[1], dtype=record["index_dtype"])
             self._remoteness = np.frombuffer(sections[2], dtype="<i4")
-        if len(self._index) != n or len(self._remoteness) != n:
-            raise ValueError("the record section has the wrong length")
+            if n and int(self._remoteness.min()) < -1:
+                raise ValueError("a remoteness below -1")
         self._values = [None if v is None else tuple(_decode_value(x) for x in v)
                         for v in header["values"]]
         if n and int(self._index.max()) >= len(self._values):
@@ -387,10 +419,12 @@ class PositionDatabase:
 
     def _stale(self, binding: dict) -> str:
         stored = self.header["binding"]
-        differences = [k for k in sorted(set(binding) | set(stored))
+        differences = [_inert(str(k)) for k in sorted(set(binding) | set(stored), key=str)
                        if binding.get(k) != stored.get(k)]
+        source = self.header.get("source")
+        shown = _inert(source) if isinstance(source, str) and source else "?"
         return (f"{self.path}: this database was built from other rules ({', '.join(differences)} "
-                f"differ: it was saved for {self.header.get('source') or '?'} with "
+                f"differ: it was saved for {shown} with "
                 f"{_show_params(stored.get('params'))}); solve again with --save")
 
     def __len__(self) -> int:
@@ -418,7 +452,131 @@ class PositionDatabase:
 def _show_params(params) -> str:
     if not params:
         return "no --set"
-    return " ".join(f"--set {k}={v}" for k, v in sorted(params.items()))
+    if not isinstance(params, dict):
+        return _inert(json.dumps(params))
+    return _inert(" ".join(f"--set {k}={json.dumps(v)}" for k, v in sorted(params.items())))
+
+
+# ---- reading a file that anyone may have written ------------------------------------------------
+
+# The most bytes deflate can make of one compressed byte (a run of 258-byte matches costs at
+# least 2 bits each: 1032), with room for zlib's header and checksum: a section whose header
+# size is beyond this many times its compressed bytes cannot be sound, and is refused before
+# anything is inflated.
+MAX_RATIO = 1032
+_SLACK = 64
+KEY_KINDS = ("u8", "u8v", "i32", "i32v")
+INDEX_DTYPES = {"<u1": 1, "<u2": 2, "<u4": 4}
+_FRACTION = re.compile(r"-?[0-9]{1,4300}/[0-9]{1,4300}")
+
+
+def _read_regular_file(path: str | Path) -> bytes:
+    """The bytes of ``path`` if it is a regular file; a DatabaseError otherwise (a FIFO would
+    block, a device such as /dev/zero would never end)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    except FileNotFoundError:
+        raise DatabaseError(f"{path}: no such database") from None
+    except OSError as error:
+        raise DatabaseError(f"{path}: cannot be read ({error.strerror})") from None
+    try:
+        import stat
+
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise DatabaseError(f"{path}: not a regular file, so not a position database "
+                                "(give the file gdl solve --strong --save wrote)")
+        with os.fdopen(fd, "rb") as handle:
+            fd = -1
+            return handle.read()
+    except OSError as error:
+        raise DatabaseError(f"{path}: cannot be read ({error.strerror})") from None
+    finally:
+        if fd >= 0:
+            os.close(fd)
+
+
+def _count(header: dict, name: str, low: int = 0, high: int | None = None) -> int:
+    value = header.get(name)
+    if type(value) is not int or value < low or (high is not None and value > high):
+        raise ValueError(f"{name!r} is {_inert(repr(value))[:80]}, not a whole number"
+                         + (f" from {low} to {high}" if high is not None else f" of at least {low}"))
+    return value
+
+
+def _checked_header(header: dict) -> tuple[int, int, dict, int | None]:
+    """Every header field the reader follows, checked for type and range: the number of
+    positions, the key width, the record layout and the value index's item size (None for
+    ``packed16``). Raises ValueError naming the first field that is wrong."""
+    n = _count(header, "positions")
+    width = _count(header, "key_width")
+    kind = header.get("key")
+    if kind not in KEY_KINDS:
+        raise ValueError(f"unknown key encoding {_inert(repr(kind))[:80]}")
+    if kind.startswith("i32") and width % 4:
+        raise ValueError("an i32 key width that is not a multiple of 4")
+    if kind.endswith("v") and not width:
+        raise ValueError("a key of varying length with no room for its length")
+    if not isinstance(header.get("binding"), dict):
+        raise ValueError("the binding is not a JSON object")
+    if not isinstance(header.get("exact"), bool):
+        raise ValueError("'exact' is not true or false")
+    players = header.get("players")
+    if players is not None and not (isinstance(players, list)
+                                    and all(isinstance(p, str) for p in players)):
+        raise ValueError("'players' is not a list of names")
+    values = header.get("values")
+    if not isinstance(values, list):
+        raise ValueError("the value table is not a list")
+    lengths = set()
+    for vector in values:
+        if vector is None:
+            continue
+        if not isinstance(vector, list) or not all(_sound_value(v) for v in vector):
+            raise ValueError("a value is not a list of integers, floats and p/q fractions")
+        lengths.add(len(vector))
+    if len(lengths) > 1 or (players is not None and lengths and lengths != {len(players)}):
+        raise ValueError("value vectors of different lengths, or not one value a player")
+    record = header.get("record")
+    if not isinstance(record, dict):
+        raise ValueError("the record layout is not a JSON object")
+    if record.get("layout") == "packed16":
+        _count(record, "remoteness_bits", 1, 16)
+        return n, width, record, None
+    if record.get("layout") == "split" and record.get("index_dtype") in INDEX_DTYPES:
+        return n, width, record, INDEX_DTYPES[record["index_dtype"]]
+    raise ValueError(f"unknown record layout {_inert(repr(record))[:80]}")
+
+
+def _sound_value(v) -> bool:
+    """One component of a stored value: an integer, a float or ``p/q`` (what ``_encode_value``
+    writes; Fraction alone would also take ``1e999999999``, whose power of ten takes minutes)."""
+    if type(v) in (int, float):
+        return True
+    return isinstance(v, str) and _FRACTION.fullmatch(v) is not None and v.split("/")[1].strip("0") != ""
+
+
+def _inflate(compressed: bytes, size: int) -> bytes:
+    """A section inflated: exactly ``size`` bytes, or a ValueError. Never more than ``size``
+    bytes are made (a zip bomb stops there), and a size zlib could not make of these bytes is
+    refused before anything is inflated."""
+    if size > MAX_RATIO * len(compressed) + _SLACK:
+        raise ValueError(f"a section of {len(compressed):,} compressed bytes cannot hold the "
+                         f"{size:,} bytes its header gives it")
+    inflater = zlib.decompressobj()
+    data = inflater.decompress(compressed, size + 1)      # max_length 0 would mean no limit
+    if len(data) > size:
+        raise ValueError("a section holds more bytes than its header gives it")
+    if not inflater.eof or inflater.unused_data:
+        raise ValueError("a section is cut short, or has bytes after its end")
+    if len(data) != size:
+        raise ValueError("a section has the wrong length")
+    return data
+
+
+def _inert(text: str) -> str:
+    """Text from a database file as it may reach a terminal: every character that is not
+    printable (escape sequences, bidi controls) spelt as an escape."""
+    return "".join(c if c.isprintable() else ascii(c)[1:-1] for c in text)
 
 
 def open_database(path: str | Path, binding: dict | None = None) -> PositionDatabase:

@@ -12,6 +12,18 @@ matters to the solve, so the results do not depend on where the tasks ran.
 
 Each worker loads the game once, from a *game source*: a picklable function of no arguments that
 returns it (the command line passes ``load(path, params)``), kept per process by its ``repr``.
+
+What crosses, and whom it trusts (docs/security.md). Tasks and results are pickled: the
+function (a reference to a gdl function, by name), the game source (a reference to the loader
+with a rule file's path and the ``--set`` values), slices of keys, file names, numpy arrays and
+small tables. Unpickling runs code of the sender's choosing, so every executor trusts whoever
+can talk to it. The process pool talks over pipes to its own children, which nobody else can
+reach. A Dask cluster talks over the network: ``--scheduler ADDRESS`` trusts everyone who can
+reach that scheduler or its workers, for a plain ``tcp://`` scheduler accepts anyone's tasks
+(they run as the workers' user) and the client unpickles what comes back (it runs in the
+solve's process). Give it only a cluster nobody else can reach, or one with Dask's TLS and
+certificates (``tls://`` with ``distributed.comm.require-encryption``). The tier files the
+workers read and write are data only (numpy arrays without pickles, and JSON).
 """
 
 from __future__ import annotations
@@ -124,7 +136,9 @@ class ProcessExecutor:
 
 class DaskExecutor:
     """The workers of a Dask cluster: ``DaskExecutor(address)`` connects to its scheduler;
-    ``DaskExecutor(client=...)`` uses a client already made (a ``LocalCluster``'s, in tests)."""
+    ``DaskExecutor(client=...)`` uses a client already made (a ``LocalCluster``'s, in tests).
+    The cluster is trusted with this process (see the module docstring): Dask's own security
+    settings (TLS, certificates) apply to the connection, read from Dask's configuration."""
 
     def __init__(self, address: str | None = None, client: Any = None):
         if client is None:

@@ -12,16 +12,22 @@ static page (gdl/serve/static, shipped as package data) and a small JSON API ove
     POST /api/tree           {"depth": n | null}   the search tree from here (SVG and text)
     POST /api/rules          {"text": "..."}  check edited rules; load them when sound
 
-Safety: it listens on 127.0.0.1 unless told otherwise; there it answers only requests addressed to
-a loopback name (a web page elsewhere cannot reach it through DNS rebinding); a POST must
-carry a JSON body (so another site's form cannot post to it without a CORS preflight, which is
-never granted); the page's Content-Security-Policy allows only its own script, and the script
-puts every text from the game into the page as text, never as markup.
+Safety (docs/security.md): it listens on 127.0.0.1 unless told otherwise; there it answers only
+connections from the user who started it (on Linux, where /proc/net/tcp names each
+connection's owner: another user of the machine can reach 127.0.0.1 too) and only requests
+addressed to a loopback name (a web page elsewhere cannot reach it through DNS rebinding); a
+POST must carry a JSON body (so another site's form cannot post to it without a CORS preflight,
+which is never granted) of at most ``MAX_BODY`` bytes; a connection that sends nothing for
+``TIMEOUT`` seconds is closed; the page's Content-Security-Policy allows only its own script,
+and the script puts every text from the game into the page as text, never as markup.
 """
 
 from __future__ import annotations
 
+import ipaddress
 import json
+import os
+import sys
 import threading
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -31,6 +37,7 @@ from typing import Any
 from gdl.serve.workbench import Workbench, WorkbenchError
 
 MAX_BODY = 1 << 20          # the largest request body accepted (rule text), in bytes
+TIMEOUT = 60                # seconds a connection may wait between bytes before it is closed
 STATIC = {"/": ("index.html", "text/html; charset=utf-8"),
           "/app.js": ("app.js", "text/javascript; charset=utf-8"),
           "/style.css": ("style.css", "text/css; charset=utf-8")}
@@ -51,6 +58,9 @@ def _static(name: str) -> bytes:
 class _Handler(BaseHTTPRequestHandler):
     server: GameServer
     protocol_version = "HTTP/1.1"
+    # Without a timeout a connection that never finishes its request holds a thread forever:
+    # enough of them and the server has no memory left (slowloris).
+    timeout = TIMEOUT
 
     def log_message(self, format: str, *args: Any) -> None:
         """Quiet: the command line says what matters (gdl/cli is the only place that prints)."""
@@ -106,7 +116,7 @@ class _Handler(BaseHTTPRequestHandler):
             return self._error(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, "request body too large")
         try:
             body = json.loads(self.rfile.read(length) or b"{}")
-        except (ValueError, UnicodeError):
+        except (ValueError, UnicodeError, RecursionError):   # [[[[...: nested past the parser
             return self._error(HTTPStatus.BAD_REQUEST, "the request body is not JSON")
         if not isinstance(body, dict):
             return self._error(HTTPStatus.BAD_REQUEST, "the request body must be a JSON object")
@@ -156,6 +166,28 @@ class GameServer(ThreadingHTTPServer):
         # chose to expose (--host 0.0.0.0) is reached under names it cannot know.
         loopback = {"127.0.0.1", "localhost", "::1"}
         self.allowed_hosts: set[str] | None = loopback if host.lower() in loopback else None
+        # On a loopback address every user of this machine can connect: only the user who
+        # started the server is answered. Elsewhere (--host) the peer is another machine.
+        self.owner_only = self.allowed_hosts is not None
+
+    def verify_request(self, request, client_address) -> bool:
+        """Whether to answer a connection: on loopback, only one whose other end belongs to
+        this user (checked before a thread is started for it). Another user gets a 403 and the
+        connection is closed."""
+        if not self.owner_only:
+            return True
+        owner = connection_owner(client_address, self.server_address)
+        if owner is None or owner == os.getuid():
+            return True
+        try:
+            request.settimeout(5)
+            body = b'{"error": "this page answers only the user who started gdl serve"}'
+            request.sendall(b"HTTP/1.1 403 Forbidden\r\nContent-Type: application/json\r\n"
+                            b"Content-Length: " + str(len(body)).encode() + b"\r\n"
+                            b"Connection: close\r\n\r\n" + body)
+        except OSError:
+            pass
+        return False
 
     @property
     def url(self) -> str:
@@ -169,3 +201,54 @@ class GameServer(ThreadingHTTPServer):
         thread = threading.Thread(target=self.serve_forever, daemon=True)
         thread.start()
         return thread
+
+
+# ---- who is at the other end of a loopback connection ---------------------------------------------
+
+def connection_owner(client: tuple, server: tuple, tables: str = "/proc/net") -> int | None:
+    """The user id owning the client's end of a TCP connection between two addresses of this
+    machine, from Linux's socket tables (``tcp`` for IPv4, ``tcp6`` for IPv6). -1 where that end
+    belongs to no process any more (a client that sent its request and closed at once: the
+    kernel lists it with no inode, and once its FIN is answered under root, which a server run
+    by root must not take for itself) or is gone while the server's end is listed: nobody can
+    be named, and the connection is refused. None where the platform has no such
+    table, or one that lists neither end (a system that emulates Linux in part): the caller
+    then cannot tell, and answers."""
+    host, port = client[0], client[1]
+    table = os.path.join(tables, "tcp6" if ":" in host else "tcp")
+    try:
+        with open(table, encoding="ascii") as handle:
+            lines = handle.read().splitlines()[1:]
+        local = _table_address(host, port)
+        remote = _table_address(server[0], server[1])
+    except (OSError, ValueError, UnicodeError):
+        return None
+    ours_listed = False
+    for line in lines:
+        # sl, local address, remote address, state, queues, timer, retransmits, uid, timeout,
+        # inode, ...
+        fields = line.split()
+        if len(fields) < 10:
+            continue
+        if fields[1] == local and fields[2] == remote:
+            if fields[9] == "0":
+                return -1
+            try:
+                return int(fields[7])
+            except ValueError:
+                return -1
+        if fields[1] == remote and fields[2] == local:
+            ours_listed = True
+    return -1 if ours_listed else None
+
+
+def _table_address(host: str | bytes, port: int) -> str:
+    """An address as the kernel writes it in /proc/net/tcp[6]: the address as 32-bit words in
+    the machine's byte order, in hex, a colon, then the port in hex."""
+    if isinstance(host, bytes):
+        host = host.decode()
+    packed = ipaddress.ip_address(host.split("%")[0]).packed
+    words = [packed[i:i + 4] for i in range(0, len(packed), 4)]
+    if sys.byteorder == "little":
+        words = [word[::-1] for word in words]
+    return "".join(word.hex() for word in words).upper() + f":{port:04X}"

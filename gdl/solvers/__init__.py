@@ -1,10 +1,17 @@
 """Generic solvers over the game protocol (gdl.protocol). They never see the parser.
 
 ``solve(game, algorithm="auto")`` picks from ``game.info``:
+  hidden information, two players, constant-sum     → sequence-form (exact LP, verified)
+  simultaneous moves, nothing hidden, two, constant → simultaneous (exact matrix games;
+                                                      Shapley's iteration where positions repeat)
+  hidden or simultaneous, otherwise                 → cfr (approximate, with NashConv)
   chance, two players, constant-sum  → star2 if utility bounds are declared, else expectiminimax
   more than two players, general-sum → maxn (with shallow pruning where its conditions hold)
   otherwise                          → alphabeta, with the techniques of default_options()
-Every solver refuses, with SolverError, a game it cannot handle.
+``cfr+`` and ``mccfr`` (approximate, two players) are there to be asked for
+(gdl.solvers.imperfect). Every solver refuses, with SolverError, a game it cannot handle: the
+perfect-information ones refuse hidden information and simultaneous moves by name
+(gdl.solvers.wide).
 """
 
 from __future__ import annotations
@@ -13,13 +20,21 @@ from dataclasses import replace
 from typing import Any
 
 from gdl.protocol import GameInfo
+from gdl.solvers.imperfect import WIDE_ALGORITHMS
 from gdl.solvers.result import SolverError, SolveResult, Stats
+from gdl.solvers.wide import is_wide, wide_algorithm
 
+# The tree searches of perfect-information games (the CLI's --algorithm choices).
 ALGORITHMS = ("minimax", "alphabeta", "expectiminimax", "star1", "star2", "maxn", "paranoid")
+# Every algorithm ``solve`` knows: those, and the solvers of simultaneous moves and hidden
+# information.
+ALL_ALGORITHMS = ALGORITHMS + WIDE_ALGORITHMS
 
 
 def choose(info: GameInfo) -> str:
     """The algorithm ``auto`` uses for a game."""
+    if is_wide(info):
+        return wide_algorithm(info)
     two_constant = info.num_players == 2 and info.is_constant_sum
     if info.has_chance:
         if two_constant:
@@ -83,7 +98,8 @@ def default_options(depth: int | None = None, budget: Any = None) -> Any:
 
 def solve(game: Any, algorithm: str = "auto", *, depth: int | None = None, options: Any = None,
           budget: Any = None, player: int = 0, shallow_pruning: bool | None = None,
-          root_state: Any = None, table: bool | None = None) -> SolveResult:
+          root_state: Any = None, table: bool | None = None, iterations: int | None = None,
+          seed: int = 0, target: float | None = None) -> SolveResult:
     """Solve ``game`` (from ``root_state``, default its initial state) with the named algorithm.
 
     ``options`` / ``budget`` go to alpha-beta (gdl.solvers.alphabeta.SearchOptions / Budget);
@@ -91,13 +107,22 @@ def solve(game: Any, algorithm: str = "auto", *, depth: int | None = None, optio
     where its conditions hold). ``table`` switches the transposition table of every other tree
     solver (keyed by position and depth left; default off: it grows with the positions met);
     alpha-beta's is ``options.tt``. With a table, max^n's shallow pruning is off unless asked
-    for (a pruned vector depends on the parent's bound)."""
+    for (a pruned vector depends on the parent's bound). ``iterations`` (default 1,000 for cfr+
+    and cfr, 100,000 for mccfr), ``seed`` (mccfr's sampling) and ``target`` (cfr+ and cfr stop
+    once the exploitability is at most this) go to the iterative solvers."""
     if algorithm == "auto":
         algorithm = choose(game.info)
-    if algorithm not in ALGORITHMS:
-        raise SolverError(f"unknown algorithm {algorithm!r}; choose from {', '.join(ALGORITHMS)}")
+    if algorithm not in ALL_ALGORITHMS:
+        raise SolverError(f"unknown algorithm {algorithm!r}; choose from "
+                          f"{', '.join(ALL_ALGORITHMS)}")
+    if depth is not None and algorithm in WIDE_ALGORITHMS:
+        raise SolverError(f"{algorithm}: solves the whole game; it takes no depth limit")
     if root_state is not None:
         game = _Rooted(game, root_state)
+    if algorithm in WIDE_ALGORITHMS:
+        from gdl.solvers.imperfect import solve_wide
+
+        return solve_wide(game, algorithm, iterations=iterations, seed=seed, target=target)
     if algorithm == "alphabeta":
         from gdl.solvers.alphabeta import alphabeta
 
@@ -142,5 +167,5 @@ class _Rooted:
         return getattr(self._game, name)
 
 
-__all__ = ["ALGORITHMS", "SolveResult", "SolverError", "Stats", "choose", "default_options",
-           "solve"]
+__all__ = ["ALGORITHMS", "ALL_ALGORITHMS", "WIDE_ALGORITHMS", "SolveResult", "SolverError", "Stats",
+           "choose", "default_options", "solve"]

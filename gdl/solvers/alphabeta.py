@@ -168,6 +168,7 @@ from gdl.solvers.transposition import (
     TranspositionTable,
 )
 from gdl.solvers.watchdog import RulesStopped, watchdog
+from gdl.solvers.wide import refuse_wide
 
 __all__ = [
     "FULL",
@@ -239,6 +240,7 @@ class _Stop(Exception):
 
 def check_game(info: GameInfo) -> None:
     """Refuse, up front, games alpha-beta cannot solve."""
+    refuse_wide(info, "alpha-beta")
     if info.num_players != 2:
         raise SolverError(f"alpha-beta needs exactly two players; '{info.name}' has "
                           f"{info.num_players} (use max^n or paranoid)")

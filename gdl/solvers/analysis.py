@@ -72,7 +72,9 @@ def analyze_position(game: Any, state: State | None = None, *, depth: int | None
     paranoid's chosen player. ``progress(action, values, done, total)`` is told each action's
     value as soon as it is known (one search per action; alpha-beta analyses them together)."""
     from gdl.solvers import ALGORITHMS, choose
+    from gdl.solvers.wide import refuse_wide
 
+    refuse_wide(game.info, "analysis")
     if depth is not None and depth < 1:
         raise SolverError("the depth limit must be at least 1")
     if state is None:

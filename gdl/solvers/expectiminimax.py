@@ -46,6 +46,7 @@ from gdl.solvers.deep import run_deep
 from gdl.solvers.repetition import guard_path
 from gdl.solvers.result import SolveResult, Stats
 from gdl.solvers.scale import Rescale, Scale
+from gdl.solvers.wide import refuse_wide
 
 
 def expectiminimax(game, *, depth: int | None = None, table: bool = False) -> SolveResult:
@@ -67,6 +68,7 @@ def search_game(game, depth: int | None, algorithm: str, table: bool = False) ->
     A scale too small for some value raises ``Rescale`` and the search starts again with a larger
     one (its counters too), so the answer and the counts are those of one exact search."""
     info = game.info
+    refuse_wide(info, algorithm)
     total = require_two_player_constant_sum(info, algorithm)
     require_depth(info, depth, algorithm)
     scale = Scale()

@@ -51,6 +51,7 @@ from gdl.solvers.common import (
 from gdl.solvers.deep import run_deep
 from gdl.solvers.repetition import guard_path
 from gdl.solvers.result import SolverError, SolveResult, Stats
+from gdl.solvers.wide import refuse_wide
 
 # What a parent tells a child under shallow pruning: (parent player, limit, strict). The child
 # may stop once its own best component m reaches the limit (m >= limit, or m > limit if strict).
@@ -63,6 +64,7 @@ def maxn(game, *, depth: int | None = None, shallow_pruning: bool = False,
     With ``table`` (and without shallow pruning, whose results depend on the parent's bound), a
     transposition table keyed by (state, depth left) answers a position met again."""
     info = game.info
+    refuse_wide(info, "maxn")
     if table and shallow_pruning:
         raise SolverError("maxn: the transposition table needs shallow pruning off (a pruned "
                           "node's vector depends on its parent's bound, not only on the position)")

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from gdl.solvers.expectiminimax import search_game
 from gdl.solvers.result import SolverError, SolveResult
+from gdl.solvers.wide import refuse_wide
 
 
 def minimax(game, *, depth: int | None = None, table: bool = False) -> SolveResult:
@@ -31,6 +32,7 @@ def minimax(game, *, depth: int | None = None, table: bool = False) -> SolveResu
     minimax only refuses games with chance, where it would have nothing to say. ``table``: a
     transposition table keyed by (state, depth left), as in expectiminimax."""
     info = game.info
+    refuse_wide(info, "minimax")
     if info.has_chance:
         raise SolverError(f"minimax: game {info.name!r} has chance nodes; use expectiminimax")
     return search_game(game, depth, "minimax", table)

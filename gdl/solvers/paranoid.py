@@ -42,6 +42,7 @@ from gdl.solvers.common import (
 from gdl.solvers.deep import run_deep
 from gdl.solvers.repetition import guard_path
 from gdl.solvers.result import SolverError, SolveResult, Stats
+from gdl.solvers.wide import refuse_wide
 from gdl.solvers.window import NEG_INFINITY, POS_INFINITY, just_below
 
 
@@ -105,6 +106,7 @@ def paranoid(game, player: int = 0, *, depth: int | None = None,
     """The value ``player`` can guarantee if all other players play against it. With ``table``,
     a transposition table keyed by (state, depth left) keeps each position's bounds
     (``common.window_table``)."""
+    refuse_wide(game.info, "paranoid")
     if game.info.has_chance:
         raise SolverError(f"paranoid: game {game.info.name!r} has chance nodes; search "
                           "ParanoidView(game, player) with expectiminimax or star1 instead")

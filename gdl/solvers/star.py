@@ -74,6 +74,7 @@ from gdl.solvers.common import (
 from gdl.solvers.deep import run_deep
 from gdl.solvers.repetition import guard_path
 from gdl.solvers.result import SolverError, SolveResult, Stats
+from gdl.solvers.wide import refuse_wide
 from gdl.solvers.window import just_above, just_below
 
 Vector = tuple[Value, ...]
@@ -97,6 +98,7 @@ class _StarSearch:
     def __init__(self, game, algorithm: str, depth: int | None, probing: bool,
                  table: bool = False):
         info = game.info
+        refuse_wide(info, algorithm)
         self.total = require_two_player_constant_sum(info, algorithm)
         require_depth(info, depth, algorithm)
         if info.utility_bounds is None:
