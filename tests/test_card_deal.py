@@ -26,6 +26,14 @@ def kuhn(backend="compile"):
     return gdl.load(GAMES / "kuhn.game", backend=backend)
 
 
+def open_handed(backend="compile"):
+    """Kuhn poker with both cards seen by both players: the rule file without `private card`."""
+    text = (GAMES / "kuhn.game").read_text()
+    plain = text.replace("\nprivate card", "\n# (both cards seen)")
+    assert plain != text
+    return gdl.loads(plain, "kuhn.game", backend=backend)
+
+
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_the_deal_is_the_first_event(backend):
     game = kuhn(backend)
@@ -49,8 +57,18 @@ def test_open_handed_value(backend):
     # card (Second folds, -1, rather than call, -2) and checks a losing one, then folds to a bet
     # (Second bets a winning card, and checks a losing one rather than lose a called bet). Each
     # player holds the higher card in half the deals: the value is 0.
-    result = gdl.solve(kuhn(backend))
+    result = gdl.solve(open_handed(backend))
     assert result.values == (0, 0)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_the_poker_game_is_worth_minus_one_eighteenth(backend):
+    # Each player seeing its own card only (`private card`), gdl solve finds Kuhn's value
+    # (Kuhn 1950) with the sequence-form linear program, checked exactly.
+    result = gdl.solve(kuhn(backend))
+    assert result.algorithm == "sequence-form" and result.proven
+    assert result.values == (Fraction(-1, 18), Fraction(1, 18))
+    assert result.extra["information_states"] == 12 and result.extra["exploitability"] == 0
 
 
 # ---- the poker game: what each player sees is its own card and the bets ----------------------

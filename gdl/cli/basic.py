@@ -69,6 +69,10 @@ def cmd_solve(args) -> int:
         raise UsageError("--workers, --scheduler, --tier-dir and --resume need --strong")
     if args.save is not None:
         raise UsageError("--save needs --strong")
+    from gdl.cli.wide import cmd_solve_wide, wants_wide
+
+    if wants_wide(args, game):      # simultaneous moves, hidden information: their own solvers
+        return cmd_solve_wide(args, game, root)
     from gdl.cli.deep import solve_result_notes, solve_size_check
     from gdl.cli.engine import engine_settings, proof_note, stats_document, stats_lines, table_switch
     from gdl.solvers import choose
@@ -205,7 +209,7 @@ def cmd_count(args) -> int:
 
 
 def register(commands) -> None:
-    from gdl.solvers import ALGORITHMS
+    from gdl.solvers import ALL_ALGORITHMS
 
     check = commands.add_parser("check", help="check rule files; report every problem")
     add_common(check, many=True)
@@ -226,8 +230,14 @@ def register(commands) -> None:
         "solve", help="solve a game: values, best actions, principal variation",
         epilog="Example (depth-limited expectiminimax): gdl solve games/pig.game --depth 2")
     add_common(solve)
-    solve.add_argument("--algorithm", default="auto", choices=("auto",) + ALGORITHMS,
-                       help="default: chosen from the game (alphabeta, expectiminimax/star2, maxn)")
+    solve.add_argument("--algorithm", default="auto", choices=("auto",) + ALL_ALGORITHMS,
+                       help="default: chosen from the game (alphabeta, expectiminimax/star2, "
+                            "maxn; with simultaneous moves or hidden information, simultaneous, "
+                            "sequence-form or cfr: docs/imperfect.md)")
+    solve.add_argument("--iterations", type=_positive, metavar="N",
+                       help="cfr+, cfr, mccfr: how many iterations (default 1,000; mccfr 100,000)")
+    solve.add_argument("--seed", type=int, default=0, metavar="S",
+                       help="mccfr: the random seed of its samples (0)")
     solve.add_argument("--depth", type=int, metavar="N",
                        help="search N decision plies, then use the game's `evaluate`")
     solve.add_argument("--player", metavar="NAME",
