@@ -6,8 +6,8 @@ least t are an attractor: grown backwards from those terminals, a player-0 posit
 one of its moves leads in, a player-1 position when all of its moves do (a counter per position,
 as in GamesCrafters' solvers). ``lower`` is the largest t whose attractor holds a position;
 ``upper``, symmetrically, the smallest t to which player 1 can force an end. Where they meet the
-value is decided; elsewhere only endless play decides it (a draw), and ``[lower, upper]`` is the
-range it can fall in. A tie (ending level) and a draw (not ending) are never confused.
+value is decided; elsewhere ``[lower, upper]`` is the range what endless play is worth decides
+the value in. A tie (ending level) and a draw (decided by endless play) are never confused.
 
 Which positions then have a value, and which are draws, follows from ``[lower, upper]`` and
 what endless play is worth, declared or not (``TwoPlayerValues.decided``; the rules are in
