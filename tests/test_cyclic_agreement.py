@@ -220,13 +220,13 @@ def test_oracle_on_pig_and_piglet_by_hand(name, params, value):
 
 # ---- generated explicit graphs --------------------------------------------------------------------
 
-@budget(60)
+@budget(150)
 @given(cyclic_graphs(chance=False, endless=False))
 def test_graphs_without_endless_value(game):
     assert_agrees(game)
 
 
-@budget(60)
+@budget(150)
 @given(cyclic_graphs(chance=False, endless=True))
 def test_graphs_with_endless_value(game):
     assert_agrees(game)

@@ -1330,8 +1330,27 @@ def cyclic_graphs(draw, chance: bool | None = False, stopping: bool = False,
         else:
             moves.append([pick(targets) for _ in range(draw(st.integers(1, 3)))])
             weights.append([])
-    if has_chance:
-        moves[0][0] = chance_ids[0]        # chance is reachable: the start's first move
+    # every decision and chance node reachable from the start (so the graphs are as big as
+    # drawn): each one is also the target of a move of an earlier node that can lead to it
+    def lead(node: int, pool: list[int]) -> None:
+        source = pool[draw(st.integers(0, len(pool) - 1))]
+        if node in moves[source]:
+            return
+        if kinds[source] != CHANCE:
+            moves[source][draw(st.integers(0, len(moves[source]) - 1))] = node
+            return
+        # a chance node: keep the end that makes a stopping game stop (its first outcome)
+        first = 1 if stopping else 0
+        if len(moves[source]) <= first:
+            moves[source].append(node)
+            weights[source].append(draw(st.integers(1, 3)))
+        else:
+            moves[source][draw(st.integers(first, len(moves[source]) - 1))] = node
+
+    for c in chance_ids:                       # chance nodes are entered by decisions only
+        lead(c, list(range(deciders)))
+    for d in range(1, deciders):
+        lead(d, chance_ids if has_chance and stopping else list(range(d)))
     declared = None
     if draw(st.booleans()) if endless is None else endless:
         declared = pick(_ENDLESS_CHOICES[kind_name])
