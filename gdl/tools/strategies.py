@@ -1332,20 +1332,22 @@ def cyclic_graphs(draw, chance: bool | None = False, stopping: bool = False,
             weights.append([])
     # every decision and chance node reachable from the start (so the graphs are as big as
     # drawn): each one is also the target of a move of an earlier node that can lead to it
+    kept = {(s, 0) for s in chance_ids} if stopping else set()   # a stopping game's ends
+
     def lead(node: int, pool: list[int]) -> None:
         source = pool[draw(st.integers(0, len(pool) - 1))]
         if node in moves[source]:
             return
-        if kinds[source] != CHANCE:
-            moves[source][draw(st.integers(0, len(moves[source]) - 1))] = node
-            return
-        # a chance node: keep the end that makes a stopping game stop (its first outcome)
-        first = 1 if stopping else 0
-        if len(moves[source]) <= first:
-            moves[source].append(node)
-            weights[source].append(draw(st.integers(1, 3)))
+        free = [i for i in range(len(moves[source])) if (source, i) not in kept]
+        if free:        # replace a move that no earlier node needs
+            at = free[draw(st.integers(0, len(free) - 1))]
+            moves[source][at] = node
         else:
-            moves[source][draw(st.integers(first, len(moves[source]) - 1))] = node
+            at = len(moves[source])
+            moves[source].append(node)
+            if kinds[source] == CHANCE:
+                weights[source].append(draw(st.integers(1, 3)))
+        kept.add((source, at))
 
     for c in chance_ids:                       # chance nodes are entered by decisions only
         lead(c, list(range(deciders)))
