@@ -47,8 +47,8 @@ BUDGET = 300   # examples allowed; hypothesis plans its search by this budget, s
 # and in the strong solver on games that can repeat a position (target "cyclic games"; measured
 # on the solver before the fix of its three known defects, see below):
 #   strong solve drops an optimal action          2, 2, 2, 2, 2
-#   strong solve remoteness one too many          25, 37, 7, 5, 22
-#   strong solve classes player 0's way           10, 37, 16, 5, 13
+#   strong solve remoteness one too many          25, 32, 7, 5, 22
+#   strong solve classes player 0's way           10, 41, 16, 5, 13
 #   chance values off by 1/1000                   4, 9, 9, 10, 15
 #   database remoteness one too many              2, 2, 2, 2, 2
 CAUGHT_WITHIN = {

@@ -1337,6 +1337,7 @@ def cyclic_graphs(draw, chance: bool | None = False, stopping: bool = False,
     def lead(node: int, pool: list[int]) -> None:
         source = pool[draw(st.integers(0, len(pool) - 1))]
         if node in moves[source]:
+            kept.add((source, moves[source].index(node)))
             return
         free = [i for i in range(len(moves[source])) if (source, i) not in kept]
         if free:        # replace a move that no earlier node needs
