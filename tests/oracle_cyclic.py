@@ -43,7 +43,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
@@ -141,7 +141,6 @@ class Verdict:
     # values are defined where it holds or where `when endless` is declared.
     stopping: bool | None = None
     defined: bool = True                   # every value is defined (what "exact" must say)
-    notes: list[str] = field(default_factory=list)
 
     def at(self, state) -> Expected:
         return self.expected[self.index[state]]

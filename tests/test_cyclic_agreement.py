@@ -220,13 +220,13 @@ def test_oracle_on_pig_and_piglet_by_hand(name, params, value):
 
 # ---- generated explicit graphs --------------------------------------------------------------------
 
-@budget(60)
+@budget(150)
 @given(cyclic_graphs(chance=False, endless=False))
 def test_graphs_without_endless_value(game):
     assert_agrees(game)
 
 
-@budget(60)
+@budget(150)
 @given(cyclic_graphs(chance=False, endless=True))
 def test_graphs_with_endless_value(game):
     assert_agrees(game)
@@ -265,8 +265,8 @@ def test_rule_files_with_chance(rules):
     assert_agrees(rules.game, rules.text)
 
 
-@budget(15)
-@given(cyclic_graphs(chance=None))
+@budget(12)
+@given(cyclic_graphs(chance=None, max_deciders=4))
 def test_graphs_as_rule_files(game):
     # the same graph written as a rule file: its positions are numbered differently (a chance
     # node is the state after the move into it) but the start's value must not change

@@ -47,9 +47,9 @@ BUDGET = 300   # examples allowed; hypothesis plans its search by this budget, s
 # and in the strong solver on games that can repeat a position (target "cyclic games"; measured
 # on the solver before the fix of its three known defects, see below):
 #   strong solve drops an optimal action          2, 2, 2, 2, 2
-#   strong solve remoteness one too many          27, 25, 18, 5, 15
-#   strong solve classes player 0's way           8, 25, 15, 5, 15
-#   chance values off by 1/1000                   4, 7, 25, 18, 6
+#   strong solve remoteness one too many          25, 32, 7, 5, 22
+#   strong solve classes player 0's way           10, 41, 16, 5, 13
+#   chance values off by 1/1000                   4, 9, 9, 10, 15
 #   database remoteness one too many              2, 2, 2, 2, 2
 CAUGHT_WITHIN = {
     "tt bounds stored as exact (trees)": 7,
@@ -60,8 +60,8 @@ CAUGHT_WITHIN = {
     "PVS re-search test off by one": 7,
     "tt bound flags swapped (transposition games)": 5,
     "strong solve drops an optimal action": 2,
-    "strong solve remoteness one too many": 27,
-    "strong solve classes player 0's way": 8,
+    "strong solve remoteness one too many": 25,
+    "strong solve classes player 0's way": 10,
     "chance values off by 1/1000": 4,
     "database remoteness one too many": 2,
 }

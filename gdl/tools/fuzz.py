@@ -1698,6 +1698,9 @@ def _fuzz_file_part(path: str, params: dict | None, examples: int, seed: int, bu
     if cycle is not None and not (info.num_players == 2 and info.is_constant_sum):
         # the tree solvers would not end, and the strong solver values no such game
         raise EndlessGame(*cycle)
+    if cycle is not None and reachable_states(interpreted, interpreted.initial_state(),
+                                              CYCLIC_MAX_STATES) is None:
+        raise TooBigToCheck(CYCLIC_MAX_STATES)     # before building any other back end
 
     def fail(problems, moves=(), depth=None):
         summary.failures.append(Failure(path, seed, problems, format_text(text, path),
@@ -1785,13 +1788,12 @@ def _check_cyclic_file(game: Any, interpreted: Any, report: TargetReport,
     the strong solve at every position (``strong_problems``)."""
     report.games += 1
     report.cyclic = True
+    # the strong check first: it refuses a game too big to check before any other long walk
+    problems, positions = strong_problems(game, interpreted)
     if game is not interpreted:
         more, states = backend_problems(game, interpreted, limit=CYCLIC_MAX_STATES)
         report.backend_states += states
-        if more:
-            fail(more)
-            return
-    problems, positions = strong_problems(game, interpreted)
+        problems = more + problems
     report.examples += positions
     report.positions += positions
     report.comparisons += positions * (2 if game is interpreted else 3)

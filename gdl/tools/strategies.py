@@ -1330,8 +1330,30 @@ def cyclic_graphs(draw, chance: bool | None = False, stopping: bool = False,
         else:
             moves.append([pick(targets) for _ in range(draw(st.integers(1, 3)))])
             weights.append([])
-    if has_chance:
-        moves[0][0] = chance_ids[0]        # chance is reachable: the start's first move
+    # every decision and chance node reachable from the start (so the graphs are as big as
+    # drawn): each one is also the target of a move of an earlier node that can lead to it
+    kept = {(s, 0) for s in chance_ids} if stopping else set()   # a stopping game's ends
+
+    def lead(node: int, pool: list[int]) -> None:
+        source = pool[draw(st.integers(0, len(pool) - 1))]
+        if node in moves[source]:
+            kept.add((source, moves[source].index(node)))
+            return
+        free = [i for i in range(len(moves[source])) if (source, i) not in kept]
+        if free:        # replace a move that no earlier node needs
+            at = free[draw(st.integers(0, len(free) - 1))]
+            moves[source][at] = node
+        else:
+            at = len(moves[source])
+            moves[source].append(node)
+            if kinds[source] == CHANCE:
+                weights[source].append(draw(st.integers(1, 3)))
+        kept.add((source, at))
+
+    for c in chance_ids:                       # chance nodes are entered by decisions only
+        lead(c, list(range(deciders)))
+    for d in range(1, deciders):
+        lead(d, chance_ids if has_chance and stopping else list(range(d)))
     declared = None
     if draw(st.booleans()) if endless is None else endless:
         declared = pick(_ENDLESS_CHOICES[kind_name])
