@@ -137,10 +137,12 @@ class Verdict:
     census: dict
     chance: bool
     endless: Fraction | None               # player 0's utility for endless play, where declared
-    # Chance games: whether every strategy profile ends with probability 1 from every position;
-    # values are defined where it holds or where `when endless` is declared.
+    # Chance games: whether every strategy profile ends with probability 1 from every position.
     stopping: bool | None = None
-    defined: bool = True                   # every value is defined (what "exact" must say)
+    # Whether the answer is determined, so the solver must say "exact": always, but for a
+    # chance game that can go on for ever and never ends at all (no worth for endless play to
+    # range over).
+    defined: bool = True
 
     def at(self, state) -> Expected:
         return self.expected[self.index[state]]
@@ -204,42 +206,49 @@ def _judge_deterministic(game, nodes, index, total, endless) -> Verdict:
     level = total / 2
     count = len(nodes)
 
+    def worth(p, e):
+        """Player 0's value at ``p`` were endless play worth ``e``: e clamped to [lo, hi]."""
+        return min(max(e, lo[p]), hi[p])
+
     value: list = [None] * count        # player 0's utility, or None (a draw)
     draw_range: list = [None] * count
     for p in range(count):
         if endless is not None:
-            value[p] = min(max(endless, lo[p]), hi[p])
-        elif lo[p] == hi[p]:
-            value[p] = lo[p]
-        elif ends and lo[p] == big_m:
-            value[p] = big_m
-        elif ends and hi[p] == m:
-            value[p] = m
+            value[p] = worth(p, endless)
+        elif ends and worth(p, m) == worth(p, big_m):
+            # the same whatever endless play is worth between the least and the greatest end
+            value[p] = worth(p, m)
         elif ends:
             draw_range[p] = (max(lo[p], m), min(hi[p], big_m))
 
     def is_draw(p) -> bool:
-        if value[p] is None:
-            return True
-        return endless is not None and lo[p] < endless < hi[p]
+        # nobody can force an end worth the position's value (docs: the class)
+        return value[p] is None or (lo[p] != value[p] and hi[p] != value[p])
 
-    def key(p):
-        # what "the same value for the mover" compares (docs: optimal moves)
-        if endless is not None or value[p] is not None:
-            return ("value", value[p])
-        return ("draw", draw_range[p])
+    # Worths of endless play strictly between the least and the greatest end, enough to meet
+    # every clamp: the ends' own values inside, and the middles between neighbouring ones (the
+    # clamps' corners are ends, so two clamps that agree anywhere inside agree at one of these).
+    inside: list = []
+    if ends:
+        corners = sorted(set(ends))
+        inside = corners[1:-1] + [(a + b) / 2 for a, b in itertools.pairwise(corners)]
 
     best: list[list[int]] = [[] for _ in range(count)]     # optimal move numbers
     for p, n in enumerate(nodes):
-        if n.player in (0, 1):
-            best[p] = [i for i, c in enumerate(n.children) if key(c) == key(p)]
-            # A position with a value always has a move that keeps it (the value is the max or
-            # min of its moves'). A draw without `when endless` may have none: where one move
-            # keeps the best end the mover can force and another the hope of better, no move
-            # keeps the whole range (docs: "both are draws with the same range"), and the set
-            # is empty.
-            if not best[p] and key(p)[0] == "value":
+        if n.player not in (0, 1):
+            continue
+        if value[p] is not None:
+            best[p] = [i for i, c in enumerate(n.children) if value[c] == value[p]]
+            # A position with a value always has a move that keeps it (the value is the max
+            # or min of its moves').
+            if not best[p]:
                 raise OracleError(f"no optimal move at {n.state!r}: the value is not a max/min")
+        elif not ends:
+            best[p] = list(range(len(n.children)))   # nothing ends: every move is as endless
+        else:
+            # a draw without a value: the moves best for some worth of endless play
+            best[p] = [i for i, c in enumerate(n.children)
+                       if any(worth(c, e) == worth(p, e) for e in inside)]
 
     def hurries(p) -> bool:
         """Whether the mover at a valued, non-draw position ends the game as soon as it can."""
@@ -463,17 +472,33 @@ def check_bellman(nodes: list[Node], value: list) -> None:
 def _judge_chance(game, nodes, index, total, endless, max_profiles) -> Verdict:
     value, stopping = brute_force(nodes, endless, max_profiles)
     check_bellman(nodes, value)
+    middle = value
+    if endless is None and not stopping:
+        # Nobody says what endless play is worth: it may be anything between the least and
+        # the greatest end (docs/graph.md). A position has a value where the brute force gives
+        # the same at both; a draw's optimal moves are those best at their middle.
+        ends = [Fraction(n.returns[0]) for n in nodes if n.player == TERMINAL]
+        if ends:
+            least, _ = brute_force(nodes, min(ends), max_profiles)
+            greatest, _ = brute_force(nodes, max(ends), max_profiles)
+            middle, _ = brute_force(nodes, (min(ends) + max(ends)) / 2, max_profiles)
+            value = [a if a == b else None for a, b in zip(least, greatest)]
+            check_bellman(nodes, least)
+            check_bellman(nodes, greatest)
     expected = []
     for p, n in enumerate(nodes):
         vector = None if value[p] is None else _vector(value[p], total)
         names: frozenset = frozenset()
-        if n.player in (0, 1) and value[p] is not None:
+        chosen = value if value[p] is not None else middle
+        if n.player in (0, 1) and chosen[p] is not None:
             sign = 1 if n.player == 0 else -1
-            top = max(sign * value[c] for c in n.children)
-            names = frozenset(_name(game, a) for a, c in zip(n.actions, n.children)
-                              if sign * value[c] == top)
+            known = [(a, c) for a, c in zip(n.actions, n.children) if chosen[c] is not None
+                     and (value[p] is None or value[c] is not None)]
+            top = max(sign * chosen[c] for _, c in known)
+            names = frozenset(_name(game, a) for a, c in known if sign * chosen[c] == top)
         expected.append(Expected(vector, None, -1, names))    # docs: no remoteness with chance
-    defined = all(v is not None for v in value)
+    defined = endless is not None or stopping or bool(
+        [n for n in nodes if n.player == TERMINAL])
     return Verdict(nodes, index, expected, _graph_census(nodes), chance=True, endless=endless,
                    stopping=stopping, defined=defined)
 
@@ -512,8 +537,8 @@ def disagreements(game, solution, verdict: Verdict | None = None) -> list[str]:
         # the rest is not comparable: float values, slack in the optimal sets
         return problems
     if not verdict.defined and solution.exact:
-        problems.append("values labelled exact, but some plays may never end and the rules "
-                        "declare no value for endless play")
+        problems.append("values labelled exact, but no play ends and the rules declare no "
+                        "value for endless play")
         return problems
     graph = solution.graph
     for node, want in zip(verdict.nodes, verdict.expected):

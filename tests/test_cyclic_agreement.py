@@ -131,9 +131,11 @@ def test_oracle_on_endless_play_with_chance_by_hand():
                                                        (half, -half)]
     assert sorted(verdict.at(0).best) == ["move(0)", "move(1)"]
     assert verdict.defined and verdict.stopping is False
-    # without the declaration nothing is defined where P0 or P1 can keep play going
+    # Without the declaration endless play may be worth anything between the least and the
+    # greatest end (docs/graph.md); with one end only (1) that is 1, so every position is too.
     undeclared = graph([0, 1, "?", "end", 1], [[1, 2, 4], [0], [3, 0], [], [4, 3]], {3: 1})
-    assert not judge(undeclared).defined
+    verdict = judge(undeclared)
+    assert verdict.defined and [verdict.at(s).value for s in range(5)] == [(1, -1)] * 5
 
 
 def test_a_forced_win_is_not_a_draw_when_the_other_side_can_prolong_play():

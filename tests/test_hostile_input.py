@@ -329,11 +329,16 @@ def test_a_false_max_length_is_refused_before_searching(capsys, tmp_path):
     assert code == 2 and "max-length 5" in err
 
 
-def test_fuzz_refuses_a_cyclic_game_cleanly(capsys, tmp_path):
+def test_fuzz_checks_a_cyclic_game_and_refuses_what_it_cannot_check_cleanly(capsys, tmp_path):
+    # two players, zero-sum: the strong solve checked at every position (docs/fuzzing.md)
     path = tmp_path / "cyclic.game"
     path.write_text(CYCLIC, encoding="utf-8")
+    code, out, err = run(capsys, "fuzz", str(path), "--examples", "2")
+    assert code == 0 and "Traceback" not in err, err
+    # general-sum (no sum declared): no single value to check against, refused with the reason
+    path.write_text(CYCLIC.replace("zero-sum\n", "utility B = 0\n"), encoding="utf-8")
     code, _, err = run(capsys, "fuzz", str(path), "--examples", "2")
-    assert code == 2 and "forever" in err
+    assert code == 2 and "Traceback" not in err and err.strip()
 
 
 def test_solve_refuses_what_cannot_finish_unless_forced(capsys):
