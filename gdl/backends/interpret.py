@@ -313,13 +313,15 @@ class InterpretedGame:
         return actions
 
     def apply(self, state, action):
+        setup = self.ir.setup
         if len(state) == self._base:
-            acting = self._acting(state)
+            acting = None if action == setup else self._acting(state)
             if acting is not None:               # one player with a move where moves are joint
                 return self._run_joint(state, acting, (action,), (), state, action)
             return self._run(state, action, (), state, action)
         base = state[:self._base]
-        acting = self._acting(base)
+        # the set-up (`init`), waiting for chance, is one effect whatever moves come after
+        acting = None if state[self._base] == setup else self._acting(base)
         if acting is not None:
             k = len(acting)
             return self._run_joint(base, acting, state[self._base:self._base + k],
@@ -391,7 +393,7 @@ class InterpretedGame:
 
     def chance_outcomes(self, state):
         base = state[:self._base]
-        acting = self._acting(base)
+        acting = None if state[self._base] == self.ir.setup else self._acting(base)
         if acting is not None:
             k = len(acting)
             run = _Run(list(base), state[self._base + k:])
