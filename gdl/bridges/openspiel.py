@@ -30,7 +30,9 @@ An OpenSpiel state holds the gdl state (``_state``, a tuple) and the number of d
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pyspiel
@@ -193,10 +195,12 @@ class GdlGame(pyspiel.Game):
         """An OpenSpiel state standing at ``gdl_state`` (its OpenSpiel history is empty: only
         algorithms that look forward from a state, as the searches do, should be given it; in
         a game with hidden information, the players' information states start there)."""
-        state = self.new_initial_state()
-        state._state = gdl_state
         if self.wide:
-            state._start = gdl_state
+            state = WideState(self)
+            state._start_at(gdl_state)
+            return state
+        state = GdlState(self)
+        state._state = gdl_state
         return state
 
     def make_py_observer(self, iig_obs_type=None, params=None):
@@ -318,66 +322,114 @@ class GdlState(pyspiel.State):
         return text
 
 
+@dataclass(frozen=True)
+class _Play:
+    """Where a play of a wide game stands, immutable: OpenSpiel clones a Python state by deep-
+    copying its attributes, and a WideState keeps all of its own in one of these, which a clone
+    shares. ``kind`` is the gdl player of ``state`` (a player, CHANCE, SIMULTANEOUS, TERMINAL);
+    ``keys`` are the players' information states (gdl.solvers.information), ``path`` the moves
+    made (the gdl state each was made at, and the move)."""
+
+    state: Any
+    kind: int
+    moves: int
+    keys: tuple
+    path: tuple
+
+    def __deepcopy__(self, memo):
+        return self
+
+
+def _start(gdl_game, gdl_state) -> _Play:
+    """A play of ``gdl_game`` starting at ``gdl_state``."""
+    return _Play(gdl_state, gdl_game.current_player(gdl_state), 0,
+                 information.start(gdl_game, gdl_state), ())
+
+
 class WideState(GdlState):
     """A state of a game with simultaneous moves or hidden information. Where several players
     choose at once, ``current_player()`` is ``PlayerId.SIMULTANEOUS``, ``legal_actions(p)`` are
     player p's (empty for a player who does not choose there) and ``apply_actions`` takes one
-    action per player (a player who does not choose: any number, ignored). The moves made are
-    kept (``_path``: the gdl state each was made at, and the move) for the players' information
-    states, which are gdl's (``gdl.solvers.information``): what each saw of the start, then of
-    every move and the state after it."""
+    action per player (a player who does not choose: any number, ignored). The players'
+    information states are gdl's (``gdl.solvers.information``): what each saw of the start,
+    then of every move and the state after it."""
 
     def __init__(self, game: GdlGame):
-        super().__init__(game)
-        self._start = self._state
-        self._path = _Shared()
+        pyspiel.State.__init__(self, game)
+        # the same start for every new state (OpenSpiel makes one for every clone)
+        start = game.__dict__.get("_initial_play")
+        if start is None:
+            start = game._initial_play = _start(game.gdl_game, game.gdl_game.initial_state())
+        self._play = start
+
+    def _start_at(self, gdl_state) -> None:
+        self._play = _start(self.get_game().gdl_game, gdl_state)
+
+    # the attributes GdlState's methods read, kept in the shared record
+    @property
+    def _state(self):
+        return self._play.state
+
+    @property
+    def _moves(self) -> int:
+        return self._play.moves
 
     def _player(self) -> int:
-        game = self.get_game()
-        player = game.gdl_game.current_player(self._state)
-        if (player >= 0 or player == SIMULTANEOUS) and self._moves >= game.horizon:
+        play = self._play
+        if (play.kind >= 0 or play.kind == SIMULTANEOUS) and play.moves >= self.get_game().horizon:
             return TERMINAL
-        return player
+        return play.kind
+
+    def is_cut_short(self) -> bool:
+        return self._player() == TERMINAL and self._play.kind != TERMINAL
 
     def current_player(self):
         player = self._player()
         if player == SIMULTANEOUS:
             return pyspiel.PlayerId.SIMULTANEOUS
-        return super().current_player()
+        if player == TERMINAL:
+            return pyspiel.PlayerId.TERMINAL
+        if player == CHANCE:
+            return pyspiel.PlayerId.CHANCE
+        return player
 
     def _legal_actions(self, player):
-        encoding = self.get_game().encoding
         if player < 0:      # OpenSpiel's legal_actions() without a player, at a joint move
             raise ValueError("several players choose at once here: ask legal_actions(player) "
                              "of each")
-        return encoding.legal_ids_of(self._state, player)
+        return self.get_game().encoding.legal_ids_of(self._play.state, player)
+
+    def _move(self, move, decision: bool) -> None:
+        """Make ``move`` (an action, a chance outcome, or a joint action) at the current state."""
+        gdl_game = self.get_game().gdl_game
+        play = self._play
+        state = play.state
+        child = gdl_game.apply_joint(state, move) if play.kind == SIMULTANEOUS else \
+            gdl_game.apply(state, move)
+        self._play = _Play(child, gdl_game.current_player(child), play.moves + decision,
+                           information.step(gdl_game, play.keys, state, move, child),
+                           play.path + ((state, move),))
 
     def _apply_action(self, action):
-        game = self.get_game()
-        gdl_game, encoding = game.gdl_game, game.encoding
-        if gdl_game.current_player(self._state) == CHANCE:
-            chosen = encoding.chance_outcome(self._state, action)
+        encoding = self.get_game().encoding
+        if self._play.kind == CHANCE:
+            self._move(encoding.chance_outcome(self._play.state, action), False)
         else:
-            chosen = encoding.action(action)
-            self._moves += 1
-        self._path = _Shared(self._path + ((self._state, chosen),))
-        self._state = gdl_game.apply(self._state, chosen)
+            self._move(encoding.action(action), True)
 
     def _apply_actions(self, actions):
         game = self.get_game()
         gdl_game, encoding = game.gdl_game, game.encoding
-        acting = gdl_game.acting_players(self._state)
+        state = self._play.state
+        acting = gdl_game.acting_players(state)
         if len(actions) != gdl_game.info.num_players:
             raise ValueError(f"{len(actions)} actions for {gdl_game.info.num_players} players: "
                              "give one per player (any number for one who does not choose)")
         for player in acting:
-            if actions[player] not in encoding.legal_ids_of(self._state, player):
+            if actions[player] not in encoding.legal_ids_of(state, player):
                 raise ValueError(f"player {player} ({gdl_game.info.players[player]}) cannot play "
                                  f"action {actions[player]} here")
-        joint = tuple(encoding.action(actions[player]) for player in acting)
-        self._path = _Shared(self._path + ((self._state, joint),))
-        self._state = gdl_game.apply_joint(self._state, joint)
-        self._moves += 1
+        self._move(tuple(encoding.action(actions[player]) for player in acting), True)
 
     def _action_to_string(self, player, action):
         if player == pyspiel.PlayerId.SIMULTANEOUS:
@@ -387,27 +439,11 @@ class WideState(GdlState):
     def information_key(self, player: int) -> tuple:
         """``player``'s information state, as gdl keys it: its observation of the start, then
         for each move its observation of the move and of the state after."""
-        gdl_game = self.get_game().gdl_game
-        key = [information.observation(gdl_game, self._start, player)]
-        afters = [before for before, _ in self._path[1:]] + [self._state]
-        for (before, move), after in zip(self._path, afters):
-            key.append(information.move_observation(gdl_game, before, player, move))
-            key.append(information.observation(gdl_game, after, player))
-        return tuple(key)
+        return self._play.keys[player]
 
     def information_befores(self) -> list:
         """The gdl state each move was made at, in order."""
-        return [before for before, _ in self._path]
-
-
-class _Shared(tuple):
-    """A tuple of immutable things, which OpenSpiel's clone (a deep copy of the state's
-    attributes) can share rather than copy."""
-
-    __slots__ = ()
-
-    def __deepcopy__(self, memo):
-        return self
+        return [before for before, _ in self._play.path]
 
 
 def _wide_observer(game: GdlGame, iig_obs_type, params):
@@ -456,11 +492,14 @@ class InformationObserver:
     a play's length is bounded, as a 0/1 vector (gdl.bridges.encoding: ``information_text``,
     ``information_ones``)."""
 
+    CACHED = 1 << 17        # texts kept for the information states met most recently
+
     def __init__(self, game: GdlGame):
         self._game = game
         size = game.encoding.information_size
         self.tensor = None if size is None else np.zeros(size, np.float32)
         self.dict = {} if size is None else {"info_state": self.tensor}
+        self._texts: dict = {}     # (player, key) -> text: CFR asks again at every iteration
 
     def set_from(self, state, player):
         if self.tensor is None:
@@ -472,7 +511,13 @@ class InformationObserver:
             self.tensor[ones] = 1
 
     def string_from(self, state, player):
-        return self._game.encoding.information_text(player, state.information_key(player))
+        key = (player, state.information_key(player))
+        text = self._texts.get(key)
+        if text is None:
+            if len(self._texts) >= self.CACHED:
+                self._texts.clear()
+            text = self._texts[key] = self._game.encoding.information_text(*key)
+        return text
 
 
 class StateObserver:
