@@ -13,7 +13,7 @@ from wide_rules import BIASED_RPS, BOUNDED, HIDE, KUHN3, PENNIES, RPS, WIDE
 
 pyspiel = pytest.importorskip("pyspiel")
 
-from open_spiel.python.algorithms import cfr, exploitability, expected_game_score  # noqa: E402
+from open_spiel.python.algorithms import cfr, expected_game_score, exploitability  # noqa: E402
 
 import gdl  # noqa: E402
 from gdl.bridges import openspiel  # noqa: E402
