@@ -434,3 +434,34 @@ def test_rules_used_here_solve_as_gdl_says():
     assert gdl.solve(gdl.loads(HIDE, "<hide>")).values == (0, 0)   # hidden matching pennies
     assert gdl.loads(KUHN3, "<kuhn3>").info.num_players == 3
     assert gdl.loads(PENNIES, "<pennies>").info.simultaneous
+
+
+# ---- gdl fuzz FILE --openspiel: OpenSpiel's CFR+ against gdl's exact value ----------------------
+
+@pytest.mark.parametrize("name", ["kuhn", "biased-rps", "hide", "coin"])
+def test_openspiels_cfr_plus_agrees_with_gdls_exact_value_in_the_crosscheck(name, tmp_path):
+    from gdl.bridges.crosscheck import crosscheck_file
+
+    path = GAMES / "kuhn.game" if name == "kuhn" else tmp_path / f"{name}.game"
+    if name != "kuhn":
+        path.write_text(WIDE[name], encoding="utf-8")
+    summary = crosscheck_file(str(path), examples=100)
+    report = next(iter(summary.targets.values()))
+    assert summary.ok, [str(p) for failure in summary.failures for p in failure.problems]
+    assert report.positions == report.comparisons == 1 and report.skipped == 0
+
+
+def test_the_crosscheck_catches_information_states_that_show_too_little(monkeypatch):
+    # A planted bug: the bridge's strings forget the private cards, so OpenSpiel solves Kuhn's
+    # poker played blind, whose value is not -1/18.
+    from gdl.bridges import encoding
+    from gdl.bridges.crosscheck import crosscheck_file
+
+    shown = encoding.GameEncoding._cell_text
+    monkeypatch.setattr(encoding.GameEncoding, "_cell_text",
+                        lambda self, slot, value: "card=?" if self._cell_names[slot][0].startswith("card")
+                        else shown(self, slot, value))
+    summary = crosscheck_file(str(GAMES / "kuhn.game"), examples=100)
+    (failure,) = summary.failures
+    assert [p.kind for p in failure.problems] == ["values"]
+    assert "gdl's is -1/18" in failure.problems[0].message

@@ -11,6 +11,16 @@ the rules declare, terminal rewards, string and tensor observations. The game's 
 declarations are OpenSpiel game parameters (``gdl_connect4(columns=5)``). Action and outcome
 numbers, length and utility bounds come from gdl.bridges.encoding.
 
+A game with hidden information or simultaneous moves (``info.hidden``, ``info.simultaneous``) is
+an OpenSpiel game of imperfect information, and with simultaneous moves a simultaneous game
+(``WideState``): where several players choose at once ``current_player()`` is
+``PlayerId.SIMULTANEOUS``, each player's ``legal_actions(p)`` are its own and
+``apply_actions`` takes one per player. A player's information-state string and vector are gdl's
+information state (gdl.solvers.information: what it has seen, perfect recall), its observation
+string and vector gdl's observation of the current state; both tell apart exactly what gdl's do
+(gdl.bridges.encoding). Information-state vectors need a bound on a play's length, so a game that
+can repeat a position has strings only.
+
 Plays without a bound (a game that can repeat a position: Pig, Piglet, games/cyclic/):
 OpenSpiel's ``max_game_length()`` is a number that no play may exceed, and its own such games
 (``pig``'s ``horizon``) end every play there. So does this bridge: a play still going after
