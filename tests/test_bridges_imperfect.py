@@ -8,7 +8,7 @@ import re
 from fractions import Fraction
 
 import pytest
-from helpers import GAMES
+from helpers import GAMES, ROOT
 from wide_rules import BIASED_RPS, BOUNDED, HIDE, KUHN3, PENNIES, RPS, WIDE
 
 pyspiel = pytest.importorskip("pyspiel")
@@ -465,3 +465,34 @@ def test_the_crosscheck_catches_information_states_that_show_too_little(monkeypa
     (failure,) = summary.failures
     assert [p.kind for p in failure.problems] == ["values"]
     assert "gdl's is -1/18" in failure.problems[0].message
+
+
+# ---- the examples in docs/openspiel.md ------------------------------------------------------------
+
+def _doc_blocks():
+    text = (ROOT / "docs" / "openspiel.md").read_text(encoding="utf-8")
+    section = text[text.index("## Hidden information and simultaneous moves"):
+                   text.index("What OpenSpiel sees, for these games")]
+    return section, re.findall(r"```python\n(.*?)```", section, re.S)
+
+
+def test_the_kuhn_examples_in_the_docs_print_what_the_docs_say(monkeypatch, capsys):
+    section, (cfr_block, view_block, _) = _doc_blocks()
+    monkeypatch.chdir(ROOT)
+    exec(cfr_block + view_block, {})
+    value, exploit, information_line, observation_line = capsys.readouterr().out.splitlines()
+    assert abs(float(value) - KUHN_VALUE) < 1e-3
+    assert f"prints `{value}`" in section and f"exploitability `{exploit}`" in section
+    assert information_line in section and observation_line in section
+    assert "card[First]" not in information_line + observation_line
+
+
+def test_the_rock_paper_scissors_example_in_the_docs_prints_what_the_docs_say(capsys):
+    section, (_, _, rps_block) = _doc_blocks()
+    exec(rps_block, {})
+    first, matrix, strategies, exploit = capsys.readouterr().out.splitlines()
+    assert first == "True [0, 1, 2]" and f"prints `{first}`" in section
+    assert matrix == "[[0.0, -1.0, 1.0], [1.0, 0.0, -1.0], [-1.0, 1.0, 0.0]]"
+    assert " ".join(matrix.split()) in " ".join(section.split())
+    assert all(abs(p - 1 / 3) < 1e-12 for row in eval(strategies) for p in row)
+    assert float(exploit) == 0.0
