@@ -340,3 +340,19 @@ def test_the_shimmy_route_takes_joint_moves_and_hidden_information_too(name, cap
         api_test(shimmy.OpenSpielCompatibilityV0(game_name=registered), num_cycles=50)
     assert "Passed API test" in capsys.readouterr().out
 
+
+
+def test_the_examples_for_hidden_information_and_joint_moves_in_the_docs(monkeypatch, capsys):
+    text = (ROOT / "docs" / "pettingzoo.md").read_text(encoding="utf-8")
+    monkeypatch.chdir(ROOT)
+    hidden = re.search(r"## Hidden information: each agent sees its own.*?```python\n(.*?)```", text, re.S)
+    exec(hidden[1], {})
+    assert capsys.readouterr().out.strip() == "[[1], [2], [3]]"
+    assert "prints `[[1], [2], [3]]`" in text
+    joint = re.search(r"## Simultaneous moves: the parallel API.*?```python\n(.*?)```", text, re.S)
+    exec(joint[1], {})
+    names, result = capsys.readouterr().out.strip().splitlines()
+    assert names == "['show(rock)', 'show(paper)', 'show(scissors)'] [1 1 1] [1 1 1]"
+    assert result == "{'A': 1.0, 'B': -1.0} {'A': True, 'B': True} []"
+    flat = " ".join(text.split())
+    assert f"prints `{names}`" in flat and f"then `{result}`" in flat
