@@ -23,8 +23,15 @@ short is worth where a framework needs a result.
 
 States as vectors (rule games): the player to move one-hot, then every variable cell one-hot over
 its declared values, then (games with chance) the action waiting for chance one-hot, with a last
-entry for "none". Outcomes already drawn for a pending action with two random statements are
-shown in the text but not in the vector. Explicit trees: one entry per tree node.
+entry for "none" (in a game with simultaneous moves one such block per player, for a joint move
+waiting). Outcomes already drawn for a pending action with two random statements are shown in
+the text but not in the vector. Explicit trees: one entry per tree node.
+
+Games with hidden information or simultaneous moves: a player's observation and information
+state are gdl's (gdl.solvers.information), here as text (``observation_text``,
+``information_text``) and 0/1 vectors (``observation_ones``, ``information_ones``), functions of
+them alone that tell apart exactly what they tell apart. A joint move is one decision; an
+information state counts every move, chance events too (``information_steps``).
 
 Nothing here imports a framework: the numbering is tested without them.
 """
