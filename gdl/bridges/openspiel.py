@@ -34,7 +34,9 @@ rules' game without ``max_moves`` and the truncated game with it.
 
 An OpenSpiel state holds the gdl state (``_state``, a tuple) and the number of decisions made
 (``_moves``), so cloning is cheap and serialisation works; everything else is reached through
-``get_game()``.
+``get_game()``. A state of a game with hidden information or simultaneous moves keeps those, the
+players' information states and the moves made in one immutable record (``_Play``), which a
+clone shares.
 """
 
 from __future__ import annotations
