@@ -256,7 +256,8 @@ class GameEncoding:
         if len(state) == base:
             return ()
         before = state[:base]
-        if self._rules.simultaneous is not None and \
+        # the set-up (`init`) is one effect, whoever would choose at the declared start
+        if self._rules.simultaneous is not None and state[base] != self._rules.setup and \
                 self.game.current_player(before) == SIMULTANEOUS:
             return state[base:base + len(self.game.acting_players(before))]
         return state[base:base + 1]
