@@ -260,6 +260,65 @@ def test_a_hidden_action_reads_as_a_question_mark_to_the_others():
     assert seeker == "Seeker saw: turn=Hider guess=none | ?: turn=Seeker"
 
 
+@pytest.mark.parametrize("name", ["kuhn"] + sorted(WIDE))
+def test_openspiels_playthrough_generator_runs_on_the_game(name):
+    # OpenSpiel's own regression format for its games: every state of a random play with every
+    # observation of every kind (the information state, the observation, and the public and
+    # private parts of an observation, which games of imperfect information are asked for)
+    from open_spiel.python.algorithms import generate_playthrough
+
+    registered = openspiel.register(GAMES / "kuhn.game") if name == "kuhn" else \
+        openspiel.register_text(WIDE[name], f"<{name}>", "gdl_test_" + name.replace("-", "_"))
+    text = generate_playthrough.playthrough(registered, None)
+    assert "GameType.information = Information.IMPERFECT_INFORMATION" in text
+    if name == "kuhn":
+        # at the start nobody has a card yet (0): the public part has no cards, the private
+        # part each player's own entry and nothing else
+        assert 'PublicObservationString() = "public: turn=Second stake[0]=1 stake[1]=1 ' \
+            'folded=nobody over=false"' in text
+        assert 'PrivateObservationString(0) = "First\'s own: card[First]=0"' in text
+        assert 'PrivateObservationString(1) = "Second\'s own: card[Second]=0"' in text
+    if name == "rps":       # nothing hidden: everything is public, nothing private
+        assert 'PrivateObservationString(0) = "A\'s own:"' in text
+        assert 'PublicObservationString() = "public: turn=A hand[0]=none hand[1]=none"' in text
+
+
+def test_the_public_part_is_everyones_and_the_private_part_ones_own():
+    game = _kuhn()
+    public = game.make_py_observer(pyspiel.IIGObservationType(
+        public_info=True, perfect_recall=False, private_info=pyspiel.PrivateInfoType.NONE))
+    private = game.make_py_observer(pyspiel.IIGObservationType(
+        public_info=False, perfect_recall=False, private_info=pyspiel.PrivateInfoType.SINGLE_PLAYER))
+    seen = 0
+    for state, _ in _decisions(game):
+        views = []
+        for p in (0, 1):
+            public.set_from(state, p)
+            views.append((public.string_from(state, p), tuple(public.tensor)))
+        assert views[0] == views[1] and "card" not in views[0][0]
+        for p, name in enumerate(("First", "Second")):
+            private.set_from(state, p)
+            card = game.gdl_game.variables(state.gdl_state)["card"][p]
+            assert private.string_from(state, p) == f"{name}'s own: card[{name}]={card}"
+            assert sum(private.tensor) == 1
+        seen += 1
+    assert seen == 6 * 4          # six deals, four betting positions each (start, c, b, cb)
+
+
+def _decisions(game):
+    """Every decision of a sequential game, with its history."""
+    stack = [(game.new_initial_state(), ())]
+    while stack:
+        state, history = stack.pop()
+        if state.is_terminal():
+            continue
+        moves = [a for a, _ in state.chance_outcomes()] if state.is_chance_node() else \
+            state.legal_actions()
+        if not state.is_chance_node():
+            yield state, history
+        stack.extend((state.child(a), history + (a,)) for a in moves)
+
+
 def test_observers_for_every_player_or_all_of_the_state():
     game = _kuhn()
     state = game.new_initial_state()
@@ -269,10 +328,10 @@ def test_observers_for_every_player_or_all_of_the_state():
                                             private_info=pyspiel.PrivateInfoType.ALL_PLAYERS)
     observer = game.make_py_observer(everything)
     assert observer.string_from(state, 0) == str(state)     # the whole state, both cards
-    public = pyspiel.IIGObservationType(perfect_recall=False,
-                                        private_info=pyspiel.PrivateInfoType.NONE)
+    public_history = pyspiel.IIGObservationType(perfect_recall=True,
+                                                private_info=pyspiel.PrivateInfoType.NONE)
     with pytest.raises(ValueError, match="SINGLE_PLAYER"):
-        game.make_py_observer(public)
+        game.make_py_observer(public_history)
 
 
 # ---- OpenSpiel's algorithms on gdl's games ------------------------------------------------------

@@ -426,6 +426,58 @@ class GameEncoding:
             ones.append(first + positions[value])
         return ones
 
+    @property
+    def has_cells(self) -> bool:
+        """Is the game built from `var` and `action` rules (states made of named cells)?"""
+        return self._rules is not None
+
+    @cached_property
+    def _public_slots(self) -> frozenset | None:
+        """The slots every player sees, in a rule game with hidden information (None where
+        every player sees all of the state)."""
+        if self._seen_slots is None:
+            return None
+        common = set(self._seen_slots[0])
+        for slots in self._seen_slots[1:]:
+            common &= set(slots)
+        return frozenset(common)
+
+    def _part(self, player: int, observation, part: str) -> list[tuple[int, object]]:
+        """(slot, value) for the cells of ``player``'s observation that every player sees
+        (``part`` "public") or that it sees and some other player does not ("private")."""
+        if self._rules is None:
+            raise EncodingError(f"{self.info.name}: a game without rules has no cells to tell "
+                                "public from private")
+        public = self._public_slots
+        return [(slot, value) for slot, value in self._cells_seen(player, observation)
+                if (public is None or slot in public) == (part == "public")]
+
+    def part_text(self, player: int, observation, part: str) -> str:
+        """The public part of ``player``'s observation (``public: ...``, the same for every
+        player) or its private part (``First's own: card[First]=2``), as text."""
+        cells = " ".join(self._cell_text(slot, value)
+                         for slot, value in self._part(player, observation, part))
+        if part == "private":
+            return f"{self.info.players[player]}'s own: {cells}".rstrip()
+        if self._seen_slots is None and len(observation) > self._base:
+            cells += (" " if cells else "") + "waiting for chance: " + self._pending(observation)
+        return f"public: {cells}".rstrip()
+
+    def part_ones(self, player: int, observation, part: str) -> list[int]:
+        """The positions that hold 1 in the vector of that part (the state's layout, the other
+        cells left at 0)."""
+        if part == "public" and self._seen_slots is None:
+            return self.tensor_ones(observation)
+        layout = self._slot_layout
+        ones = []
+        for slot, value in self._part(player, observation, part):
+            if slot == 0:
+                ones.append(value)
+            else:
+                first, positions = layout[slot]
+                ones.append(first + positions[value])
+        return ones
+
     @cached_property
     def information_steps(self) -> int | None:
         """The most moves (chance events included) in any play of a rule game, which bounds an

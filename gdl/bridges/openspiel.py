@@ -473,10 +473,17 @@ def _wide_observer(game: GdlGame, iig_obs_type, params):
         return StateObserver(game.encoding, params)
     if private == pyspiel.PrivateInfoType.SINGLE_PLAYER and iig_obs_type.public_info:
         return InformationObserver(game) if iig_obs_type.perfect_recall else ObservationObserver(game)
+    if not iig_obs_type.perfect_recall and game.encoding.has_cells:
+        if private == pyspiel.PrivateInfoType.NONE and iig_obs_type.public_info:
+            return PartObserver(game, "public")
+        if private == pyspiel.PrivateInfoType.SINGLE_PLAYER:
+            return PartObserver(game, "private")
     raise ValueError(
         "gdl knows what each player sees and the whole state, so an observer needs public_info "
-        "and private_info SINGLE_PLAYER (a player's own view) or ALL_PLAYERS (everything); got "
-        f"public_info={iig_obs_type.public_info}, private_info={private}")
+        "and private_info SINGLE_PLAYER (a player's own view) or ALL_PLAYERS (everything), or, "
+        "without perfect_recall, the public or the private part of a player's view (rule games); "
+        f"got public_info={iig_obs_type.public_info}, private_info={private}, "
+        f"perfect_recall={iig_obs_type.perfect_recall}")
 
 
 class ObservationObserver:
@@ -497,6 +504,27 @@ class ObservationObserver:
     def string_from(self, state, player):
         seen = information.observation(self._game.gdl_game, state.gdl_state, player)
         return self._game.encoding.observation_text(player, seen)
+
+
+class PartObserver:
+    """The public part of a player's observation (what every player sees) or its private part
+    (what it sees and another does not), as text and as a 0/1 vector in the state's layout
+    (gdl.bridges.encoding: ``part_text``, ``part_ones``); OpenSpiel's factored observations."""
+
+    def __init__(self, game: GdlGame, part: str):
+        self._game, self._part = game, part
+        self.tensor = np.zeros(game.encoding.tensor_size, np.float32)
+        self.dict = {part + "_observation": self.tensor}
+
+    def set_from(self, state, player):
+        self.tensor.fill(0)
+        if player >= 0:
+            seen = information.observation(self._game.gdl_game, state.gdl_state, player)
+            self.tensor[self._game.encoding.part_ones(player, seen, self._part)] = 1
+
+    def string_from(self, state, player):
+        seen = information.observation(self._game.gdl_game, state.gdl_state, player)
+        return self._game.encoding.part_text(player, seen, self._part)
 
 
 class InformationObserver:
