@@ -184,3 +184,74 @@ def test_a_tree_too_large_to_walk_is_refused_with_the_fix():
     # An explicit tree is numbered by walking it: Figure 5.2 has 13 nodes, more than 5.
     with pytest.raises(EncodingError, match="write it with `var` and `action` rules"):
         GameEncoding(gdl.load(GAMES / "aima-fig5-2.game"), walk_limit=5)
+
+
+# ---- simultaneous moves and hidden information ---------------------------------------------------
+
+def _wide(name: str) -> GameEncoding:
+    from wide_rules import WIDE
+
+    return GameEncoding(gdl.loads(WIDE[name], f"<{name}>"))
+
+
+def test_a_joint_move_is_one_decision_and_every_move_counts_toward_an_information_state():
+    # Call the coin: both call at once (one decision), then the coin is thrown (chance)
+    encoding = _wide("coin")
+    assert encoding.max_decisions == 1
+    assert encoding.information_steps == 2
+    assert encoding.utility_range == (-1, 1)
+    # a game written in Python against the protocol is walked through its joint moves too
+    from imperfect_games import rock_paper_scissors
+
+    walked = GameEncoding(rock_paper_scissors())
+    assert walked.max_decisions == 1 and walked.num_actions == 3
+    assert walked.utility_range == (-1, 1)
+
+
+def test_the_moves_waiting_for_chance_in_a_joint_move_are_all_shown():
+    encoding = _wide("coin")
+    game = encoding.game
+    start = game.initial_state()
+    heads, tails = game.legal_actions_of(start, 0)
+    assert encoding.text(start).splitlines()[0] == "A and B choose at once"
+    waiting = [game.apply_joint(start, (a, b)) for a in (heads, tails) for b in (heads, tails)]
+    assert game.current_player(waiting[1]) == CHANCE
+    assert encoding.text(waiting[1]).splitlines()[0] == "chance: (say(heads), say(tails))"
+    # four joint moves waiting for the throw: four texts, four vectors
+    assert len({encoding.text(s) for s in waiting}) == 4
+    assert len({tuple(encoding.tensor_ones(s)) for s in waiting}) == 4
+
+
+def test_an_information_state_reads_as_what_the_player_saw():
+    encoding = _wide("hide")
+    game = encoding.game
+    start = game.initial_state()
+    (heads, _) = game.legal_actions(start)
+    after = game.apply(start, heads)
+    seeker = (game.observation(start, 1), game.move_observation(start, 1, heads),
+              game.observation(after, 1))
+    hider = (game.observation(start, 0), game.move_observation(start, 0, heads),
+             game.observation(after, 0))
+    # the hidden coin is in neither player's cells; the hider knows its own move, the seeker not
+    assert encoding.information_text(1, seeker) == "Seeker saw: turn=Hider guess=none | ?: turn=Seeker"
+    assert encoding.information_text(0, hider) == \
+        "Hider saw: turn=Hider guess=none | place(heads): turn=Seeker"
+    assert encoding.observation_text(1, seeker[-1]) == "Seeker sees: turn=Seeker guess=none"
+    # its vector: the observation of the start, then the move (a decision, hidden) and the next
+    # observation; nothing of the coin
+    ones = encoding.information_ones(1, seeker, [start])
+    size, block = encoding.tensor_size, encoding.information_size
+    assert len(ones) == 2 + 1 + 1 + 2 and max(ones) < block
+    assert block == size + encoding.information_steps * (
+        3 + encoding.num_chance_outcomes + 2 * (encoding.num_actions + 1) + size)
+
+
+def test_private_entries_are_named_by_their_player():
+    encoding = GameEncoding(gdl.load(GAMES / "kuhn.game"))
+    game = encoding.game
+    state = game.initial_state()
+    while game.current_player(state) == CHANCE:
+        state = game.apply(state, game.chance_outcomes(state)[-1][0])
+    text = encoding.observation_text(1, game.observation(state, 1))
+    assert text.startswith("Second sees: turn=First card[Second]=")
+    assert "card[First]" not in text and "stake[0]=1 stake[1]=1" in text

@@ -11,9 +11,11 @@ from helpers import DATA, GAMES, ROOT
 
 pytest.importorskip("pettingzoo")
 
-from pettingzoo.test import api_test
+from pettingzoo.test import api_test, parallel_api_test
+from wide_rules import PENNIES, RPS, WIDE
 
-from gdl.bridges.pettingzoo import env
+import gdl
+from gdl.bridges.pettingzoo import GdlEnv, GdlParallelEnv, env, parallel_env
 
 # A single chance node and no decision: over at reset, which PettingZoo does not allow.
 NO_DECISION = {"chance-example"}
@@ -223,3 +225,134 @@ def test_the_shimmy_route_on_a_cyclic_game_cuts_plays_short_as_terminations(caps
     # 1, passes max_game_length: it does so at the end of any play that long, a full tic-tac-toe
     # board included.)
     assert termination and wrapped.rewards == {"player_0": 0.0, "player_1": 0.0}
+
+
+# ---- hidden information and simultaneous moves -------------------------------------------------
+
+def _rule_file(tmp_path, name: str):
+    path = tmp_path / f"{name}.game"
+    path.write_text(WIDE[name], encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("name", sorted(WIDE))
+def test_the_parallel_and_aec_api_tests_pass_on_games_with_joint_moves_or_hidden_information(
+        name, tmp_path, capsys):
+    path = _rule_file(tmp_path, name)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        parallel_api_test(parallel_env(path), num_cycles=100)
+        # a game with joint moves: the parallel environment behind PettingZoo's parallel_to_aec
+        api_test(env(path), num_cycles=100)
+    out = capsys.readouterr().out
+    assert "Passed Parallel API test" in out and "Passed API test" in out
+    other = [str(w.message) for w in caught if not str(w.message).startswith(ADVICE)]
+    assert other == []
+
+
+def test_the_parallel_api_test_passes_on_a_game_that_moves_in_turns_too(capsys):
+    parallel_api_test(parallel_env(GAMES / "kuhn.game"), num_cycles=100)
+    parallel_api_test(parallel_env(GAMES / "pig.game"), num_cycles=100)
+    assert capsys.readouterr().out.count("Passed Parallel API test") == 2
+
+
+def test_an_agent_observes_its_own_card_and_not_the_others():
+    e = env(GAMES / "kuhn.game")
+    views = {"First": {}, "Second": {}}
+    for seed in range(60):
+        e.reset(seed=seed)
+        cards = e.gdl_game.variables(e.gdl_state)["card"]
+        for index, agent in enumerate(e.possible_agents):
+            view = tuple(e.observe(agent)["observation"])
+            views[agent].setdefault(view, set()).add(cards[index])
+        # the whole state, for a centralised critic, shows both cards
+        whole = tuple(e.state())
+        assert whole != tuple(e.observe("First")["observation"])
+    # each agent's observation tells its own card, one card per observation, and nothing else:
+    # three observations each over the six deals
+    for agent in views:
+        assert sorted(map(sorted, views[agent].values())) == [[1], [2], [3]]
+
+
+def test_a_joint_move_takes_every_choosing_agents_action_at_once():
+    # rock-paper-scissors: every pair of hands pays the first player +1, -1 or 0
+    e = GdlParallelEnv(gdl.loads(RPS, "<rps>"))
+    observations, infos = e.reset(seed=0)
+    names = infos["A"]["action_names"]
+    hands = {hand: names.index(f"show({hand})") for hand in ("rock", "paper", "scissors")}
+    assert all(observations[agent]["action_mask"].sum() == 3 for agent in ("A", "B"))
+    beats = {("rock", "scissors"), ("paper", "rock"), ("scissors", "paper")}
+    for a in hands:
+        for b in hands:
+            e.reset(seed=0)
+            _, rewards, terminations, truncations, _ = e.step({"A": hands[a], "B": hands[b]})
+            expected = 1.0 if (a, b) in beats else -1.0 if (b, a) in beats else 0.0
+            assert rewards == {"A": expected, "B": -expected}
+            assert terminations == {"A": True, "B": True} and not any(truncations.values())
+            assert e.agents == []
+    e.reset(seed=0)
+    with pytest.raises(ValueError, match="B chooses now and cannot play action None"):
+        e.step({"A": hands["rock"]})
+
+
+def test_an_agent_who_does_not_choose_may_leave_its_action_out():
+    e = parallel_env(GAMES / "kuhn.game")
+    observations, _ = e.reset(seed=1)
+    assert observations["Second"]["action_mask"].sum() == 0      # First moves alone
+    check = int(observations["First"]["action_mask"].nonzero()[0][0])
+    observations, rewards, *_ = e.step({"First": check, "Second": 12345})   # ignored
+    assert observations["Second"]["action_mask"].sum() == 2 and rewards == {"First": 0.0, "Second": 0.0}
+    assert observations["First"]["action_mask"].sum() == 0
+    _, rewards, terminations, *_ = e.step({"Second": check})    # First's action left out
+    # check, check: the showdown for the antes, 1 to the higher card
+    cards = e.gdl_game.variables(e.gdl_state)["card"]
+    winner = 1.0 if cards[0] > cards[1] else -1.0
+    assert rewards == {"First": winner, "Second": -winner} and all(terminations.values())
+
+
+def test_the_aec_environment_refuses_joint_moves_and_says_what_works():
+    with pytest.raises(ValueError, match="parallel_to_aec"):
+        GdlEnv(gdl.loads(RPS, "<rps>"))
+
+
+def test_a_parallel_play_that_goes_on_is_truncated_after_max_moves():
+    e = GdlParallelEnv(gdl.loads(PENNIES, "<pennies>"), max_moves=2)
+    observations, infos = e.reset(seed=0)
+    names = infos["A"]["action_names"]
+    heads, tails = names.index("show(heads)"), names.index("show(tails)")
+    _, _, terminations, truncations, _ = e.step({"A": heads, "B": tails})
+    assert not any(truncations.values()) and e.agents == ["A", "B"]
+    observations, rewards, terminations, truncations, _ = e.step({"A": heads, "B": tails})
+    assert truncations == {"A": True, "B": True} and not any(terminations.values())
+    assert rewards == {"A": 0.0, "B": 0.0} and e.agents == []
+    assert all(observations[agent]["action_mask"].sum() == 0 for agent in ("A", "B"))
+
+
+@pytest.mark.parametrize("name", ["rps", "duel"])
+def test_the_shimmy_route_takes_joint_moves_and_hidden_information_too(name, capsys):
+    pytest.importorskip("pyspiel")
+    shimmy = pytest.importorskip("shimmy")
+    from gdl.bridges import openspiel
+
+    registered = openspiel.register_text(WIDE[name], f"<{name}>", f"gdl_shimmy_{name}")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        api_test(shimmy.OpenSpielCompatibilityV0(game_name=registered), num_cycles=50)
+    assert "Passed API test" in capsys.readouterr().out
+
+
+
+def test_the_examples_for_hidden_information_and_joint_moves_in_the_docs(monkeypatch, capsys):
+    text = (ROOT / "docs" / "pettingzoo.md").read_text(encoding="utf-8")
+    monkeypatch.chdir(ROOT)
+    hidden = re.search(r"## Hidden information: each agent sees its own.*?```python\n(.*?)```", text, re.S)
+    exec(hidden[1], {})
+    assert capsys.readouterr().out.strip() == "[[1], [2], [3]]"
+    assert "prints `[[1], [2], [3]]`" in text
+    joint = re.search(r"## Simultaneous moves: the parallel API.*?```python\n(.*?)```", text, re.S)
+    exec(joint[1], {})
+    names, result = capsys.readouterr().out.strip().splitlines()
+    assert names == "['show(rock)', 'show(paper)', 'show(scissors)'] [1 1 1] [1 1 1]"
+    assert result == "{'A': 1.0, 'B': -1.0} {'A': True, 'B': True} []"
+    flat = " ".join(text.split())
+    assert f"prints `{names}`" in flat and f"then `{result}`" in flat

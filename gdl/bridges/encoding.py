@@ -23,8 +23,15 @@ short is worth where a framework needs a result.
 
 States as vectors (rule games): the player to move one-hot, then every variable cell one-hot over
 its declared values, then (games with chance) the action waiting for chance one-hot, with a last
-entry for "none". Outcomes already drawn for a pending action with two random statements are
-shown in the text but not in the vector. Explicit trees: one entry per tree node.
+entry for "none" (in a game with simultaneous moves one such block per player, for a joint move
+waiting). Outcomes already drawn for a pending action with two random statements are shown in
+the text but not in the vector. Explicit trees: one entry per tree node.
+
+Games with hidden information or simultaneous moves: a player's observation and information
+state are gdl's (gdl.solvers.information), here as text (``observation_text``,
+``information_text``) and 0/1 vectors (``observation_ones``, ``information_ones``), functions of
+them alone that tell apart exactly what they tell apart. A joint move is one decision; an
+information state counts every move, chance events too (``information_steps``).
 
 Nothing here imports a framework: the numbering is tested without them.
 """
@@ -34,9 +41,11 @@ from __future__ import annotations
 from collections.abc import Hashable, Iterator
 from fractions import Fraction
 from functools import cached_property
+from itertools import product
 
 from gdl.lang import ir
-from gdl.protocol import CHANCE, CONSTANT_SUM, TERMINAL, ZERO_SUM, Value
+from gdl.lang.values import show_value
+from gdl.protocol import CHANCE, CONSTANT_SUM, SIMULTANEOUS, TERMINAL, ZERO_SUM, Value
 from gdl.tools.session import describe_values, render
 
 WALK_LIMIT = 200_000    # states walked at most to find a length or utility bound no rule declares
@@ -156,6 +165,15 @@ class GameEncoding:
         """The legal actions' numbers, ascending (OpenSpiel's order)."""
         return sorted(self._id_of_action[a] for a in self.game.legal_actions(state))
 
+    def legal_ids_of(self, state, player: int) -> list[int]:
+        """One player's legal actions' numbers, ascending, where several choose at once; empty
+        for a player who does not choose there."""
+        if self.game.current_player(state) != SIMULTANEOUS:
+            return self.legal_ids(state) if self.game.current_player(state) == player else []
+        if player not in self.game.acting_players(state):
+            return []
+        return sorted(self._id_of_action[a] for a in self.game.legal_actions_of(state, player))
+
     def chance_ids(self, state) -> list[tuple[int, Fraction]]:
         """The chance outcomes as (number, exact probability), ascending by number."""
         outcomes = self.game.chance_outcomes(state)
@@ -204,6 +222,9 @@ class GameEncoding:
             head = "game over: " + describe_values(self.info.players, game.returns(state))
         elif player == CHANCE:
             head = "chance: " + self._pending(state) if self._rules is not None else "chance"
+        elif player == SIMULTANEOUS:
+            head = " and ".join(self.info.players[p] for p in game.acting_players(state)) + \
+                " choose at once"
         else:
             head = f"{self.info.players[player]} to move"
         if self._rules is None:
@@ -219,12 +240,27 @@ class GameEncoding:
         return head + "\n" + body
 
     def _pending(self, state) -> str:
-        base = len(self._rules.initial)
-        drawn = state[base + 1:]
-        text = self.game.action_name(state[base])
+        base = self._base
+        pending = self._pending_ids(state)
+        drawn = state[base + len(pending):]
+        text = self.game.action_name(pending[0]) if len(pending) == 1 else \
+            "(" + ", ".join(self.game.action_name(a) for a in pending) + ")"
         if drawn:
             text += " (drawn so far: " + ", ".join(str(v) for v in drawn) + ")"
         return text
+
+    def _pending_ids(self, state) -> tuple:
+        """The actions waiting for chance at ``state``: one, or a joint move's (one per acting
+        player), or none where nothing waits."""
+        base = self._base
+        if len(state) == base:
+            return ()
+        before = state[:base]
+        # the set-up (`init`) is one effect, whoever would choose at the declared start
+        if self._rules.simultaneous is not None and state[base] != self._rules.setup and \
+                self.game.current_player(before) == SIMULTANEOUS:
+            return state[base:base + len(self.game.acting_players(before))]
+        return state[base:base + 1]
 
     # ---- states as vectors ---------------------------------------------------------------------
     def _layout_tensor(self) -> None:
@@ -241,10 +277,13 @@ class GameEncoding:
                 self._cells.append((var.slot + cell, offset, positions))
                 offset += len(var.values)
         self._pending_offset = offset
+        # the actions waiting for chance: one block, or (simultaneous moves) one per player
+        self._pending_blocks = len(rules.players) if rules.simultaneous is not None else 1
         if rules.has_chance:
-            offset += self.num_actions + 1
+            offset += self._pending_blocks * (self.num_actions + 1)
         self.tensor_size = offset
         self._base = len(rules.initial)
+        self._slot_layout = {slot: (first, positions) for slot, first, positions in self._cells}
 
     def tensor_ones(self, state) -> list[int]:
         """The positions of the vector for ``state`` that hold 1; every other entry is 0."""
@@ -253,8 +292,251 @@ class GameEncoding:
         ones = [state[0]]
         ones.extend(first + positions[state[slot]] for slot, first, positions in self._cells)
         if self._rules.has_chance:
-            pending = state[self._base] if len(state) > self._base else self.num_actions
-            ones.append(self._pending_offset + pending)
+            pending = self._pending_ids(state)
+            for block in range(self._pending_blocks):
+                action = pending[block] if block < len(pending) else self.num_actions
+                ones.append(self._pending_offset + block * (self.num_actions + 1) + action)
+        return ones
+
+
+    # ---- what one player sees (hidden information, simultaneous moves) -------------------------
+    # A player's observation and information state are gdl's (gdl.solvers.information): without
+    # hidden information the observation is the state itself and the information state the
+    # history. Their text and vectors below are functions of them alone, and tell apart exactly
+    # what they tell apart, so a framework keyed by them distinguishes what gdl does.
+
+    @cached_property
+    def _seen_slots(self) -> tuple[tuple[int, ...], ...] | None:
+        """Per player, the state slots its observation lists, in order, in a rule game with
+        hidden information; None where an observation is the whole state."""
+        if self._rules is None or not self.info.hidden:
+            return None
+        from gdl.backends.interpret import visible_cells
+        return visible_cells(self._rules)
+
+    @cached_property
+    def _cell_names(self) -> dict[int, tuple[str, str]]:
+        """slot -> (name as the rules write it, the variable's type); slot 0 is the turn."""
+        rules = self._rules
+        names = {0: ("turn", ir.SYM)}
+        for var in rules.variables:
+            strides = [1] * len(var.shape)
+            for i in range(len(var.shape) - 2, -1, -1):
+                strides[i] = strides[i + 1] * var.shape[i + 1]
+            for cell in range(var.size):
+                index = [cell // stride % extent for stride, extent in zip(strides, var.shape)]
+                shown = [str(i) for i in index]
+                if var.name in rules.private_vars:
+                    shown[0] = rules.players[index[0]]
+                names[var.slot + cell] = (var.name + "".join(f"[{i}]" for i in shown), var.type)
+        return names
+
+    def _cells_seen(self, player: int, observation) -> list[tuple[int, object]]:
+        """(slot, value) for every cell in ``player``'s observation (a rule game's)."""
+        slots = self._seen_slots
+        if slots is None:
+            return list(enumerate(observation[:self._base]))
+        return list(zip(slots[player], observation))
+
+    def _cell_text(self, slot: int, value) -> str:
+        name, type_ = self._cell_names[slot]
+        return f"{name}={show_value(value, type_, self._rules.symbols)}"
+
+    def _observed_text(self, player: int, observation, before=None) -> str:
+        """The cells of an observation (those that changed since ``before``, where given), and
+        in a game without hidden information the moves waiting for chance."""
+        cells = self._cells_seen(player, observation)
+        if before is not None:
+            earlier = dict(self._cells_seen(player, before))
+            cells = [(slot, value) for slot, value in cells if earlier[slot] != value]
+        text = " ".join(self._cell_text(slot, value) for slot, value in cells)
+        if self._seen_slots is None and len(observation) > self._base:
+            text += (" " if text else "") + "waiting for chance: " + self._pending(observation)
+        return text
+
+    def _move_text(self, observation_before, move_seen) -> str:
+        """A move as the player saw it: a move's name, ``?`` for one hidden from it, ``chance``
+        for a chance event seen only through the state."""
+        game = self.game
+        if move_seen is None:
+            return "chance"
+        if self._seen_slots is None:      # nothing hidden: the state before says what moved
+            kind = game.current_player(observation_before)
+            if kind == CHANCE:
+                return "chance " + game.action_name(move_seen)
+        else:
+            kind = SIMULTANEOUS if isinstance(move_seen, tuple) else 0
+        if kind == SIMULTANEOUS:
+            return "(" + ", ".join("?" if a == -1 else game.action_name(a) for a in move_seen) + ")"
+        return "?" if move_seen == -1 else game.action_name(move_seen)
+
+    def observation_text(self, player: int, observation) -> str:
+        """``player``'s observation (gdl's) as text: its name, then every cell it sees as the
+        rules write it (``card[First]=2``); a game without rules: the observation as Python
+        writes it."""
+        name = self.info.players[player]
+        if self._rules is None:
+            return f"{name} sees {observation!r}"
+        return f"{name} sees: " + self._observed_text(player, observation)
+
+    def information_text(self, player: int, key: tuple) -> str:
+        """``player``'s information state (gdl's key: the observation of the start, then of each
+        move and of the state after it) as text: what it saw at the start, then ``|`` and each
+        move as it saw it, with the cells that move changed in its view (``bet: stake[1]=2``)."""
+        name = self.info.players[player]
+        if self._rules is None:
+            return f"{name} saw {key!r}"
+        parts = [f"{name} saw: " + self._observed_text(player, key[0])]
+        for i in range(1, len(key), 2):
+            step = self._move_text(key[i - 1], key[i])
+            changed = self._observed_text(player, key[i + 1], key[i - 1])
+            parts.append(step + (": " + changed if changed else ""))
+        return " | ".join(parts)
+
+    @cached_property
+    def _observation_index(self) -> dict:
+        """A game without rules that hides something: every observation any player has of any
+        reachable state, numbered (one entry each in the observation vector)."""
+        game = self.game
+        index: dict = {}
+        for state in self._tree_paths:
+            for player in range(self.info.num_players):
+                index.setdefault(game.observation(state, player), len(index))
+        return index
+
+    @property
+    def observation_size(self) -> int:
+        """The length of an observation vector."""
+        if self._rules is None and self.info.hidden:
+            return len(self._observation_index)
+        return self.tensor_size
+
+    def observation_ones(self, player: int, observation) -> list[int]:
+        """The positions of ``player``'s observation vector that hold 1: the state's vector
+        (``tensor_ones``) with the cells the player does not see left at 0; a game without rules
+        that hides something: the observation's number."""
+        if self._seen_slots is None:
+            if self._rules is None and self.info.hidden:
+                return [self._observation_index[observation]]
+            return self.tensor_ones(observation)
+        ones = [observation[0]]
+        layout = self._slot_layout
+        for slot, value in zip(self._seen_slots[player][1:], observation[1:]):
+            first, positions = layout[slot]
+            ones.append(first + positions[value])
+        return ones
+
+    @property
+    def has_cells(self) -> bool:
+        """Is the game built from `var` and `action` rules (states made of named cells)?"""
+        return self._rules is not None
+
+    @cached_property
+    def _public_slots(self) -> frozenset | None:
+        """The slots every player sees, in a rule game with hidden information (None where
+        every player sees all of the state)."""
+        if self._seen_slots is None:
+            return None
+        common = set(self._seen_slots[0])
+        for slots in self._seen_slots[1:]:
+            common &= set(slots)
+        return frozenset(common)
+
+    def _part(self, player: int, observation, part: str) -> list[tuple[int, object]]:
+        """(slot, value) for the cells of ``player``'s observation that every player sees
+        (``part`` "public") or that it sees and some other player does not ("private")."""
+        if self._rules is None:
+            raise EncodingError(f"{self.info.name}: a game without rules has no cells to tell "
+                                "public from private")
+        public = self._public_slots
+        return [(slot, value) for slot, value in self._cells_seen(player, observation)
+                if (public is None or slot in public) == (part == "public")]
+
+    def part_text(self, player: int, observation, part: str) -> str:
+        """The public part of ``player``'s observation (``public: ...``, the same for every
+        player) or its private part (``First's own: card[First]=2``), as text."""
+        cells = " ".join(self._cell_text(slot, value)
+                         for slot, value in self._part(player, observation, part))
+        if part == "private":
+            return f"{self.info.players[player]}'s own: {cells}".rstrip()
+        if self._seen_slots is None and len(observation) > self._base:
+            cells += (" " if cells else "") + "waiting for chance: " + self._pending(observation)
+        return f"public: {cells}".rstrip()
+
+    def part_ones(self, player: int, observation, part: str) -> list[int]:
+        """The positions that hold 1 in the vector of that part (the state's layout, the other
+        cells left at 0)."""
+        if part == "public" and self._seen_slots is None:
+            return self.tensor_ones(observation)
+        layout = self._slot_layout
+        ones = []
+        for slot, value in self._part(player, observation, part):
+            if slot == 0:
+                ones.append(value)
+            else:
+                first, positions = layout[slot]
+                ones.append(first + positions[value])
+        return ones
+
+    @cached_property
+    def information_steps(self) -> int | None:
+        """The most moves (chance events included) in any play of a rule game, which bounds an
+        information state's length; None where unknown (a game that can repeat a position, or
+        one too large to walk that declares no ``max-length``, or a game without rules)."""
+        if self._rules is None:
+            return None
+        if self.info.max_length is not None:
+            return self.info.max_length
+        return self._length_walk.longest_moves
+
+    @property
+    def _move_block(self) -> int:
+        # a move seen: its kind (a decision, a joint move, chance), the chance outcome where it
+        # is seen, then one entry per player's action (or "hidden") in acting order
+        return 3 + self.num_chance_outcomes + self.info.num_players * (self.num_actions + 1)
+
+    @property
+    def information_size(self) -> int | None:
+        """The length of an information-state vector, None where no bound is known."""
+        steps = self.information_steps
+        if steps is None:
+            return None
+        return self.tensor_size + steps * (self._move_block + self.tensor_size)
+
+    def information_ones(self, player: int, key: tuple, befores) -> list[int]:
+        """The positions of ``player``'s information-state vector that hold 1: the observation
+        of the start, then for each move a block for the move as the player saw it and one for
+        the observation after it. ``befores`` are the states each move was made at (they number
+        a chance outcome the player sees, by its place among the state's outcomes, as
+        ``chance_ids`` does)."""
+        steps = (len(key) - 1) // 2
+        if self.information_size is None:
+            raise EncodingError(f"{self.info.name}: no bound on the length of a play is known, "
+                                "so information states have no vector; declare `max-length`")
+        if steps > self.information_steps:
+            raise EncodingError(
+                f"{self.info.name}: a play longer than the {self.information_steps} moves the "
+                "rules declare (`max-length`); `gdl check --deep` reports it (E408)")
+        size, block = self.tensor_size, self._move_block
+        ones = list(self.observation_ones(player, key[0]))
+        actions = self.num_actions + 1
+        for step, before in zip(range(steps), befores):
+            offset = size + step * (block + size)
+            seen = key[2 * step + 1]
+            kind = self.game.current_player(before)
+            if seen is None:
+                ones.append(offset + 2)
+            elif kind == CHANCE:
+                outcomes = [o for o, _ in self.game.chance_outcomes(before)]
+                number = self._outcome_id(seen, outcomes.index(seen))
+                ones.extend((offset + 2, offset + 3 + number))
+            else:
+                joint = seen if kind == SIMULTANEOUS else (seen,)
+                first = offset + 3 + self.num_chance_outcomes
+                ones.append(offset + (1 if kind == SIMULTANEOUS else 0))
+                ones.extend(first + j * actions + (self.num_actions if a == -1 else a)
+                            for j, a in enumerate(joint))
+            ones.extend(offset + block + i for i in self.observation_ones(player, key[2 * step + 2]))
         return ones
 
 
@@ -287,17 +569,21 @@ def move_limit(max_moves) -> int | None:
 
 class _Walk:
     """Every state reachable from the start, depth-first: the actions and chance outcomes met (in
-    the order met), the most decisions in any play (None if a play can return to an earlier
-    position), the least and greatest utility, and for each state the first path found to it (its
-    name in an explicit tree). ``complete`` is False where the walk stopped early: more than
-    ``limit`` states, or (``stop_at_cycle``) at the first cycle, when only the length is wanted."""
+    the order met), the most decisions in any play and the most moves (chance events too), both
+    None if a play can return to an earlier position, the least and greatest utility, and for each
+    state the first path found to it (its name in an explicit tree). A joint move (players
+    choosing at once) is one decision. ``complete`` is False where the walk stopped early: more
+    than ``limit`` states, or (``stop_at_cycle``) at the first cycle, when only the length is
+    wanted."""
 
+    # a frame: [state, its (label, child) pairs, the most decisions below, the most moves below,
+    # the state's kind (its current player)]
     def __init__(self, game, limit: int, stop_at_cycle: bool = False):
         actions: dict = {}
         outcomes: dict = {}
         lo = hi = None
         root = game.initial_state()
-        longest: dict = {}
+        longest: dict = {}        # state -> (most decisions, most moves) from it to an end
         paths: dict = {root: ()}
         on_path = {root}
         stack = [self._frame(game, root, actions, outcomes)]
@@ -305,18 +591,19 @@ class _Walk:
         self.complete = True
         while stack:
             frame = stack[-1]
-            state, children, _, _ = frame
+            state, children, _, _, kind = frame
             step = next(children, None)
             if step is None:
                 stack.pop()
                 on_path.discard(state)
-                longest[state] = frame[2] + frame[3]
-                if frame[3] == 0 and game.current_player(state) == TERMINAL:
+                here = (frame[2] + (kind != CHANCE and kind != TERMINAL), frame[3] + (kind != TERMINAL))
+                longest[state] = here
+                if kind == TERMINAL:
                     values = game.returns(state)
                     lo = min(values) if lo is None else min(lo, *values)
                     hi = max(values) if hi is None else max(hi, *values)
                 if stack:
-                    stack[-1][2] = max(stack[-1][2], longest[state])
+                    _below(stack[-1], here)
                 continue
             label, child = step
             if child in on_path:       # back to a position on this very play: no longest play
@@ -326,33 +613,52 @@ class _Walk:
                     break
                 continue
             if child in longest:
-                frame[2] = max(frame[2], longest[child])
+                _below(frame, longest[child])
                 continue
             if len(longest) + len(on_path) >= limit:
                 self.complete = False
                 break
-            paths.setdefault(child, paths[state] + (game.action_name(label),))
+            paths.setdefault(child, paths[state] + (_label_name(game, label, kind),))
             on_path.add(child)
             stack.append(self._frame(game, child, actions, outcomes))
         self.actions, self.outcomes = tuple(actions), tuple(outcomes)
-        self.longest = longest[root] if self.complete and not self.repeats else None
+        known = self.complete and not self.repeats
+        self.longest = longest[root][0] if known else None
+        self.longest_moves = longest[root][1] if known else None
         self.utility_range = (lo, hi) if lo is not None else (0, 1)
         self.paths = paths
 
     @staticmethod
     def _frame(game, state, actions: dict, outcomes: dict) -> list:
-        """[state, its (label, child) pairs, the longest play below, 1 for a decision else 0]."""
         player = game.current_player(state)
         if player == TERMINAL:
-            return [state, iter(()), 0, 0]
+            return [state, iter(()), 0, 0, player]
         if player == CHANCE:
             labels = [o for o, _ in game.chance_outcomes(state)]
             outcomes.update(dict.fromkeys(labels))
-        else:
-            labels = list(game.legal_actions(state))
-            actions.update(dict.fromkeys(labels))
-        return [state, ((label, game.apply(state, label)) for label in labels), 0,
-                0 if player == CHANCE else 1]
+            return [state, ((label, game.apply(state, label)) for label in labels), 0, 0, player]
+        if player == SIMULTANEOUS:
+            each = [list(game.legal_actions_of(state, p)) for p in game.acting_players(state)]
+            for own in each:
+                actions.update(dict.fromkeys(own))
+            return [state, ((joint, game.apply_joint(state, joint)) for joint in product(*each)),
+                    0, 0, player]
+        labels = list(game.legal_actions(state))
+        actions.update(dict.fromkeys(labels))
+        return [state, ((label, game.apply(state, label)) for label in labels), 0, 0, player]
+
+
+def _below(frame: list, lengths: tuple[int, int]) -> None:
+    """A child's longest plays, met again from ``frame``'s state."""
+    frame[2] = max(frame[2], lengths[0])
+    frame[3] = max(frame[3], lengths[1])
+
+
+def _label_name(game, label, kind: int) -> str:
+    """A move as people read it; a joint move as its actions in the acting players' order."""
+    if kind == SIMULTANEOUS:
+        return "(" + ", ".join(game.action_name(a) for a in label) + ")"
+    return game.action_name(label)
 
 
 # ---- bounds on utilities from the rules ------------------------------------------------------------

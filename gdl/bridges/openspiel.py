@@ -11,6 +11,16 @@ the rules declare, terminal rewards, string and tensor observations. The game's 
 declarations are OpenSpiel game parameters (``gdl_connect4(columns=5)``). Action and outcome
 numbers, length and utility bounds come from gdl.bridges.encoding.
 
+A game with hidden information or simultaneous moves (``info.hidden``, ``info.simultaneous``) is
+an OpenSpiel game of imperfect information, and with simultaneous moves a simultaneous game
+(``WideState``): where several players choose at once ``current_player()`` is
+``PlayerId.SIMULTANEOUS``, each player's ``legal_actions(p)`` are its own and
+``apply_actions`` takes one per player. A player's information-state string and vector are gdl's
+information state (gdl.solvers.information: what it has seen, perfect recall), its observation
+string and vector gdl's observation of the current state; both tell apart exactly what gdl's do
+(gdl.bridges.encoding). Information-state vectors need a bound on a play's length, so a game that
+can repeat a position has strings only.
+
 Plays without a bound (a game that can repeat a position: Pig, Piglet, games/cyclic/):
 OpenSpiel's ``max_game_length()`` is a number that no play may exceed, and its own such games
 (``pig``'s ``horizon``) end every play there. So does this bridge: a play still going after
@@ -24,13 +34,17 @@ rules' game without ``max_moves`` and the truncated game with it.
 
 An OpenSpiel state holds the gdl state (``_state``, a tuple) and the number of decisions made
 (``_moves``), so cloning is cheap and serialisation works; everything else is reached through
-``get_game()``.
+``get_game()``. A state of a game with hidden information or simultaneous moves keeps those, the
+players' information states and the moves made in one immutable record (``_Play``), which a
+clone shares.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pyspiel
@@ -38,7 +52,8 @@ from open_spiel.python.observation import IIGObserverForPublicInfoGame
 
 from gdl.backends.load import loads
 from gdl.bridges.encoding import GameEncoding, move_limit, truncated_returns
-from gdl.protocol import CHANCE, CONSTANT_SUM, TERMINAL, ZERO_SUM
+from gdl.protocol import CHANCE, CONSTANT_SUM, SIMULTANEOUS, TERMINAL, ZERO_SUM
+from gdl.solvers import information
 from gdl.tools.session import describe_values
 
 PREFIX = "gdl_"
@@ -87,7 +102,7 @@ def register_text(text: str, filename: str, name: str) -> str:
         raise ValueError(f"{filename}: the rules declare `param {MAX_MOVES}`, the name of the "
                          "OpenSpiel bridge's own parameter (end plays after that many moves); "
                          "rename the rules' parameter")
-    game_type = _game_type(name, gdl_game.info, {**parameters, MAX_MOVES: 0})
+    game_type = _game_type(name, gdl_game, {**parameters, MAX_MOVES: 0})
     # OpenSpiel keeps the creator until the process ends, after Python has shut down. A class
     # (always in a reference cycle with its own __mro__) is never freed then; a closure would be,
     # without the interpreter, and the process would abort on exit.
@@ -111,23 +126,36 @@ def from_game(gdl_game, name: str = "gdl_game", max_moves: int | None = None):
     Python against gdl.protocol) as an OpenSpiel game, without registering it; ``max_moves`` as
     in ``load_game``. OpenSpiel's algorithms work on it; what needs a registered name
     (``pyspiel.load_game``, serialisation, pickling) does not."""
-    return GdlGame(gdl_game, _game_type(name, gdl_game.info, {}), {}, max_moves)
+    return GdlGame(gdl_game, _game_type(name, gdl_game, {}), {}, max_moves)
 
 
-def _game_type(name: str, info, parameters: dict):
-    return pyspiel.GameType(
+def is_wide(info) -> bool:
+    """Does the game have simultaneous moves or hidden information (an OpenSpiel game of
+    imperfect information)?"""
+    return info.simultaneous or info.hidden
+
+
+def _game_type(name: str, gdl_game, parameters: dict):
+    info = gdl_game.info
+    wide = is_wide(info)
+    # Information-state vectors need a bound on a play's length (rule games only); games of
+    # perfect information have none (their information state is the history).
+    information_tensor = wide and GameEncoding(gdl_game).information_size is not None
+    Type = pyspiel.GameType
+    return Type(
         short_name=name,
         long_name=f"{info.name} (gdl)",
-        dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
-        chance_mode=(pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC if info.has_chance
-                     else pyspiel.GameType.ChanceMode.DETERMINISTIC),
-        information=pyspiel.GameType.Information.PERFECT_INFORMATION,
-        utility=_UTILITY.get(info.sum_kind, pyspiel.GameType.Utility.GENERAL_SUM),
-        reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+        dynamics=Type.Dynamics.SIMULTANEOUS if info.simultaneous else Type.Dynamics.SEQUENTIAL,
+        chance_mode=(Type.ChanceMode.EXPLICIT_STOCHASTIC if info.has_chance
+                     else Type.ChanceMode.DETERMINISTIC),
+        information=(Type.Information.IMPERFECT_INFORMATION if wide
+                     else Type.Information.PERFECT_INFORMATION),
+        utility=_UTILITY.get(info.sum_kind, Type.Utility.GENERAL_SUM),
+        reward_model=Type.RewardModel.TERMINAL,
         max_num_players=info.num_players,
         min_num_players=info.num_players,
         provides_information_state_string=True,
-        provides_information_state_tensor=False,
+        provides_information_state_tensor=information_tensor,
         provides_observation_string=True,
         provides_observation_tensor=True,
         parameter_specification=parameters)
@@ -153,6 +181,11 @@ class GdlGame(pyspiel.Game):
         # plays short; UNBOUNDED is out of reach of any walk value iteration can make.
         self.shows_moves = self.cuts_short and max_moves is not None
         self.cut_short_returns = truncated_returns(gdl_game.info)
+        self.wide = is_wide(gdl_game.info)
+        if game_type.provides_information_state_tensor and encoding.information_size is None:
+            raise ValueError(f"{gdl_game.info.name}: with these parameters no bound on the length "
+                             "of a play is known, and the registered game promises information-"
+                             "state vectors, which need one; declare `max-length` in the rules")
         lo, hi = encoding.utility_range
         if self.cuts_short:
             lo, hi = min(lo, *self.cut_short_returns), max(hi, *self.cut_short_returns)
@@ -168,16 +201,23 @@ class GdlGame(pyspiel.Game):
         super().__init__(game_type, info, params)
 
     def new_initial_state(self, state=None):
-        return GdlState(self)
+        return WideState(self) if self.wide else GdlState(self)
 
     def state_at(self, gdl_state):
         """An OpenSpiel state standing at ``gdl_state`` (its OpenSpiel history is empty: only
-        algorithms that look forward from a state, as the searches do, should be given it)."""
+        algorithms that look forward from a state, as the searches do, should be given it; in
+        a game with hidden information, the players' information states start there)."""
+        if self.wide:
+            state = WideState(self)
+            state._start_at(gdl_state)
+            return state
         state = GdlState(self)
         state._state = gdl_state
         return state
 
     def make_py_observer(self, iig_obs_type=None, params=None):
+        if self.wide:
+            return _wide_observer(self, iig_obs_type, params)
         # Perfect information: the state itself is every player's observation. A perfect-recall
         # information state is the history, which OpenSpiel's public-information observer gives.
         if iig_obs_type is None or (iig_obs_type.public_info and not iig_obs_type.perfect_recall):
@@ -291,6 +331,232 @@ class GdlState(pyspiel.State):
             text = head + "\n" + text.partition("\n")[2]
         if game.shows_moves:
             text += f"\nmoves made: {self._moves} of {game.horizon}"
+        return text
+
+
+@dataclass(frozen=True)
+class _Play:
+    """Where a play of a wide game stands, immutable: OpenSpiel clones a Python state by deep-
+    copying its attributes, and a WideState keeps all of its own in one of these, which a clone
+    shares. ``kind`` is the gdl player of ``state`` (a player, CHANCE, SIMULTANEOUS, TERMINAL);
+    ``keys`` are the players' information states (gdl.solvers.information), ``path`` the moves
+    made (the gdl state each was made at, and the move)."""
+
+    state: Any
+    kind: int
+    moves: int
+    keys: tuple
+    path: tuple
+
+    def __deepcopy__(self, memo):
+        return self
+
+
+def _start(gdl_game, gdl_state) -> _Play:
+    """A play of ``gdl_game`` starting at ``gdl_state``."""
+    return _Play(gdl_state, gdl_game.current_player(gdl_state), 0,
+                 information.start(gdl_game, gdl_state), ())
+
+
+class WideState(GdlState):
+    """A state of a game with simultaneous moves or hidden information. Where several players
+    choose at once, ``current_player()`` is ``PlayerId.SIMULTANEOUS``, ``legal_actions(p)`` are
+    player p's (empty for a player who does not choose there) and ``apply_actions`` takes one
+    action per player (a player who does not choose: any number, ignored). The players'
+    information states are gdl's (``gdl.solvers.information``): what each saw of the start,
+    then of every move and the state after it."""
+
+    def __init__(self, game: GdlGame):
+        pyspiel.State.__init__(self, game)
+        # the same start for every new state (OpenSpiel makes one for every clone)
+        start = game.__dict__.get("_initial_play")
+        if start is None:
+            start = game._initial_play = _start(game.gdl_game, game.gdl_game.initial_state())
+        self._play = start
+
+    def _start_at(self, gdl_state) -> None:
+        self._play = _start(self.get_game().gdl_game, gdl_state)
+
+    # the attributes GdlState's methods read, kept in the shared record
+    @property
+    def _state(self):
+        return self._play.state
+
+    @property
+    def _moves(self) -> int:
+        return self._play.moves
+
+    def _player(self) -> int:
+        play = self._play
+        if (play.kind >= 0 or play.kind == SIMULTANEOUS) and play.moves >= self.get_game().horizon:
+            return TERMINAL
+        return play.kind
+
+    def is_cut_short(self) -> bool:
+        return self._player() == TERMINAL and self._play.kind != TERMINAL
+
+    def current_player(self):
+        player = self._player()
+        if player == SIMULTANEOUS:
+            return pyspiel.PlayerId.SIMULTANEOUS
+        if player == TERMINAL:
+            return pyspiel.PlayerId.TERMINAL
+        if player == CHANCE:
+            return pyspiel.PlayerId.CHANCE
+        return player
+
+    def _legal_actions(self, player):
+        if player < 0:      # OpenSpiel's legal_actions() without a player, at a joint move
+            raise ValueError("several players choose at once here: ask legal_actions(player) "
+                             "of each")
+        return self.get_game().encoding.legal_ids_of(self._play.state, player)
+
+    def _move(self, move, decision: bool) -> None:
+        """Make ``move`` (an action, a chance outcome, or a joint action) at the current state."""
+        gdl_game = self.get_game().gdl_game
+        play = self._play
+        state = play.state
+        child = gdl_game.apply_joint(state, move) if play.kind == SIMULTANEOUS else \
+            gdl_game.apply(state, move)
+        self._play = _Play(child, gdl_game.current_player(child), play.moves + decision,
+                           information.step(gdl_game, play.keys, state, move, child),
+                           play.path + ((state, move),))
+
+    def _apply_action(self, action):
+        encoding = self.get_game().encoding
+        if self._play.kind == CHANCE:
+            self._move(encoding.chance_outcome(self._play.state, action), False)
+        else:
+            self._move(encoding.action(action), True)
+
+    def _apply_actions(self, actions):
+        game = self.get_game()
+        gdl_game, encoding = game.gdl_game, game.encoding
+        state = self._play.state
+        acting = gdl_game.acting_players(state)
+        if len(actions) != gdl_game.info.num_players:
+            raise ValueError(f"{len(actions)} actions for {gdl_game.info.num_players} players: "
+                             "give one per player (any number for one who does not choose)")
+        for player in acting:
+            if actions[player] not in encoding.legal_ids_of(state, player):
+                raise ValueError(f"player {player} ({gdl_game.info.players[player]}) cannot play "
+                                 f"action {actions[player]} here")
+        self._move(tuple(encoding.action(actions[player]) for player in acting), True)
+
+    def _action_to_string(self, player, action):
+        if player == pyspiel.PlayerId.SIMULTANEOUS:
+            raise ValueError("name a player's action with action_to_string(player, action)")
+        return super()._action_to_string(player, action)
+
+    def information_key(self, player: int) -> tuple:
+        """``player``'s information state, as gdl keys it: its observation of the start, then
+        for each move its observation of the move and of the state after."""
+        return self._play.keys[player]
+
+    def information_befores(self) -> list:
+        """The gdl state each move was made at, in order."""
+        return [before for before, _ in self._play.path]
+
+
+def _wide_observer(game: GdlGame, iig_obs_type, params):
+    """The observer OpenSpiel asks for, in a game with simultaneous moves or hidden
+    information: a player's own view (gdl's observation, or with perfect recall its information
+    state), or everything (the whole state, or the history)."""
+    if params:
+        raise ValueError(f"observation parameters are not supported; got {params}")
+    if iig_obs_type is None:
+        return ObservationObserver(game)
+    private = iig_obs_type.private_info
+    if private == pyspiel.PrivateInfoType.ALL_PLAYERS and iig_obs_type.public_info:
+        if iig_obs_type.perfect_recall:
+            return IIGObserverForPublicInfoGame(iig_obs_type, params)
+        return StateObserver(game.encoding, params)
+    if private == pyspiel.PrivateInfoType.SINGLE_PLAYER and iig_obs_type.public_info:
+        return InformationObserver(game) if iig_obs_type.perfect_recall else ObservationObserver(game)
+    if not iig_obs_type.perfect_recall and game.encoding.has_cells:
+        if private == pyspiel.PrivateInfoType.NONE and iig_obs_type.public_info:
+            return PartObserver(game, "public")
+        if private == pyspiel.PrivateInfoType.SINGLE_PLAYER:
+            return PartObserver(game, "private")
+    raise ValueError(
+        "gdl knows what each player sees and the whole state, so an observer needs public_info "
+        "and private_info SINGLE_PLAYER (a player's own view) or ALL_PLAYERS (everything), or, "
+        "without perfect_recall, the public or the private part of a player's view (rule games); "
+        f"got public_info={iig_obs_type.public_info}, private_info={private}, "
+        f"perfect_recall={iig_obs_type.perfect_recall}")
+
+
+class ObservationObserver:
+    """A player's observation of the current state (gdl's), as text and as a 0/1 vector
+    (gdl.bridges.encoding: ``observation_text``, ``observation_ones``)."""
+
+    def __init__(self, game: GdlGame):
+        self._game = game
+        self.tensor = np.zeros(game.encoding.observation_size, np.float32)
+        self.dict = {"observation": self.tensor}
+
+    def set_from(self, state, player):
+        self.tensor.fill(0)
+        if player >= 0:     # OpenSpiel asks for player -1 to learn the vector's size
+            seen = information.observation(self._game.gdl_game, state.gdl_state, player)
+            self.tensor[self._game.encoding.observation_ones(player, seen)] = 1
+
+    def string_from(self, state, player):
+        seen = information.observation(self._game.gdl_game, state.gdl_state, player)
+        return self._game.encoding.observation_text(player, seen)
+
+
+class PartObserver:
+    """The public part of a player's observation (what every player sees) or its private part
+    (what it sees and another does not), as text and as a 0/1 vector in the state's layout
+    (gdl.bridges.encoding: ``part_text``, ``part_ones``); OpenSpiel's factored observations."""
+
+    def __init__(self, game: GdlGame, part: str):
+        self._game, self._part = game, part
+        self.tensor = np.zeros(game.encoding.tensor_size, np.float32)
+        self.dict = {part + "_observation": self.tensor}
+
+    def set_from(self, state, player):
+        self.tensor.fill(0)
+        if player >= 0:
+            seen = information.observation(self._game.gdl_game, state.gdl_state, player)
+            self.tensor[self._game.encoding.part_ones(player, seen, self._part)] = 1
+
+    def string_from(self, state, player):
+        seen = information.observation(self._game.gdl_game, state.gdl_state, player)
+        return self._game.encoding.part_text(player, seen, self._part)
+
+
+class InformationObserver:
+    """A player's information state (gdl's: what it has seen, perfect recall), as text and, where
+    a play's length is bounded, as a 0/1 vector (gdl.bridges.encoding: ``information_text``,
+    ``information_ones``)."""
+
+    CACHED = 1 << 17        # texts kept for the information states met most recently
+
+    def __init__(self, game: GdlGame):
+        self._game = game
+        size = game.encoding.information_size
+        self.tensor = None if size is None else np.zeros(size, np.float32)
+        self.dict = {} if size is None else {"info_state": self.tensor}
+        self._texts: dict = {}     # (player, key) -> text: CFR asks again at every iteration
+
+    def set_from(self, state, player):
+        if self.tensor is None:
+            return
+        self.tensor.fill(0)
+        if player >= 0:
+            ones = self._game.encoding.information_ones(
+                player, state.information_key(player), state.information_befores())
+            self.tensor[ones] = 1
+
+    def string_from(self, state, player):
+        key = (player, state.information_key(player))
+        text = self._texts.get(key)
+        if text is None:
+            if len(self._texts) >= self.CACHED:
+                self._texts.clear()
+            text = self._texts[key] = self._game.encoding.information_text(*key)
         return text
 
 
