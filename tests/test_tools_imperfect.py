@@ -1,0 +1,345 @@
+"""The tools on games with simultaneous moves or hidden information: `gdl play`, `gdl serve`,
+`gdl check --deep` and `gdl fuzz` (issue 27, "the tools follow").
+
+Expected values are hand-derived or from the literature, never read off gdl's output:
+
+- Rock-paper-scissors: the unique equilibrium is uniform for both players, value 0 (von
+  Neumann; every pure strategy loses to one reply, and against the uniform mix every reply
+  earns 0).
+- Kuhn's poker (H. W. Kuhn, "A simplified two-person poker", 1950), cards J < Q < K written
+  1, 2, 3: value -1/18 to the first player. The second player's equilibrium strategy is unique:
+  after a check it bets a K, checks a Q and bets a J with probability 1/3; facing a bet it calls
+  with a K, calls a Q with probability 1/3 and folds a J. The first player's equilibria are a
+  family with one parameter a in [0, 1/3]: it bets a J with probability a, checks a Q and bets
+  a K with probability 3a; after check-bet it folds a J, calls a Q with probability a + 1/3 and
+  calls a K (the last one only matters where it is reached, when 3a < 1).
+- "Guess" below: the first player hides a number (1 or 2), the second names one; the first
+  wins 1 when the guess misses and loses 1 when it hits. That is matching pennies: both mix
+  1/2, value 0.
+"""
+
+import io
+import re
+import sys
+from collections import Counter
+from fractions import Fraction
+
+import pytest
+from helpers import GAMES
+
+import gdl
+from gdl.cli import main
+from gdl.protocol import CHANCE, SIMULTANEOUS, TERMINAL
+from gdl.solvers import information
+from gdl.tools.session import Equilibrium, Session, seen_variables, strategy_seed
+
+KUHN = str(GAMES / "kuhn.game")
+
+# docs/language.md, section "simultaneous"
+RPS = """game "Rock, paper, scissors"
+players A, B
+simultaneous
+var hand[players] in {none, rock, paper, scissors} = none
+action show(h in {rock, paper, scissors}) effect hand[mover] = h
+terminal hand[A] != none
+define beats(x, y) = x == rock and y == scissors or x == paper and y == rock or x == scissors and y == paper
+utility A = 1 if beats(hand[A], hand[B]) else -1 if beats(hand[B], hand[A]) else 0
+zero-sum
+"""
+
+# A hides a number; B names one; A wins 1 when B misses, loses 1 when B hits: matching pennies.
+GUESS = """game "Guess"
+players A, B
+var secret in 0..2 = 0
+var guess in 0..2 = 0
+hidden secret
+hidden choose
+action choose(n in 1..2) by A requires secret == 0 effect secret = n
+action name_it(n in 1..2) by B requires secret != 0 and guess == 0 effect guess = n
+terminal guess != 0
+utility A = 1 if guess != secret else -1
+zero-sum
+"""
+
+
+@pytest.fixture
+def files(tmp_path):
+    paths = {}
+    for name, text in (("rps", RPS), ("guess", GUESS)):
+        path = tmp_path / f"{name}.game"
+        path.write_text(text)
+        paths[name] = str(path)
+    return paths
+
+
+def run(monkeypatch, capsys, argv, stdin=""):
+    monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
+    code = main(argv)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def reach(game, names):
+    """A session after the moves named (chance outcomes too), from the start."""
+    session = Session(game, seed=0)
+    for name in names:
+        if session.to_move == SIMULTANEOUS:
+            raise AssertionError("use play_joint")
+        session.play(session.find(name))
+    return session
+
+
+def every_state(game):
+    """Every reachable state of a small game (joint moves at simultaneous states)."""
+    from itertools import product
+
+    seen, stack = set(), [game.initial_state()]
+    while stack:
+        state = stack.pop()
+        if state in seen:
+            continue
+        seen.add(state)
+        kind = game.current_player(state)
+        if kind == TERMINAL:
+            continue
+        if kind == CHANCE:
+            stack.extend(game.apply(state, o) for o, _ in game.chance_outcomes(state))
+        elif kind == SIMULTANEOUS:
+            acting = game.acting_players(state)
+            for joint in product(*(game.legal_actions_of(state, p) for p in acting)):
+                stack.append(game.apply_joint(state, joint))
+        else:
+            stack.extend(game.apply(state, a) for a in game.legal_actions(state))
+    return seen
+
+
+# ==== what a player sees ========================================================================
+
+def test_a_players_view_is_its_observation_with_the_others_cards_unseen():
+    # `private card`: player p sees card[p] and not the other entry; every other variable is
+    # public. So the view is the state's variables with exactly the other entry replaced by ?.
+    game = gdl.load(KUHN)
+    checked = 0
+    for state in every_state(game):
+        if game.current_player(state) == CHANCE:
+            continue
+        truth = game.variables(state)
+        for player in (0, 1):
+            seen = seen_variables(game, player, game.observation(state, player))
+            expected = dict(truth)
+            expected["card"] = [v if i == player else "?" for i, v in enumerate(truth["card"])]
+            assert seen == expected
+            checked += 1
+    assert checked == 2 * (58 - 4)     # 58 states, 4 of them chance (gdl check --deep's census)
+
+
+def test_a_game_that_hides_nothing_is_seen_whole():
+    game = gdl.loads(RPS)
+    state = game.apply_joint(game.initial_state(), (0, 1))
+    assert seen_variables(game, 0, information.observation(game, state, 0)) == \
+        game.variables(state)
+
+
+# ==== the computer's strategy ===================================================================
+
+def _mix(equilibrium, session, player):
+    return {session.game.action_name(a): p for a, p in equilibrium.mix(session, player)}
+
+
+def test_the_computer_plays_kuhns_equilibrium_at_the_information_state_it_is_in():
+    game = gdl.load(KUHN)
+    solved = Equilibrium.solve(game)
+    assert solved.exact and solved.result.values == (Fraction(-1, 18), Fraction(1, 18))
+    deal = {1: ["first=1", "second=2"], 2: ["first=2", "second=3"], 3: ["first=3", "second=1"]}
+    opening = {card: _mix(solved, reach(game, deal[card]), 0) for card in (1, 2, 3)}
+    a = opening[1]["bet"]
+    assert 0 <= a <= Fraction(1, 3)
+    assert opening[1]["check"] == 1 - a
+    assert opening[2] == {"check": 1, "bet": 0}
+    assert opening[3]["bet"] == 3 * a
+    call = {card: _mix(solved, reach(game, deal[card] + ["check", "bet"]), 0)["call"]
+            for card in (1, 2, 3)}
+    assert call[1] == 0 and call[2] == a + Fraction(1, 3)
+    if 3 * a < 1:
+        assert call[3] == 1
+    # The second player's strategy is unique; its information state is its card and First's
+    # move, whatever First holds (each of the two other cards gives the same mix).
+    second = {(1, "check"): {"check": Fraction(2, 3), "bet": Fraction(1, 3)},
+              (1, "bet"): {"call": 0, "fold": 1},
+              (2, "check"): {"check": 1, "bet": 0},
+              (2, "bet"): {"call": Fraction(1, 3), "fold": Fraction(2, 3)},
+              (3, "check"): {"check": 0, "bet": 1},
+              (3, "bet"): {"call": 1, "fold": 0}}
+    for (card, move), expected in second.items():
+        for other in {1, 2, 3} - {card}:
+            session = reach(game, [f"first={other}", f"second={card}", move])
+            assert _mix(solved, session, 1) == expected, (card, move, other)
+
+
+def test_samples_follow_the_mix_and_never_an_action_it_does_not_play():
+    # Rock-paper-scissors: uniform. 600 draws, one seed each: every count within four standard
+    # deviations (sqrt(600 * 1/3 * 2/3) = 11.5) of 200. Kuhn: the second player holding a Queen
+    # after a check never bets (probability 0), whatever the seed.
+    game = gdl.loads(RPS)
+    solved = Equilibrium.solve(game)
+    session = Session(game)
+    counts = Counter(game.action_name(solved.sample(strategy_seed(seed), session, 1))
+                     for seed in range(600))
+    assert set(counts) == {"show(rock)", "show(paper)", "show(scissors)"}
+    assert all(154 <= n <= 246 for n in counts.values()), counts
+    kuhn = gdl.load(KUHN)
+    solved = Equilibrium.solve(kuhn)
+    queen = reach(kuhn, ["first=1", "second=2", "check"])
+    assert {kuhn.action_name(solved.sample(strategy_seed(seed), queen, 1))
+            for seed in range(100)} == {"check"}
+
+
+def test_information_states_are_what_the_player_saw():
+    # Second's information state after First checks is the same whatever First holds: the two
+    # sessions differ only in First's card.
+    game = gdl.load(KUHN)
+    one = reach(game, ["first=1", "second=2", "check"])
+    three = reach(game, ["first=3", "second=2", "check"])
+    assert one.state != three.state
+    assert one.information_state(1) == three.information_state(1)
+    assert one.information_state(0) != three.information_state(0)
+
+
+# ==== gdl play ===================================================================================
+
+def _cards_shown(out: str) -> list[tuple[str, str]]:
+    """Every drawing of `display card` (a row: index line, then the two cards)."""
+    return re.findall(r"^card\n0 1\n(\S+) (\S+)$", out, re.M)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_play_shows_the_person_its_own_card_and_never_the_others(monkeypatch, capsys, seed):
+    # The person plays Second and always takes its first legal action. The deal is drawn from
+    # Random(seed) by the session; the same draw here gives the truth to compare with.
+    game = gdl.load(KUHN)
+    truth = Session(game, seed=seed)
+    truth.roll()
+    truth.roll()
+    own = truth.game.variables(truth.state)["card"][1]
+    code, out, err = run(monkeypatch, capsys, ["play", KUHN, "--as", "Second", "--seed",
+                                               str(seed)], "1\n1\n1\n")
+    assert code == 0, err
+    shown = _cards_shown(out)
+    assert shown and all(first == "?" for first, _ in shown)
+    assert {second for _, second in shown} == {str(own)}
+    assert "chance: " not in out          # the deal's outcomes name the cards: not shown
+    assert "Game over" in out
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_hint_is_the_equilibrium_at_the_persons_information_state(monkeypatch, capsys, seed):
+    code, out, err = run(monkeypatch, capsys, ["play", KUHN, "--as", "Second", "--seed",
+                                               str(seed)], "hint\nquit\n")
+    assert code == 0, err
+    card = int(_cards_shown(out)[-1][1])
+    move = re.search(r"^First plays (check|bet)$", out, re.M)[1]
+    hint = re.search(r"hint: card\[Second\]=(\d), after (\w+): the equilibrium plays (.*)$",
+                     out, re.M)
+    assert (int(hint[1]), hint[2]) == (card, move)
+    expected = {(1, "check"): "check 2/3, bet 1/3", (1, "bet"): "fold 1",
+                (2, "check"): "check 1", (2, "bet"): "call 1/3, fold 2/3",
+                (3, "check"): "bet 1", (3, "bet"): "call 1"}[card, move]
+    assert hint[3] == expected
+    assert "the game's value: sequence-form, exact: value First -1/18, Second 1/18" in out
+
+
+def test_simultaneous_the_computer_chooses_without_seeing_the_persons_choice(
+        monkeypatch, capsys, files):
+    replies = {}
+    for mine in ("rock", "paper", "scissors"):
+        code, out, err = run(monkeypatch, capsys, ["play", files["rps"], "--as", "A", "--seed",
+                                                   "7"], f"show({mine})\n")
+        assert code == 0, err
+        together = re.search(r"^together: A show\((\w+)\), B show\((\w+)\)$", out, re.M)
+        assert together[1] == mine
+        replies[mine] = together[2]
+        beats = {("rock", "scissors"), ("paper", "rock"), ("scissors", "paper")}
+        a = 1 if (mine, together[2]) in beats else -1 if (together[2], mine) in beats else 0
+        assert f"Game over: A {a}, B {-a}" in out
+    assert len(set(replies.values())) == 1      # the same draw whatever the person chose
+    seen = set()
+    for seed in range(30):
+        code, out, _ = run(monkeypatch, capsys, ["play", files["rps"], "--as", "A", "--seed",
+                                                 str(seed)], "show(rock)\n")
+        seen.add(re.search(r"B show\((\w+)\)", out)[1])
+    assert seen == {"rock", "paper", "scissors"}    # a mixed strategy, not a pure one
+
+
+def test_simultaneous_hint_is_uniform(monkeypatch, capsys, files):
+    code, out, err = run(monkeypatch, capsys, ["play", files["rps"], "--as", "B"], "hint\nquit\n")
+    assert code == 0, err
+    assert "the equilibrium plays show(rock) 1/3, show(paper) 1/3, show(scissors) 1/3" in out
+    assert "value here: A 0, B 0" in out
+    assert "B to move (at the same time as A)" in out
+
+
+def test_a_hidden_action_shows_as_a_question_mark(monkeypatch, capsys, files):
+    code, out, err = run(monkeypatch, capsys, ["play", files["guess"], "--as", "B", "--seed", "2"],
+                         "hint\n1\n")
+    assert code == 0, err
+    assert "A plays ? (hidden from you)" in out
+    assert "choose(" not in out.split("A plays")[1]      # neither the action nor its number
+    assert "secret = ?" in out
+    assert re.search(r"hint: after \?: the equilibrium plays name_it\(1\) 1/2, name_it\(2\) 1/2",
+                     out)
+    assert "value A 0, B 0" in out
+
+
+def test_the_player_who_hides_sees_its_own_action(monkeypatch, capsys, files):
+    code, out, err = run(monkeypatch, capsys, ["play", files["guess"], "--as", "A", "--seed", "2"],
+                         "choose(2)\n")
+    assert code == 0, err
+    assert re.search(r"^B plays name_it\([12]\)$", out, re.M)
+    assert "secret = ?" in out      # `hidden secret`: nobody sees the variable, A neither
+
+
+def test_watching_shows_everything(monkeypatch, capsys, files):
+    code, out, err = run(monkeypatch, capsys, ["play", KUHN, "--seed", "1"])
+    assert code == 0, err
+    assert "You watch: everything is shown" in out
+    assert re.search(r"^chance: first=\d \(probability 1/3\)$", out, re.M)
+    assert all("?" not in pair for pair in _cards_shown(out))
+
+
+def test_undo_goes_back_to_the_persons_previous_decision(monkeypatch, capsys):
+    # As First: check, then (if Second bets) undo back to the opening decision; if Second
+    # checks the game ends. Seeds where Second bets after a check exist (it bets a K always).
+    for seed in range(20):
+        code, out, err = run(monkeypatch, capsys, ["play", KUHN, "--as", "First", "--seed",
+                                                   str(seed)], "undo\ncheck\nundo\nquit\n")
+        assert code == 0, err
+        assert "  nothing to undo" in out.split("First> undo")[1].split("First>")[0]
+        if "Second plays bet" in out:
+            assert "undone: 2 move(s)" in out
+            assert out.count("First to move. Legal: 1:check  2:bet") == 2
+            return
+    raise AssertionError("no seed where Second bets after a check")
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--depth", "2"], "--depth: a game with hidden information is played from one solve"),
+    (["--moves", "first=1"], "is played from its start"),
+    (["--as", "First", "--as", "Second"], "is played from one seat"),
+    (["--ai", "alphabeta"], "alphabeta is the wrong tool"),
+])
+def test_play_refuses_what_it_cannot_do_on_hidden_games(monkeypatch, capsys, argv, message):
+    code, out, err = run(monkeypatch, capsys, ["play", KUHN, *argv], "quit\n")
+    assert code == 2
+    assert message in err
+
+
+def test_play_with_an_approximate_solver_says_so(monkeypatch, capsys):
+    code, out, err = run(monkeypatch, capsys, ["play", KUHN, "--as", "First", "--ai", "cfr+",
+                                               "--iterations", "200", "--seed", "1"], "quit\n")
+    assert code == 0, err
+    found = re.search(r"cfr\+, approximate: value about First (\S+), Second \S+, after 200 "
+                      r"iterations, exploitability (\S+)\)", out)
+    assert found, out
+    # The value a strategy earns is within its exploitability's bracket around -1/18 (twice
+    # the exploitability wide, gdl.solvers.exploitability).
+    assert abs(float(found[1].rstrip(",")) + 1 / 18) <= 2 * float(found[2]) + 1e-9
