@@ -29,7 +29,7 @@ from helpers import GAMES
 
 import gdl
 from gdl.cli import main
-from gdl.protocol import CHANCE, SIMULTANEOUS, TERMINAL
+from gdl.protocol import CHANCE, SIMULTANEOUS, TERMINAL, GameInfo
 from gdl.solvers import information
 from gdl.tools.session import Equilibrium, Session, seen_variables, strategy_seed
 
@@ -343,3 +343,144 @@ def test_play_with_an_approximate_solver_says_so(monkeypatch, capsys):
     # The value a strategy earns is within its exploitability's bracket around -1/18 (twice
     # the exploitability wide, gdl.solvers.exploitability).
     assert abs(float(found[1].rstrip(",")) + 1 / 18) <= 2 * float(found[2]) + 1e-9
+
+
+# ==== gdl check --deep ===========================================================================
+
+# B may raise only when A holds a 2, which B does not see (`private card`): B's information
+# state (its own card, after the deal) offers `call` at one position and `call raise` at another.
+PEEK = """game "Peek"
+players A, B
+var card[players] in 0..2 = 0
+var over in bool = false
+private card
+init { random a in 1..2; card[A] = a; random b in 1..2; card[B] = b; next B }
+action call by B effect over = true
+action raise by B requires card[A] == 2 effect over = true
+terminal over
+utility A = 1 if card[A] > card[B] else 0
+zero-sum
+"""
+
+# A bidding phase (both at once), then B answers with the bids in view.
+SEALED = """game "Sealed bids"
+players A, B
+simultaneous if phase == 0 then { phase = 1; next B }
+var phase in 0..2 = 0
+var bid[players] in 0..2 = 0
+var answer in 0..1 = 0
+action offer(n in 1..2) requires phase == 0 effect bid[mover] = n
+action reply(k in 0..1) by B requires phase == 1 effect answer = k; phase = 2
+terminal phase == 2
+utility A = bid[A] - bid[B] + answer
+zero-sum
+"""
+
+
+def _deep(game):
+    from gdl.tools.validate import validate
+
+    return validate(game, playouts=20, seed=0)
+
+
+def test_deep_counts_kuhns_twelve_information_states():
+    # Kuhn 1950: each player holds one of 3 cards and chooses at 2 points of the betting
+    # (First: the opening, and after check-bet; Second: after a check, after a bet): 6 each.
+    report = _deep(gdl.load(KUHN))
+    assert report.ok, report.violations
+    assert report.information_states == {"First": 6, "Second": 6}
+    assert report.information_complete
+    # 58 states, and the tree has no transpositions: the histories are the states.
+    assert report.census.states == 58 and report.histories == 58
+
+
+def test_deep_plays_simultaneous_moves_and_counts_one_information_state_each():
+    # Rock-paper-scissors: the start (both choose at once) and the 9 ends; one choice each.
+    report = _deep(gdl.loads(RPS))
+    assert report.ok and not report.violations, report.violations
+    census = report.census
+    assert (census.states, census.decision, census.simultaneous, census.terminal,
+            census.moves) == (10, 1, 1, 9, 9)
+    assert report.information_states == {"A": 1, "B": 1}
+    assert report.requires_checked == 1      # E414/E415 ran: `show` is legal where both choose
+
+
+def test_deep_simultaneous_if_checks_requires_with_each_player_as_mover():
+    # 1 bidding state (both at once), then B answers at each of the 2 x 2 bids: A chooses at 1
+    # information state, B at 1 + 4. No action is "never legal".
+    report = _deep(gdl.loads(SEALED))
+    assert report.ok and not report.violations, report.violations
+    assert report.census.simultaneous == 1 and report.census.decision == 5
+    assert report.information_states == {"A": 1, "B": 5}
+    assert report.requires_checked == 5
+
+
+def test_deep_reports_an_information_state_whose_actions_differ(tmp_path, capsys):
+    path = tmp_path / "peek.game"
+    path.write_text(PEEK)
+    code = main(["check", "--deep", str(path)])
+    err = capsys.readouterr().err
+    assert code == 1
+    assert f"{path}:8:1: error[E416]: B cannot tell two positions apart" in err
+    assert "(raise)" in err
+    assert "`private card` (line 5)" in err
+    assert "make the `requires` of 'raise' read only what B sees" in err
+    report = _deep(gdl.loads(PEEK))
+    (problem,) = report.errors
+    assert problem.code == "E416" and problem.count == 2    # B holding 1, and holding 2
+
+
+class Forgetful:
+    """A breaks the protocol's promise that a player sees its own action: it moves twice
+    and does not see which way it went the first time (nothing in the state shows it)."""
+
+    info = GameInfo(name="forgetful", players=("A", "B"), sum_kind="zero-sum", hidden=True)
+
+    def initial_state(self):
+        return ()
+
+    def current_player(self, state):
+        return 0 if len(state) < 2 else TERMINAL
+
+    def legal_actions(self, state):
+        return ("left", "right") if len(state) < 2 else ()
+
+    def apply(self, state, action):
+        return state + (action,)
+
+    def returns(self, state):
+        return (1, -1) if state[0] == state[1] else (-1, 1)
+
+    def action_name(self, action):
+        return action
+
+    def observation(self, state, player):
+        return len(state)
+
+    def move_observation(self, state, player, move):
+        return "moved"
+
+
+def test_deep_reports_a_game_without_perfect_recall():
+    report = _deep(Forgetful())
+    codes = [v.code for v in report.errors]
+    assert codes == ["E417"], report.violations
+    assert report.information_states == {"A": 2, "B": 0}
+    assert report.errors[0].path in (("left",), ("right",))
+
+
+def test_deep_says_when_not_every_history_was_walked():
+    from gdl.tools import validate as module
+
+    small = module.Report(game="Kuhn")
+    module._information(module._Checker(gdl.load(KUHN), None), small, limit=10)
+    assert not small.information_complete and small.histories == 10
+    assert sum(small.information_states.values()) < 12
+
+
+def test_deep_prints_the_counts(tmp_path, capsys):
+    code = main(["check", "--deep", KUHN])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "information states (where each player chooses): First 6, Second 6 (over all 58 " \
+           "histories)" in out
