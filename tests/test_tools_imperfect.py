@@ -484,3 +484,173 @@ def test_deep_prints_the_counts(tmp_path, capsys):
     assert code == 0
     assert "information states (where each player chooses): First 6, Second 6 (over all 58 " \
            "histories)" in out
+
+
+# ==== gdl fuzz ===================================================================================
+
+# Three players show 1 or 2 at once; the odd one out wins 2 and the others lose 1 each; all
+# alike: 0. Zero-sum, three players: only CFR applies (with NashConv).
+ODD = """game "Odd one out"
+players A, B, C
+simultaneous
+var shown[players] in 0..2 = 0
+action show(k in 1..2) effect shown[mover] = k
+terminal shown[A] != 0
+define odd(x, y, z) = x != y and x != z
+utility A = 2 if odd(shown[A], shown[B], shown[C]) else 0 if shown[B] == shown[C] and shown[A] == shown[B] else -1
+utility B = 2 if odd(shown[B], shown[A], shown[C]) else 0 if shown[A] == shown[C] and shown[A] == shown[B] else -1
+zero-sum
+"""
+
+
+def _wide(game, **options):
+    from gdl.tools.fuzz import wide_problems
+
+    return wide_problems(game, **options)
+
+
+def test_fuzz_kuhn_exact_and_every_iterative_solver_agree():
+    problems, figures = _wide(gdl.load(KUHN))
+    assert problems == []
+    assert figures.exact_value == Fraction(-1, 18)
+    assert figures.information_states == 12 and figures.histories == 58
+    runs = {(run.solver, run.iterations): run for run in figures.runs}
+    assert runs["sequence-form", None].exact and runs["sequence-form", None].exploitability == 0
+    plus = [runs["cfr+", n] for n in (10, 100, 1000)]
+    assert plus[-1].exploitability < plus[0].exploitability
+    for run in figures.runs:
+        # a profile's value for the first player lies within its NashConv (twice the
+        # exploitability) of the game's value -1/18
+        assert abs(float(run.value) + 1 / 18) <= 2 * float(run.exploitability) + 1e-12, run
+    assert {run.solver for run in figures.runs} == {"sequence-form", "cfr+", "cfr", "mccfr"}
+
+
+def test_fuzz_simultaneous_solver_and_sequence_form_agree_on_rps():
+    problems, figures = _wide(gdl.loads(RPS))
+    assert problems == []
+    exact = {run.solver: run.value for run in figures.runs if run.exact}
+    assert exact == {"sequence-form": 0, "simultaneous": 0}
+
+
+def test_fuzz_three_players_runs_cfr_only():
+    problems, figures = _wide(gdl.loads(ODD))
+    assert problems == []
+    assert figures.exact_value is None
+    assert {run.solver for run in figures.runs} == {"cfr"}
+    # By symmetry the uniform profile is an equilibrium: against two uniform players each
+    # choice is odd one time in four (+2), alike with both one time in four (0), and in
+    # between half the time (-1): 2/4 + 0 - 1/2 = 0 either way. CFR starts there and stays.
+    assert all(run.exploitability == 0 for run in figures.runs)
+
+
+def test_fuzz_catches_an_exact_solver_that_is_wrong(monkeypatch):
+    import gdl.solvers.simultaneous as module
+
+    honest = module.solve_simultaneous
+
+    def planted(game, **options):
+        solution = honest(game, **options)
+        root = solution.root
+        rock = next(a for a in solution.strategies[root][1] if game.action_name(a) == "show(rock)")
+        solution.strategies[root][1] = {a: Fraction(int(a == rock))
+                                        for a in solution.strategies[root][1]}
+        solution.values[root] += Fraction(1, 7)
+        return solution
+
+    monkeypatch.setattr(module, "solve_simultaneous", planted)
+    problems, _ = _wide(gdl.loads(RPS))
+    kinds = {(p.kind, p.solver) for p in problems}
+    assert ("values", "sequence-form vs simultaneous") in kinds
+    assert ("claim", "simultaneous") in kinds       # always rock: exploitable
+
+
+def test_fuzz_catches_cfr_plus_that_does_not_converge(monkeypatch):
+    import gdl.solvers.cfr as module
+
+    honest = module.cfr_plus
+    monkeypatch.setattr(module, "cfr_plus", lambda game, **options: honest(game, iterations=1))
+    problems, _ = _wide(gdl.load(KUHN))
+    assert [(p.kind, p.solver) for p in problems] == [("convergence", "cfr+")]
+
+
+def test_fuzz_catches_a_solver_that_misreports_its_exploitability(monkeypatch):
+    import dataclasses
+
+    import gdl.solvers.cfr as module
+    from gdl.solvers.exploitability import Exploitability
+
+    honest = module.cfr
+
+    def boasting(game, **options):
+        result = honest(game, **options)
+        values = result.exploitability.values
+        return dataclasses.replace(result, exploitability=Exploitability(
+            values, values, result.exploitability.best_responses))
+
+    monkeypatch.setattr(module, "cfr", boasting)
+    problems, _ = _wide(gdl.load(KUHN))
+    assert {(p.kind, p.solver) for p in problems} == {("claim", "cfr")}
+
+
+def test_fuzz_compares_another_cfr_after_as_many_iterations():
+    # OpenSpiel's own kuhn_poker stands in for the bridge: the same game, so its CFR after 100
+    # iterations must give gdl's CFR's NashConv (docs/imperfect.md: the same algorithm).
+    pyspiel = pytest.importorskip("pyspiel")
+    from gdl.tools.fuzz import NotCompared
+
+    def openspiel_kuhn(game, iterations, spent=None):
+        spiel = pyspiel.load_game("kuhn_poker")
+        solver = pyspiel.CFRSolver(spiel)
+        for _ in range(spent or iterations):
+            solver.evaluate_and_update_policy()
+        policy = solver.average_policy()
+        return (pyspiel.nash_conv(spiel, policy),
+                tuple(pyspiel.expected_returns(spiel.new_initial_state(), policy, -1, True)))
+
+    problems, figures = _wide(gdl.load(KUHN), external=openspiel_kuhn)
+    assert problems == []
+    assert any(run.solver == "OpenSpiel cfr" for run in figures.runs)
+    # after fewer iterations than gdl's: the NashConv differs, and that is reported
+    problems, _ = _wide(gdl.load(KUHN), external=lambda g, n: openspiel_kuhn(g, n, spent=10))
+    assert [(p.kind, p.solver) for p in problems] == [("values", "OpenSpiel cfr")]
+
+    def refusing(game, iterations):
+        raise NotCompared("the bridge cannot")
+
+    problems, figures = _wide(gdl.load(KUHN), external=refusing)
+    assert problems == [] and any("not compared: the bridge cannot" in n for n in figures.notes)
+
+
+def test_fuzz_command_on_files_with_simultaneous_moves_and_hidden_information(
+        tmp_path, capsys, files):
+    code = main(["fuzz", files["rps"], "--out", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert re.search(r"simultaneous\s+exact\s+value 0\s+exploitability 0", out)
+    assert re.search(r"sequence-form\s+exact\s+value 0\s+exploitability 0", out)
+    assert "no disagreement" in out
+    code = main(["fuzz", KUHN, "--openspiel", "--out", str(tmp_path), "--json"])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    import json
+
+    document = json.loads(out)
+    whole = document["runs"][0]["targets"][KUHN]["whole_game"]
+    assert whole["exact_value"] == "-1/18" and whole["information_states"] == 12
+    # the bridge either takes the game with its information states, or it is said why not
+    assert (any(run["solver"] == "OpenSpiel cfr" for run in whole["runs"])
+            or any(note.startswith("OpenSpiel's CFR: not compared: ") for note in whole["notes"]))
+    assert not list(tmp_path.glob("fuzz-counterexample*"))     # no counterexample written
+
+
+def test_fuzz_refuses_a_wide_game_that_can_go_on_for_ever(tmp_path, capsys):
+    path = tmp_path / "stop.game"
+    path.write_text(RPS.replace("terminal hand[A] != none",
+                                "terminal hand[A] != none and hand[A] == hand[B]")
+                    .replace("simultaneous", "simultaneous then { if hand[A] != hand[B] "
+                             "{ hand[A] = none; hand[B] = none } }", 1))
+    assert gdl.load(str(path)).info.simultaneous
+    code = main(["fuzz", str(path), "--out", str(tmp_path)])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "can go on for ever" in err

@@ -118,7 +118,7 @@ PLAYOUT_CAP = 10_000         # moves per playout when no length bound is declare
 PRUNED_EXPONENT = 0.75       # alpha-beta with random ordering: b ** (3d/4) of b ** d nodes
 ORDERED_EXPONENT = 0.5       # with good ordering: b ** (d/2) (Knuth and Moore's best case)
 REQUIRES_LIMIT = 200_000     # decision states the rule checks evaluate every `requires` at
-HISTORY_LIMIT = 500_000      # histories walked to count information states
+HISTORY_LIMIT = 100_000      # histories walked to count information states
 BUDGET = 10 ** 8             # nodes a solver is expected to finish (about 5 min at 3 µs/node)
 NODE_SECONDS = 3e-6          # the compiled backend's cost per node, for messages
 
@@ -482,6 +482,10 @@ class _Checker:
         # What `gdl solve` does with such a game is said in one place (gdl.solvers.repetition).
         from gdl.solvers.repetition import solve_on_cycles, strong_refusal
 
+        if (self.info.hidden or self.info.simultaneous) and (self.bound is None
+                                                              or self.bound[1] != 0):
+            self._wide_cycle(stem, around, ends_surely)
+            return
         solving = solve_on_cycles(self.info, ends_surely, one_winner)
         if ends_surely and (self.bound is None or self.bound[1] != 0):
             self.add(CYCLE, f"a state comes back after {len(around)} move(s), but whatever the "
@@ -512,6 +516,28 @@ class _Checker:
             self.add(CYCLE, f"{described}: the game may not terminate (it declares no "
                      f"max-length), and {solving}; declare a max-length", stem,
                      rules=("terminal",), cycle=around)
+
+
+    def _wide_cycle(self, stem, around: Sequence[str], ends_surely: bool) -> None:
+        """A cycle in a game with simultaneous moves or hidden information: only the
+        simultaneous solver values such a game (two players, constant sum, nothing hidden, and
+        every play ending with probability 1 whatever the players do: Shapley's setting)."""
+        from gdl.solvers.wide import what_is_wide
+
+        info = self.info
+        described = (f"a state comes back after {len(around)} move(s), so a play can go on "
+                     "forever")
+        if (ends_surely and not info.hidden and info.num_players == 2
+                and info.is_constant_sum):
+            self.add(CYCLE, f"{described}, but whatever the players do, every play ends with "
+                     "probability 1: gdl solve brackets its value (Shapley's iteration, the "
+                     "simultaneous solver)", stem, rules=("terminal",), cycle=around,
+                     severity="note")
+            return
+        self.add(CYCLE, f"{described}: in a game with {what_is_wide(info)} only the "
+                 "simultaneous solver takes positions that repeat, and only with two players, a "
+                 "constant sum, nothing hidden and every play ending with probability 1 whatever "
+                 "the players do; declare a max-length", stem, rules=("terminal",), cycle=around)
 
 
 class Joint(tuple):
@@ -1223,9 +1249,6 @@ def _information(checker: _Checker, report: Report, limit: int = HISTORY_LIMIT) 
         return                              # reported by the state checks
     complete = True
     while queue:
-        if len(parents) >= limit:
-            complete = False
-            break
         state, keys, own, parent, move = queue.popleft()
         here = len(parents)
         parents.append(parent)
@@ -1253,6 +1276,9 @@ def _information(checker: _Checker, report: Report, limit: int = HISTORY_LIMIT) 
                     joint = tuple(a for a, _ in picks)
                     moves.append((Joint(joint) if kind == SIMULTANEOUS else joint[0], tuple(new)))
             else:
+                continue
+            if len(parents) + len(queue) + len(moves) > limit:
+                complete = False        # the histories met so far are walked to the end
                 continue
             for move, new in moves:
                 child = (game.apply_joint(state, move) if isinstance(move, Joint)
