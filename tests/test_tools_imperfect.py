@@ -654,3 +654,189 @@ def test_fuzz_refuses_a_wide_game_that_can_go_on_for_ever(tmp_path, capsys):
     err = capsys.readouterr().err
     assert code == 2
     assert "can go on for ever" in err
+
+
+# ==== gdl serve ==================================================================================
+
+def _bench(text, name, **options):
+    from gdl.serve.workbench import Workbench
+
+    return Workbench(text, name, **options)
+
+
+KUHN_TEXT = (GAMES / "kuhn.game").read_text(encoding="utf-8")
+
+
+def test_serve_sends_a_function_of_what_the_persons_seat_saw():
+    # Second's page after the deal and First's check, with First holding 1 or 3 and Second 2:
+    # everything sent is the same (the documents are equal), and the board shows ? for
+    # First's card. The truth differs, so the page cannot be showing the state.
+    import json
+
+    documents = []
+    for first in (1, 3):
+        wb = _bench(KUHN_TEXT, "kuhn.game", human=(1,), seed=0)
+        wb.session = reach(wb.game, [f"first={first}", "second=2", "check"])
+        documents.append(json.dumps(wb.state(), sort_keys=True))
+    assert documents[0] == documents[1]
+    state = json.loads(documents[0])
+    assert state["board"] == [{"kind": "grid", "name": "card", "rows": [["?", "2"]]}]
+    assert [h["move"] for h in state["history"]] == ["(unseen)", "(unseen)", "check"]
+    # Second's unique equilibrium with a Queen after a check: check always (module docstring)
+    assert {m["name"]: m["strategy"] for m in state["moves"]} == {"check": "1", "bet": "0"}
+    assert [v["text"] for v in state["values"]] == ["-1/18", "1/18"]
+    assert state["seat"] == "Second" and state["hidden"] and not state["together"]
+
+
+def test_serve_the_computer_moves_then_the_person_sees_its_equilibrium_mix():
+    for seed in range(6):
+        wb = _bench(KUHN_TEXT, "kuhn.game", human=(1,), seed=seed)
+        state = wb.state()
+        assert state["solver_to_move"] and state["to_move"] == "First" and state["moves"] == []
+        state = wb.solver_move()
+        first = state["history"][-1]
+        assert first["player"] == "First" and first["move"] in {"check", "bet"}
+        card = int(state["board"][0]["rows"][0][1])
+        mix = {m["name"]: m["strategy"] for m in state["moves"]}
+        expected = {(1, "check"): {"check": "2/3", "bet": "1/3"},
+                    (1, "bet"): {"call": "0", "fold": "1"},
+                    (2, "check"): {"check": "1", "bet": "0"},
+                    (2, "bet"): {"call": "1/3", "fold": "2/3"},
+                    (3, "check"): {"check": "0", "bet": "1"},
+                    (3, "bet"): {"call": "1", "fold": "0"}}[card, first["move"]]
+        assert mix == expected
+        assert state["board"][0]["rows"][0][0] == "?"
+
+
+def test_serve_simultaneous_moves_are_sent_alone_and_shown_together():
+    replies = set()
+    for mine in range(3):
+        wb = _bench(RPS, "rps.game", human=(0,), seed=11)
+        state = wb.state()
+        assert state["together"] and not state["solver_to_move"]
+        assert state["to_move"] == "A and B"
+        assert [m["strategy"] for m in state["moves"]] == ["1/3"] * 3
+        state = wb.move(mine)
+        (move,) = state["history"]
+        assert move["player"] == "together"
+        found = re.fullmatch(r"A show\((\w+)\), B show\((\w+)\)", move["move"])
+        assert found[1] == ["rock", "paper", "scissors"][mine]
+        replies.add(found[2])
+        assert state["over"]
+    assert len(replies) == 1      # the computer's draw does not depend on the person's choice
+
+
+def test_serve_seats_undo_and_tree_on_a_game_with_hidden_information():
+    from gdl.serve.workbench import WorkbenchError
+
+    wb = _bench(KUHN_TEXT, "kuhn.game", human=(1,), seed=0)
+    with pytest.raises(WorkbenchError, match="played from one seat"):
+        wb.set_human([0, 1])
+    with pytest.raises(WorkbenchError, match="no search tree"):
+        wb.tree(None)
+    with pytest.raises(WorkbenchError, match="nothing of yours to undo"):
+        wb.undo()
+    with pytest.raises(WorkbenchError, match="not your move"):
+        wb.move(0)
+    wb.solver_move()
+    before = wb.state()
+    after = wb.move(0)
+    if not after["over"]:
+        assert after["history"][:len(before["history"])] == before["history"]
+    assert wb.undo() == before
+    # Changing seats deals again: the new seat must not hold what it saw of the old deal.
+    # With the generator started afresh, every seed would deal its first deal again.
+    same = 0
+    for seed in range(12):
+        wb = _bench(KUHN_TEXT, "kuhn.game", human=(1,), seed=seed)
+        dealt = wb.game.variables(wb.session.state)["card"]
+        state = wb.set_human([0])
+        assert state["seat"] == "First" and len(state["history"]) == 2      # a new deal only
+        same += wb.game.variables(wb.session.state)["card"] == dealt
+    assert same < 12
+
+
+def test_serve_over_http_on_a_simultaneous_game(files):
+    import http.client
+    import json
+
+    from gdl.serve.server import GameServer
+
+    server = GameServer(_bench(RPS, "rps.game", human=(1,), seed=4))
+    server.serve_in_thread()
+    try:
+        def request(method, path, body=None):
+            connection = http.client.HTTPConnection(*server.server_address[:2], timeout=30)
+            data = None if body is None else json.dumps(body).encode()
+            connection.request(method, path, body=data,
+                               headers={"Content-Type": "application/json"} if data else {})
+            response = connection.getresponse()
+            content = response.read()
+            connection.close()
+            return response, json.loads(content)
+
+        response, state = request("GET", "/api/state")
+        assert response.status == 200 and state["together"] and state["seat"] == "B"
+        assert "script-src 'self'" in response.getheader("Content-Security-Policy")
+        response, state = request("POST", "/api/solver", {})
+        assert response.status == 409 and "it is your move" in state["error"]
+        response, state = request("POST", "/api/move", {"index": 2})
+        assert response.status == 200 and state["over"]
+        assert re.fullmatch(r"A show\(\w+\), B show\(scissors\)", state["history"][0]["move"])
+        response, state = request("POST", "/api/tree", {"depth": None})
+        assert response.status == 409
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--depth", "2"], "--depth: a game with simultaneous moves or hidden information"),
+    (["--as", "First", "--as", "Second"], "--as: a game with simultaneous moves or hidden "
+                                          "information is played from one seat"),
+])
+def test_serve_refuses_what_it_cannot_do(capsys, argv, message):
+    code = main(["serve", KUHN, "--port", "0", *argv])
+    assert code == 2
+    assert message in capsys.readouterr().err
+
+
+def test_the_page_in_a_browser_shows_the_persons_view_and_plays_at_once(tmp_path, files):
+    # The real page (Chromium, as tests/test_serve_browser.py drives it): Kuhn's poker as
+    # Second shows First's card as ?, and each move with the equilibrium's probability; rock-
+    # paper-scissors as A shows the joint move once A has chosen.
+    pytest.importorskip("selenium")
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+    from selenium.webdriver.common.by import By
+    from test_serve_browser import CHROMIUM, DRIVER, serve, settle, text
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for flag in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu"):
+        options.add_argument(flag)
+    driver = webdriver.Chrome(service=Service(DRIVER), options=options)
+    try:
+        for url in serve("--as", "Second", "--seed", "3", game="games/kuhn.game"):
+            driver.get(url)
+            settle(driver)
+            cards = [td.text for td in driver.find_elements(By.CSS_SELECTOR, "#board td")]
+            assert cards[0] == "?" and cards[1] in {"1", "2", "3"}
+            assert "You see what Second may see" in text(driver, "position-value")
+            assert "First -1/18, Second 1/18" in text(driver, "position-value")
+            notes = [n.text for n in driver.find_elements(By.CSS_SELECTOR, "#moves .value")]
+            assert notes and all(n.startswith("equilibrium plays it with probability ")
+                                 for n in notes)
+            history = [li.text for li in driver.find_elements(By.CSS_SELECTOR, "#history li")]
+            assert history[:2] == ["chance: (unseen)"] * 2 and history[2].startswith("First: ")
+        for url in serve("--as", "A", "--seed", "3", game=files["rps"]):
+            driver.get(url)
+            settle(driver)
+            assert "A and B choose at once" in text(driver, "status")
+            driver.find_element(By.CSS_SELECTOR, '#moves li[data-name="show(paper)"] button').click()
+            settle(driver)
+            (line,) = [li.text for li in driver.find_elements(By.CSS_SELECTOR, "#history li")]
+            assert re.fullmatch(r"together: A show\(paper\), B show\((rock|paper|scissors)\)", line)
+            assert "Game over" in text(driver, "status")
+    finally:
+        driver.quit()
