@@ -224,8 +224,11 @@ class Workbench:
                 shown = ", ".join(f"{players[p]} {part}" for p, part in zip(move.players, parts))
                 history.append({"player": "together", "move": shown, "probability": None})
             else:
+                probability = (format_value(move.probability)
+                               if parts and move.probability is not None else None)
                 history.append({"player": _mover(move.player, players),
-                                "move": parts[0] if parts else "(unseen)", "probability": None})
+                                "move": parts[0] if parts else "(unseen)",
+                                "probability": probability})
         document: dict[str, Any] = {
             "game": info.name or self.filename, "file": self.filename, "rules": self.text,
             "players": list(players), "human": list(self.human), "wide": True,
