@@ -41,6 +41,19 @@ evaluated here, at every decision state (at most ``REQUIRES_LIMIT`` of them); "n
   variant chosen by a `param`, constant by design); one written in a `define`, which serves
   other rules and variants too (it still appears in the notes of E414).
 
+Simultaneous moves and hidden information
+-----------------------------------------
+Where several players choose at once (``current_player`` is SIMULTANEOUS), the acting players
+and each one's legal actions are checked as a decision's are, and the moves played are the
+joint moves. In a game with simultaneous moves or hidden information every player's
+information states (what it has seen, ``gdl.solvers.information``) are counted where it
+chooses, over every history (breadth first, up to ``HISTORY_LIMIT``; the report says whether
+that was all of them), and two things the solvers of such games rely on are checked there:
+
+* an information state offers the same legal actions at every position it contains (E416, at
+  the action that differs, naming the `private` or `hidden` variables its `requires` reads);
+* it is always reached after the same choices of the player's own: perfect recall (E417).
+
 Two ways of visiting
 --------------------
 * **Playouts**: ``random.Random(seed)`` picks a legal action uniformly, and chance outcomes by
