@@ -342,8 +342,11 @@ def register(commands) -> None:
                     "games that can repeat a position, whose strong solve is checked at every "
                     "position. With FILEs: the same at positions reached by seeded random "
                     "playouts of each game, or, for a game that can repeat a position, its "
-                    "strong solve at every position. A disagreement is shrunk and written as a "
-                    ".game file; exit status 1.",
+                    "strong solve at every position, or, for a game with simultaneous moves or "
+                    "hidden information, its solvers on the whole game (the exact sequence form "
+                    "and simultaneous solver, CFR+, CFR, MCCFR; OpenSpiel's CFR with "
+                    "--openspiel). A disagreement is shrunk and written as a .game file; exit "
+                    "status 1.",
         epilog="Example: gdl fuzz --examples 2000 --seed 1 --workers 2")
     fuzz.add_argument("files", nargs="*", metavar="FILE", help="rule files to fuzz (optional)")
     fuzz.add_argument("--examples", type=whole(1), default=200, metavar="N",
@@ -363,6 +366,7 @@ def register(commands) -> None:
     fuzz.add_argument("--openspiel", action="store_true",
                       help="FILE mode: also solve the positions with OpenSpiel's own searches "
                            "through gdl.bridges.openspiel (two-player zero-sum games; needs the "
-                           "openspiel extra)")
+                           "openspiel extra); on a game with simultaneous moves or hidden "
+                           "information, OpenSpiel's CFR")
     fuzz.add_argument("--json", action="store_true", help="one JSON document on stdout")
     fuzz.set_defaults(run=cmd_fuzz)

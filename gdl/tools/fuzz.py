@@ -25,6 +25,10 @@ principal variation that starts with one of them and follows legal moves. This m
   take, checks the strong solver at every position against a reference computed through the
   protocol, against its own solve of the interpreted game, and through the position database
   (``strong_problems``; generated ones are the target "cyclic games");
+* on games with simultaneous moves or hidden information, which are solved as a whole, compares
+  the whole game's solvers: the exact ones against each other and their own claims, CFR+, CFR
+  and MCCFR against the exact value they must bracket, and another CFR (OpenSpiel's) where one
+  is given (``wide_problems``);
 * runs hypothesis programmatically, with a fixed seed and no example database, and returns the
   shrunk counterexample (``run_property``); ``fuzz_generated`` and ``fuzz_file`` are what
   `gdl fuzz` runs, with or without files.
