@@ -4,6 +4,9 @@ Input is read a line at a time with ``sys.stdin.readline``, so a pipe works as w
 terminal: ``printf 'place(1,1)\\nhint\\n' | gdl play games/tictactoe.game --as X``. When the input
 is not a terminal each line read is echoed after the prompt, so the transcript reads like a
 session. End of input leaves the game cleanly (exit 0).
+
+A game with simultaneous moves or hidden information is played from one solve of the whole
+game (``_play_wide``): the person sees its observation only, the computer plays the equilibrium.
 """
 
 from __future__ import annotations
@@ -26,7 +29,8 @@ from gdl.errors import GameRuntimeError
 from gdl.protocol import CHANCE, SIMULTANEOUS, TERMINAL, format_value
 
 COMMANDS = {
-    "hint": "the solver's best actions here, with their values",
+    "hint": "the solver's best actions here, with their values (where players hide things or "
+            "choose at once: the equilibrium's mix where you are)",
     "undo": "take back your last move (and the moves made after it)",
     "board": "draw the position again",
     "help": "this list",
