@@ -753,3 +753,71 @@ def test_a_file_the_editor_did_not_open_is_not_read(client, tmp_path):
                                                 "end": {"line": 30, "character": 0}},
         "context": {"diagnostics": []}}) == []
     assert client.request("textDocument/signatureHelp", at(uri, 10, 12)) is None
+
+
+# ---- simultaneous moves and hidden information ----------------------------------------------------
+
+KUHN = (ROOT / "games" / "kuhn.game").read_text(encoding="utf-8")
+# A hides a number (a hidden variable and a hidden action); both then choose at once.
+SEALED = """game "Sealed"
+players A, B
+var secret in 0..2 = 0
+var bid[players] in 0..2 = 0
+hidden secret, choose
+simultaneous if secret != 0
+action choose(n in 1..2) by A requires secret == 0 effect secret = n; next A
+action offer(k in 1..2) requires secret != 0 and bid[mover] == 0 effect bid[mover] = k
+terminal bid[A] != 0
+utility A = bid[A] - bid[B] + (1 if secret == bid[B] else 0)
+zero-sum
+"""
+
+
+def test_the_outline_and_hover_know_simultaneous_private_and_hidden(client):
+    client, _ = client
+    kuhn, sealed = "file:///tmp/gdl-lsp-test/kuhn.game", "file:///tmp/gdl-lsp-test/sealed.game"
+    assert open_document(client, kuhn, KUHN) == []
+    assert open_document(client, sealed, SEALED) == []
+    symbols = client.request("textDocument/documentSymbol", {"textDocument": {"uri": kuhn}})
+    names = [s["name"] for s in symbols]
+    assert names.index("over") < names.index("private card") < names.index("init")
+    private = next(s for s in symbols if s["name"] == "private card")
+    line = next(n for n, text in enumerate(KUHN.split("\n")) if text.startswith("private card"))
+    assert private["selectionRange"]["start"] == {"line": line, "character": 0}
+    symbols = client.request("textDocument/documentSymbol", {"textDocument": {"uri": sealed}})
+    assert [s["name"] for s in symbols][5:7] == ["hidden secret, choose", "simultaneous"]
+    simultaneous = symbols[6]
+    assert simultaneous["detail"] == "if secret != 0"
+    hover = client.request("textDocument/hover", at(kuhn, *position_of(KUHN, "card[First] =",
+                                                                         offset=1)))
+    declared = line + 1
+    assert (f"private: each player sees its own entry only (`private card`, line {declared})"
+            in hover["contents"]["value"])
+    hover = client.request("textDocument/hover", at(sealed, *position_of(SEALED, "secret == 0",
+                                                                           offset=1)))
+    assert "hidden: no player sees it (`hidden secret`, line 5)" in hover["contents"]["value"]
+    hover = client.request("textDocument/hover", at(sealed, *position_of(SEALED, "choose(n",
+                                                                           offset=1)))
+    assert ("hidden: the other players do not see that it was chosen, nor its parameters "
+            "(`hidden choose`, line 5)") in hover["contents"]["value"]
+
+
+def test_references_and_rename_reach_the_private_and_hidden_lists(client):
+    client, _ = client
+    import gdl
+
+    for uri, text, name, new in (("file:///tmp/gdl-lsp-test/kuhn-rename.game", KUHN, "card", "hand"),
+                                 ("file:///tmp/gdl-lsp-test/sealed-rename.game", SEALED, "secret",
+                                  "kept"),
+                                 ("file:///tmp/gdl-lsp-test/sealed-rename2.game", SEALED, "choose",
+                                  "pick")):
+        open_document(client, uri, text)
+        line, character = words(text, name)[-1]
+        found = client.request("textDocument/references", at(
+            uri, line, character, context={"includeDeclaration": True}))
+        assert starts(found) == words(text, name), name     # the list's entry among them
+        edit = client.request("textDocument/rename", at(uri, line, character, newName=new))
+        renamed = apply_edits(text, edit["changes"][uri])
+        assert renamed == replace_words(text, name, new)
+        game = gdl.loads(renamed)            # the lists renamed too, or the file would not check
+        assert game.info.hidden

@@ -97,9 +97,11 @@ def summary(report) -> list[str]:
     census = report.census
     if census is not None:
         longest = ("cycles" if census.longest_play is None else f"{census.longest_play:,}")
-        lines.append(f"  exhaustive: {census.states:,} states ({census.decision:,} decision, "
-                     f"{census.chance:,} chance, {census.terminal:,} terminal), {census.moves:,} "
-                     f"moves, longest play {longest}")
+        together = (f", {census.simultaneous:,} of them simultaneous"
+                    if census.simultaneous else "")
+        lines.append(f"  exhaustive: {census.states:,} states ({census.decision:,} decision"
+                     f"{together}, {census.chance:,} chance, {census.terminal:,} terminal), "
+                     f"{census.moves:,} moves, longest play {longest}")
         if census.cyclic_states:
             lines.append(f"  {census.cyclic_states:,} state(s) on cycles, {census.stuck_states:,} "
                          "from which no terminal state can be reached")
@@ -113,6 +115,12 @@ def summary(report) -> list[str]:
         hint = ("" if report.explored >= MAX_STATES
                 else " (use --exhaustive to visit them all)")
         lines.append(f"  not exhaustive: more than {report.explored:,} reachable states{hint}")
+    if report.information_states is not None:
+        counts = ", ".join(f"{player} {count:,}"
+                           for player, count in report.information_states.items())
+        how = (f"over all {report.histories:,} histories" if report.information_complete else
+               f"at least: the first {report.histories:,} histories, breadth first, not all")
+        lines.append(f"  information states (where each player chooses): {counts} ({how})")
     cut = f", {report.cut_playouts} cut at the safety limit" if report.cut_playouts else ""
     lines.append(f"  {report.playouts:,} playouts ({report.playout_moves:,} moves, longest "
                  f"{report.longest_playout:,}{cut}), {report.states_visited:,} states visited")

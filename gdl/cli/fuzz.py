@@ -109,16 +109,19 @@ def cmd_fuzz(args) -> int:
         for file in args.files:
             read_rule_text(file)    # a file that cannot be read is a usage error, before any work
         for file in args.files:
+            wide = _is_wide(file, params)
             try:
                 summaries.append(("file", fuzz_file(file, args.examples, args.seed, args.workers,
-                                                    args.budget, params or None)))
+                                                    args.budget, params or None,
+                                                    openspiel_cfr if wide and args.openspiel
+                                                    else None)))
             except EndlessGame as endless:
                 raise UsageError(f"{file}: {endless}, and it has more than two players or no "
                                  "constant sum: no solver of gdl values such a game, so there is "
                                  "nothing to compare (give it a max-length)") from None
             except TooBigToCheck as big:
                 raise UsageError(f"{file}: {big}; make it smaller with --set") from None
-            if crosscheck is not None:
+            if crosscheck is not None and not wide:     # a wide game's CFR is compared above
                 summaries.append(("openspiel", _run_crosscheck(crosscheck, file, args, params)))
     else:
         if params:
@@ -147,6 +150,7 @@ def cmd_fuzz(args) -> int:
                     "solver_comparisons": r.comparisons, "metamorphic_comparisons": r.metamorphic,
                     "backend_states": r.backend_states, "solvers": sorted(r.solvers),
                     "every_position": r.cyclic,
+                    "whole_game": _wide_document(r.wide),
                     "seconds": round(r.seconds, 3)} for name, r in summary.targets.items()},
             } for kind, summary in summaries],
             "failures": [{"target": f.target, "seed": f.seed, "first_failure": f.first_failure,
@@ -161,7 +165,10 @@ def cmd_fuzz(args) -> int:
     for kind, summary in summaries:
         what = {"generated": "generated games", "openspiel": "positions against OpenSpiel"}.get(
             kind, "positions")
-        if kind == "file" and all(r.cyclic for r in summary.targets.values()):
+        if kind == "file" and all(r.wide for r in summary.targets.values()):
+            print(f"gdl fuzz: {len(summary.targets)} game(s) with simultaneous moves or hidden "
+                  f"information, seed {summary.seed}")
+        elif kind == "file" and all(r.cyclic for r in summary.targets.values()):
             print(f"gdl fuzz: {len(summary.targets)} game(s) that can repeat a position, "
                   f"{summary.workers} worker(s)")
         else:
@@ -170,6 +177,9 @@ def cmd_fuzz(args) -> int:
         solvers = set()
         for name, r in summary.targets.items():
             solvers |= r.solvers
+            if r.wide is not None:
+                _print_wide(name, r, any(f.target == name for f in summary.failures))
+                continue
             if r.cyclic:
                 print(f"  {name}: the game can repeat a position: its strong solve checked at "
                       f"every position ({r.positions:,}) against the reference, the interpreter "
@@ -205,6 +215,104 @@ def cmd_fuzz(args) -> int:
     return 0 if ok else 1
 
 
+def _is_wide(file: str, params: dict) -> bool:
+    """Whether a rule file has simultaneous moves or hidden information (a file that does not
+    check is left for the fuzzer to report)."""
+    from gdl.backends.load import loads
+    from gdl.errors import GdlError
+
+    try:
+        info = loads(read_rule_text(file), file, params or None, backend="interpret").info
+    except GdlError:
+        return False
+    return info.hidden or info.simultaneous
+
+
+def _wide_figure(value) -> str:
+    from fractions import Fraction
+
+    from gdl.protocol import format_value
+
+    if isinstance(value, (int, Fraction)):
+        return format_value(value)
+    return f"{value:.6g}"
+
+
+def _print_wide(name: str, r, failed: bool) -> None:
+    """What each solver gave on a game with simultaneous moves or hidden information."""
+    figures = r.wide
+    print(f"  {name}: the whole game written out ({figures.histories:,} histories, "
+          f"{figures.information_states:,} information states), its solvers compared")
+    if r.backend_states:
+        print(f"    {r.backend_states:,} states compiled vs interpreted, observations included")
+    for run in figures.runs:
+        label = "exact" if run.exact else (f"{run.iterations:,} iterations" if run.iterations
+                                           else "approximate")
+        gap = "exploitability" if r.wide.exact_value is not None else "NashConv"
+        print(f"    {run.solver:<15} {label:<17} value {_wide_figure(run.value):<12} "
+              f"{gap} {_wide_figure(run.exploitability)}")
+    if figures.exact_value is not None and not failed:
+        print(f"    every iterative answer brackets the exact value "
+              f"{_wide_figure(figures.exact_value)}, as it must, and CFR+ converges")
+    for note in figures.notes:
+        print(f"    {note}")
+
+
+def _wide_document(figures) -> dict | None:
+    if figures is None:
+        return None
+    from gdl.protocol import json_value
+
+    def number(value):
+        return value if isinstance(value, float) else json_value(value)
+
+    return {"information_states": figures.information_states, "histories": figures.histories,
+            "exact_value": None if figures.exact_value is None else json_value(figures.exact_value),
+            "runs": [{"solver": run.solver, "iterations": run.iterations, "exact": run.exact,
+                      "value": number(run.value), "exploitability": number(run.exploitability)}
+                     for run in figures.runs],
+            "notes": list(figures.notes)}
+
+
+def openspiel_cfr(game, iterations: int):
+    """OpenSpiel's own CFR (``pyspiel.CFRSolver``) on ``game`` through the bridge, for `gdl
+    fuzz --openspiel` on a game with simultaneous moves or hidden information: (NashConv,
+    expected values) of its average policy after ``iterations``. NotCompared, with the reason,
+    where OpenSpiel or the bridge cannot take the game as it is (a bridge that showed every
+    player the whole state would hand OpenSpiel another game)."""
+    from gdl.tools.fuzz import NotCompared
+
+    try:
+        import pyspiel
+
+        from gdl.bridges.openspiel import from_game
+    except ImportError as error:
+        raise NotCompared(f"OpenSpiel is not installed ({error}; pip install "
+                          "'gdl[openspiel]')") from None
+    try:
+        spiel = from_game(game)
+    except Exception as error:
+        raise NotCompared(f"the OpenSpiel bridge cannot take the game ({error})") from None
+    kind = spiel.get_type()
+    if game.info.hidden and kind.information == pyspiel.GameType.Information.PERFECT_INFORMATION:
+        raise NotCompared("the OpenSpiel bridge gives OpenSpiel this game with perfect "
+                          "information (every player seeing the whole state), so OpenSpiel's "
+                          "CFR would solve another game")
+    simultaneous = kind.dynamics == pyspiel.GameType.Dynamics.SIMULTANEOUS
+    if (game.info.simultaneous and not simultaneous
+            and kind.information == pyspiel.GameType.Information.PERFECT_INFORMATION):
+        raise NotCompared("the OpenSpiel bridge gives OpenSpiel this game's moves one after the "
+                          "other, in the open, so OpenSpiel's CFR would solve another game")
+    if simultaneous:
+        spiel = pyspiel.convert_to_turn_based(spiel)
+    solver = pyspiel.CFRSolver(spiel)
+    for _ in range(iterations):
+        solver.evaluate_and_update_policy()
+    policy = solver.average_policy()
+    return (pyspiel.nash_conv(spiel, policy),
+            tuple(pyspiel.expected_returns(spiel.new_initial_state(), policy, -1, True)))
+
+
 def _openspiel_crosscheck():
     """gdl.bridges.crosscheck.crosscheck_file, or a usage error naming the extra to install."""
     try:
@@ -234,8 +342,11 @@ def register(commands) -> None:
                     "games that can repeat a position, whose strong solve is checked at every "
                     "position. With FILEs: the same at positions reached by seeded random "
                     "playouts of each game, or, for a game that can repeat a position, its "
-                    "strong solve at every position. A disagreement is shrunk and written as a "
-                    ".game file; exit status 1.",
+                    "strong solve at every position, or, for a game with simultaneous moves or "
+                    "hidden information, its solvers on the whole game (the exact sequence form "
+                    "and simultaneous solver, CFR+, CFR, MCCFR; OpenSpiel's CFR with "
+                    "--openspiel). A disagreement is shrunk and written as a .game file; exit "
+                    "status 1.",
         epilog="Example: gdl fuzz --examples 2000 --seed 1 --workers 2")
     fuzz.add_argument("files", nargs="*", metavar="FILE", help="rule files to fuzz (optional)")
     fuzz.add_argument("--examples", type=whole(1), default=200, metavar="N",
@@ -255,6 +366,7 @@ def register(commands) -> None:
     fuzz.add_argument("--openspiel", action="store_true",
                       help="FILE mode: also solve the positions with OpenSpiel's own searches "
                            "through gdl.bridges.openspiel (two-player zero-sum games; needs the "
-                           "openspiel extra)")
+                           "openspiel extra); on a game with simultaneous moves or hidden "
+                           "information, OpenSpiel's CFR")
     fuzz.add_argument("--json", action="store_true", help="one JSON document on stdout")
     fuzz.set_defaults(run=cmd_fuzz)

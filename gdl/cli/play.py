@@ -4,6 +4,9 @@ Input is read a line at a time with ``sys.stdin.readline``, so a pipe works as w
 terminal: ``printf 'place(1,1)\\nhint\\n' | gdl play games/tictactoe.game --as X``. When the input
 is not a terminal each line read is echoed after the prompt, so the transcript reads like a
 session. End of input leaves the game cleanly (exit 0).
+
+A game with simultaneous moves or hidden information is played from one solve of the whole
+game (``_play_wide``): the person sees its observation only, the computer plays the equilibrium.
 """
 
 from __future__ import annotations
@@ -23,10 +26,11 @@ from gdl.cli import (
     whole,
 )
 from gdl.errors import GameRuntimeError
-from gdl.protocol import CHANCE, TERMINAL, format_value
+from gdl.protocol import CHANCE, SIMULTANEOUS, TERMINAL, format_value
 
 COMMANDS = {
-    "hint": "the solver's best actions here, with their values",
+    "hint": "the solver's best actions here, with their values (where players hide things or "
+            "choose at once: the equilibrium's mix where you are)",
     "undo": "take back your last move (and the moves made after it)",
     "board": "draw the position again",
     "help": "this list",
@@ -80,6 +84,17 @@ def cmd_play(args) -> int:
     game = load_game(args.file, parse_sets(args.set))
     players = game.info.players
     seats = _seat_indices(args.seat or [], players)
+    from gdl.solvers.wide import is_wide
+
+    if is_wide(game.info):
+        return _play_wide(args, game, seats)
+    if args.ai in _wide_algorithms():
+        raise UsageError(f"--ai {args.ai} is a solver of simultaneous moves and hidden "
+                         f"information, and {game.info.name or args.file!r} has neither: leave "
+                         "--ai out (the solver is chosen from the game)")
+    if args.iterations is not None:
+        raise UsageError("--iterations is for the iterative solvers of simultaneous moves and "
+                         "hidden information (--ai cfr, cfr+, mccfr)")
     root = start_state(args, game)
     cyclic_note = None      # why a game that repeats positions is played by a bounded search
     advisor: Any
@@ -305,6 +320,255 @@ def _value_text(players, result) -> str:
     return f"value {describe_values(players, result.values)}{far}"
 
 
+# ---- games with simultaneous moves or hidden information ------------------------------------------
+
+def _wide_algorithms() -> tuple[str, ...]:
+    from gdl.solvers import WIDE_ALGORITHMS
+
+    return tuple(WIDE_ALGORITHMS)
+
+
+def _play_wide(args, game, seats: list[int]) -> int:
+    """`gdl play` on a game with simultaneous moves or hidden information: the person sees only
+    what its seat may see (its observation), the computer plays an equilibrium strategy, drawn
+    at its information state with a seeded generator, and where players choose at once the
+    person chooses first, the computer without seeing it, and then the joint move is shown."""
+    from gdl.solvers.wide import refuse_wide, what_is_wide
+    from gdl.tools.session import (
+        UNSEEN,
+        Equilibrium,
+        Session,
+        describe_values,
+        outcome_sentence,
+        strategy_seed,
+    )
+
+    info = game.info
+    players = info.players
+    what = what_is_wide(info)
+    if args.db is not None or args.depth is not None or args.time is not None:
+        option = "--db" if args.db is not None else "--depth" if args.depth is not None else "--time"
+        raise UsageError(f"{option}: a game with {what} is played from one solve of the whole "
+                         "game (its equilibrium strategy), not by search or a position database")
+    if args.moves or getattr(args, "position", None):
+        raise UsageError(f"a game with {what} is played from its start: what a player knows "
+                         "depends on the whole play (drop --moves and --position)")
+    if args.ai != "auto" and args.ai not in _wide_algorithms():
+        refuse_wide(info, args.ai)      # the wrong tool, and which to use instead
+    if info.hidden and len(seats) > 1:
+        raise UsageError(f"a game with hidden information is played from one seat (--as once): "
+                         f"each of {', '.join(players[i] for i in seats)} would see what the "
+                         "other may not")
+    viewer = seats[0] if seats else None
+    console = _Console(sys.stdin, sys.stdout)
+    session = Session(game, seed=args.seed)
+    chooser = strategy_seed(args.seed)
+    algorithm = args.ai
+    found: list = []
+
+    def equilibrium() -> Equilibrium:
+        if not found:
+            found.append(Equilibrium.solve(game, algorithm, iterations=args.iterations,
+                                           seed=args.seed or 0))
+        return found[0]
+
+    def view() -> str:
+        from gdl.solvers import information
+        from gdl.tools.session import render, render_view
+
+        if viewer is None:
+            return render(game, session.state)
+        return render_view(game, viewer, information.observation(game, session.state, viewer))
+
+    def draw() -> None:
+        board = view()
+        if board:
+            console.say(board)
+
+    title = info.name or args.file
+    computer = [p for i, p in enumerate(players) if i not in seats]
+    if computer:
+        solved = equilibrium()       # before the first move: a refusal ends the game at once
+        console.say(f"{title}: " + (f"you play {', '.join(players[i] for i in seats)}; " if seats
+                                    else "") + f"the computer plays {', '.join(computer)} "
+                    f"with its equilibrium strategy ({_equilibrium_text(solved, players)}), "
+                    "drawing its mixed choices at random"
+                    + (f" (seed {args.seed})." if args.seed is not None else "."))
+    else:
+        console.say(f"{title}: you play {', '.join(players[i] for i in seats)}.")
+    if viewer is not None and info.hidden:
+        console.say(f"You see what {players[viewer]} may see: the others' private and hidden "
+                    "parts show as ?, and so do the moves hidden from you.")
+    elif viewer is None and info.hidden:
+        console.say("You watch: everything is shown, the hidden parts too.")
+    if info.simultaneous and seats:
+        console.say("Where players choose at once you choose first; the computer chooses "
+                    "without seeing your choice, then both are shown.")
+    if seats:
+        console.say("Type an action (its name, a unique prefix, or its number), "
+                    "or: hint, undo, board, help, quit.")
+    if args.seed is not None and info.has_chance:
+        console.say(f"Chance is drawn with seed {args.seed}.")
+    console.say()
+    if session.to_move != CHANCE:
+        draw()
+
+    def said(move) -> list[str] | None:
+        return session.seen_history(viewer)[-1][1]
+
+    try:
+        while True:
+            kind = session.to_move
+            if kind == TERMINAL:
+                values = session.returns()
+                verdict = (f" ({outcome_sentence(players, values)})"
+                           if info.is_constant_sum and len(players) > 1 else "")
+                console.say(f"Game over: {describe_values(players, values)}{verdict}.")
+                return 0
+            if kind == CHANCE:
+                move = session.roll()
+                shown = said(move)
+                console.say(f"chance: {shown[0]} (probability {format_value(move.probability)})"
+                            if shown else "chance moves (you see only what it changes)")
+                if session.to_move != CHANCE:
+                    draw()
+                continue
+            acting = session.acting
+            chosen: dict[int, Any] = {}
+            for player in acting:
+                if player not in seats:
+                    continue
+                answer = _wide_choice(session, console, player, seats, equilibrium, draw,
+                                      together=len(acting) > 1)
+                if answer is _STOP:
+                    return 0
+                if answer is _UNDONE:
+                    break
+                chosen[player] = answer
+            else:
+                for player in acting:
+                    if player not in chosen:
+                        chosen[player] = equilibrium().sample(chooser, session, player)
+                if kind == SIMULTANEOUS:
+                    move = session.play_joint(tuple(chosen[p] for p in acting))
+                    parts = said(move) or []
+                    console.say("together: " + ", ".join(
+                        f"{players[p]} {part}" for p, part in zip(acting, parts)))
+                else:
+                    player = acting[0]
+                    move = session.play(chosen[player])
+                    if player not in seats:
+                        shown = (said(move) or [UNSEEN])[0]
+                        console.say(f"{players[player]} plays {shown}"
+                                    + (" (hidden from you)" if shown == UNSEEN else ""))
+                if session.to_move != CHANCE:
+                    draw()
+    except GameRuntimeError as error:
+        print(report_runtime(error, game), file=sys.stderr)
+        return 1
+
+
+_STOP = object()      # the person left the game
+_UNDONE = object()    # the person took moves back: the position changed
+
+
+def _wide_choice(session, console: _Console, player: int, seats, equilibrium, draw,
+                 together: bool):
+    """The action a person chooses for ``player`` (or _STOP, _UNDONE)."""
+    from gdl.moves import MoveError
+    from gdl.solvers import SolverError
+
+    game = session.game
+    players = game.info.players
+    names = [game.action_name(a) for a in session.legal_of(player)]
+    others = [players[p] for p in session.acting if p != player]
+    at_once = f" (at the same time as {', '.join(others)})" if together else ""
+    console.say(f"{players[player]} to move{at_once}. Legal: "
+                + "  ".join(f"{i}:{n}" for i, n in enumerate(names, start=1)))
+    while True:
+        text = console.ask(f"{players[player]}> ")
+        if text is None:
+            console.say("End of input: the game is left unfinished.")
+            return _STOP
+        if not text:
+            continue
+        command = ALIASES.get(text.lower(), text.lower())
+        if text not in names and command in COMMANDS:
+            if command == "quit":
+                console.say("Game abandoned.")
+                return _STOP
+            if command == "help":
+                for word, meaning in COMMANDS.items():
+                    console.say(f"  {word:<6} {meaning}")
+                console.say("  an action: its full name, a unique prefix of it, or its number; "
+                            "'place 1 1' means place(1,1)")
+                continue
+            if command == "board":
+                draw()
+                console.say("Legal: " + "  ".join(f"{i}:{n}" for i, n in enumerate(names, 1)))
+                continue
+            if command == "undo":
+                undone = session.undo_turn(seats)
+                if not undone:
+                    console.say("  nothing to undo")
+                    continue
+                console.say(f"undone: {len(undone)} move(s)")
+                draw()
+                return _UNDONE
+            if command == "hint":
+                try:
+                    solved = equilibrium()
+                except SolverError as error:
+                    console.say(f"  no hint: {error}")
+                    continue
+                _wide_hint(console, session, solved, player)
+                continue
+        try:
+            return session.find_for(player, text)
+        except MoveError as error:
+            console.say(f"  {error}")
+
+
+def _wide_hint(console: _Console, session, solved, player: int) -> None:
+    """The equilibrium's mix at the person's information state, and the values known there."""
+    from gdl.cli.wide import describe
+    from gdl.tools.session import describe_values
+
+    game = session.game
+    players = game.info.players
+    where = describe(game, player, solved.key(session, player))
+    mix = ", ".join(f"{game.action_name(a)} {format_value(p)}"
+                    for a, p in solved.mix(session, player) if p)
+    unknown = "" if solved.known(session, player) else (
+        " (the solver's strategy never reaches this information state: any choice is as good, "
+        "so every action is shown alike)")
+    console.say(f"  hint: {where}: the equilibrium plays {mix}{unknown}")
+    here = solved.position_value(session.state)
+    if here is not None:
+        console.say(f"  value here: {describe_values(players, here)}")
+    console.say(f"  the game's value: {_equilibrium_text(solved, players)}")
+
+
+def _equilibrium_text(solved, players) -> str:
+    """``sequence-form, exact: value First -1/18, Second 1/18`` (with the exploitability of an
+    approximate strategy)."""
+    from gdl.tools.session import describe_values
+
+    result = solved.result
+    extra = result.extra
+    if solved.exact:
+        return f"{result.algorithm}, exact: value {describe_values(players, result.values)}"
+    shown = ", ".join(f"{p} {float(v):.6g}" for p, v in zip(players, result.values))
+    parts = [f"{result.algorithm}, approximate: value about {shown}"]
+    if extra.get("iterations"):
+        parts.append(f"after {extra['iterations']:,} iterations")
+    if extra.get("exploitability") is not None and len(players) == 2:
+        parts.append(f"exploitability {float(extra['exploitability']):.3g}")
+    elif extra.get("nash_conv") is not None:
+        parts.append(f"NashConv {float(extra['nash_conv']):.3g}")
+    return ", ".join(parts)
+
+
 def register(commands) -> None:
     from gdl.solvers import ALGORITHMS
 
@@ -316,15 +580,20 @@ def register(commands) -> None:
     add_common(sub)
     sub.add_argument("--as", dest="seat", action="append", metavar="PLAYER",
                      help="a seat you play (repeatable); with none the solver plays every seat")
-    sub.add_argument("--ai", default="auto", choices=("auto",) + ALGORITHMS,
-                     help="the solver's algorithm (default: chosen from the game)")
+    sub.add_argument("--ai", default="auto", choices=("auto",) + ALGORITHMS + _wide_algorithms(),
+                     help="the solver's algorithm (default: chosen from the game; on a game with "
+                          "simultaneous moves or hidden information the solver whose equilibrium "
+                          "strategy the computer plays)")
+    sub.add_argument("--iterations", type=whole(1), metavar="N",
+                     help="iterations of cfr, cfr+ or mccfr (--ai) before the computer plays")
     sub.add_argument("--depth", type=whole(1), metavar="N",
                      help="the solver searches N decision plies, then uses the game's evaluate")
     sub.add_argument("--time", type=seconds, metavar="S",
                      help="seconds per move for the solver (alphabeta; deepens iteratively)")
     sub.add_argument("--moves", nargs="+", metavar="MOVE", help="start after these actions")
     add_position(sub)
-    sub.add_argument("--seed", type=int, metavar="S", help="seed for chance rolls (reproducible)")
+    sub.add_argument("--seed", type=int, metavar="S",
+                     help="seed for chance rolls and the computer's mixed choices (reproducible)")
     sub.add_argument("--db", metavar="DB",
                      help="answer from a position database (gdl solve --strong --save DB): at "
                           "once, winning fastest and losing slowest; hint shows remoteness")

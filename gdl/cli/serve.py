@@ -13,7 +13,7 @@ LOOPBACK = ("127.0.0.1", "localhost", "::1")
 def cmd_serve(args) -> int:
     from gdl.cli.play import _seat_indices
     from gdl.serve.server import GameServer
-    from gdl.serve.workbench import Workbench
+    from gdl.serve.workbench import Workbench, WorkbenchError
 
     path = Path(args.file)
     if not path.is_file():
@@ -34,7 +34,15 @@ def cmd_serve(args) -> int:
     bench = Workbench(path.read_text(encoding="utf-8"), args.file, params=parse_sets(args.set),
                       depth=args.depth, seed=args.seed, backend=args.backend, database=database)
     players = bench.game.info.players
-    bench.choose_seats(_seat_indices(args.seat, players) if args.seat else [0])
+    if bench.wide and (args.depth is not None or args.db is not None):
+        raise UsageError(f"{'--depth' if args.depth is not None else '--db'}: a game with "
+                         "simultaneous moves or hidden information is played from one solve of "
+                         "the whole game (its equilibrium strategy), not by search or a "
+                         "position database")
+    try:
+        bench.choose_seats(_seat_indices(args.seat, players) if args.seat else [0])
+    except WorkbenchError as error:
+        raise UsageError(f"--as: {error}") from None
     if args.depth is None:
         note = bench.solver_note()      # a game that can repeat a position: solved strongly
         if note is not None:

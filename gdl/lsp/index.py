@@ -11,7 +11,10 @@ Nothing here knows the language-server protocol (gdl.lsp.server does); positions
 - ``Index.references(definition)``: every place the file names a declaration (its own name
   included), for references, highlights and rename.
 - ``Index.outline``: the declarations as an editor's outline (players, parameters, constants,
-  variables with their symbols, actions and definitions with their parameters, and the rules).
+  variables with their symbols, actions and definitions with their parameters, and the rules,
+  `simultaneous`, `private` and `hidden` among them, each listing the names it declares so).
+- Hover on a variable or action a `private` or `hidden` declaration names says who sees it,
+  and where that is declared; the names in those lists are references like any other use.
 - ``Index.signature(name)`` and ``call_at(text, line, column)``: the parameters of the
   definition, action or built-in whose call the cursor is in, and which one it is at.
 - ``completions(index)``: the language's keywords and the file's names.
@@ -112,6 +115,8 @@ class Index:
         self.occurrences: list[tuple[str, Span]] = []   # every name the file writes, where
         self.outline: list[Symbol] = []
         self._block_scopes: dict[int, Span] = {}       # id of a `let`/`random` statement: its scope
+        # who sees a name: `private` or `hidden`, with the span of the name in that declaration
+        self.visibility: dict[str, tuple[str, Span]] = {}
 
     @classmethod
     def build(cls, text: str, filename: str = "<input>") -> Index | None:
@@ -180,6 +185,10 @@ class Index:
                 children = tuple(self._symbol(self._add(binder.name, "action parameter", decl.span,
                                                         binder.domain, decl.span), binder.span)
                                  for binder in decl.params)
+            elif isinstance(decl, (ast.PrivateDecl, ast.HiddenDecl)):
+                word = "private" if isinstance(decl, ast.PrivateDecl) else "hidden"
+                for name in decl.names:
+                    self.visibility.setdefault(name.name, (word, name.span))
             elif isinstance(decl, ast.DefineDecl):
                 self._add(decl.name, "definition", decl.span,
                           params=tuple(param.name for param in decl.params))
@@ -342,6 +351,13 @@ class Index:
             parts.append(f"```gdl\n{code}\n```")
         if definition.domain:
             parts.append(f"domain: `{definition.domain}`")
+        seen = self.visibility.get(definition.name) if definition.scope is None else None
+        if seen is not None and definition.kind in ("variable", "action"):
+            word, where = seen
+            meaning = ("each player sees its own entry only" if word == "private" else
+                       "no player sees it" if definition.kind == "variable" else
+                       "the other players do not see that it was chosen, nor its parameters")
+            parts.append(f"{word}: {meaning} (`{word} {definition.name}`, line {where.line})")
         parts.append(f"declared at line {definition.span.line}, column {definition.span.column}")
         return "\n\n".join(parts)
 
@@ -358,7 +374,8 @@ BUILTINS = {
 # Words that start a declaration: an unclosed '(' before one of them is no call the cursor is in.
 _DECLARATION_WORDS = frozenset({"game", "param", "const", "var", "action", "define", "terminal",
                                 "utility", "evaluate", "quiet", "tier", "when", "display", "tree",
-                                "init", "zero-sum", "constant-sum", "max-length"})
+                                "init", "zero-sum", "constant-sum", "max-length", "simultaneous",
+                                "private", "hidden"})
 _CALL_TOKENS = re.compile(r'"[^"\n]*"?|#[^\n]*|[A-Za-z_][A-Za-z0-9_]*(?:-[A-Za-z0-9_]+)*|[()\[\]{},]')
 
 
@@ -421,8 +438,12 @@ def _rule_name(decl) -> tuple[str, Span | None] | None:
         return f"{word} {decl.player.name}", decl.player.span
     if isinstance(decl, ast.DisplayDecl):
         return f"display {decl.name.name}", decl.name.span
+    if isinstance(decl, (ast.PrivateDecl, ast.HiddenDecl)):
+        word = "private" if isinstance(decl, ast.PrivateDecl) else "hidden"
+        return f"{word} {', '.join(name.name for name in decl.names)}", None
     for kind, word in ((ast.TerminalDecl, "terminal"), (ast.InitDecl, "init"),
-                       (ast.TierDecl, "tier"), (ast.TreeDecl, "tree")):
+                       (ast.TierDecl, "tier"), (ast.TreeDecl, "tree"),
+                       (ast.SimultaneousDecl, "simultaneous")):
         if isinstance(decl, kind):
             return word, None
     return None

@@ -18,6 +18,17 @@ move is played and both then play optimally, the move itself counted (the remote
 position it leads to, plus one): ``win in 3``. Edited rules are no longer the database's, so the
 database is set aside until the original rules are loaded again.
 
+A game with simultaneous moves or hidden information (docs/imperfect.md) is played from one
+seat, and the page gets only what that seat may see: the board drawn from its observation (the
+others' private cells and the hidden variables as ``?``), the moves as it saw them (``?`` for
+an action hidden from it, no name for a chance outcome it sees only through the state), and
+its own legal actions with the probability the equilibrium gives each at its information
+state. Chance moves by itself (seeded), since choosing the deal would be choosing the others'
+cards; the computer plays the equilibrium strategy of the solver `gdl solve` chooses, drawn
+with a seeded generator, and where players choose at once the person's move is sent alone and
+the computer's are drawn without it, then the joint move is applied and shown. No value of a
+position is sent (each would be computed with every card face up), only the game's value.
+
 Rule text given to ``load_rules`` is parsed and checked like a file; it is never run as Python
 (the compiled backend turns only numbers and compiler-chosen names into code).
 """
@@ -32,7 +43,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from gdl.errors import GameRuntimeError, GdlError
-from gdl.protocol import CHANCE, TERMINAL, format_value, json_value
+from gdl.protocol import CHANCE, SIMULTANEOUS, TERMINAL, format_value, json_value
 
 TREE_DEPTH = 2            # the tree view tries depths up to TREE_DEPTH + 2 when the whole is too big
 ANALYSIS_CACHE = 4096     # positions whose move values are remembered
@@ -67,6 +78,8 @@ class Workbench:
         self._lock = threading.RLock()
         self._install(text, self._build(text))
         self.human = [i for i in human if 0 <= i < len(self.game.info.players)]
+        if self.wide:
+            self.human = self.human[:1] or [0]      # played from one seat
 
     # ---- the rules -----------------------------------------------------------------------------
 
@@ -76,11 +89,18 @@ class Workbench:
         return loads(text, self.filename, self.params, backend=self.backend)
 
     def _install(self, text: str, game) -> None:
-        from gdl.tools.session import Session
+        from gdl.solvers.wide import is_wide
+        from gdl.tools.session import Session, strategy_seed
 
         self.text = text
         self.game = game
+        self.wide = is_wide(game.info)
         self.session = Session(game, seed=self.seed)
+        self._equilibrium: Any = None       # the computer's strategy (a wide game), once solved
+        self._equilibrium_refusal: str | None = None
+        self._chooser = strategy_seed(self.seed)
+        if self.wide:
+            self._chance()
         # The database holds the positions of the rules it was saved for, and of no others.
         self._database = self.database if text == self._database_text else None
         self._analyses: dict = {}
@@ -101,6 +121,8 @@ class Workbench:
         with self._lock:
             self._install(text, game)
             self.human = [i for i in self.human if i < len(game.info.players)] or [0]
+            if self.wide:
+                self.human = self.human[:1]     # played from one seat
             return {"ok": True, "state": self.state()}
 
     # ---- reading the position ------------------------------------------------------------------
@@ -109,6 +131,8 @@ class Workbench:
         """Everything the page draws: the game, the board, whose turn, every legal move with its
         value, the moves so far, and the result when the game is over."""
         with self._lock:
+            if self.wide:
+                return self._wide_state()
             game, session = self.game, self.session
             info = game.info
             mover = session.to_move
@@ -175,6 +199,123 @@ class Workbench:
             self._analyses[state] = found
         return found
 
+    # ---- games with simultaneous moves or hidden information ------------------------------------
+
+    @property
+    def viewer(self) -> int:
+        """The seat whose view the page shows (a wide game is played from one seat)."""
+        return self.human[0] if self.human else 0
+
+    def _wide_state(self) -> dict:
+        """``state`` for a game with simultaneous moves or hidden information: only what the
+        person's seat may see (module docstring)."""
+        from gdl.solvers import information
+        from gdl.tools.session import outcome_sentence, seen_variables
+
+        game, session, viewer = self.game, self.session, self.viewer
+        info = game.info
+        players = info.players
+        kind = session.to_move
+        acting = list(session.acting)
+        seen = seen_variables(game, viewer, information.observation(game, session.state, viewer))
+        history = []
+        for move, parts in session.seen_history(viewer):
+            if move.player == SIMULTANEOUS:
+                shown = ", ".join(f"{players[p]} {part}" for p, part in zip(move.players, parts))
+                history.append({"player": "together", "move": shown, "probability": None})
+            else:
+                probability = (format_value(move.probability)
+                               if parts and move.probability is not None else None)
+                history.append({"player": _mover(move.player, players),
+                                "move": parts[0] if parts else "(unseen)",
+                                "probability": probability})
+        document: dict[str, Any] = {
+            "game": info.name or self.filename, "file": self.filename, "rules": self.text,
+            "players": list(players), "human": list(self.human), "wide": True,
+            "seat": players[viewer], "hidden": info.hidden,
+            "to_move": (None if kind == TERMINAL else
+                        " and ".join(players[p] for p in acting) if acting else "chance"),
+            "together": kind == SIMULTANEOUS, "over": kind == TERMINAL,
+            "board": [] if seen is None else _board_of(game, seen),
+            "history": history, "moves": [], "values": None, "result": None, "error": None,
+            "database": None,
+            "solver_to_move": kind not in (TERMINAL, CHANCE) and viewer not in acting,
+        }
+        if kind == TERMINAL:
+            returns = session.returns()
+            document["result"] = _vector(players, returns)
+            if info.is_constant_sum and len(players) > 1:
+                document["verdict"] = outcome_sentence(players, returns)
+        solved = self._solved_equilibrium()
+        if solved is None:
+            document["error"] = self._equilibrium_refusal
+        else:
+            document["values"] = _vector(players, solved.result.values)
+            document["proven"] = solved.exact
+            document["equilibrium"] = {"algorithm": solved.algorithm, "exact": solved.exact,
+                                       "note": solved.result.extra.get("note", "")}
+        if viewer in acting:
+            mix = dict(solved.mix(session, viewer)) if solved is not None else {}
+            for index, action in enumerate(session.legal_of(viewer)):
+                item: dict[str, Any] = {"index": index, "name": game.action_name(action)}
+                if action in mix:
+                    item["strategy"] = format_value(mix[action])
+                    item["label"] = "mixed" if mix[action] else "unplayed"
+                document["moves"].append(item)
+        return document
+
+    def _solved_equilibrium(self):
+        """The computer's equilibrium strategy (``gdl.tools.session.Equilibrium``), solved once
+        per rules; None when the solver refuses the game (``_equilibrium_refusal`` says why)."""
+        from gdl.solvers.result import SolverError
+        from gdl.tools.session import Equilibrium
+
+        if self._equilibrium is None and self._equilibrium_refusal is None:
+            try:
+                self._equilibrium = Equilibrium.solve(self.game, seed=self.seed or 0)
+            except SolverError as error:
+                self._equilibrium_refusal = str(error)
+        return self._equilibrium
+
+    def _chance(self) -> None:
+        """A wide game: chance moves at once, seeded (a person who chose outcomes would be
+        choosing the cards it must not see)."""
+        with _rule_failures():
+            while self.session.to_move == CHANCE:
+                self.session.roll()
+
+    def _wide_move(self, index: int) -> dict:
+        """The person plays its legal action number ``index``; where others choose at the same
+        time, theirs are drawn from the equilibrium without it, and all apply together."""
+        session, viewer = self.session, self.viewer
+        acting = session.acting
+        if viewer not in acting:
+            raise WorkbenchError("it is not your move")
+        legal = session.legal_of(viewer)
+        if not isinstance(index, int) or isinstance(index, bool) or not 0 <= index < len(legal):
+            raise WorkbenchError(f"there is no move number {index}")
+        self._play_acting({viewer: legal[index]})
+        return self.state()
+
+    def _play_acting(self, chosen: dict) -> None:
+        """Every acting player not in ``chosen`` draws its action from the equilibrium; the
+        move is applied (jointly where several choose), then chance moves."""
+        session = self.session
+        acting = session.acting
+        if len(chosen) < len(acting):
+            solved = self._solved_equilibrium()
+            if solved is None:
+                raise WorkbenchError(self._equilibrium_refusal or "no equilibrium")
+            for player in acting:
+                if player not in chosen:
+                    chosen[player] = solved.sample(self._chooser, session, player)
+        with _rule_failures():
+            if session.to_move == SIMULTANEOUS:
+                session.play_joint(tuple(chosen[p] for p in acting))
+            else:
+                session.play(chosen[acting[0]])
+        self._chance()
+
     # ---- games that can repeat a position --------------------------------------------------------
 
     def _positions(self):
@@ -209,8 +350,17 @@ class Workbench:
 
     def solver_note(self) -> str | None:
         """For a game that can repeat a position, which solver answers, or why none can (one
-        line, for `gdl serve` to print at start); None for any other game. Solves it now."""
+        line, for `gdl serve` to print at start); for a game with simultaneous moves or
+        hidden information, whose equilibrium the computer plays; None for any other game.
+        Solves it now."""
         with self._lock:
+            if self.wide:
+                solved = self._solved_equilibrium()
+                if solved is None:
+                    return f"warning: {self._equilibrium_refusal}"
+                how = "exact" if solved.exact else "approximate"
+                return (f"the computer plays the equilibrium strategy of {solved.algorithm} "
+                        f"({how}), drawn at random; the page shows only what your seat may see")
             try:
                 positions = self._positions()
             except _Unsolved as error:
@@ -341,6 +491,8 @@ class Workbench:
     def move(self, index: int) -> dict:
         """Play the legal move (or choose the chance outcome) numbered ``index`` (from 0)."""
         with self._lock:
+            if self.wide:
+                return self._wide_move(index)
             legal = self.session.legal()
             if not isinstance(index, int) or not 0 <= index < len(legal):
                 raise WorkbenchError(f"there is no move number {index}")
@@ -358,6 +510,12 @@ class Workbench:
             mover = self.session.to_move
             if mover in (TERMINAL, CHANCE):
                 raise WorkbenchError("no player is to move")
+            if self.wide:
+                if self.viewer in self.session.acting:
+                    raise WorkbenchError("it is your move (the computer chooses with you, "
+                                         "without seeing your choice)")
+                self._play_acting({})
+                return self.state()
             game, state = self.game, self.session.state
             with _rule_failures(), _unsolved():
                 positions = self._positions()
@@ -386,6 +544,8 @@ class Workbench:
             if not self.session.moves:
                 raise WorkbenchError("nothing to undo")
             if not self.session.undo_turn(self.human):
+                if self.wide:       # the deal and the computer's moves stay as they were
+                    raise WorkbenchError("nothing of yours to undo")
                 self.session.undo()
             return self.state()
 
@@ -393,7 +553,13 @@ class Workbench:
         with self._lock:
             from gdl.tools.session import Session
 
+            previous = self.session
             self.session = Session(self.game, seed=self.seed)
+            if self.wide:
+                # chance draws on from where it was: a new deal, not the last one again (which
+                # a person who changed seats, or saw the last game end, would know something of)
+                self.session.rng = previous.rng
+                self._chance()
             return self.state()
 
     def set_human(self, seats: Sequence[int]) -> dict:
@@ -406,7 +572,16 @@ class Workbench:
             players = self.game.info.players
             if not all(isinstance(i, int) and 0 <= i < len(players) for i in seats):
                 raise WorkbenchError("a seat is not a player of this game")
-            self.human = sorted(set(seats))
+            chosen = sorted(set(seats))
+            if self.wide and len(chosen) != 1:
+                raise WorkbenchError("a game with simultaneous moves or hidden information is "
+                                     "played from one seat: choose one player")
+            if self.wide and self.game.info.hidden and chosen != self.human:
+                # the new seat must not see what was dealt to the old one's opponents
+                self.human = chosen
+                self.restart()
+                return
+            self.human = chosen
 
     # ---- the search tree -----------------------------------------------------------------------
 
@@ -419,6 +594,11 @@ class Workbench:
 
         if depth is not None and (not isinstance(depth, int) or depth < 1):
             raise WorkbenchError("the depth must be a whole number of at least 1")
+        if self.wide:
+            raise WorkbenchError("no search tree for a game with simultaneous moves or hidden "
+                                 "information: its solvers solve the whole game at once (gdl "
+                                 "solve shows the strategies), and a tree of positions would "
+                                 "show what your seat may not see")
         with self._lock:
             game, state = self.game, self.session.state
             positions, refusal = None, None
@@ -572,7 +752,12 @@ def board(game: Any, state: Any) -> list[dict]:
     read = getattr(game, "variables", None)
     if read is None:
         return []
-    values = read(state)
+    return _board_of(game, read(state))
+
+
+def _board_of(game: Any, values: dict) -> list[dict]:
+    """``board`` from the variables' values (as ``variables`` or ``seen_variables`` give
+    them)."""
     hints = getattr(game, "display", None) or {}
     if not hints:
         return [{"kind": "table", "rows": [[name, _plain(v)] for name, v in values.items()]}]

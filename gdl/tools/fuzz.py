@@ -25,6 +25,10 @@ principal variation that starts with one of them and follows legal moves. This m
   take, checks the strong solver at every position against a reference computed through the
   protocol, against its own solve of the interpreted game, and through the position database
   (``strong_problems``; generated ones are the target "cyclic games");
+* on games with simultaneous moves or hidden information, which are solved as a whole, compares
+  the whole game's solvers: the exact ones against each other and their own claims, CFR+, CFR
+  and MCCFR against the exact value they must bracket, and another CFR (OpenSpiel's) where one
+  is given (``wide_problems``);
 * runs hypothesis programmatically, with a fixed seed and no example database, and returns the
   shrunk counterexample (``run_property``); ``fuzz_generated`` and ``fuzz_file`` are what
   `gdl fuzz` runs, with or without files.
@@ -39,7 +43,7 @@ from collections.abc import Callable, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gdl.lang import ast
 from gdl.lang.text import read_rule_file
@@ -47,9 +51,13 @@ from gdl.moves import choices
 from gdl.protocol import CHANCE, CONSTANT_SUM, GENERAL_SUM, TERMINAL, ZERO_SUM, GameInfo, format_value
 from gdl.tools.count import EndlessGame, find_cycle, reachable_states
 
+if TYPE_CHECKING:
+    from gdl.solvers.exploitability import Exploitability
+
 __all__ = [
     "CYCLIC_MAX_STATES",
     "Comparison",
+    "NotCompared",
     "Problem",
     "Summary",
     "TooBigToCheck",
@@ -70,6 +78,8 @@ __all__ = [
     "run_property",
     "strong_problems",
     "tree_file",
+    "wide_backend_problems",
+    "wide_problems",
 ]
 
 
@@ -793,15 +803,22 @@ _FLOAT_SLACK = 1e-9
 
 
 class TooBigToCheck(Exception):
-    """A game that can repeat a position has more positions than gdl fuzz checks."""
+    """A game that can repeat a position has more positions than gdl fuzz checks (or one with
+    simultaneous moves or hidden information more histories than it writes out)."""
 
-    def __init__(self, limit: int):
-        super().__init__(f"the game can repeat a position, so gdl fuzz checks its strong solve "
-                         f"at every position, and it has more than {limit:,} of them")
-        self.limit = limit
+    def __init__(self, limit: int, what: str = "positions"):
+        if what == "histories":
+            message = (f"the game has simultaneous moves or hidden information, so gdl fuzz "
+                       f"compares its solvers on the whole game written out, and it can go on "
+                       f"for ever or has more than {limit:,} states or histories")
+        else:
+            message = (f"the game can repeat a position, so gdl fuzz checks its strong solve "
+                       f"at every position, and it has more than {limit:,} of them")
+        super().__init__(message)
+        self.limit, self.what = limit, what
 
     def __reduce__(self):     # crosses process boundaries (gdl fuzz --workers)
-        return (TooBigToCheck, (self.limit,))
+        return (TooBigToCheck, (self.limit, self.what))
 
 
 @dataclass
@@ -1361,6 +1378,329 @@ def _no_local_constants():
         cache.clear()
 
 
+# ==== simultaneous moves and hidden information ==================================================
+# Such a game is solved as a whole (a player's choice depends on what it has seen, not on a
+# position), so it is not compared position by position: its solvers are compared on the whole
+# game. The exact ones (the sequence-form LP of two-player constant-sum games, verified in
+# rationals; the simultaneous solver where nothing is hidden) must agree exactly and leave
+# nothing to exploit; the iterative ones are measured after a few budgets of iterations, each
+# measure exact for the strategy returned. What is certain for any strategy profile of a
+# two-player constant-sum game is that the game's value lies between what each player's best
+# response gets against the other's strategy (gdl.solvers.exploitability), so every iterative
+# answer must bracket the exact value; that CFR+ converges is checked against a tolerance.
+
+WIDE_MAX_HISTORIES = 200_000      # histories written out to compare the whole game's solvers
+CHECKPOINTS = (10, 100, 1000)     # iterations of CFR+ and CFR measured
+# CFR+ is proven to converge like 1/sqrt(T), and in practice much faster (about 1/T, Tammelin
+# et al. 2015: Kuhn to 1e-15 in 100 iterations, Leduc to 1e-3 in under 500): an exploitability
+# above this share of the utilities' range after the last checkpoint is reported.
+CONVERGENCE = 0.01
+MCCFR_ITERATIONS = 2000
+EXTERNAL_TOLERANCE = 1e-6         # another CFR's NashConv after as many iterations, relative
+
+
+class NotCompared(Exception):
+    """An external solver that cannot run on this game (the reason, in a sentence)."""
+
+
+@dataclass(frozen=True)
+class WideRun:
+    """What one solver gave on the whole game: its first player's value (exact when the solver
+    is, else a float), and its exploitability (two players, constant sum) or NashConv, exact
+    for the strategy returned."""
+    solver: str
+    iterations: int | None
+    value: Any
+    exploitability: Any
+    exact: bool = False
+
+
+@dataclass
+class WideFigures:
+    information_states: int = 0
+    histories: int = 0
+    exact_value: Any = None           # the first player's, where an exact solver gave it
+    runs: list[WideRun] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def _profile(form: Any, table: Sequence[dict]) -> Exploitability:
+    from gdl.solvers.exploitability import strategy_exploitability
+
+    return strategy_exploitability(form, table)
+
+
+def wide_problems(game: Any, seed: int = 0, external: Callable | None = None
+                  ) -> tuple[list[Problem], WideFigures]:
+    """Compare the solvers of a game with simultaneous moves or hidden information on the
+    whole game (see the comment above): exact ones against each other and against their own
+    claims, CFR+, CFR and MCCFR (seeded) against the exact value, and ``external(game,
+    iterations) -> (nash_conv, values)``, another CFR where given, against gdl's CFR after as
+    many iterations. Raises TooBigToCheck beyond WIDE_MAX_HISTORIES histories."""
+    from gdl.solvers import extensive
+    from gdl.solvers.result import SolverError
+    from gdl.solvers.wide import CFR, CFR_PLUS, MCCFR
+
+    info = game.info
+    figures = WideFigures()
+    problems: list[Problem] = []
+    if _repeats(game, WIDE_MAX_HISTORIES) is not False:
+        raise TooBigToCheck(WIDE_MAX_HISTORIES, "histories")
+    try:
+        form = extensive.build(game, max_histories=WIDE_MAX_HISTORIES, algorithm="gdl fuzz")
+    except SolverError as error:
+        if "histories" in str(error):
+            raise TooBigToCheck(WIDE_MAX_HISTORIES, "histories") from None
+        return [Problem("error", "sequence form", str(error))], figures
+    figures.information_states = form.num_infosets
+    figures.histories = form.histories
+    two = info.num_players == 2 and info.is_constant_sum
+    total = Fraction(info.utility_sum or 0) if two else Fraction(0)
+    utilities = [u for leaf in form.leaf_utility for u in leaf]
+    spread = float(max(utilities) - min(utilities)) if utilities else 0.0
+
+    def run(name: str, call: Callable) -> Any:
+        try:
+            return call()
+        except Exception as error:
+            problems.append(Problem("error", name, f"{type(error).__name__}: {error}"))
+            return None
+
+    exact = None
+    if two:
+        exact = _wide_exact(game, form, total, figures, problems, run)
+    figures.exact_value = exact
+
+    def bracket(name: str, check: Exploitability, iterations: int | None) -> None:
+        if exact is None or not two:
+            return
+        low, high = check.bounds(total)
+        if not low <= exact <= high:
+            problems.append(Problem("values", name, f"after {iterations:,} iterations its "
+                                    f"strategies bracket the value in [{float(low):.12g}, "
+                                    f"{float(high):.12g}], which misses the exact "
+                                    f"{format_value(exact)}: no strategy profile can do that"))
+
+    from gdl.solvers.cfr import cfr, cfr_plus
+
+    for name, solver in ((CFR_PLUS, cfr_plus), (CFR, cfr)):
+        if name == CFR_PLUS and not two:
+            continue
+        measured = []
+        for iterations in CHECKPOINTS:
+            result = run(name, lambda solver=solver, iterations=iterations:
+                         solver(game, iterations=iterations))
+            if result is None:
+                break
+            check = result.exploitability
+            again = _profile(form, result.strategies)
+            if (again.nash_conv, again.values) != (check.nash_conv, check.values):
+                problems.append(Problem("claim", name, f"after {iterations:,} iterations it "
+                                        f"reports NashConv {float(check.nash_conv):.12g}, but "
+                                        f"its strategies have {float(again.nash_conv):.12g}"))
+            # the strategies' own figures, measured here, whatever the solver claims
+            gap = again.exploitability if two else again.nash_conv
+            figures.runs.append(WideRun(name, iterations, float(again.values[0]), float(gap)))
+            bracket(name, again, iterations)
+            measured.append(gap)
+        if name == CFR_PLUS and measured and len(measured) == len(CHECKPOINTS):
+            if measured[-1] > measured[0]:
+                problems.append(Problem("convergence", name, f"exploitability rose from "
+                                        f"{float(measured[0]):.6g} after {CHECKPOINTS[0]:,} "
+                                        f"iterations to {float(measured[-1]):.6g} after "
+                                        f"{CHECKPOINTS[-1]:,}"))
+            elif measured[-1] > CONVERGENCE * spread:
+                problems.append(Problem("convergence", name, f"exploitability "
+                                        f"{float(measured[-1]):.6g} after {CHECKPOINTS[-1]:,} "
+                                        f"iterations, more than {CONVERGENCE:.0%} of the "
+                                        f"utilities' range {spread:g}"))
+    if two:
+        from gdl.solvers.mccfr import outcome_sampling
+
+        first = run(MCCFR, lambda: outcome_sampling(game, iterations=MCCFR_ITERATIONS, seed=seed))
+        second = run(MCCFR, lambda: outcome_sampling(game, iterations=MCCFR_ITERATIONS, seed=seed))
+        if first is not None and second is not None:
+            if first.strategies != second.strategies:
+                problems.append(Problem("claim", MCCFR, f"two runs with seed {seed} gave "
+                                        "different strategies"))
+            check = _profile(form, first.strategies)
+            figures.runs.append(WideRun(MCCFR, MCCFR_ITERATIONS, float(check.values[0]),
+                                        float(check.exploitability)))
+            bracket(MCCFR, check, MCCFR_ITERATIONS)
+    if external is None:
+        figures.notes.append("OpenSpiel's CFR: not compared (gdl fuzz --openspiel compares it "
+                             "where the bridge can take the game)")
+    else:
+        _compare_external(game, form, external, two, exact, spread, figures, problems)
+    return problems, figures
+
+
+def _repeats(game: Any, limit: int) -> bool | None:
+    """Whether a play of ``game`` can come back to a state (joint moves followed where
+    several choose at once): True or False, None beyond ``limit`` states."""
+    from itertools import product
+
+    from gdl.solvers import information
+
+    root = game.initial_state()
+    colour: dict = {root: 1}          # 1: on the current path, 2: done
+    stack = [(root, None)]
+    while stack:
+        state, children = stack[-1]
+        if children is None:
+            kind = game.current_player(state)
+            if kind == TERMINAL:
+                moves: list = []
+            elif kind == CHANCE:
+                moves = [game.apply(state, o) for o, _ in game.chance_outcomes(state)]
+            else:
+                acting = information.acting(game, state)
+                joints = product(*(information.actions_of(game, state, p) for p in acting))
+                moves = [game.apply_joint(state, j) if len(acting) > 1 and kind < 0
+                         else game.apply(state, j[0]) for j in joints]
+            children = iter(moves)
+            stack[-1] = (state, children)
+        child = next(children, None)
+        if child is None:
+            colour[state] = 2
+            stack.pop()
+            continue
+        seen = colour.get(child)
+        if seen == 1:
+            return True
+        if seen is None:
+            if len(colour) >= limit:
+                return None
+            colour[child] = 1
+            stack.append((child, None))
+    return False
+
+
+def _wide_exact(game: Any, form: Any, total: Fraction, figures: WideFigures,
+                problems: list[Problem], run: Callable) -> Fraction | None:
+    """The exact solvers of a two-player constant-sum game: the sequence form, and the
+    simultaneous solver where nothing is hidden; they must agree, and their strategies must
+    leave nothing to exploit. The exact value, or None."""
+    from gdl.solvers.sequence_form import highs_available, solve_sequence_form
+    from gdl.solvers.simultaneous import solve_simultaneous
+    from gdl.solvers.wide import SEQUENCE_FORM, SIMULTANEOUS_SOLVER
+
+    values: dict[str, Fraction] = {}
+    if highs_available():
+        solution = run(SEQUENCE_FORM, lambda: solve_sequence_form(game))
+        if solution is not None:
+            again = _profile(form, solution.strategies)
+            if solution.exact:
+                values[SEQUENCE_FORM] = Fraction(solution.value)
+                if again.nash_conv != 0:
+                    problems.append(Problem("claim", SEQUENCE_FORM, "verified exact, but its "
+                                            f"strategies leave NashConv {again.nash_conv}"))
+                low, high = again.bounds(total)
+                if not low == solution.value == high:
+                    problems.append(Problem("values", SEQUENCE_FORM, f"value "
+                                            f"{format_value(solution.value)}, but its strategies "
+                                            f"guarantee [{low}, {high}]"))
+            else:
+                figures.notes.append(f"{SEQUENCE_FORM}: not verified exactly ({solution.note})")
+            figures.runs.append(WideRun(SEQUENCE_FORM, None, solution.value if solution.exact
+                                        else solution.lp_value, again.exploitability,
+                                        exact=bool(solution.exact)))
+    else:
+        figures.notes.append(f"{SEQUENCE_FORM}: not run (it needs highspy: pip install "
+                             "'gdl[imperfect]')")
+    if not game.info.hidden:
+        solution = run(SIMULTANEOUS_SOLVER, lambda: solve_simultaneous(game))
+        if solution is not None and solution.exact:
+            values[SIMULTANEOUS_SOLVER] = Fraction(solution.value)
+            table = [{key: solution.strategies[key[-1]][p]
+                      for key in form.players[p].keys if key[-1] in solution.strategies}
+                     for p in range(2)]
+            again = _profile(form, table)
+            if again.nash_conv != 0:
+                problems.append(Problem("claim", SIMULTANEOUS_SOLVER, "exact, but its "
+                                        f"strategies leave NashConv {again.nash_conv}"))
+            figures.runs.append(WideRun(SIMULTANEOUS_SOLVER, None, solution.value,
+                                        again.exploitability, exact=True))
+        elif solution is not None:
+            figures.notes.append(f"{SIMULTANEOUS_SOLVER}: a bracket, not an exact value "
+                                 f"({solution.note})")
+    if len(set(values.values())) > 1:
+        shown = ", ".join(f"{name} {format_value(v)}" for name, v in values.items())
+        problems.append(Problem("values", " vs ".join(values), f"the exact values differ: {shown}"))
+    return next(iter(values.values()), None)
+
+
+def _compare_external(game: Any, form: Any, external: Callable, two: bool,
+                      exact: Fraction | None, spread: float, figures: WideFigures,
+                      problems: list[Problem]) -> None:
+    """Another CFR (OpenSpiel's) after the last checkpoint's iterations: the same NashConv as
+    gdl's CFR after as many (the same algorithm on the same game), and a value within its own
+    NashConv of the exact one."""
+    from gdl.solvers.cfr import cfr
+
+    iterations = CHECKPOINTS[1]
+    name = "OpenSpiel cfr"
+    try:
+        nash_conv, values = external(game, iterations)
+    except NotCompared as reason:
+        figures.notes.append(f"OpenSpiel's CFR: not compared: {reason}; gdl's own CFR and CFR+ "
+                             "are compared with the exact answer instead")
+        return
+    except Exception as error:
+        problems.append(Problem("error", name, f"{type(error).__name__}: {error}"))
+        return
+    ours = cfr(game, iterations=iterations).exploitability
+    # as gdl's runs: the exploitability (NashConv / 2) of two players at constant sum
+    figures.runs.append(WideRun(name, iterations, float(values[0]),
+                                float(nash_conv) / 2 if two else float(nash_conv)))
+    if abs(float(ours.nash_conv) - float(nash_conv)) > EXTERNAL_TOLERANCE * max(1.0, spread):
+        problems.append(Problem("values", name, f"NashConv {float(nash_conv):.12g} after "
+                                f"{iterations:,} iterations, gdl's cfr "
+                                f"{float(ours.nash_conv):.12g}"))
+    if two and exact is not None and abs(float(values[0]) - float(exact)) > float(nash_conv) + 1e-9:
+        problems.append(Problem("values", name, f"its strategies earn {float(values[0]):.12g}, "
+                                f"further from the exact {format_value(exact)} than its NashConv "
+                                f"{float(nash_conv):.6g} allows"))
+
+
+def wide_backend_problems(compiled: Any, interpreted: Any, limit: int = 5000
+                          ) -> tuple[list[Problem], int]:
+    """``backend_problems`` for a game with hidden information: the states walked in step,
+    each player's observation of each state and of each move compared as well."""
+    problems, count = backend_problems(compiled, interpreted, limit)
+    if problems:
+        return problems, count
+    players = range(interpreted.info.num_players)
+    stack = [(compiled.initial_state(), ())]
+    seen: set = set()
+    while stack and len(seen) < limit:
+        state, path = stack.pop()
+        if state in seen:
+            continue
+        seen.add(state)
+        where = " ".join(path) or "the root"
+        for p in players:
+            a, b = compiled.observation(state, p), interpreted.observation(state, p)
+            if a != b:
+                return [Problem("backend", "compile", f"observation of player {p} after {where}: "
+                                f"compiled {a!r}, interpreted {b!r}")], count
+        kind = interpreted.current_player(state)
+        if kind == TERMINAL:
+            continue
+        moves = ([o for o, _ in interpreted.chance_outcomes(state)] if kind == CHANCE
+                 else list(interpreted.legal_actions(state)))
+        for move in moves:
+            for p in players:
+                a = compiled.move_observation(state, p, move)
+                b = interpreted.move_observation(state, p, move)
+                if a != b:
+                    return [Problem("backend", "compile", f"player {p}'s observation of "
+                                    f"{interpreted.action_name(move)} after {where}: compiled "
+                                    f"{a!r}, interpreted {b!r}")], count
+            stack.append((interpreted.apply(state, move), path + (interpreted.action_name(move),)))
+    return [], count
+
+
 # ==== what `gdl fuzz` runs ======================================================================
 
 @dataclass
@@ -1389,6 +1729,9 @@ class TargetReport:
     solvers: set = field(default_factory=set)
     seconds: float = 0.0
     cyclic: bool = False      # a file that can repeat a position: every position was checked
+    # A game with simultaneous moves or hidden information: the whole game's solvers compared
+    # (``wide_problems``): what each found, and sentences on what could not be compared.
+    wide: WideFigures | None = None
 
     def merge(self, other: TargetReport) -> None:
         for name in ("examples", "games", "positions", "comparisons", "metamorphic",
@@ -1396,6 +1739,7 @@ class TargetReport:
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.solvers |= other.solvers
         self.cyclic = self.cyclic or other.cyclic
+        self.wide = self.wide or other.wide
 
 
 @dataclass
@@ -1716,7 +2060,7 @@ def replay(game: Any, names: Sequence[str]) -> Any:
 
 
 def _fuzz_file_part(path: str, params: dict | None, examples: int, seed: int, budget: int,
-                    include_root: bool) -> Summary:
+                    include_root: bool, external: Callable | None = None) -> Summary:
     from gdl.backends.load import loads
     from gdl.lang.format import format_text
     from gdl.lang.parse import parse
@@ -1726,8 +2070,20 @@ def _fuzz_file_part(path: str, params: dict | None, examples: int, seed: int, bu
     started = time.perf_counter()
     text = read_rule_file(path)
     interpreted = loads(text, path, params, backend="interpret")  # a GdlError is the user's
-    cycle = find_cycle(interpreted, interpreted.initial_state(), limit=max(budget, 20_000))
     info = interpreted.info
+    if info.hidden or info.simultaneous:
+        # the whole game's equilibrium solvers compared, once (by the first worker)
+        if include_root:
+            game = interpreted
+            if have_compiler():
+                game = loads(text, path, params, backend="compile")
+            _check_wide_file(game, interpreted, report,
+                             lambda problems: summary.failures.append(
+                                 Failure(path, seed, problems, format_text(text, path))),
+                             seed, external)
+        report.seconds += time.perf_counter() - started
+        return summary
+    cycle = find_cycle(interpreted, interpreted.initial_state(), limit=max(budget, 20_000))
     if cycle is not None and not (info.num_players == 2 and info.is_constant_sum):
         # the tree solvers would not end, and the strong solver values no such game
         raise EndlessGame(*cycle)
@@ -1815,6 +2171,29 @@ def _fuzz_file_part(path: str, params: dict | None, examples: int, seed: int, bu
     return summary
 
 
+def _check_wide_file(game: Any, interpreted: Any, report: TargetReport, fail: Callable,
+                     seed: int, external: Callable | None) -> None:
+    """A rule file with simultaneous moves or hidden information: compiled against interpreted
+    state by state (observations included), and the whole game's solvers against each other
+    (``wide_problems``)."""
+    report.games += 1
+    from gdl.backends.interpret import InterpretedGame
+
+    if not isinstance(game, InterpretedGame):      # the compiled tier leaves simultaneous moves out
+        more, states = wide_backend_problems(game, interpreted)
+        report.backend_states += states
+        if more:
+            fail(more)
+            return
+    problems, figures = wide_problems(game, seed=seed, external=external)
+    report.wide = figures
+    report.positions += figures.information_states
+    report.comparisons += len(figures.runs)
+    report.solvers.update(run.solver for run in figures.runs)
+    if problems:
+        fail(problems)
+
+
 def _check_cyclic_file(game: Any, interpreted: Any, report: TargetReport,
                        fail: Callable) -> None:
     """A rule file that can repeat a position: compiled against interpreted state by state, and
@@ -1884,7 +2263,8 @@ def _backend_walk(compiled, interpreted, sc, si, limit):
 
 
 def fuzz_file(path: str, examples: int = 100, seed: int = 0, workers: int = 1,
-              budget: int = 2000, params: dict | None = None) -> Summary:
+              budget: int = 2000, params: dict | None = None,
+              external: Callable | None = None) -> Summary:
     """Fuzz a rule file: the initial position and positions reached by seeded random playouts,
     each solved by every applicable solver and compared with the oracle; positions whose game
     tree has more than ``budget`` nodes are searched to the deepest depth that fits when the
@@ -1895,11 +2275,15 @@ def fuzz_file(path: str, examples: int = 100, seed: int = 0, workers: int = 1,
     A game that can repeat a position (two players, constant-sum) is checked instead by its
     strong solve at every position (``strong_problems``; ``examples`` does not matter): raises
     TooBigToCheck beyond CYCLIC_MAX_STATES positions, and EndlessGame for such a game of more
-    players or general-sum (no solver of gdl values it)."""
+    players or general-sum (no solver of gdl values it).
+
+    A game with simultaneous moves or hidden information is checked as a whole instead
+    (``wide_problems``; ``examples`` does not matter), with ``external``, where given, as a
+    third CFR to compare (OpenSpiel's, through the bridge: gdl.cli.fuzz supplies it)."""
     started = time.perf_counter()
     jobs = _split(examples, workers)
     summary = Summary(seed=seed, examples=examples, workers=workers)
-    for part in _map(_fuzz_file_part, [(path, params, count, seed + w, budget, w == 0)
+    for part in _map(_fuzz_file_part, [(path, params, count, seed + w, budget, w == 0, external)
                                        for w, count in enumerate(jobs)], workers):
         summary.merge(part)
     summary.seconds = time.perf_counter() - started

@@ -9,7 +9,13 @@ Nothing here prints; ``gdl play`` (gdl.cli.play) is the only user of it that tal
   ``time`` (alpha-beta only) and ``depth`` bound the search; a game that declares no `evaluate`
   is given a neutral one (see ``NeutralEvaluation``) so that bounded search still works.
 - ``render`` draws a state as text: boards from the game's ``display`` hints, else
-  ``variable = value`` lines.
+  ``variable = value`` lines; ``render_view`` draws what one player sees of it (its
+  observation: the others' private and the hidden parts as ``?``).
+- Games with simultaneous moves or hidden information (``gdl.protocol.WideGame``): the session
+  plays joint moves (``play_joint``) and knows each player's information state
+  (``information_state``); ``Equilibrium`` is the computer's strategy there, from one solve of
+  the whole game by the solver `gdl solve` would choose, sampled at the information state the
+  player is in with a seeded random generator.
 """
 
 from __future__ import annotations
@@ -23,7 +29,7 @@ from math import lcm
 from typing import Any
 
 from gdl.moves import MoveError, choices, find_action, normalise
-from gdl.protocol import CHANCE, TERMINAL, format_value
+from gdl.protocol import CHANCE, SIMULTANEOUS, TERMINAL, format_value
 
 # ---- a neutral evaluation ----------------------------------------------------------------------
 
@@ -259,17 +265,109 @@ def choose(game: Any, state: Any, best_actions: Sequence) -> Any:
     return best_actions[0]
 
 
+# ---- the computer's equilibrium strategy (simultaneous moves, hidden information) ----------------
+
+@dataclass
+class Equilibrium:
+    """The computer's strategy in a game with simultaneous moves or hidden information.
+
+    Such a game has no best move to look up position by position: a player chooses knowing only
+    its information state, and a good player mixes (in Kuhn's poker the first player bets a Jack
+    now and then; in rock-paper-scissors anything predictable loses). So the whole game is
+    solved once (``solve``: the solver `gdl solve` chooses for it, or the one asked for), and at
+    each decision the player's mix at its information state (the solver's strategy table,
+    ``SolveResult.extra["strategies"]``) is sampled with a seeded random generator. The
+    simultaneous solver keys its strategies by position (nothing is hidden there, so a position
+    is all a player needs to know); the others by information state. An information state the
+    table lacks (a sampling solver that never met it) is played uniformly, as
+    ``gdl.solvers.exploitability`` counts it."""
+
+    game: Any
+    result: Any                      # the SolveResult
+    by_position: bool = False
+
+    @classmethod
+    def solve(cls, game: Any, algorithm: str = "auto", *, iterations: int | None = None,
+              seed: int = 0) -> Equilibrium:
+        """Solve ``game`` (SolverError when the solver refuses it, saying why)."""
+        from gdl.solvers import choose, solve
+        from gdl.solvers.wide import SIMULTANEOUS_SOLVER
+
+        name = choose(game.info) if algorithm == "auto" else algorithm
+        result = solve(game, name, iterations=iterations, seed=seed)
+        return cls(game, result, by_position=name == SIMULTANEOUS_SOLVER)
+
+    @property
+    def algorithm(self) -> str:
+        return self.result.algorithm
+
+    @property
+    def exact(self) -> bool:
+        return bool(self.result.extra.get("exact"))
+
+    def key(self, session: Session, player: int) -> Any:
+        """Where ``player``'s strategy is looked up: its information state, or the position."""
+        return session.state if self.by_position else session.information_state(player)
+
+    def known(self, session: Session, player: int) -> bool:
+        """Whether the solver's table has a strategy for ``player`` where it is now."""
+        table = self.result.extra.get("strategies", {}).get(self.game.info.players[player], {})
+        return self.key(session, player) in table
+
+    def mix(self, session: Session, player: int) -> list[tuple[Any, Fraction]]:
+        """``player``'s strategy where it is now: each of its legal actions with its exact
+        probability (floats from an iterative solver taken as the binary fractions they are and
+        renormalised), in declaration order."""
+        actions = session.legal_of(player)
+        table = self.result.extra.get("strategies", {}).get(self.game.info.players[player], {})
+        found = table.get(self.key(session, player)) or {}
+        weights = [Fraction(found.get(self.game.action_name(a), 0)) for a in actions]
+        total = sum(weights, Fraction(0))
+        if not found or total <= 0:
+            return [(a, Fraction(1, len(actions))) for a in actions]
+        return [(a, w / total) for a, w in zip(actions, weights)]
+
+    def sample(self, rng: random.Random, session: Session, player: int) -> Any:
+        """One action of ``player``, drawn from its mix with exact probabilities."""
+        return draw(rng, [(a, p) for a, p in self.mix(session, player) if p > 0])
+
+    def position_value(self, state: Any) -> tuple | None:
+        """The value of a position, where the solver gives one (the simultaneous solver, exact,
+        with nothing hidden: every position starts a subgame); None elsewhere."""
+        solution = self.result.extra.get("solution")
+        values = getattr(solution, "values", None) if self.by_position else None
+        if not values or state not in values:
+            return None
+        first = values[state]
+        total = Fraction(getattr(solution, "total", 0))
+        return tuple(v.numerator if v.denominator == 1 else v
+                     for v in (Fraction(first), total - Fraction(first)))
+
+
+def strategy_seed(seed: int | None) -> random.Random:
+    """The random generator the computer's mixed choices are drawn from: its own stream, so
+    that a seed gives the same deals (``Session.rng``) whatever the computer chooses, and the
+    same choices whatever the deals."""
+    return random.Random(None if seed is None else f"gdl strategy {seed}")
+
+
 # ---- the session -------------------------------------------------------------------------------
 
 @dataclass(frozen=True)
 class Move:
-    """One step of the game: who moved (a player index, or CHANCE), the action, its name, and
-    for chance outcomes their probability."""
+    """One step of the game: who moved (a player index, CHANCE, or SIMULTANEOUS for a joint
+    move, whose ``action`` is one action per acting player, ``players``, in their order), the
+    action, its name, and for chance outcomes their probability."""
 
     player: int
     action: Any
     name: str
     probability: Fraction | None = None
+    players: tuple[int, ...] = ()
+
+    def made_by(self, seats: Sequence[int]) -> bool:
+        """Whether a player in ``seats`` chose this move (alone or with others)."""
+        return self.player in seats or any(p in seats for p in self.players)
 
 
 @dataclass
@@ -283,6 +381,7 @@ class Session:
     def __post_init__(self):
         if self.state is None:
             self.state = self.game.initial_state()
+        self.root = self.state      # where the play began: information states count from here
         self.rng = random.Random(self.seed)
 
     # -- the position
@@ -297,6 +396,20 @@ class Session:
 
     def legal(self) -> list:
         return choices(self.game, self.state)
+
+    @property
+    def acting(self) -> tuple[int, ...]:
+        """The players who choose here: one at a decision, several where they choose at once,
+        none at chance and at the end."""
+        from gdl.solvers import information
+
+        return information.acting(self.game, self.state)
+
+    def legal_of(self, player: int) -> list:
+        """The actions of ``player``, one of the players who choose here."""
+        from gdl.solvers import information
+
+        return list(information.actions_of(self.game, self.state, player))
 
     def names(self) -> list[str]:
         return [self.game.action_name(a) for a in self.legal()]
@@ -313,6 +426,14 @@ class Session:
             raise MoveError("the game is over")
         return find_action(self.game, self.state, text)   # (the same syntax as --moves)
 
+    def find_for(self, player: int, text: str):
+        """``find`` among the actions of ``player``, one of the players who choose here (where
+        several choose at once, each has its own)."""
+        if not self.legal_of(player):
+            raise MoveError("the game is over" if self.over else
+                            f"{self.game.info.players[player]} has no choice here")
+        return find_action(_OneSeat(self.game, player), self.state, text)
+
     def play(self, action) -> Move:
         """Apply a legal action (or a chance outcome) and remember it."""
         player = self.to_move
@@ -324,6 +445,56 @@ class Session:
         self.state = self.game.apply(self.state, action)
         self.moves.append(move)
         return move
+
+    def play_joint(self, joint: Sequence) -> Move:
+        """Where several players choose at once: apply one action per acting player (in the
+        order of ``acting``) together, and remember it as one move."""
+        acting = self.acting
+        if self.to_move != SIMULTANEOUS or len(joint) != len(acting):
+            raise MoveError(f"{len(joint)} action(s) for the {len(acting)} player(s) who choose "
+                            "here")
+        joint = tuple(joint)
+        name = " ".join(self.game.action_name(a) for a in joint)
+        move = Move(SIMULTANEOUS, joint, name, None, acting)
+        self._states.append(self.state)
+        self.state = self.game.apply_joint(self.state, joint)
+        self.moves.append(move)
+        return move
+
+    def information_state(self, player: int) -> tuple:
+        """What ``player`` has seen since the start of the play (``gdl.solvers.information``):
+        the key the solvers of hidden information give its strategy under."""
+        from gdl.solvers import information
+
+        game = self.game
+        keys = information.start(game, self.root)
+        after = self._states[1:] + [self.state]
+        for before, move, child in zip(self._states, self.moves, after):
+            keys = information.step(game, keys, before, move.action, child)
+        return keys[player]
+
+    def seen(self, move: Move, before: Any, viewer: int | None) -> list[str] | None:
+        """``move`` (made at ``before``) as ``viewer`` saw it: the name of each action in it
+        (one, or one per acting player of a joint move), ``?`` for one hidden from the viewer;
+        None for a chance outcome the viewer sees only through the state. Everything, for a
+        game without hidden information or no viewer."""
+        game = self.game
+        actions = list(move.action) if move.player == SIMULTANEOUS else [move.action]
+        if viewer is None or not game.info.hidden:
+            return [game.action_name(a) for a in actions]
+        observed = game.move_observation(before, viewer, move.action)
+        if move.player == CHANCE:
+            return [move.name] if observed == move.action else None
+        if move.player == SIMULTANEOUS:
+            parts = observed if isinstance(observed, tuple) else ()
+            return [game.action_name(a) if i < len(parts) and parts[i] == a else UNSEEN
+                    for i, a in enumerate(actions)]
+        return [move.name] if observed == move.action else [UNSEEN]
+
+    def seen_history(self, viewer: int | None) -> list[tuple[Move, list[str] | None]]:
+        """Every move with what ``viewer`` saw of it (``seen``)."""
+        return [(move, self.seen(move, before, viewer))
+                for move, before in zip(self.moves, self._states)]
 
     def roll(self) -> Move:
         """At a chance state, draw an outcome with its exact probability and play it."""
@@ -340,15 +511,34 @@ class Session:
     def undo_turn(self, seats: Sequence[int]) -> list[Move]:
         """Take back moves up to and including the last one made by a player in ``seats`` (so a
         person gets back to their previous decision). Nothing is undone if no such move exists."""
-        if not any(m.player in seats for m in self.moves):
+        if not any(m.made_by(seats) for m in self.moves):
             return []
         undone = []
         while self.moves:
             move = self.undo()
             undone.append(move)
-            if move.player in seats:
+            if move.made_by(seats):
                 break
         return undone
+
+
+class _OneSeat:
+    """A game seen by one of the players who choose at a state: its actions are the legal
+    ones (for ``find_action``, which reads them through the protocol)."""
+
+    def __init__(self, game: Any, player: int):
+        self._game, self._player = game, player
+
+    def current_player(self, state) -> int:
+        return self._player
+
+    def legal_actions(self, state):
+        from gdl.solvers import information
+
+        return information.actions_of(self._game, state, self._player)
+
+    def action_name(self, action) -> str:
+        return self._game.action_name(action)
 
 
 def draw(rng: random.Random, outcomes: Sequence[tuple[Any, Fraction]]):
@@ -367,6 +557,9 @@ def draw(rng: random.Random, outcomes: Sequence[tuple[Any, Fraction]]):
 
 # ---- drawing a state ---------------------------------------------------------------------------
 
+UNSEEN = "?"     # a cell of the state the player does not see
+
+
 def render(game: Any, state: Any) -> str:
     """A state as text. Variables with ``display`` hints are drawn as boards (a 2-D array as a
     grid, first index down, second across, both numbered; a 1-D array as one numbered row; a
@@ -375,7 +568,47 @@ def render(game: Any, state: Any) -> str:
     read = getattr(game, "variables", None)
     if read is None:
         return ""
-    values = read(state)
+    return render_values(game, read(state))
+
+
+def render_view(game: Any, player: int, observation: Any) -> str:
+    """What ``player`` sees, drawn as ``render`` draws a state, from its observation
+    (``gdl.solvers.information.observation``) and nothing else: the cells it does not see (the
+    others' entries of a `private` variable, a `hidden` one) are ``?``."""
+    values = seen_variables(game, player, observation)
+    return "" if values is None else render_values(game, values)
+
+
+def seen_variables(game: Any, player: int, observation: Any) -> dict | None:
+    """Every variable as ``player`` sees it, from its observation, keyed and shaped as
+    ``game.variables`` gives a state's (symbols by name, arrays as nested lists), with ``?``
+    for each cell it does not see. None for a game without variables. In a game that hides
+    nothing the observation is the state itself."""
+    if not game.info.hidden:
+        read = getattr(game, "variables", None)
+        return None if read is None else read(observation)
+    rules = getattr(game, "ir", None)
+    if rules is None or rules.tree is not None:
+        return None
+    from gdl.backends.interpret import visible_cells
+    from gdl.lang import ir
+
+    cells: list = [UNSEEN] * len(rules.initial)
+    for index, value in zip(visible_cells(rules)[player], observation):
+        cells[index] = value
+    values: dict = {}
+    for var in rules.variables:
+        part = cells[var.slot:var.slot + var.size]
+        if var.type == ir.SYM:
+            part = [c if c is UNSEEN else rules.symbols[c] for c in part]
+        for extent in reversed(var.shape[1:]):
+            part = [part[i:i + extent] for i in range(0, len(part), extent)]
+        values[var.name] = part if var.shape else part[0]
+    return values
+
+
+def render_values(game: Any, values: dict) -> str:
+    """Variables' values (as ``seen_variables`` gives them) drawn as ``render`` says."""
     hints = getattr(game, "display", None) or {}
     if not hints:
         return "\n".join(f"{name} = {_plain(value)}" for name, value in values.items())
@@ -436,6 +669,7 @@ def outcome_sentence(players: Sequence[str], values: Sequence) -> str:
 __all__ = [
     "Advice",
     "Advisor",
+    "Equilibrium",
     "Move",
     "MoveError",
     "NeutralEvaluation",
@@ -448,4 +682,8 @@ __all__ = [
     "outcome_sentence",
     "pick",
     "render",
+    "render_values",
+    "render_view",
+    "seen_variables",
+    "strategy_seed",
 ]

@@ -41,6 +41,19 @@ evaluated here, at every decision state (at most ``REQUIRES_LIMIT`` of them); "n
   variant chosen by a `param`, constant by design); one written in a `define`, which serves
   other rules and variants too (it still appears in the notes of E414).
 
+Simultaneous moves and hidden information
+-----------------------------------------
+Where several players choose at once (``current_player`` is SIMULTANEOUS), the acting players
+and each one's legal actions are checked as a decision's are, and the moves played are the
+joint moves. In a game with simultaneous moves or hidden information every player's
+information states (what it has seen, ``gdl.solvers.information``) are counted where it
+chooses, over every history (breadth first, up to ``HISTORY_LIMIT``; the report says whether
+that was all of them), and two things the solvers of such games rely on are checked there:
+
+* an information state offers the same legal actions at every position it contains (E416, at
+  the action that differs, naming the `private` or `hidden` variables its `requires` reads);
+* it is always reached after the same choices of the player's own: perfect recall (E417).
+
 Two ways of visiting
 --------------------
 * **Playouts**: ``random.Random(seed)`` picks a legal action uniformly, and chance outcomes by
@@ -76,11 +89,20 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
+from itertools import product
 from typing import Any
 
 from gdl.errors import GameRuntimeError
 from gdl.moves import path_to
-from gdl.protocol import CHANCE, CONSTANT_SUM, TERMINAL, ZERO_SUM, distribution_problem, format_value
+from gdl.protocol import (
+    CHANCE,
+    CONSTANT_SUM,
+    SIMULTANEOUS,
+    TERMINAL,
+    ZERO_SUM,
+    distribution_problem,
+    format_value,
+)
 from gdl.tools.count import reachable_states
 
 # Codes (documented in gdl.errors too).
@@ -99,6 +121,8 @@ BAD_PLAYER = "E411"
 BEST_UNREACHABLE = "E412"   # a warning
 NEVER_LEGAL = "E414"        # a warning
 CONSTANT_TEST = "E415"      # a warning
+INFOSET_ACTIONS = "E416"    # an information state's legal actions differ between its states
+NO_PERFECT_RECALL = "E417"  # an information state reached after different own choices
 
 AUTO_LIMIT = 20_000          # exhaustive automatically when the reachable states are no more
 MAX_STATES = 2_000_000       # exhaustive exploration stops here even when asked for
@@ -107,6 +131,7 @@ PLAYOUT_CAP = 10_000         # moves per playout when no length bound is declare
 PRUNED_EXPONENT = 0.75       # alpha-beta with random ordering: b ** (3d/4) of b ** d nodes
 ORDERED_EXPONENT = 0.5       # with good ordering: b ** (d/2) (Knuth and Moore's best case)
 REQUIRES_LIMIT = 200_000     # decision states the rule checks evaluate every `requires` at
+HISTORY_LIMIT = 100_000      # histories walked to count information states
 BUDGET = 10 ** 8             # nodes a solver is expected to finish (about 5 min at 3 µs/node)
 NODE_SECONDS = 3e-6          # the compiled backend's cost per node, for messages
 
@@ -156,6 +181,7 @@ class Census:
     cyclic_states: int              # states that lie on a cycle
     stuck_states: int               # states from which no terminal state can be reached
     best_utility: Any = None        # one-player games: the best utility reachable
+    simultaneous: int = 0           # decision states where several players choose at once
 
     def as_dict(self) -> dict:
         out = dict(self.__dict__)
@@ -181,6 +207,12 @@ class Report:
     # decision states at which every action's `requires` was evaluated for E414 and E415 (None:
     # those checks did not run: not a rule game, not exhaustive, too many states, a rule failed)
     requires_checked: int | None = None
+    # A game with simultaneous moves or hidden information: each player's information states
+    # (where it chooses), counted over every history when ``information_complete``, else over
+    # the first ``histories`` (breadth first); None for any other game.
+    information_states: dict[str, int] | None = None
+    information_complete: bool = False
+    histories: int = 0
 
     @property
     def errors(self) -> list[Violation]:
@@ -198,6 +230,9 @@ class Report:
                 "exploration_complete": self.exploration_complete,
                 "declared_states": self.declared_states,
                 "requires_checked": self.requires_checked,
+                "information_states": self.information_states,
+                "information_complete": self.information_complete,
+                "histories": self.histories,
                 "census": self.census.as_dict() if self.census else None,
                 "violations": [v.as_dict() for v in self.violations]}
 
@@ -294,6 +329,8 @@ class _Checker:
             return kind, []
         if kind == CHANCE:
             return self.chance(state, where)
+        if kind == SIMULTANEOUS:
+            return self.simultaneous(state, where)
         if isinstance(kind, bool) or not isinstance(kind, int) or not 0 <= kind < self.players:
             self.add(BAD_PLAYER, f"current_player gave {kind!r}, which is neither a player index "
                      f"(0..{self.players - 1}) nor CHANCE nor TERMINAL", where)
@@ -317,11 +354,54 @@ class _Checker:
             return kind, None
         return kind, [(a, None) for a in first]
 
+    def simultaneous(self, state, where):
+        """A state where several players choose at once: the acting players (two or more, in
+        player order) and each one's legal actions, checked as a decision's are; the options
+        are the joint moves."""
+        game = self.game
+        if not self.info.simultaneous:
+            self.add(BAD_PLAYER, "current_player says several players choose at once, but the "
+                     "game's info does not declare simultaneous moves", where)
+            return None, None
+        try:
+            acting = tuple(game.acting_players(state))
+        except Exception as error:
+            self.failed(error, where, "acting_players")
+            return SIMULTANEOUS, None
+        if (len(acting) < 2 or list(acting) != sorted(set(acting))
+                or not all(isinstance(p, int) and 0 <= p < self.players for p in acting)):
+            self.add(BAD_PLAYER, f"acting_players gave {acting!r}: two or more player indices "
+                     f"(0..{self.players - 1}), in order, each once", where)
+            return SIMULTANEOUS, None
+        per_player = []
+        for player in acting:
+            try:
+                first = list(game.legal_actions_of(state, player))
+                second = list(game.legal_actions_of(state, player))
+            except Exception as error:
+                self.failed(error, where, "legal_actions_of")
+                return SIMULTANEOUS, None
+            name = self.info.players[player]
+            if first != second or len(set(first)) != len(first):
+                self.add(UNSTABLE_CHOICES, f"legal_actions_of {name} gave {self.names(first)} "
+                         f"then {self.names(second)}", where)
+            if not first:
+                self.add(DEAD_END, f"{name} is among the players who choose at once but has no "
+                         "legal action", where, rules=("simultaneous", "terminal"))
+                return SIMULTANEOUS, None
+            per_player.append(first)
+        return SIMULTANEOUS, [(Joint(joint), None) for joint in product(*per_player)]
+
     def names(self, actions) -> str:
         try:
-            return " ".join(self.name(a) for a in actions) or "(none)"
+            return " ".join(self.joint_name(a) if isinstance(a, Joint) else self.name(a)
+                            for a in actions) or "(none)"
         except Exception:
             return repr(list(actions))
+
+    def joint_name(self, joint: tuple) -> str:
+        """A joint move as people read it: ``(show(rock) show(paper))``."""
+        return "(" + " ".join(self.name(a) for a in joint) + ")"
 
     def chance(self, state, where):
         game = self.game
@@ -382,9 +462,10 @@ class _Checker:
 
         def after():
             return list(where()) + [self.names([action])]
+        step = game.apply_joint if isinstance(action, Joint) else game.apply
         try:
-            child = game.apply(state, action)
-            again = game.apply(state, action)
+            child = step(state, action)
+            again = step(state, action)
         except Exception as error:
             self.failed(error, after, "apply")
             return False, None
@@ -414,6 +495,10 @@ class _Checker:
         # What `gdl solve` does with such a game is said in one place (gdl.solvers.repetition).
         from gdl.solvers.repetition import solve_on_cycles, strong_refusal
 
+        if (self.info.hidden or self.info.simultaneous) and (self.bound is None
+                                                              or self.bound[1] != 0):
+            self._wide_cycle(stem, around, ends_surely)
+            return
         solving = solve_on_cycles(self.info, ends_surely, one_winner)
         if ends_surely and (self.bound is None or self.bound[1] != 0):
             self.add(CYCLE, f"a state comes back after {len(around)} move(s), but whatever the "
@@ -444,6 +529,33 @@ class _Checker:
             self.add(CYCLE, f"{described}: the game may not terminate (it declares no "
                      f"max-length), and {solving}; declare a max-length", stem,
                      rules=("terminal",), cycle=around)
+
+
+    def _wide_cycle(self, stem, around: Sequence[str], ends_surely: bool) -> None:
+        """A cycle in a game with simultaneous moves or hidden information: only the
+        simultaneous solver values such a game (two players, constant sum, nothing hidden, and
+        every play ending with probability 1 whatever the players do: Shapley's setting)."""
+        from gdl.solvers.wide import what_is_wide
+
+        info = self.info
+        described = (f"a state comes back after {len(around)} move(s), so a play can go on "
+                     "forever")
+        if (ends_surely and not info.hidden and info.num_players == 2
+                and info.is_constant_sum):
+            self.add(CYCLE, f"{described}, but whatever the players do, every play ends with "
+                     "probability 1: gdl solve brackets its value (Shapley's iteration, the "
+                     "simultaneous solver)", stem, rules=("terminal",), cycle=around,
+                     severity="note")
+            return
+        self.add(CYCLE, f"{described}: in a game with {what_is_wide(info)} only the "
+                 "simultaneous solver takes positions that repeat, and only with two players, a "
+                 "constant sum, nothing hidden and every play ending with probability 1 whatever "
+                 "the players do; declare a max-length", stem, rules=("terminal",), cycle=around)
+
+
+class Joint(tuple):
+    """One action per acting player, applied together (``apply_joint``): a move at a state
+    where several players choose at once."""
 
 
 # ---- playouts ----------------------------------------------------------------------------------
@@ -810,10 +922,16 @@ def _analyse(graph: _Graph, report: Report) -> None:
                         f"{format_value(value)}, below the declared maximum {format_value(bounds[1])}",
                         graph.path(i), rules=("utility-bounds", "utility"), severity="warning")
     report.census = Census(
-        states=len(graph.states), decision=sum(1 for k in kinds if k is not None and k >= 0),
+        states=len(graph.states), decision=sum(1 for k in kinds if _decides(k)),
         chance=sum(1 for k in kinds if k == CHANCE), terminal=sum(1 for k in kinds if k == TERMINAL),
         moves=sum(len(e) for e in graph.succ), depth=max(graph.depth), longest_play=longest,
-        cyclic_states=sum(cyclic), stuck_states=graph.stuck(), best_utility=best)
+        cyclic_states=sum(cyclic), stuck_states=graph.stuck(), best_utility=best,
+        simultaneous=sum(1 for k in kinds if k == SIMULTANEOUS))
+
+
+def _decides(kind) -> bool:
+    """A state where a player chooses (or several at once)."""
+    return kind is not None and (kind >= 0 or kind == SIMULTANEOUS)
 
 
 # ---- the rules' conditions over every reachable state (E414, E415) ----------------------------------
@@ -994,7 +1112,7 @@ def _check_requires(graph: _Graph, checker: _Checker) -> int | None:
     from gdl.lang.evaluate import EvalError
 
     rules = _rules_of(checker.game)
-    decisions = [i for i, kind in enumerate(graph.kind) if kind is not None and kind >= 0]
+    decisions = [i for i, kind in enumerate(graph.kind) if _decides(kind)]
     if rules is None or len(decisions) > REQUIRES_LIMIT:
         return None
     tests = _Tests()
@@ -1021,35 +1139,50 @@ def _check_requires(graph: _Graph, checker: _Checker) -> int | None:
     legal_somewhere: set[str] = set()
     considered: dict[str, dict] = {}     # action -> decision states where its player moved
     for i in decisions:
-        state, player = graph.states[i], graph.kind[i]
-        if player >= len(candidates):
+        state, kind = graph.states[i], graph.kind[i]
+        # Who was asked here, and what the game answered (the actions it moved along): where
+        # several choose at once, every player was asked, and each acting one's actions are
+        # its part of the joint moves.
+        if kind == SIMULTANEOUS:
+            asked = list(range(len(rules.players)))
+            answered: dict[int, set] = {p: set() for p in asked}
+            for _, joint in graph.succ[i]:
+                for player, action in zip(checker.game.acting_players(state), joint):
+                    answered[player].add(action)
+        else:
+            asked = [kind]
+            answered = {kind: {action for _, action in graph.succ[i]}}
+        if any(player >= len(candidates) for player in asked):
             return None
         tests.state = i
-        legal = []
-        guarded: dict = {}      # (action, guard, arguments it reads) -> its value in this state
-        try:
-            for name, action_id, args, env, parts in candidates[player]:
-                tests.action = name
-                considered.setdefault(name, {}).setdefault(i, None)
-                for index, (reads, part) in enumerate(parts):
-                    if reads is None:
-                        holds = part(state, env)
+        for player in asked:
+            # `mover` is the player asked (a simultaneous game's state names another)
+            seen = state if state[0] == player else (player,) + tuple(state[1:])
+            legal = []
+            guarded: dict = {}   # (action, guard, arguments it reads) -> its value in this state
+            try:
+                for name, action_id, args, env, parts in candidates[player]:
+                    tests.action = name
+                    considered.setdefault(name, {}).setdefault(i, None)
+                    for index, (reads, part) in enumerate(parts):
+                        if reads is None:
+                            holds = part(seen, env)
+                        else:
+                            key = (name, index, args[:reads])
+                            if key not in guarded:
+                                guarded[key] = part(seen, env)
+                            holds = guarded[key]
+                        if not holds:
+                            break
                     else:
-                        key = (name, index, args[:reads])
-                        if key not in guarded:
-                            guarded[key] = part(state, env)
-                        holds = guarded[key]
-                    if not holds:
-                        break
-                else:
-                    legal.append(action_id)
-                    legal_somewhere.add(name)
-        except (EvalError, ArithmeticError, LookupError, TypeError):
-            return None     # a rule that fails here is reported as such (E410), not judged
-        # Checked against the game's own answer (the actions it moved along): where they differ
-        # (another encoding of the states, a rule that failed) nothing is said.
-        if set(legal) != {action for _, action in graph.succ[i]}:
-            return None
+                        legal.append(action_id)
+                        legal_somewhere.add(name)
+            except (EvalError, ArithmeticError, LookupError, TypeError):
+                return None     # a rule that fails here is reported as such (E410), not judged
+            # Checked against the game's own answer: where they differ (another encoding of the
+            # states, a rule that failed) nothing is said.
+            if set(legal) != answered[player]:
+                return None
     never = [a for a in rules.actions if a.name in conditions and a.name not in legal_somewhere]
     _report_requires(graph, checker, rules, tests, never, considered)
     return len(decisions)
@@ -1091,6 +1224,201 @@ def _report_requires(graph: _Graph, checker: _Checker, rules, tests: _Tests, nev
                     span=span, severity="warning", count=len(states))
 
 
+# ---- information states (simultaneous moves, hidden information) --------------------------------
+# A player's information state is what it has seen so far (gdl.solvers.information). The solvers
+# of such games need two things of them, checked here over every history: an information state
+# offers the same legal actions at every position it contains (else the player could tell those
+# positions apart by what it may do, and a strategy would have to say what to do with actions
+# that are not there), and it is always reached after the same choices of the player's own
+# (perfect recall: a player forgets nothing it did). The sequence form (gdl.solvers.extensive)
+# refuses a game that breaks either.
+
+@dataclass
+class _Seen:
+    """The first time an information state was met: its actions, the player's own sequence
+    of choices before it, and the history where (an index into the walk's parents)."""
+
+    actions: tuple
+    own: int
+    history: int
+
+
+def _information(checker: _Checker, report: Report, limit: int = HISTORY_LIMIT) -> None:
+    """Count every player's information states (where it chooses), breadth first over the
+    histories, and check them (E416, E417)."""
+    from gdl.solvers import information
+
+    game = checker.game
+    n = checker.players
+    met: list[dict] = [{} for _ in range(n)]
+    sequences: dict[tuple, int] = {}        # (parent sequence, information state, action) -> id
+    parents: list[int] = []                 # per history: the one before it
+    via: list[Any] = []                     # and the move between
+    checker.at = None
+    try:
+        start = game.initial_state()
+        queue = deque([(start, information.start(game, start), (0,) * n, -1, None)])
+    except Exception:
+        return                              # reported by the state checks
+    complete = True
+    while queue:
+        state, keys, own, parent, move = queue.popleft()
+        here = len(parents)
+        parents.append(parent)
+        via.append(move)
+        try:
+            kind = game.current_player(state)
+            if kind == TERMINAL:
+                continue
+            if kind == CHANCE:
+                moves = [(o, own) for o, p in game.chance_outcomes(state) if p]
+            elif kind >= 0 or kind == SIMULTANEOUS:
+                acting = information.acting(game, state)
+                per_player = []
+                for player in acting:
+                    actions = tuple(information.actions_of(game, state, player))
+                    _meet(checker, met[player], player, keys[player], actions, own[player],
+                          here, parents, via)
+                    per_player.append([(a, sequences.setdefault(
+                        (own[player], keys[player], a), len(sequences) + 1)) for a in actions])
+                moves = []
+                for picks in product(*per_player):
+                    new = list(own)
+                    for player, (_, sequence) in zip(acting, picks):
+                        new[player] = sequence
+                    joint = tuple(a for a, _ in picks)
+                    moves.append((Joint(joint) if kind == SIMULTANEOUS else joint[0], tuple(new)))
+            else:
+                continue
+            if len(parents) + len(queue) + len(moves) > limit:
+                complete = False        # the histories met so far are walked to the end
+                continue
+            for move, new in moves:
+                child = (game.apply_joint(state, move) if isinstance(move, Joint)
+                         else game.apply(state, move))
+                queue.append((child, information.step(game, keys, state, move, child), new,
+                              here, move))
+        except Exception:
+            continue                            # a rule that fails: reported by the state checks
+    report.information_states = {name: len(found) for name, found in zip(checker.info.players, met)}
+    report.information_complete = complete
+    report.histories = len(parents)
+
+
+def _meet(checker: _Checker, seen: dict, player: int, key, actions: tuple, own: int, here: int,
+          parents: list[int], via: list) -> None:
+    """An information state met at history ``here``: remembered the first time, compared
+    with the first time after that."""
+    first = seen.get(key)
+    if first is None:
+        seen[key] = _Seen(actions, own, here)
+        return
+    if first.actions == actions and first.own == own:
+        return
+
+    def path(history: int) -> list[str]:
+        names = []
+        while history > 0:
+            names.append(checker.names([via[history]]))
+            history = parents[history]
+        return names[::-1]
+
+    name = checker.info.players[player]
+    other = " ".join(path(first.history)) or "(the initial state)"
+    if first.actions != actions:
+        differ = [a for a in first.actions if a not in actions] + \
+                 [a for a in actions if a not in first.actions]
+        span, notes = _unseen_reasons(checker.game, player, differ)
+        notes.insert(0, f"{name} may play {checker.names(first.actions)} after {other}, but "
+                        f"{checker.names(actions)} here, and sees the same in both")
+        checker.at = (INFOSET_ACTIONS, player, key)
+        checker.add(INFOSET_ACTIONS, f"{name} cannot tell two positions apart but may play "
+                    f"different actions in them ({checker.names(differ)}): what a player may do "
+                    "must follow from what it sees, or the solvers of hidden information cannot "
+                    "give it a strategy", lambda: path(here), span=span, notes=notes)
+    else:
+        checker.at = (NO_PERFECT_RECALL, player, key)
+        checker.add(NO_PERFECT_RECALL, f"{name} reaches one information state after different "
+                    "choices of its own: the game makes it forget what it did (no perfect "
+                    "recall), and the solvers of hidden information need it to remember",
+                    lambda: path(here), notes=(f"the same information state after {other}",))
+    checker.at = None
+
+
+def _unseen_reasons(game, player: int, actions) -> tuple[Any, list[str]]:
+    """Where to point for an information state whose actions differ (the first of ``actions``
+    that is an action of the rules: its declaration), and notes naming the variables its
+    `requires` reads that ``player`` does not see in full, with their `private` or `hidden`
+    declaration."""
+    rules = _rules_of(game)
+    if rules is None:
+        return None, []
+    grounds = [rules.ground_actions[a] for a in actions
+               if isinstance(a, int) and 0 <= a < len(rules.ground_actions)]
+    if not grounds:
+        return None, []
+    action = grounds[0].action
+    unseen = set(rules.hidden_vars) | set(rules.private_vars)
+    read = [v for v in _variables_read(action.requires) if v in unseen]
+    declared = _declarations(game)
+    notes = []
+    for var in read:
+        word = "private" if var in rules.private_vars else "hidden"
+        where = declared.get(var)
+        at = f" (line {where.line})" if where is not None else ""
+        whose = (f"the others' entries of {var}" if word == "private" else var)
+        notes.append(f"the `requires` of '{action.name}' reads {var}, and "
+                     f"{rules.players[player]} does not see {whose}: `{word} {var}`{at}")
+    if read:
+        notes.append(f"make the `requires` of '{action.name}' read only what "
+                     f"{rules.players[player]} sees, or let it see {', '.join(read)}")
+    else:
+        notes.append(f"the `requires` of '{action.name}' (or the turn) depends on what "
+                     f"{rules.players[player]} does not see")
+    return action.span, notes
+
+
+def _variables_read(expr) -> list[str]:
+    """The state variables an IR expression reads, defines followed, in order, each once."""
+    import dataclasses
+
+    from gdl.lang import ir
+
+    found: list[str] = []
+    stack, seen = [expr], set()
+    while stack:
+        node = stack.pop()
+        if node is None or id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, ir.VarRef) and node.var.name not in found:
+            found.append(node.var.name)
+        if isinstance(node, ir.Call):
+            stack.append(node.define.body)
+        if isinstance(node, (list, tuple)):
+            stack.extend(node)
+        elif dataclasses.is_dataclass(node) and not isinstance(node, (ir.Variable, ir.Define)):
+            stack.extend(getattr(node, f.name) for f in dataclasses.fields(node))
+    return found
+
+
+def _declarations(game) -> dict:
+    """Where each name in a `private` or `hidden` declaration is written (from the rule text,
+    which the checked rules do not keep positions of)."""
+    source = getattr(game, "source", None)
+    if source is None:
+        return {}
+    from gdl.lang import ast
+    from gdl.lang.parse import parse
+
+    try:
+        tree = parse(source.text, source.filename)
+    except Exception:
+        return {}
+    return {name.name: name.span for decl in tree.declarations
+            if isinstance(decl, (ast.PrivateDecl, ast.HiddenDecl)) for name in decl.names}
+
+
 # ---- the entry point ---------------------------------------------------------------------------
 
 def validate(game, *, playouts: int = 100, seed: int = 0, max_length: int | None = None,
@@ -1122,6 +1450,8 @@ def validate(game, *, playouts: int = 100, seed: int = 0, max_length: int | None
         _analyse(graph, report)
         if graph.complete:
             report.requires_checked = _check_requires(graph, checker)
+    if game.info.hidden or game.info.simultaneous:
+        _information(checker, report)
     runner = _Playouts(checker, seed)
     runner.run(playouts, report)
     visited = set(runner.expanded)

@@ -85,7 +85,10 @@ function drawMoves(state) {
     if (move.label) item.dataset.label = move.label;
     if (move.value !== undefined) item.dataset.value = move.value;
     let note = "";
-    if (move.label === "chance") note = `probability ${move.probability}; value ${vectorText(move.values)}`;
+    // A game with simultaneous moves or hidden information: the equilibrium's probability of
+    // the move at the information state you are in (no value: it would need the hidden cards).
+    if (move.strategy !== undefined) note = `equilibrium plays it with probability ${move.strategy}`;
+    else if (move.label === "chance") note = `probability ${move.probability}; value ${vectorText(move.values)}`;
     else if (move.values) {
       const word = ["win", "draw", "loss"].includes(move.label) ? `${move.label}, ` : "";
       note = `${word}${vectorText(move.values)}`;
@@ -129,12 +132,21 @@ function draw(state) {
     status = `Game over: ${vectorText(state.result)}` + (state.verdict ? ` (${state.verdict})` : "");
   } else if (state.to_move === "chance") {
     status = "Chance: roll the dice, or choose an outcome.";
+  } else if (state.together) {
+    status = `${state.to_move} choose at once` + (state.solver_to_move ? " (the computer)"
+      : ": choose yours; the computer chooses without seeing it, then both are shown");
   } else {
     status = `${state.to_move} to move` + (state.solver_to_move ? " (the solver)" : " (you)");
   }
   $("status").textContent = status;
   let valueText = "";
-  if (state.values) {
+  if (state.wide) {
+    // Only what your seat may see is sent: ? marks a hidden card or a move hidden from you.
+    valueText = (state.hidden ? `You see what ${state.seat} may see (? is hidden from you). ` : "")
+      + (state.values ? `Value of the game: ${vectorText(state.values)}` : "")
+      + (state.equilibrium ? ` (${state.equilibrium.algorithm}, ${state.equilibrium.exact ? "exact" : "approximate"});`
+        + " the computer plays its equilibrium strategy, drawn at random." : "");
+  } else if (state.values) {
     const estimate = state.solver ? " (approximate: not proven exact)" : " (an estimate: depth-limited)";
     valueText = `Value with best play: ${vectorText(state.values)}` + (state.proven ? "" : estimate);
   } else if (state.draw) {
@@ -155,7 +167,7 @@ function draw(state) {
   }
   $("undo").disabled = state.history.length === 0;
   $("roll").disabled = state.to_move !== "chance";
-  $("solver").disabled = state.over || state.to_move === "chance";
+  $("solver").disabled = state.over || state.to_move === "chance" || (state.wide && !state.solver_to_move);
   showError(state.error);
   if ($("rules").dataset.loaded !== state.rules) {
     $("rules").value = state.rules;
