@@ -15,7 +15,9 @@ Codes (stable; tests assert codes and positions, never wording):
                    actions, E220 index out of range, E221 division by zero, E223 nothing to display,
                    E224 a reserved word used as a name, E225 `when stuck lose | win` without
                    two players, E226 `mover` in `init`, E227 `random` inside `repeat`, E228 `when
-                   endless` without a sum or off the declared sum or bounds, E230 a
+                   endless` without a sum or off the declared sum or bounds, E229 `private`
+                   or `hidden` naming what they cannot hide, E231 `when stuck` with
+                   `simultaneous`, E230 a
                    control character in a string, E232 a number too large (a literal, or a
                    constant's value)
   E3xx run time    E301 value leaves its domain, E302 division by zero, E303 index out of range,
@@ -33,7 +35,9 @@ Codes (stable; tests assert codes and positions, never wording):
                    E412 (warning) a one-player game whose declared best utility is unreachable,
                    E413 a move that lowers the declared `tier` (gdl solve --strong by tiers),
                    E414 (warning) an action that is never legal, E415 (warning) a comparison
-                   in a `requires` that is always false (or always true) where it is evaluated
+                   in a `requires` that is always false (or always true) where it is evaluated,
+                   E416 an information state whose positions offer different actions, E417 a
+                   game without perfect recall (a player forgets what it saw)
 
 A diagnostic whose fix is one edit of the text also carries it, machine-readable, as ``fix``
 (a ``Fix``: the span to replace and the text to put there; ``None`` otherwise), so that an
