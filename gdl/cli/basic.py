@@ -6,6 +6,7 @@ import argparse
 import sys
 import time
 
+import gdl.cli as cli
 from gdl.cli import (
     USAGE_ERROR,
     UsageError,
@@ -56,6 +57,7 @@ def cmd_solve(args) -> int:
 
     solve = with_progress(solve)    # a status line on stderr when it is a terminal (gdl/tools/progress.py)
 
+    _announce_slow_compiles()
     game = load_game(args.file, parse_sets(args.set))
     root = start_state(args, game)
     if args.strong:
@@ -149,6 +151,16 @@ def cmd_solve(args) -> int:
     for line in stats_lines(result, elapsed):
         print(line)
     return 0
+
+
+def _announce_slow_compiles() -> None:
+    """A first load's C compile that runs long says so on stderr (when it passes its time limit,
+    the note that the Python tier runs says why: gdl.backends.native.build)."""
+    if getattr(cli, "_backend", None) != "native":
+        return
+    from gdl.backends.native.build import set_compile_notice
+
+    set_compile_notice(lambda message: print(message, file=sys.stderr, flush=True))
 
 
 def _positive(text: str) -> int:
