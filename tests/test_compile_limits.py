@@ -162,7 +162,7 @@ def test_ctrl_c_kills_the_compilers_group(slow, monkeypatch):
     def compile_it() -> None:
         try:
             build.library_for(SOURCE, key="a game", cancel=cancel)
-        except BaseException as error:      # noqa: BLE001 -- handed to the test's thread
+        except BaseException as error:      # handed to the test's thread
             outcome.append(error)
 
     worker = threading.Thread(target=compile_it)

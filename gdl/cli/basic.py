@@ -72,18 +72,30 @@ def cmd_solve(args) -> int:
     if args.save is not None:
         raise UsageError("--save needs --strong")
     from gdl.cli.deep import solve_result_notes, solve_size_check
-    from gdl.cli.engine import engine_settings, proof_note, stats_document, stats_lines, table_switch
+    from gdl.cli.engine import (
+        engine_settings,
+        proof_note,
+        stats_document,
+        stats_lines,
+        table_switch,
+        tier_of,
+    )
     from gdl.solvers import choose
     from gdl.solvers.repetition import RepetitionError
 
     algorithm = choose(game.info) if args.algorithm == "auto" else args.algorithm
     options, budget = engine_settings(args, algorithm)   # --time, --nodes, --tt/--no-tt, ...
     table = table_switch(args, algorithm)   # --tt/--no-tt for the other tree solvers
-    if budget is None:  # a --time / --nodes budget bounds the work itself
-        from gdl.tools.native_solve import NATIVE_ALGORITHMS, native_rules
+    from gdl.cli.engine import tier_note
+    from gdl.tools.native_solve import NATIVE_ALGORITHMS, native_rules, python_only_settings
 
-        native = (options is None and not table and native_rules(game) is not None
-                  and algorithm in NATIVE_ALGORITHMS)
+    native = (native_rules(game) is not None and algorithm in NATIVE_ALGORITHMS and not table
+              and not (algorithm == "alphabeta"
+                       and python_only_settings(game.info, args.depth, options, budget)))
+    note = tier_note(args, game, algorithm, options, budget, table)
+    if note:    # an engine switch the native tier lacks: say which tier runs, and why
+        print(note, file=sys.stderr)
+    if budget is None:  # a --time / --nodes budget bounds the work itself
         # warns, or refuses with --strict
         solve_size_check(game, args, root, args.algorithm, native=native)
     searched = game
@@ -134,6 +146,7 @@ def cmd_solve(args) -> int:
             "optimal_set": result.extra.get("optimal_set", True),
             "pv": [names(a) for a in result.pv],
             "algorithm": result.algorithm, "proven": result.proven, "depth": result.depth,
+            "tier": tier_of(result),
             "stats": stats_document(result, elapsed),
         })
         return 0
