@@ -87,7 +87,12 @@ def cmd_solve(args) -> int:
     options, budget = engine_settings(args, algorithm)   # --time, --nodes, --tt/--no-tt, ...
     table = table_switch(args, algorithm)   # --tt/--no-tt for the other tree solvers
     from gdl.cli.engine import tier_note
-    from gdl.tools.native_solve import NATIVE_ALGORITHMS, native_rules, python_only_settings
+    from gdl.tools.native_solve import (
+        NATIVE_ALGORITHMS,
+        native_rules,
+        python_only_settings,
+        solve_native,
+    )
 
     native = (native_rules(game) is not None and algorithm in NATIVE_ALGORITHMS and not table
               and not (algorithm == "alphabeta"
@@ -95,9 +100,19 @@ def cmd_solve(args) -> int:
     note = tier_note(args, game, algorithm, options, budget, table)
     if note:    # an engine switch the native tier lacks: say which tier runs, and why
         print(note, file=sys.stderr)
+    size = None
     if budget is None:  # a --time / --nodes budget bounds the work itself
+        def count_nodes(depth: int) -> int:     # the same search, shallower: its nodes
+            from gdl.solvers import solve as plain
+
+            fast = None if table else solve_native(game, algorithm, depth=depth,
+                                                   root_state=root, options=options)
+            return (fast or plain(game, algorithm, depth=depth, root_state=root, options=options,
+                             player=_player_index(game, args.player), table=table)).stats.nodes
+
         # warns, or refuses with --strict
-        solve_size_check(game, args, root, args.algorithm, native=native)
+        size = solve_size_check(game, args, root, args.algorithm, native=native,
+                                count_nodes=count_nodes)
     searched = game
     if budget is not None and not game.info.has_evaluate:
         # A budget may stop the search before it proves anything; without an evaluation there
@@ -109,7 +124,6 @@ def cmd_solve(args) -> int:
         print(f"gdl solve: note: '{game.info.name}' declares no evaluate: a search the budget "
               "stops counts positions at its horizon as even", file=sys.stderr)
     started = time.perf_counter()
-    from gdl.tools.native_solve import solve_native
 
     stopped: list[bool] = []
     try:
@@ -148,6 +162,7 @@ def cmd_solve(args) -> int:
             "algorithm": result.algorithm, "proven": result.proven, "depth": result.depth,
             "tier": tier_of(result),
             "stats": stats_document(result, elapsed),
+            **({} if size is None else {"estimate": size.document(result.stats.nodes)}),
         })
         return 0
     values = ", ".join(f"{p} {format_value(v)}" for p, v in zip(players, result.values))
@@ -163,6 +178,8 @@ def cmd_solve(args) -> int:
     print(f"  pv            {' '.join(names(a) for a in result.pv) or empty}")
     for line in stats_lines(result, elapsed):
         print(line)
+    if size is not None:
+        print(size.line(result.stats.nodes))
     return 0
 
 
