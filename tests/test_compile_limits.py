@@ -202,6 +202,7 @@ def test_gdl_solve_says_why_and_answers_from_the_python_tier(slow, monkeypatch, 
     first = capsys.readouterr()
     assert "compiling the native rules" in first.err and "is taking a while" in first.err
     assert "native backend unavailable (the C compiler passed its time limit of 2 s" in first.err
+    assert '"tier": "python"' in first.out
     assert '"X": 0' in first.out                # FACTS: tic-tac-toe is a draw
     assert runs(slow) == 1
     assert settled([int((slow / "leader").read_text()), int((slow / "child").read_text())])
