@@ -212,3 +212,14 @@ def test_gdl_solve_says_why_and_answers_from_the_python_tier(slow, monkeypatch, 
     assert runs(slow) == 1
     assert "on an earlier load" in second.err and "taking a while" not in second.err
     assert '"X": 0' in second.out
+
+
+def test_a_malformed_limit_is_said_and_the_python_tier_answers(tmp_path, monkeypatch, capsys):
+    if REAL_CC is None:
+        pytest.skip("needs a C compiler")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setenv(build.LIMIT_VARIABLE, "soon")
+    assert main(["solve", str(GAMES / "nim.game"), "--json"]) == 0
+    captured = capsys.readouterr()
+    assert f"{build.LIMIT_VARIABLE}='soon' is not a positive number of seconds" in captured.err
+    assert '"tier": "python"' in captured.out

@@ -60,6 +60,11 @@ class EarlyLibrary:
         except BaseException as error:      # handed to the caller of result()
             self._outcome["error"] = error
 
+    def cancel(self) -> None:
+        """Stop the compiler (its whole process group) if it is still running: ``result()``
+        then raises KeyboardInterrupt instead of waiting for it."""
+        self._cancel.set()
+
     def result(self):
         """The library, once the compiler is done; or what it raised. When interrupted, the
         compiler's process group is killed and its files removed before KeyboardInterrupt goes

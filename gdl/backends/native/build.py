@@ -201,8 +201,11 @@ def _timed_out_before(digest: str) -> str | None:
         limit, size = float(limit_text), int(size_text)
     except ValueError:
         return None
-    if compile_limit(size) > limit:
-        return None
+    try:
+        if compile_limit(size) > limit:
+            return None
+    except NativeUnavailable:
+        return None     # a malformed $GDL_COMPILE_SECONDS: the compile itself says so
     return (f"the C compiler passed its time limit of {_seconds(limit)} on these rules' "
             f"{_kilobytes(size)} of C on an earlier load (remembered in the cache); "
             f"{LIMIT_VARIABLE} above {limit:.3g} tries again")
