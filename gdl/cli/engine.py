@@ -40,7 +40,9 @@ MAX_TT_SIZE = 1 << 26
 
 def add_engine_arguments(parser) -> None:
     group = parser.add_argument_group(
-        "alpha-beta engine (switches not given keep the defaults: gdl.solvers.default_options)")
+        "alpha-beta engine (switches not given keep the defaults: gdl.solvers.default_options; "
+        "the native tier runs --tt, --tt-size, --ordering, --pvs, --optimal-set and "
+        "--evaluation-plies, the others keep the search in the Python tier and say so)")
     group.add_argument("--time", type=seconds, metavar="SECONDS",
                        help="stop after SECONDS; answer with the deepest completed iteration")
     group.add_argument("--nodes", type=whole(1), metavar="N",
