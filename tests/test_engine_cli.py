@@ -184,19 +184,24 @@ def test_engine_switches_refused_where_they_do_not_apply(capsys, argv):
 
 def _interrupt_once_searching(monkeypatch, seconds: float = 1.0) -> list:
     """Ctrl-C (KeyboardInterrupt in the main thread) ``seconds`` after the search starts (not
-    while the game is still loading, which takes a while on a busy machine)."""
+    while the game is still loading, which takes a while on a busy machine), in either tier."""
     import gdl.solvers
+    import gdl.tools.native_solve
 
-    original = gdl.solvers.solve
     timers: list = []
 
-    def solve(*args, **kwargs):
-        timer = threading.Timer(seconds, _thread.interrupt_main)
-        timers.append(timer)
-        timer.start()
-        return original(*args, **kwargs)
+    def interrupting(original):
+        def search(*args, **kwargs):
+            if not timers:
+                timer = threading.Timer(seconds, _thread.interrupt_main)
+                timers.append(timer)
+                timer.start()
+            return original(*args, **kwargs)
+        return search
 
-    monkeypatch.setattr(gdl.solvers, "solve", solve)
+    monkeypatch.setattr(gdl.solvers, "solve", interrupting(gdl.solvers.solve))
+    monkeypatch.setattr(gdl.tools.native_solve, "solve_native",
+                        interrupting(gdl.tools.native_solve.solve_native))
     return timers
 
 
@@ -212,11 +217,14 @@ def test_ctrl_c_prints_the_deepest_completed_iteration(capsys, monkeypatch):
     assert doc["proven"] is False and doc["depth"] >= 1 and doc["stats"]["stopped"] == "stop"
 
 
-def test_ctrl_c_with_nothing_completed_exits_130(capsys, monkeypatch):
-    # An exact solve without iterative deepening has no partial answer to give.
+@pytest.mark.parametrize("backend", ["compile", "native"])
+def test_ctrl_c_with_nothing_completed_exits_130(capsys, monkeypatch, backend):
+    # An exact solve without iterative deepening has no partial answer to give, in either tier
+    # (--no-id keeps the native one).
     timers = _interrupt_once_searching(monkeypatch)
     try:
-        code = main(["solve", CONNECT4, *BIG, "--no-id", "--force", "--json"])
+        code = main(["solve", CONNECT4, *BIG, "--no-id", "--force", "--json",
+                     "--backend", backend])
     finally:
         for timer in timers:
             timer.cancel()

@@ -6,6 +6,7 @@ import argparse
 import sys
 import time
 
+import gdl.cli as cli
 from gdl.cli import (
     USAGE_ERROR,
     UsageError,
@@ -56,6 +57,7 @@ def cmd_solve(args) -> int:
 
     solve = with_progress(solve)    # a status line on stderr when it is a terminal (gdl/tools/progress.py)
 
+    _announce_slow_compiles()
     game = load_game(args.file, parse_sets(args.set))
     root = start_state(args, game)
     if args.strong:
@@ -74,20 +76,47 @@ def cmd_solve(args) -> int:
     if wants_wide(args, game):      # simultaneous moves, hidden information: their own solvers
         return cmd_solve_wide(args, game, root)
     from gdl.cli.deep import solve_result_notes, solve_size_check
-    from gdl.cli.engine import engine_settings, proof_note, stats_document, stats_lines, table_switch
+    from gdl.cli.engine import (
+        engine_settings,
+        proof_note,
+        stats_document,
+        stats_lines,
+        table_switch,
+        tier_of,
+    )
     from gdl.solvers import choose
     from gdl.solvers.repetition import RepetitionError
 
     algorithm = choose(game.info) if args.algorithm == "auto" else args.algorithm
     options, budget = engine_settings(args, algorithm)   # --time, --nodes, --tt/--no-tt, ...
     table = table_switch(args, algorithm)   # --tt/--no-tt for the other tree solvers
-    if budget is None:  # a --time / --nodes budget bounds the work itself
-        from gdl.tools.native_solve import NATIVE_ALGORITHMS, native_rules
+    from gdl.cli.engine import tier_note
+    from gdl.tools.native_solve import (
+        NATIVE_ALGORITHMS,
+        native_rules,
+        python_only_settings,
+        solve_native,
+    )
 
-        native = (options is None and not table and native_rules(game) is not None
-                  and algorithm in NATIVE_ALGORITHMS)
+    native = (native_rules(game) is not None and algorithm in NATIVE_ALGORITHMS and not table
+              and not (algorithm == "alphabeta"
+                       and python_only_settings(game.info, args.depth, options, budget)))
+    note = tier_note(args, game, algorithm, options, budget, table)
+    if note:    # an engine switch the native tier lacks: say which tier runs, and why
+        print(note, file=sys.stderr)
+    size = None
+    if budget is None:  # a --time / --nodes budget bounds the work itself
+        def count_nodes(depth: int) -> int:     # the same search, shallower: its nodes
+            from gdl.solvers import solve as plain
+
+            fast = None if table else solve_native(game, algorithm, depth=depth,
+                                                   root_state=root, options=options)
+            return (fast or plain(game, algorithm, depth=depth, root_state=root, options=options,
+                             player=_player_index(game, args.player), table=table)).stats.nodes
+
         # warns, or refuses with --strict
-        solve_size_check(game, args, root, args.algorithm, native=native)
+        size = solve_size_check(game, args, root, args.algorithm, native=native,
+                                count_nodes=count_nodes)
     searched = game
     if budget is not None and not game.info.has_evaluate:
         # A budget may stop the search before it proves anything; without an evaluation there
@@ -99,7 +128,6 @@ def cmd_solve(args) -> int:
         print(f"gdl solve: note: '{game.info.name}' declares no evaluate: a search the budget "
               "stops counts positions at its horizon as even", file=sys.stderr)
     started = time.perf_counter()
-    from gdl.tools.native_solve import solve_native
 
     stopped: list[bool] = []
     try:
@@ -136,7 +164,9 @@ def cmd_solve(args) -> int:
             "optimal_set": result.extra.get("optimal_set", True),
             "pv": [names(a) for a in result.pv],
             "algorithm": result.algorithm, "proven": result.proven, "depth": result.depth,
+            "tier": tier_of(result),
             "stats": stats_document(result, elapsed),
+            **({} if size is None else {"estimate": size.document(result.stats.nodes)}),
         })
         return 0
     values = ", ".join(f"{p} {format_value(v)}" for p, v in zip(players, result.values))
@@ -152,7 +182,19 @@ def cmd_solve(args) -> int:
     print(f"  pv            {' '.join(names(a) for a in result.pv) or empty}")
     for line in stats_lines(result, elapsed):
         print(line)
+    if size is not None:
+        print(size.line(result.stats.nodes))
     return 0
+
+
+def _announce_slow_compiles() -> None:
+    """A first load's C compile that runs long says so on stderr (when it passes its time limit,
+    the note that the Python tier runs says why: gdl.backends.native.build)."""
+    if getattr(cli, "_backend", None) != "native":
+        return
+    from gdl.backends.native.build import set_compile_notice
+
+    set_compile_notice(lambda message: print(message, file=sys.stderr, flush=True))
 
 
 def _positive(text: str) -> int:

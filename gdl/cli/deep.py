@@ -8,6 +8,7 @@ declared state-space bound (from the checked game's variables), the positions of
 from __future__ import annotations
 
 import sys
+from dataclasses import dataclass
 
 from gdl.cli import USAGE_ERROR, UsageError, parse_sets, print_json, read_rule_text
 from gdl.errors import Diagnostic, GdlError, Source, terminal_safe
@@ -199,7 +200,6 @@ def check_files(args) -> int:
 
 REFUSE_SECONDS = 3600.0   # `gdl solve` refuses a search estimated longer than this (unless --force)
 
-
 def _check_declared_length(game, root) -> None:
     """A game that declares max-length is searched without repetition checks: if it can in
     fact cycle, say so now rather than after a search 200,000 plies deep."""
@@ -213,23 +213,54 @@ def _check_declared_length(game, root) -> None:
                          f"{' '.join(cycle)} come back to the same state (gdl check --deep shows it)")
 
 
-# How much faster a node is searched natively than the Python protocol speed measured below:
-# at least this (benchmarks/README-native.md: 30-40x on tic-tac-toe and Connect Four 5x4).
-NATIVE_NODE_SPEEDUP = 20
+# What a search node costs, nominally, for the time a message quotes and for the refusal: the
+# Python tier 5 µs (alpha-beta on Connect Four 5x4: 286,126 nodes in 1.6 CPU s), the native tier
+# 0.5 µs (the same search in 0.15 s; Star2 on Pig, 5.0e9 nodes in 1,000 s on a loaded machine:
+# 0.2 µs). Fixed figures, not a measurement: the decision to refuse is the same on every run of
+# the same command (a measured cost decided it before, and a busy machine refused a search on
+# one run in two). A game's rules may make its nodes a few times dearer or cheaper.
+NODE_SECONDS = {"native": 0.5e-6, "python": 5e-6}
+# How many nodes the shallower searches of a depth-limited one may visit to measure it
+# (gdl.solvers.size.probe): a fraction of a second in either tier.
+PROBE_NODES = {"native": 2_000_000, "python": 50_000}
 
 
-def solve_size_check(game, args, root, algorithm: str, native: bool = False) -> None:
-    """Before `gdl solve`: warn on stderr (or, with --strict, refuse with exit 2) when the
-    estimated work exceeds the budget (gdl.tools.validate.BUDGET nodes). ``native``: the search
-    will run in the native tier, whose nodes cost a fraction of the measured Python ones."""
-    from gdl.tools.validate import (
-        BUDGET,
-        TRANSPOSITIONS,
-        budget_problem,
-        estimate,
-        measure_node_seconds,
-        search_seconds,
-    )
+@dataclass(frozen=True)
+class SizeEstimate:
+    """What `gdl solve` expected a search to visit before it ran, and how: reported with the
+    result (the stats line and --json), with how far off it was."""
+
+    nodes: float
+    how: str
+
+    def document(self, visited: int) -> dict:
+        return {"nodes": _rounded(self.nodes), "from": self.how,
+                "visited_over_estimate": _ratio(visited, self.nodes)}
+
+    def line(self, visited: int) -> str:
+        return (f"  estimate {self.nodes:,.0f} nodes, from {self.how}: the search visited "
+                f"{_ratio(visited, self.nodes)}x that")
+
+
+def _rounded(nodes: float) -> int | float:
+    return int(nodes) if nodes < 2 ** 53 else float(f"{nodes:.4g}")
+
+
+def _ratio(visited: int, nodes: float) -> float:
+    return float(f"{visited / max(nodes, 1.0):.3g}")
+
+
+def solve_size_check(game, args, root, algorithm: str, native: bool = False,
+                     count_nodes=None) -> SizeEstimate:
+    """Before `gdl solve`: estimate the search's nodes; warn on stderr when that is over the
+    budget (gdl.tools.validate.BUDGET), refuse (UsageError, exit 2) with --strict, or when it
+    would take more than REFUSE_SECONDS at NODE_SECONDS a node unless --force. ``native``: the
+    search runs in the native tier. ``count_nodes(depth)``, when given, runs the search to a
+    shallower depth and counts its nodes: a depth-limited search is then measured by its own
+    shallower runs (gdl.solvers.size) rather than modelled. Every figure is counted or drawn
+    from seeded playouts, so the same command always makes the same estimate and decision.
+    Returns the estimate, for the report after the search."""
+    import gdl.tools.validate as validate
 
     if algorithm == "auto":
         from gdl.solvers import choose
@@ -239,33 +270,129 @@ def solve_size_check(game, args, root, algorithm: str, native: bool = False) -> 
         _check_declared_length(game, root)
     transpositions = getattr(args, "engine_tt", None)   # --tt / --no-tt
     declared = declared_state_bound(game)
-    if (declared is not None and declared <= BUDGET
-            and (algorithm in TRANSPOSITIONS if transpositions is None else transpositions)):
-        # A search with a table costs at most the distinct states in the estimate
-        # (validate.search_cost), and those are at most the declared bound: within the budget
-        # whatever the playouts would say, so they are not played (start-up).
-        return
-    est = estimate(game, root=root, declared_states=declared)
+    budget = validate.BUDGET
+    tier = "native" if native else "python"
+    if (declared is not None and declared <= budget
+            and (algorithm in validate.TRANSPOSITIONS if transpositions is None else transpositions)):
+        # A search with a table costs about the distinct states (validate.search_cost), and
+        # those are at most the declared bound: within the budget whatever the playouts would
+        # say, so they are not played (start-up).
+        return SizeEstimate(declared, "the declared state bound (a search with a "
+                                      "transposition table visits each state about once)")
+    est = validate.estimate(game, root=root, declared_states=declared)
     if est.cycles and args.depth is None and game.info.max_length is None:
         # A game that cycles is no problem here: where the tree search meets a repetition,
         # `gdl solve` solves the state graph instead, within its own bound (gdl/cli/strong.py).
-        return
-    if budget_problem(est, algorithm, depth=args.depth, info=game.info,
-                      transpositions=transpositions) is None:
-        return      # within the node budget: what a node costs is not needed (start-up)
-    node_seconds = measure_node_seconds(game, root)
-    if native and node_seconds:
-        node_seconds /= NATIVE_NODE_SPEEDUP
-    problem = budget_problem(est, algorithm, depth=args.depth, info=game.info,
-                             transpositions=transpositions, node_seconds=node_seconds)
-    seconds = search_seconds(est, algorithm, args.depth, transpositions, node_seconds)
-    if problem is not None and seconds > REFUSE_SECONDS and not getattr(args, "force", False):
+        return SizeEstimate(est.states, "the distinct states of a game that cycles (its "
+                                        "state graph is solved)")
+    ordering = getattr(args, "engine_ordering", None) is not False    # alpha-beta's, on by default
+    nodes, what = _modelled(est, algorithm, args.depth, transpositions, ordering)
+    how = _knuth(est, what)
+    by_depth = {d: _modelled(est, algorithm, d, transpositions, ordering)[0]
+                for d in range(1, len(est.tree_by_depth))}
+    if (count_nodes is not None and args.depth is not None and args.depth >= 1
+            and est.nodes_within(args.depth) > PROBE_NODES[tier]):
+        # Measured rather than modelled: how much a search prunes is what the model guesses
+        # worst (Star2 on Pig: 80x off), and the probe counts it.
+        measured = _probe(count_nodes, args.depth, PROBE_NODES[tier])
+        if measured is not None:
+            nodes, how = measured.nodes, measured.describe()
+            what = "nodes"
+            by_depth = {d: float(n) for d, n in enumerate(measured.counts, 1)}
+            by_depth.update({d: extrapolate(measured.counts, d)
+                             for d in range(len(measured.counts) + 1, args.depth)})
+    estimate_made = SizeEstimate(nodes, how)
+    if nodes <= budget:
+        return estimate_made
+    seconds = nodes * NODE_SECONDS[tier]
+    problem = (f"{algorithm} would visit about {nodes:.3g} {what}, over the budget of "
+               f"{budget:.0e}: about {_duration(seconds)} at a nominal "
+               f"{NODE_SECONDS[tier] * 1e6:.2g} µs a node in the {tier} tier; estimated from "
+               f"{how}"
+               + _suggestion(game.info, algorithm, args.depth, by_depth, budget, est,
+                             transpositions))
+    if seconds > REFUSE_SECONDS and not getattr(args, "force", False):
         raise UsageError(f"refusing to search: {problem}; --force searches anyway")
-    if problem is None:
-        return
     if getattr(args, "strict", False):
         raise UsageError(f"refusing to search: {problem}")
     print(f"gdl solve: warning: {problem}", file=sys.stderr)
+    return estimate_made
+
+
+def _probe(count_nodes, depth: int, budget: int):
+    """gdl.solvers.size.probe, or None where a shallower search fails (a rule error: the search
+    itself reports it)."""
+    from gdl.solvers.size import probe
+
+    try:
+        return probe(count_nodes, depth, budget)
+    except Exception:       # the search proper reports what went wrong, located
+        return None
+
+
+def extrapolate(counts, depth: int) -> float:
+    from gdl.solvers.size import extrapolate as extrapolated
+
+    return extrapolated(tuple(counts), depth)[0]
+
+
+def _modelled(est, algorithm: str, depth: int | None, transpositions: bool | None,
+              ordering: bool) -> tuple[float, str]:
+    """gdl.tools.validate.search_cost, except that alpha-beta's move ordering, not its table,
+    earns the well-ordered figure (n^0.5 of the n nodes at each depth): without a table the
+    engine still orders by the table's move and the evaluation (Connect Four 5x4 --no-tt:
+    3.6e6 nodes visited, 8.5e8 by the random-ordering figure)."""
+    from gdl.tools.validate import PRUNING, TRANSPOSITIONS, search_cost
+
+    if algorithm != "alphabeta" or not ordering:
+        return search_cost(est, algorithm, depth, transpositions)
+    table = algorithm in TRANSPOSITIONS if transpositions is None else transpositions
+    nodes = est.nodes_within(depth, pruning=algorithm in PRUNING, ordered=True)
+    if table and est.states < nodes:
+        return est.states, "distinct states (transposition table)"
+    return nodes, "nodes (alpha-beta pruning, estimated)"
+
+
+def _knuth(est, what: str) -> str:
+    """How the playouts' estimate was made, in words (``what``: validate.search_cost's)."""
+    text = f"{est.samples} seeded random playouts (Knuth's estimator of a tree's size)"
+    if "distinct states" in what:
+        return text + ", capped by the distinct states a table keeps"
+    if "pruning" in what:
+        return text + (", pruning modelled as n^0.75 of the n nodes at each depth (n^0.5 "
+                       "where alpha-beta orders its moves; Knuth and Moore)")
+    return text
+
+
+def _suggestion(info, algorithm: str, depth: int | None, by_depth: dict, budget: int, est,
+                transpositions) -> str:
+    """What to do instead: a depth that fits (where the game has an evaluation), alpha-beta,
+    a budget, a smaller variant."""
+    fits = [d for d, n in by_depth.items() if n <= budget]
+    if info.has_evaluate and fits and (depth is None or max(fits) < depth):
+        d = max(fits)
+        return f"; try --depth {d} (about {by_depth[d]:.3g} nodes)"
+    deterministic_pair = info.num_players == 2 and info.is_constant_sum and not info.has_chance
+    if deterministic_pair and algorithm != "alphabeta":
+        other = _modelled(est, "alphabeta", depth, None, True)[0]
+        if other <= budget:
+            return f"; --algorithm alphabeta would need about {other:.3g}"
+    if algorithm == "alphabeta":
+        return "; give a time budget (--time SECONDS), or solve a smaller variant (--set)"
+    return "; solve a smaller variant (--set)"
+
+
+def _duration(seconds: float) -> str:
+    hours = seconds / 3600
+    if hours < 1 / 60:
+        return f"{seconds:.0f} s"
+    if hours < 1:
+        return f"{hours * 60:.0f} min"
+    if hours < 48:
+        return f"{hours:.1f} h"
+    if hours < 24 * 365 * 2:
+        return f"{hours / 24:.0f} days"
+    return f"{hours / 24 / 365:.2g} years"
 
 
 def solve_result_notes(result) -> list[str]:

@@ -6,7 +6,9 @@ default of ``gdl.solvers.default_options``). ``engine_settings(args, algorithm)`
 ``(SearchOptions | None, Budget | None)``, refusing them (UsageError, exit 2) for any algorithm
 but alpha-beta, except ``--tt/--no-tt``, which ``table_switch`` gives every other tree solver.
 ``proof_note`` / ``stats_lines`` / ``stats_document`` render a result's
-statistics (the warning about a full transposition table is ``deep.solve_result_notes``).
+statistics (the warning about a full transposition table is ``deep.solve_result_notes``), with the
+tier that computed it (``tier_of``: native or python); ``tier_note`` is the line that says when
+a switch keeps a search out of the native tier, and why.
 """
 
 from __future__ import annotations
@@ -38,7 +40,9 @@ MAX_TT_SIZE = 1 << 26
 
 def add_engine_arguments(parser) -> None:
     group = parser.add_argument_group(
-        "alpha-beta engine (switches not given keep the defaults: gdl.solvers.default_options)")
+        "alpha-beta engine (switches not given keep the defaults: gdl.solvers.default_options; "
+        "the native tier runs --tt, --tt-size, --ordering, --pvs, --optimal-set and "
+        "--evaluation-plies, the others keep the search in the Python tier and say so)")
     group.add_argument("--time", type=seconds, metavar="SECONDS",
                        help="stop after SECONDS; answer with the deepest completed iteration")
     group.add_argument("--nodes", type=whole(1), metavar="N",
@@ -114,6 +118,49 @@ def table_switch(args, algorithm: str) -> bool | None:
     return getattr(args, "engine_tt", None)
 
 
+# What the native alpha-beta lacks (gdl.tools.native_solve.python_only_settings), and the
+# switch that asks for it.
+PYTHON_ONLY_FLAGS = {"killers": ("killer moves", "--killers"),
+                     "history": ("the history heuristic", "--history"),
+                     "iterative_deepening": ("iterative deepening", "--id"),
+                     "aspiration": ("aspiration windows", "--aspiration"),
+                     "quiescence": ("quiescence", "--quiescence")}
+
+
+def tier_of(result) -> str:
+    """Which tier computed ``result``: "native" (the generated C) or "python"."""
+    return "native" if (result.extra or {}).get("backend") == "native" else "python"
+
+
+def tier_note(args, game, algorithm: str, options, budget, table) -> str | None:
+    """One line for stderr when an engine switch on the command line keeps a search that would
+    run natively in the Python tier (same answer, slower), naming the switch and why; None
+    when the switches change no tier (every one at its default value, or one the native tier
+    implements: --tt-size, --evaluation-plies, --tt/--ordering/--pvs/--optimal-set)."""
+    from gdl.tools.native_solve import NATIVE_ALGORITHMS, native_rules, python_only_settings
+
+    if native_rules(game) is None or algorithm not in NATIVE_ALGORITHMS:
+        return None     # the Python tier runs whatever the switches say
+    lead = "gdl solve: note: the Python tier runs this search: "
+    if table:
+        return lead + f"the native {algorithm} keeps no transposition table (--tt)"
+    if algorithm != "alphabeta":
+        return None
+    missing = python_only_settings(game.info, args.depth, options, budget)
+    reasons = []
+    if "budget" in missing:
+        given = " and ".join(flag for flag, value in (("--time", args.time),
+                                                      ("--nodes", args.nodes))
+                             if value is not None)
+        reasons.append(f"a clock or node limit, and the iterative deepening it needs ({given})")
+    for field, (what, flag) in PYTHON_ONLY_FLAGS.items():
+        if field in missing and getattr(args, f"engine_{field}", None):
+            reasons.append(f"{what} ({flag})")
+    if not reasons:
+        return None     # (quiescence at a horizon by default: no switch to name)
+    return lead + "the native alpha-beta lacks " + ", ".join(reasons)
+
+
 STOPPED = {"time": "stopped by --time", "nodes": "stopped by --nodes", "stop": "interrupted"}
 
 
@@ -137,7 +184,7 @@ def stats_lines(result, elapsed: float) -> list[str]:
     extra = result.extra or {}
     lines = [f"  nodes {stats.nodes:,}  leaves {stats.leaves:,}  cut-offs {stats.cutoffs:,}"
              + (f"  tt hits {stats.tt_hits:,}/{stats.tt_probes:,}" if stats.tt_probes else "")
-             + f"  time {elapsed:.2f} s"]
+             + f"  time {elapsed:.2f} s  tier {tier_of(result)}"]
     if result.algorithm == "alphabeta":
         parts = [f"depth reached {stats.depth_reached}", f"re-searches {stats.researches:,}"]
         if extra.get("ebf") is not None:

@@ -6,8 +6,11 @@ Implemented natively: ``minimax`` and ``expectiminimax`` (values, exact fraction
 optimal root set, the principal variation and the node and leaf counts, identical to
 gdl.solvers.minimax and gdl.solvers.expectiminimax), ``star1`` and ``star2`` on chance games
 (the same, plus the cut-offs, identical to gdl.solvers.star without a table), ``alphabeta`` with
-its default options, ``maxn``, and random playouts (``playouts``, the same choices as the
-Python loop here). gdl.solvers stays protocol-only: this module is the glue.
+its default options or with any table size, ``evaluation_plies``, and the table, the move
+ordering, PVS and the optimal set switched on or off (``python_only_settings`` names what keeps
+it in Python: killers, history, iterative deepening, aspiration, quiescence at a horizon, a
+budget), ``maxn``, and random playouts (``playouts``, the same choices as the Python loop
+here). gdl.solvers stays protocol-only: this module is the glue.
 """
 
 from __future__ import annotations
@@ -23,6 +26,38 @@ NATIVE_ALGORITHMS = ("minimax", "alphabeta", "expectiminimax", "star1", "star2",
 def native_rules(game):
     """The game's NativeRules, or None (without waking a compiled game's lazy interpreter)."""
     return getattr(game, "__dict__", {}).get("native")
+
+
+# The SearchOptions fields only the Python engine implements, with what they are called.
+PYTHON_ONLY = {"killers": "killer moves", "history": "the history heuristic",
+               "iterative_deepening": "iterative deepening", "aspiration": "aspiration windows",
+               "quiescence": "quiescence"}
+
+
+def python_only_settings(info, depth: int | None, options=None, budget=None) -> list[str]:
+    """What in this alpha-beta search the native tier does not implement: SearchOptions field
+    names (those that change the search: iterative deepening and aspiration only where the game
+    has an evaluation to deepen with, quiescence only at a horizon of a game that declares
+    `quiet when`), and "budget" for a time or node limit; [] when it can run natively."""
+    from gdl.solvers import default_options
+
+    if options is None:
+        options = default_options(depth, budget)
+    found = []
+    if budget is not None:
+        found.append("budget")
+    if options.killers:
+        found.append("killers")
+    if options.history:
+        found.append("history")
+    deepens = info.has_evaluate and (options.iterative_deepening or budget is not None)
+    if options.iterative_deepening and deepens:
+        found.append("iterative_deepening")
+    if options.aspiration and deepens:
+        found.append("aspiration")
+    if options.quiescence and info.has_quiescence and depth is not None:
+        found.append("quiescence")
+    return found
 
 
 def solve_native(game, algorithm: str, *, depth: int | None = None, root_state=None,
@@ -43,7 +78,8 @@ def solve_native(game, algorithm: str, *, depth: int | None = None, root_state=N
         if searched is None and on_stop is not None and native.stopped:
             on_stop()
         return searched
-    if (native is None or algorithm not in NATIVE_ALGORITHMS or options is not None
+    if (native is None or algorithm not in NATIVE_ALGORITHMS
+            or (options is not None and algorithm != "alphabeta")
             or budget is not None or len(info.players) != 2
             or info.sum_kind == "general-sum"):
         return None
@@ -57,7 +93,9 @@ def solve_native(game, algorithm: str, *, depth: int | None = None, root_state=N
     if info.has_chance and algorithm != "expectiminimax":
         return None     # the Python solver refuses chance with its own message
     if algorithm == "alphabeta":
-        searched = _alphabeta(game, native, root, depth, total)
+        if python_only_settings(info, depth, options):
+            return None
+        searched = _alphabeta(game, native, root, depth, total, options)
         if searched is None and on_stop is not None and native.stopped:
             on_stop()
         return searched
@@ -170,21 +208,25 @@ def _maxn(game, native, depth: int | None, root_state) -> SolveResult | None:
                        depth=depth, extra=extra)
 
 
-def _alphabeta(game, native, root, depth: int | None, total: int) -> SolveResult | None:
-    """gdl.solvers.alphabeta with the options gdl.solvers.default_options gives an exact solve
-    (or a depth-limited one where the game declares no quiescence), in C."""
+def _alphabeta(game, native, root, depth: int | None, total: int,
+               options=None) -> SolveResult | None:
+    """gdl.solvers.alphabeta with ``options`` (default: gdl.solvers.default_options), in C;
+    the caller checked that python_only_settings finds nothing in them."""
     from gdl.solvers import default_options
 
-    options = default_options(depth)
-    if (game.info.has_quiescence and depth is not None) or (depth is not None and depth < 1):
+    if options is None:
+        options = default_options(depth)
+    if depth is not None and depth < 1:
         return None
     if native.hash(root) != hash(root):
         return None     # another Python's hash: the table would differ from the Python tier's
     if game.current_player(root) == TERMINAL:
         return SolveResult(values=tuple(game.returns(root)), best_actions=(), pv=(),
                            algorithm="alphabeta", stats=Stats(nodes=1, leaves=1), proven=True,
-                           depth=0)
-    found = native.alphabeta(root, depth, options.tt_size, options.evaluation_plies)
+                           depth=0, extra={"backend": "native"})
+    found = native.alphabeta(root, depth, options.tt_size, options.evaluation_plies,
+                             table=options.tt, ordering=options.ordering, pvs=options.pvs,
+                             optimal_set=options.optimal_set)
     if found is None:
         return None
     legal = game.legal_actions(root)
@@ -193,11 +235,14 @@ def _alphabeta(game, native, root, depth: int | None, total: int) -> SolveResult
                   tt_probes=found["probes"], tt_hits=found["hits"],
                   researches=found["researches"], depth_reached=found["max_ply"])
     extra: dict = {"iteration_nodes": [stats.nodes], "stopped": None, "backend": "native"}
+    if not options.optimal_set:
+        extra["optimal_set"] = False
     if stats.depth_reached:
         extra["ebf"] = round(stats.nodes ** (1 / stats.depth_reached), 3)
-    capacity = 2 * max(1, options.tt_size // 2)
-    extra.update(tt_capacity=capacity, tt_entries=found["used"], tt_replaced=found["replaced"],
-                 tt_full=found["replaced"] > 0)
+    if options.tt:
+        capacity = 2 * max(1, options.tt_size // 2)
+        extra.update(tt_capacity=capacity, tt_entries=found["used"],
+                     tt_replaced=found["replaced"], tt_full=found["replaced"] > 0)
     v0 = found["value"]
     return SolveResult(values=(v0, total - v0), best_actions=best_actions, pv=tuple(found["pv"]),
                        algorithm="alphabeta", stats=stats, proven=bool(found["proven"]),

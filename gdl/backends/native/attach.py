@@ -32,6 +32,7 @@ class EarlyLibrary:
 
         self._outcome: dict = {}
         self._thread: threading.Thread | None = None
+        self._cancel = threading.Event()      # set on Ctrl-C: the compiler's group is killed
         versioned = None if key is None else _versioned(key)
         if versioned is not None and is_cached(versioned):
             # only the Python cache missed: the library (or its refusal) is read from the cache
@@ -54,17 +55,25 @@ class EarlyLibrary:
 
     def _build(self, source, key) -> None:
         try:
-            self._outcome["library"] = library_for(source, key, refusals=(Unsupported,))
+            self._outcome["library"] = library_for(source, key, refusals=(Unsupported,),
+                                                   cancel=self._cancel)
         except BaseException as error:      # handed to the caller of result()
             self._outcome["error"] = error
 
+    def cancel(self) -> None:
+        """Stop the compiler (its whole process group) if it is still running: ``result()``
+        then raises KeyboardInterrupt instead of waiting for it."""
+        self._cancel.set()
+
     def result(self):
-        """The library, once the compiler is done; or what it raised. Waits for the compiler
-        even when interrupted (a second or two), so that no half-written file is left."""
+        """The library, once the compiler is done; or what it raised. When interrupted, the
+        compiler's process group is killed and its files removed before KeyboardInterrupt goes
+        on (a tenth of a second: build._run_compiler polls for it)."""
         if self._thread is not None:
             try:
                 self._thread.join()
             except KeyboardInterrupt:
+                self._cancel.set()
                 self._thread.join()
                 raise
         if "error" in self._outcome:

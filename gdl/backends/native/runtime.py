@@ -13,6 +13,8 @@ import threading
 
 V = ctypes.c_longlong
 MAX_PLY = 1024          # as search.c: a deeper principal variation cannot occur
+# gdl_alphabeta's switches (search.c SWITCH_*)
+SWITCH_TABLE, SWITCH_ORDERING, SWITCH_PVS, SWITCH_OPTIMAL_SET = 1, 2, 4, 8
 
 
 def interruptible(library: ctypes.CDLL, call):
@@ -177,11 +179,15 @@ class NativeRules:
         return self.library.gdl_hash(self._state(state))
 
     def alphabeta(self, state, depth: int | None, tt_size: int,
-                  evaluation_plies: int | None) -> dict | None:
+                  evaluation_plies: int | None, *, table: bool = True, ordering: bool = True,
+                  pvs: bool = True, optimal_set: bool = True) -> dict | None:
         """gdl.solvers.alphabeta with its exact defaults (table, ordering, PVS, ordering by the
-        root's order from ``evaluation_plies`` on, None: never): player 0's value,
-        the optimal root actions (declaration order), the principal variation and the counters;
-        None if the search stopped."""
+        root's order from ``evaluation_plies`` on, None: never), each of the four switches as
+        its SearchOptions field: player 0's value, the optimal root actions (declaration
+        order; without ``optimal_set`` the one found), the principal variation and the
+        counters; None if the search stopped."""
+        switches = ((SWITCH_TABLE if table else 0) | (SWITCH_ORDERING if ordering else 0)
+                    | (SWITCH_PVS if pvs else 0) | (SWITCH_OPTIMAL_SET if optimal_set else 0))
         value = V()
         best_flags, legal_count = (ctypes.c_int * self.actions)(), ctypes.c_int()
         pv, pv_len = (ctypes.c_int * MAX_PLY)(), ctypes.c_int()
@@ -189,7 +195,8 @@ class NativeRules:
         root = self._state(state)
         failed = interruptible(self.library, lambda: self.library.gdl_alphabeta(
             root, -1 if depth is None else depth, ctypes.c_longlong(tt_size),
-            -1 if evaluation_plies is None else evaluation_plies, ctypes.byref(value), best_flags,
+            -1 if evaluation_plies is None else evaluation_plies, switches, ctypes.byref(value),
+            best_flags,
             ctypes.byref(legal_count), pv, ctypes.byref(pv_len), stats))
         self.stopped = bool(failed)
         if failed:

@@ -214,7 +214,15 @@ int gdl_playouts(const V *root, long long count, uint64_t seed, long long max_pl
    replacements and the same node counts), the table's move first, then the children by the
    static evaluation (when the game declares one), PVS, and the root's exact set of optimal
    actions by the tightest tie window. Integer values only; the window ends are sentinels beyond
-   every value a leaf may have (|v| < 2^62, else an error and the Python tier). ---- */
+   every value a leaf may have (|v| < 2^62, else an error and the Python tier). Each of the
+   table, the ordering, PVS and the optimal set can be switched off (SWITCH_*), as the engine's
+   SearchOptions tt, ordering, pvs and optimal_set; killers, history, iterative deepening,
+   aspiration, quiescence and budgets are the Python tier's only. ---- */
+
+#define SWITCH_TABLE 1
+#define SWITCH_ORDERING 2
+#define SWITCH_PVS 4
+#define SWITCH_OPTIMAL_SET 8
 
 #define NEG_INF (-(1LL << 62))
 #define POS_INF (1LL << 62)
@@ -273,6 +281,7 @@ typedef struct {
     PvSlot *pv;                 /* state -> best action where its value was exact */
     long long pv_capacity, pv_used;
     int has_evaluate;
+    int use_table, ordering, pvs;   /* the switches (SWITCH_*) */
     int evaluation_plies;       /* from this ply on, rank by the root's order (NO_PLY: never) */
     int *rank_of;               /* ACTIONS: each action's place in the root's order */
     long long nodes, leaves, cutoffs, probes, hits, researches, inexact, used, replaced;
@@ -372,6 +381,10 @@ static V first_value(const V *s, int terminal) {
 static int order_actions(AB *x, int ply, const V *s, int *actions, int n, int mover, int table_move) {
     int *order = x->order + (size_t)ply * ACTIONS;
     int firsts = 0;
+    if (!x->ordering) {         /* declaration order, children built by the search */
+        for (int i = 0; i < n; i++) order[i] = i;
+        return 0;
+    }
     if (table_move != NO_ACTION) {
         for (int i = 0; i < n; i++) if (actions[i] == table_move) { order[firsts++] = i; break; }
     }
@@ -397,7 +410,7 @@ static int order_actions(AB *x, int ply, const V *s, int *actions, int n, int mo
            hash kept for its own node */
         int64_t key = py_tuple_hash(child);
         x->keys[(size_t)ply * ACTIONS + i] = key;
-        __builtin_prefetch(x->table + 2 * bucket_of(x, key));
+        if (x->use_table) __builtin_prefetch(x->table + 2 * bucket_of(x, key));
         if (firsts && order[0] == i) continue;
         V value;
         int rank = 1;   /* 0: the move wins at once (the mover ends with more than the other) */
@@ -453,9 +466,9 @@ static V ab_search(AB *x, int ply, int depth, V alpha, V beta, int sign, const i
     int flip = m != sign;
     if (flip) { V t = alpha; alpha = -beta; beta = -t; }
     int table_move = NO_ACTION;
-    x->probes++;
     int64_t key = known_key ? *known_key : py_tuple_hash(s);
-    Entry *entry = tt_find(x, s, key);
+    if (x->use_table) x->probes++;
+    Entry *entry = x->use_table ? tt_find(x, s, key) : NULL;
     if (entry) {
         int answers = entry->depth >= depth && (entry->bound == BOUND_EXACT
             || (entry->bound == BOUND_LOWER && entry->value >= beta)
@@ -500,7 +513,7 @@ static V ab_search(AB *x, int ply, int depth, V alpha, V beta, int sign, const i
             }
         } else {
             v = ab_search(x, ply + 1, depth - 1, alpha, beta, m, hint);
-            scout = 1;
+            scout = x->pvs;
         }
         if (gdl_err) return 0;
         if (v > best) {
@@ -513,22 +526,102 @@ static V ab_search(AB *x, int ply, int depth, V alpha, V beta, int sign, const i
         }
     }
     int bound = best >= beta ? BOUND_LOWER : best <= alpha0 ? BOUND_UPPER : BOUND_EXACT;
-    tt_store(x, s, key, best, bound, x->inexact == inexact0 ? FULL_DEPTH : depth, best_move,
-             x->nodes - nodes0);
+    if (x->use_table)
+        tt_store(x, s, key, best, bound, x->inexact == inexact0 ? FULL_DEPTH : depth, best_move,
+                 x->nodes - nodes0);
     if (alpha0 < best && best < beta && best_move != NO_ACTION) pv_put(x, s, key, best_move);
     return flip ? -best : best;
+}
+
+/* The root with the exact set of optimal actions (Engine._root): the first child searched with
+   the full window, every later one with the tightest window that still sees a tie, searched
+   again above it when it is better. The value in the mover's perspective; the optimal actions
+   as flags over the root's legal list (*n of them). */
+static V ab_root_set(AB *x, const V *root, int search_depth, int m, int *actions,
+                     int *best_flags, int *n_out) {
+    x->nodes++;
+    int n = game_legal(root, actions);
+    *n_out = n;
+    int built = gdl_err ? 0 : order_actions(x, 0, root, actions, n, m, NO_ACTION);
+    int *order = x->order;
+    V *child = x->states + CELLS;
+    V best = NEG_INF;
+    int have_ties = 0, first_tie = NO_ACTION;
+    for (int i = 0; i < n; i++) best_flags[i] = 0;
+    for (int k = 0; k < n && !gdl_err; k++) {
+        int i = order[k];
+        if (built) memcpy(child, x->children[0] + (size_t)i * CELLS, sizeof(V) * CELLS);
+        else game_apply(root, actions[i], child);
+        if (gdl_err) break;
+        const int64_t *hint = built ? x->keys + i : NULL;
+        V v;
+        if (!have_ties) {
+            v = ab_search(x, 1, search_depth - 1, NEG_INF, POS_INF, m, hint);
+            if (v > best) best = v;
+            have_ties = 1;
+            best_flags[i] = 1;
+            first_tie = actions[i];
+            continue;
+        }
+        V lo = best - 1, hi = best + 1;
+        v = ab_search(x, 1, search_depth - 1, lo, hi, m, hint);
+        if (gdl_err) break;
+        if (v <= lo) continue;
+        if (v >= hi) {
+            x->researches++;
+            if (built) memcpy(child, x->children[0] + (size_t)i * CELLS, sizeof(V) * CELLS);
+            else game_apply(root, actions[i], child);
+            v = ab_search(x, 1, search_depth - 1, best, POS_INF, m, hint);
+            if (gdl_err) break;
+        }
+        if (v == best) best_flags[i] = 1;
+        else if (v > best) {
+            best = v;
+            for (int j = 0; j < n; j++) best_flags[j] = 0;
+            best_flags[i] = 1;
+            first_tie = actions[i];
+        }
+    }
+    if (!gdl_err) pv_put(x, root, py_tuple_hash(root), first_tie);
+    return best;
+}
+
+/* The value-only root (Engine._root_value, --no-optimal-set): the root searched as any other
+   node; its one best action is the one recorded for it (exact: the window is infinite), else
+   the table's exact entry's, else an error (the Python tier then takes its own fallback). */
+static V ab_root_value(AB *x, const V *root, int search_depth, int m, int *actions,
+                       int *best_flags, int *n_out) {
+    V best = ab_search(x, 0, search_depth, NEG_INF, POS_INF, m, NULL);
+    *n_out = 0;
+    if (gdl_err) return best;
+    int action = pv_get(x, root);
+    if (action == NO_ACTION && x->use_table) {
+        Entry *e = tt_find(x, root, py_tuple_hash(root));
+        if (e && e->bound == BOUND_EXACT) action = e->best;
+    }
+    if (action == NO_ACTION) { gdl_err = 1; return best; }
+    int n = game_legal(root, actions);
+    *n_out = n;
+    for (int i = 0; i < n; i++) best_flags[i] = actions[i] == action;
+    return best;
 }
 
 /* The root (gdl.solvers.alphabeta Engine._root and solve_root, no aspiration): the exact value
    for player 0, the optimal actions as flags over the root's legal list, the principal
    variation (pv_from), and the counters: nodes, leaves, cutoffs, probes, hits, researches,
-   max ply, entries used, entries replaced, proven. Returns 1 when it stopped (an error). */
-int gdl_alphabeta(const V *root, int depth, long long tt_size, int evaluation_plies, V *value0,
-                  int *best_flags, int *legal_count, int *pv, int *pv_len, long long *stats) {
+   max ply, entries used, entries replaced, proven. Without SWITCH_OPTIMAL_SET the root is
+   searched as any other node (Engine._root_value): the value and the one best action found.
+   Returns 1 when it stopped (an error). */
+int gdl_alphabeta(const V *root, int depth, long long tt_size, int evaluation_plies,
+                  int switches, V *value0, int *best_flags, int *legal_count, int *pv,
+                  int *pv_len, long long *stats) {
     gdl_err = 0;
     AB x;
     memset(&x, 0, sizeof x);
     x.has_evaluate = HAS_EVALUATE;
+    x.use_table = (switches & SWITCH_TABLE) != 0;
+    x.ordering = (switches & SWITCH_ORDERING) != 0;
+    x.pvs = (switches & SWITCH_PVS) != 0;
     x.evaluation_plies = evaluation_plies < 0 ? NO_PLY : evaluation_plies;
     x.rank_of = malloc(sizeof(int) * ACTIONS);
     if (x.rank_of) for (int a = 0; a < ACTIONS; a++) x.rank_of[a] = ACTIONS;
@@ -539,63 +632,24 @@ int gdl_alphabeta(const V *root, int depth, long long tt_size, int evaluation_pl
     x.scores = malloc(sizeof(V) * ACTIONS * (size_t)MAX_PLY);
     x.keys = malloc(sizeof(int64_t) * ACTIONS * (size_t)MAX_PLY);
     x.children = calloc(MAX_PLY, sizeof(V *));
-    x.table = table_alloc((size_t)x.buckets * 2 * sizeof(Entry));
+    x.table = x.use_table ? table_alloc((size_t)x.buckets * 2 * sizeof(Entry)) : NULL;
     x.pv_capacity = 1024;
     x.pv = calloc((size_t)x.pv_capacity, sizeof(PvSlot));
     int failed = 1;
-    if (x.states && x.actions && x.order && x.scores && x.keys && x.children && x.table && x.pv
-        && x.rank_of) {
+    if (x.states && x.actions && x.order && x.scores && x.keys && x.children
+        && (x.table || !x.use_table) && x.pv && x.rank_of) {
         failed = 0;
         int search_depth = depth < 0 ? FULL_DEPTH : depth;
         memcpy(x.states, root, sizeof(V) * CELLS);
-        x.nodes++;
         int mover = game_current(root);
         int m = mover ? -1 : 1;
         int *actions = x.actions;
-        int n = game_legal(root, actions);
-        int built = gdl_err ? 0 : order_actions(&x, 0, root, actions, n, m, NO_ACTION);
-        int *order = x.order;
-        V *child = x.states + CELLS;
-        V best = NEG_INF;
-        int have_ties = 0, first_tie = NO_ACTION;
-        for (int i = 0; i < n; i++) best_flags[i] = 0;
-        for (int k = 0; k < n && !gdl_err; k++) {
-            int i = order[k];
-            if (built) memcpy(child, x.children[0] + (size_t)i * CELLS, sizeof(V) * CELLS);
-            else game_apply(root, actions[i], child);
-            if (gdl_err) break;
-            const int64_t *hint = built ? x.keys + i : NULL;
-            V v;
-            if (!have_ties) {
-                v = ab_search(&x, 1, search_depth - 1, NEG_INF, POS_INF, m, hint);
-                if (v > best) best = v;
-                have_ties = 1;
-                best_flags[i] = 1;
-                first_tie = actions[i];
-                continue;
-            }
-            V lo = best - 1, hi = best + 1;
-            v = ab_search(&x, 1, search_depth - 1, lo, hi, m, hint);
-            if (gdl_err) break;
-            if (v <= lo) continue;
-            if (v >= hi) {
-                x.researches++;
-                if (built) memcpy(child, x.children[0] + (size_t)i * CELLS, sizeof(V) * CELLS);
-                else game_apply(root, actions[i], child);
-                v = ab_search(&x, 1, search_depth - 1, best, POS_INF, m, hint);
-                if (gdl_err) break;
-            }
-            if (v == best) best_flags[i] = 1;
-            else if (v > best) {
-                best = v;
-                for (int j = 0; j < n; j++) best_flags[j] = 0;
-                best_flags[i] = 1;
-                first_tie = actions[i];
-            }
-        }
+        int n = 0;
+        V best = (switches & SWITCH_OPTIMAL_SET)
+            ? ab_root_set(&x, root, search_depth, m, actions, best_flags, &n)
+            : ab_root_value(&x, root, search_depth, m, actions, best_flags, &n);
         failed = gdl_err != 0;
         if (!failed) {
-            pv_put(&x, root, py_tuple_hash(root), first_tie);
             *value0 = m > 0 ? best : -best;
             *legal_count = n;
             /* pv_from: the first optimal action in declaration order, then the recorded exact
@@ -614,7 +668,7 @@ int gdl_alphabeta(const V *root, int depth, long long tt_size, int evaluation_pl
                     repeated = memcmp(line + (size_t)j * CELLS, s, sizeof(V) * CELLS) == 0;
                 if (repeated) break;
                 int a = pv_get(&x, s);
-                if (a == NO_ACTION) {
+                if (a == NO_ACTION && x.use_table) {
                     Entry *e = tt_find(&x, s, py_tuple_hash(s));
                     if (e && e->bound == BOUND_EXACT) a = e->best;
                 }
