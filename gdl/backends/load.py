@@ -66,6 +66,7 @@ def loads(text: str, filename: str = "<input>", params: Mapping[str, int | bool]
         except BaseException:
             for pending in early:           # leave no compiler running behind an error
                 try:
+                    pending.cancel()        # Ctrl-C: stop the compile rather than wait for it
                     pending.result()
                 except Exception:
                     pass
