@@ -319,6 +319,30 @@ def test_oshi_zumo_as_bundled_against_openspiel():
     assert nonzero > 100                       # the comparison is not only of zeros
 
 
+def test_oshi_zumo_value_iteration_of_openspiel():
+    # OpenSpiel's own solver on its own oshi_zumo. Its states are keyed by their text, which
+    # leaves out the turns played: with bids of at least 1 the coins run out long before the
+    # horizon, so the turns change nothing and the text is the whole state.
+    openspiel_cvxpy()
+    import pyspiel
+    from open_spiel.python.algorithms import value_iteration
+
+    params = {"coins": 5, "size": 2, "min_bid": 1}
+    theirs = value_iteration.value_iteration(pyspiel.load_game("oshi_zumo", params),
+                                             depth_limit=-1, threshold=1e-9)
+    game = load("oshi-zumo.game", **params)
+    ours = {key[:3]: value for key, value in
+            oshi_zumo_positions(game, solve_simultaneous(game)).items()}
+    compared = set()
+    for text, value in theirs.items():
+        found = re.fullmatch(r"Coins: (\d+) (\d+), Field: ([#.W]+)\n", text)
+        key = (int(found[1]), int(found[2]), found[3].index("W"))
+        if key in ours:
+            assert abs(float(ours[key]) - value) < 1e-6
+            compared.add(key)
+    assert compared == set(ours) and any(ours.values())
+
+
 # ---- Liar's dice --------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("faces", [2, 3, 6])
@@ -452,12 +476,22 @@ def test_three_player_kuhn_cfr_nash_conv_falls():
     assert abs(float(figures[1]) - float(python)) < 1e-9
 
 
-def test_three_player_kuhn_cfr_matches_openspiels_cfr_on_its_own_game():
+def test_three_player_kuhn_against_openspiels_own_game_and_cfr():
     pyspiel = pytest.importorskip("pyspiel")
     from open_spiel.python.algorithms import cfr as openspiel_cfr
     from open_spiel.python.algorithms import exploitability
 
     theirs = pyspiel.load_game("kuhn_poker", {"players": 3})
+    infosets = set()
+    stack = [theirs.new_initial_state()]
+    while stack:
+        state = stack.pop()
+        if state.is_terminal():
+            continue
+        if not state.is_chance_node():
+            infosets.add((state.current_player(), state.information_state_string()))
+        stack += [state.child(a) for a in state.legal_actions()]
+    assert len(infosets) == extensive.build(load("kuhn3.game")).num_infosets == 48
     solver = openspiel_cfr.CFRSolver(theirs)
     for _ in range(100):
         solver.evaluate_and_update_policy()
