@@ -23,7 +23,7 @@ from lark.lexer import PatternStr
 import gdl
 from gdl.errors import GdlError
 from gdl.lang.grammar import grammar_text
-from gdl.protocol import CHANCE, TERMINAL
+from gdl.protocol import CHANCE, SIMULTANEOUS, TERMINAL
 from gdl.tools.mutate import limit_time
 
 GAMES = {os.path.basename(p): open(p, encoding="utf-8").read()
@@ -59,6 +59,11 @@ def front_end(text: str) -> None:
                     if player == TERMINAL:
                         game.returns(state)
                         break
+                    if player == SIMULTANEOUS:      # each acting player's first action
+                        state = game.apply_joint(state, tuple(
+                            game.legal_actions_of(state, p)[0]
+                            for p in game.acting_players(state)))
+                        continue
                     moves = ([o for o, _ in game.chance_outcomes(state)] if player == CHANCE
                              else game.legal_actions(state))
                     state = game.apply(state, moves[0])
