@@ -179,12 +179,14 @@ class Next:
 @dataclass(frozen=True)
 class Random:
     """Chance picks ``name`` for the rest of the enclosing block.
-    ``outcomes`` is a list of (value, probability), or ``uniform`` is a range."""
+    ``outcomes`` is a list of (value, probability), or ``uniform`` is a range, its values
+    equally likely (those where ``guard`` holds, when there is one)."""
 
     name: Ident
     outcomes: tuple[tuple[Expr, Expr], ...] | None
     uniform: RangeDomain | None
     span: Span = _span()
+    guard: Expr | None = None
 
 
 @dataclass(frozen=True)

@@ -923,11 +923,14 @@ class _Checker:
         self.check_local_name(stmt.name, scope.names.keys())
         outcomes: list[tuple[ir.Expr, ir.Expr]] = []
         if stmt.uniform is not None:
-            found = self.domain_values(stmt.uniform)
+            found = self.uniform_range(stmt, scope)
             values = found[1] if found else (0,)
             type_ = found[0] if found else ERROR
-            share = ir.Binary("/", ir.Lit(1, INT), ir.Lit(len(values), INT), NUM)
-            outcomes = [(ir.Lit(v, type_), share) for v in values]
+            if stmt.guard is None or found is None:
+                share = ir.Binary("/", ir.Lit(1, INT), ir.Lit(len(values), INT), NUM)
+                outcomes = [(ir.Lit(v, type_), share) for v in values]
+            else:
+                outcomes = self.guarded_uniform(stmt, values, scope)
         else:
             for value_node, probability_node in stmt.outcomes:
                 value = self.expr(value_node, scope)
@@ -942,6 +945,44 @@ class _Checker:
         self.random_count += 1
         body = self.statements(rest, scope.bind({stmt.name.name: type_}))
         return ir.Random(stmt.name.name, type_, tuple(outcomes), body, index, stmt.span)
+
+    def uniform_range(self, stmt: ast.Random, scope: _Scope):
+        """The values of ``random d in lo..hi``: its bounds must be constant (a run-time bound
+        would change the number of outcomes), which a guard can stand in for."""
+        assert stmt.uniform is not None
+        for bound in (stmt.uniform.low, stmt.uniform.high):
+            if not self.is_constant(bound, scope):
+                self.error("E211", "the range of `random d in lo..hi` must be constant: the "
+                           "number of outcomes is fixed when the rules are checked", bound.span,
+                           hint=f"draw from a constant range with a guard, e.g. `random "
+                           f"{stmt.name.name} in 1..9 if {stmt.name.name} <= n`")
+                return None
+        return self.domain_values(stmt.uniform)
+
+    def is_constant(self, node: ast.Expr, scope: _Scope) -> bool:
+        """Whether an expression reads no state and no local name (only constants and
+        params), without reporting anything."""
+        names = {n.name for n in _walk(node, ast.Name)}
+        if names & set(scope.names) or any(True for _ in _walk(node, ast.Mover)):
+            return False
+        return not any(self.globals.get(name, ("",))[0] == "var" for name in names)
+
+    def guarded_uniform(self, stmt: ast.Random, values, scope: _Scope):
+        """`random d in lo..hi if guard`: each value where the guard holds, equally likely:
+        value v has probability (1 if guard(v) else 0) / (count d in lo..hi: guard)."""
+        assert stmt.uniform is not None and stmt.guard is not None
+        name, span = stmt.name, stmt.guard.span
+        binder = ast.Binder(name, stmt.uniform, span)
+        count = ast.Quantifier("count", (binder,), stmt.guard, span)
+        outcomes = []
+        for value in values:
+            literal = ast.IntLit(value, span)
+            holds = ast.Let(((name, literal),), stmt.guard, span)
+            share = ast.IfExpr(holds, ast.Binary("/", ast.IntLit(1, span), count, span),
+                               ast.IntLit(0, span), span)
+            outcomes.append((ir.Lit(value, INT),
+                             self.typed(share, scope, NUM, "a probability")))
+        return outcomes
 
     def check_constant_distribution(self, stmt: ast.Random, outcomes) -> None:
         if any(e.type == ERROR or _uses_state(e) for pair in outcomes for e in pair):

@@ -441,7 +441,8 @@ class _Printer:
         if isinstance(stmt, ast.Random):
             head = [anchor(stmt.span), "random ", stmt.name.name, " in "]
             if stmt.uniform is not None:
-                return head + [self.domain(stmt.uniform)]
+                guard = [] if stmt.guard is None else [" if ", self.expr(stmt.guard)]
+                return head + [self.domain(stmt.uniform)] + guard
             outcomes = [[self.expr(v), ": ", self.expr(p)] for v, p in stmt.outcomes]
             return head + [self.bracketed("{", outcomes, "}")]
         raise TypeError(f"not a statement: {stmt!r}")

@@ -689,9 +689,10 @@ class _ToAst(Transformer):
         return ast.Let(tuple(c[:-1]), c[-1], _span_of(meta))
 
     def random_stmt(self, meta, c):
-        name, choice = c
+        name, choice = c[0], c[1]
         if isinstance(choice, ast.RangeDomain):
-            return ast.Random(_ident(name), None, choice, _span_of(meta))
+            guard = c[2] if len(c) > 2 else None
+            return ast.Random(_ident(name), None, choice, _span_of(meta), guard)
         return ast.Random(_ident(name), choice, None, _span_of(meta))
 
     def distribution(self, meta, c):
