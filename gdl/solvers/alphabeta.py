@@ -152,6 +152,10 @@ from gdl.solvers.deep import run_deep
 from gdl.solvers.ordering import MoveOrdering, Utilities
 from gdl.solvers.repetition import guard_path
 from gdl.solvers.result import SolverError, SolveResult, Stats
+from gdl.solvers.trace import ALPHA, BETA, STAND_PAT, Trace, two_player_bound
+from gdl.solvers.trace import EXACT as TRACE_EXACT
+from gdl.solvers.trace import LOWER as TRACE_LOWER
+from gdl.solvers.trace import UPPER as TRACE_UPPER
 from gdl.solvers.transposition import (
     BEST_ACTION,
     BOUND,
@@ -252,6 +256,14 @@ def check_game(info: GameInfo) -> None:
                           "constant-sum game (use max^n)")
 
 
+def _traced_bound(bound: int, m: int) -> str:
+    """A table bound on the mover's value (``m``: +1 player 0, -1 player 1), as the trace says
+    it: on player 0's value."""
+    if bound == EXACT:
+        return TRACE_EXACT
+    return TRACE_LOWER if (bound == LOWER) == (m > 0) else TRACE_UPPER
+
+
 def _unit(x: Value) -> Value:
     """One unit of x's denominator: 1 for integers, 1/q for p/q."""
     if type(x) is int:
@@ -335,7 +347,8 @@ class Engine:
 
     def __init__(self, game: Game, options: SearchOptions | None = None, *,
                  deadline: float | None = None, node_limit: int | None = None,
-                 stop: threading.Event | None = None, repetitions: bool = False):
+                 stop: threading.Event | None = None, repetitions: bool = False,
+                 trace: Trace | None = None):
         info = game.info
         check_game(info)
         self.game = game
@@ -360,6 +373,7 @@ class Engine:
             table_move_first=opts.ordering, by_evaluation=opts.ordering and info.has_evaluate,
             killers=opts.killers, history=opts.history, evaluation_plies=opts.evaluation_plies)
         self.pv_table: dict[State, Action] = {}    # state -> best action, where its value is exact
+        self.trace = trace      # gdl.solvers.trace: the search's events, when stepped through
         # ``repetitions``: a state met again on the path raises RepetitionError (a game with no
         # length bound searched without a depth limit; see gdl.solvers.repetition).
         self._search = self._negamax(repetitions)
@@ -397,6 +411,8 @@ class Engine:
         quiescence_on = self.options.quiescence and game.info.has_quiescence
         quiescence_floor = -self.options.quiescence_depth
         unit = _unit
+        trace = self.trace          # None unless stepped through: then each event below is sent
+        vector = self.vector
 
         def search(state: State, depth: int, alpha: Edge, beta: Edge, sign: int,
                    ply: int) -> Value:
@@ -406,6 +422,8 @@ class Engine:
 
             # Leaves: the end of the game, or the horizon (unless quiescence searches on).
             p = player(state)
+            if trace is not None:
+                trace.enter(state, p, (alpha, beta) if sign > 0 else (-beta, -alpha))
             if p < 0:
                 if p != TERMINAL:
                     raise SolverError("alpha-beta met a chance state")
@@ -413,6 +431,8 @@ class Engine:
                 if ply > count.max_ply:
                     count.max_ply = ply
                 v = returns(state)[0]
+                if trace is not None:
+                    trace.leaf(returns(state))
                 return v if sign > 0 else -v
             if depth <= 0 and (not quiescence_on or depth <= quiescence_floor
                                or is_quiet(state)):
@@ -421,6 +441,8 @@ class Engine:
                 if ply > count.max_ply:
                     count.max_ply = ply
                 v = evaluate(state)[0]
+                if trace is not None:
+                    trace.leaf(evaluate(state), True)
                 return v if sign > 0 else -v
 
             # From here on, the mover's perspective m: flip the window in, and the result out.
@@ -450,6 +472,9 @@ class Engine:
                             count.hits += 1
                             if entry[DEPTH] < FULL:
                                 count.inexact += 1
+                            if trace is not None:
+                                trace.table(vector(value if m > 0 else -value),
+                                            _traced_bound(bound, m))
                             return -value if flip else value
                     table_move = entry[BEST_ACTION]
             inexact0 = count.inexact
@@ -468,6 +493,9 @@ class Engine:
                     count.leaves += 1
                     if ply > count.max_ply:
                         count.max_ply = ply
+                    if trace is not None:
+                        trace.cutoff(STAND_PAT, best * m, beta * m, None, legal(state))
+                        trace.exit(vector(best * m), _traced_bound(LOWER, m))
                     return -best if flip else best
                 if best > alpha:
                     alpha = best
@@ -493,6 +521,8 @@ class Engine:
             scout = False
             for a in actions:
                 child = children[a] if children else apply(state, a)
+                if trace is not None:
+                    trace.edge(a)
                 if scout:
                     # (alpha is a value here: the first child's value raised it above -inf.)
                     # (one unit of an int is 1: written out, as a call it is a node's cost)
@@ -503,6 +533,8 @@ class Engine:
                         # At or above nb it failed high: a lower bound; below beta, search again.
                         if nb <= v < beta:
                             count.researches += 1
+                            if trace is not None:
+                                trace.edge(a, again=True)
                             v = search(child, depth1, alpha, beta, m, ply1)
                     else:
                         v = search(child, depth1, alpha, beta, m, ply1)
@@ -517,6 +549,9 @@ class Engine:
                             count.cutoffs += 1
                             if learn_cutoffs:
                                 ordering.record_cutoff(a, ply, depth)
+                            if trace is not None:
+                                trace.cutoff(BETA if m > 0 else ALPHA, v * m, beta * m, a,
+                                             actions[list(actions).index(a) + 1:])
                             break
                         alpha = v
 
@@ -548,6 +583,10 @@ class Engine:
                         second_slots[slot] = stored
             if alpha0 < best < beta and best_move is not NO_ACTION:
                 pv_table[state] = best_move
+            if trace is not None:
+                trace.exit(vector(best * m),  # type: ignore[arg-type]  # (a value: see above)
+                           two_player_bound(best, alpha0, beta, m > 0),
+                           None if best_move is NO_ACTION else best_move)
             return -best if flip else best  # type: ignore[return-value]  # (a value: see above)
 
         # Rebinding the name makes the recursive calls go through the guard too.
@@ -575,6 +614,10 @@ class Engine:
         if count.nodes >= self.limits.next_check:
             self.limits.poll(count.nodes)
         m = -1 if self.game.current_player(state) else 1
+        trace = self.trace
+        if trace is not None:
+            trace.enter(state, self.game.current_player(state),
+                        (lo_bound, hi_bound) if m > 0 else (-hi_bound, -lo_bound))
         actions: Sequence[Action] = self.game.legal_actions(state)
         if not actions:
             raise SolverError(f"non-terminal state {state!r} has no legal actions")
@@ -587,11 +630,13 @@ class Engine:
         ties: list[Action] | None = None       # None until a value fell inside the window
         for a in actions:
             child = children[a] if children else self.game.apply(state, a)
+            if trace is not None:
+                trace.edge(a)
             if ties is None:
                 # Until one child's value is exact, search with the root window itself.
                 v = search(child, depth1, lo_bound, hi_bound, m, 1)
                 if v >= hi_bound:
-                    return v, None
+                    return self._root_fails(v, hi_bound, m, a, actions), None
                 if v > best:
                     best = v
                 if v > lo_bound:
@@ -607,11 +652,13 @@ class Engine:
             if v >= hi:
                 # Better than best: its exact value, unless it fails the root window high.
                 if v >= hi_bound:
-                    return v, None
+                    return self._root_fails(v, hi_bound, m, a, actions), None
                 count.researches += 1
+                if trace is not None:
+                    trace.edge(a, again=True)
                 v = search(child, depth1, best, hi_bound, m, 1)
                 if v >= hi_bound:
-                    return v, None
+                    return self._root_fails(v, hi_bound, m, a, actions), None
             if v == best:
                 ties.append(a)
             elif v > best:
@@ -619,7 +666,21 @@ class Engine:
                 ties = [a]
         if ties is not None:
             self.pv_table[state] = ties[0]
+        if trace is not None:
+            trace.exit(self.vector(best * m),  # type: ignore[arg-type]  # a value (see below)
+                       TRACE_EXACT if ties is not None else _traced_bound(UPPER, m),
+                       ties[0] if ties is not None else None)
         return best, ties  # type: ignore[return-value]  # best is a value: a child returned it
+
+    def _root_fails(self, v: Value, hi_bound: Edge, m: int, after: Action,
+                    actions: Sequence[Action]) -> Value:
+        """The root's result ``v`` (mover's view) when a child fails its window high; the trace
+        is told (a cut-off, and the root's value: a lower bound)."""
+        if self.trace is not None:
+            self.trace.cutoff(BETA if m > 0 else ALPHA, v * m, hi_bound * m, after,
+                              actions[list(actions).index(after) + 1:])
+            self.trace.exit(self.vector(v * m), _traced_bound(LOWER, m), after)
+        return v
 
     def _root_value(self, state: State, depth: int, lo_bound: Edge,
                     hi_bound: Edge) -> tuple[Value, list[Action] | None]:
@@ -742,20 +803,22 @@ def _initial(game: Game, root_state: State | None) -> State:
 # Public API
 
 def alphabeta(game: Game, *, depth: int | None = None, options: SearchOptions | None = None,
-              budget: Budget | None = None, root_state: State | None = None) -> SolveResult:
+              budget: Budget | None = None, root_state: State | None = None,
+              trace: Trace | None = None) -> SolveResult:
     """Solve a two-player constant-sum deterministic game by fail-soft alpha-beta.
 
     Returns the value vector, the exact set of optimal root actions (declaration order), a
     principal variation starting with the first of them, and statistics. ``depth=None`` searches
     to the end; a depth or a budget may cut it short (then ``proven`` says whether any evaluation
-    was used). See the module docstring for options, budgets and stopping."""
+    was used). See the module docstring for options, budgets and stopping. ``trace``: a
+    gdl.solvers.trace.Trace that receives the search's events."""
     check_game(game.info)
     if depth is not None and depth < 1:
         raise SolverError("the depth limit must be at least 1")
     opts = options or SearchOptions()
     stop = budget.stop if budget is not None and budget.stop is not None else threading.Event()
     state = _initial(game, root_state)
-    return _run_stoppable(lambda: _drive(game, state, depth, opts, budget, stop), stop)
+    return _run_stoppable(lambda: _drive(game, state, depth, opts, budget, stop, trace), stop)
 
 
 class _Iteration(NamedTuple):
@@ -769,7 +832,8 @@ class _Iteration(NamedTuple):
 
 
 def _drive(game: Game, state: State, depth: int | None, opts: SearchOptions,
-           budget: Budget | None, stop: threading.Event) -> SolveResult:
+           budget: Budget | None, stop: threading.Event,
+           trace: Trace | None = None) -> SolveResult:
     """Search once, or deepen iteratively (when asked, or when a budget needs something to stop
     with, and the game has an evaluation to stop a shallow iteration with); then the result."""
     deadline = node_limit = None
@@ -780,9 +844,12 @@ def _drive(game: Game, state: State, depth: int | None, opts: SearchOptions,
     limited = deadline is not None or node_limit is not None
     deepen = game.info.has_evaluate and (limited or opts.iterative_deepening)
     engine = Engine(game, opts, deadline=deadline, node_limit=node_limit, stop=stop,
-                    repetitions=depth is None and not limited)
+                    repetitions=depth is None and not limited, trace=trace)
 
     if game.current_player(state) == TERMINAL:
+        if engine.trace is not None:
+            engine.trace.enter(state, TERMINAL)
+            engine.trace.leaf(game.returns(state))
         return SolveResult(values=tuple(game.returns(state)), best_actions=(), pv=(),
                            algorithm="alphabeta", stats=Stats(nodes=1, leaves=1), proven=True,
                            depth=0)

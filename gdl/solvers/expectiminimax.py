@@ -46,19 +46,23 @@ from gdl.solvers.deep import run_deep
 from gdl.solvers.repetition import guard_path
 from gdl.solvers.result import SolveResult, Stats
 from gdl.solvers.scale import Rescale, Scale
+from gdl.solvers.trace import Trace
 from gdl.solvers.wide import refuse_wide
 
 
-def expectiminimax(game, *, depth: int | None = None, table: bool = False) -> SolveResult:
+def expectiminimax(game, *, depth: int | None = None, table: bool = False,
+                   trace: Trace | None = None) -> SolveResult:
     """Exact expectiminimax value, optimal root actions and principal variation. With
     ``table``, a transposition table keyed by (state, depth left) answers a position met again
     (``stats.tt_probes`` / ``tt_hits``): a horizon game then costs what its states cost, not its
     histories. The answer is the same either way (a position's value and first best child
-    depend only on the position and the depth left)."""
-    return search_game(game, depth, "expectiminimax", table)
+    depend only on the position and the depth left). ``trace``: a gdl.solvers.trace.Trace that
+    receives the search's events."""
+    return search_game(game, depth, "expectiminimax", table, trace)
 
 
-def search_game(game, depth: int | None, algorithm: str, table: bool = False) -> SolveResult:
+def search_game(game, depth: int | None, algorithm: str, table: bool = False,
+                trace: Trace | None = None) -> SolveResult:
     """The one recursion behind expectiminimax and minimax (which is this on chance-free games:
     the chance branch is then never taken, so the two visit the same nodes).
 
@@ -74,9 +78,11 @@ def search_game(game, depth: int | None, algorithm: str, table: bool = False) ->
     scale = Scale()
     while True:
         try:
-            return _search(game, depth, algorithm, table, total, scale)
+            return _search(game, depth, algorithm, table, total, scale, trace)
         except Rescale as rescale:
             scale = scale.again(rescale)
+            if trace is not None:
+                trace.restart()
 
 
 # Starts of a decision node's best value, beyond every value (floats: an int compares with them
@@ -108,7 +114,7 @@ def _ends_fractional(link: Line) -> bool:
 
 
 def _search(game, depth: int | None, algorithm: str, table: bool, total: Value,
-            scale: Scale) -> SolveResult:
+            scale: Scale, trace: Trace | None = None) -> SolveResult:
     """One exact search at one scale (Rescale when the scale is too small).
 
     Every node returns player 0's value as an integer over the scale, and leaves its principal
@@ -163,6 +169,11 @@ def _search(game, depth: int | None, algorithm: str, table: bool, total: Value,
     unlimited = depth is None
     line: Line = None
 
+    def vector(x: int, link: Line) -> tuple[Value, Value]:
+        """Both players' exact values from player 0's scaled one and its variation's end."""
+        v = scale.exact(x, _ends_fractional(link))
+        return (v, -v if total == 0 else total - v)
+
     def leaf(state: State, values: Any, source: str) -> int:
         """A leaf vector not met before (or not all-int): checked against what the game
         declares, remembered, scaled; its type left in ``line``."""
@@ -191,9 +202,13 @@ def _search(game, depth: int | None, algorithm: str, table: bool, total: Value,
     def expand(state: State, depth_left: int) -> int:
         nonlocal nodes, terminals, evaluations, line, last_pairs, last_weights, last_fractional
         player = current_player(state)
+        if trace is not None:
+            trace.enter(state, player)
         if player == TERMINAL:
             terminals += 1
             values = returns(state)
+            if trace is not None:
+                trace.leaf(values)
             # A hit needs an int first value too: (Fraction(1), ...) equals (1, ...) as a key.
             # (The lookup is written out here and for evaluations below: a call per leaf would
             # cost more than the lookup itself.)
@@ -208,6 +223,8 @@ def _search(game, depth: int | None, algorithm: str, table: bool, total: Value,
         if depth_left <= 0:
             evaluations += 1
             values = evaluate(state)  # type: ignore[misc]  # a depth needs an evaluation
+            if trace is not None:
+                trace.leaf(values, True)
             try:
                 x = int_leaves.get(values)
             except TypeError:
@@ -234,17 +251,31 @@ def _search(game, depth: int | None, algorithm: str, table: bool, total: Value,
             # (leaves are checked) and the probabilities sum to 1, so the second player's
             # expectation is exactly total minus the first's.
             weighted = 0
+            terms: list = []            # (outcome, probability, value): for a trace only
             if fractional:
-                for (outcome, _), w in zip(outcomes, weights):
-                    weighted += w * search(apply(state, outcome), depth_left)
+                for (outcome, p), w in zip(outcomes, weights):
+                    if trace is not None:
+                        trace.edge(outcome, p)
+                    x = search(apply(state, outcome), depth_left)
+                    weighted += w * x
+                    if trace is not None:
+                        terms.append((outcome, p, vector(x, line)[0]))
             else:
-                for (outcome, _), w in zip(outcomes, weights):
-                    weighted += w * search(apply(state, outcome), depth_left)
+                for (outcome, p), w in zip(outcomes, weights):
+                    if trace is not None:
+                        trace.edge(outcome, p)
+                    x = search(apply(state, outcome), depth_left)
+                    weighted += w * x
                     fractional = fractional or _ends_fractional(line)
+                    if trace is not None:
+                        terms.append((outcome, p, vector(x, line)[0]))
             value, remainder = divmod(weighted, divisor)
             if remainder:
                 raise deeper(max_length)
             line = FRACTIONAL if fractional else None
+            if trace is not None:
+                trace.average(terms, vector(value, line))
+                trace.exit(vector(value, line))
             return value
         below = depth_left - 1
         actions = legal(state)
@@ -256,10 +287,11 @@ def _search(game, depth: int | None, algorithm: str, table: bool, total: Value,
         # minimises v. One loop per mover keeps the comparison out of a branch. The first child
         # always replaces the start, which is beyond every value (a float: an int compares with
         # it exactly).
-        if below <= 0 and not table:
+        if below <= 0 and not table and trace is None:
             # Every child is a leaf (terminal, or evaluated: no depth left, chance or not).
             # Most nodes of a depth-limited search are, so each is scored here, as expand would
-            # score it, without a call of its own. (A table counts its probes: not then.)
+            # score it, without a call of its own. (A table counts its probes: not then; a
+            # trace is told of each leaf by expand.)
             best = _BELOW_ALL if player == 0 else _ABOVE_ALL
             for action in actions:
                 child = apply(state, action)
@@ -284,16 +316,22 @@ def _search(game, depth: int | None, algorithm: str, table: bool, total: Value,
         elif player == 0:
             best = _BELOW_ALL
             for action in actions:
+                if trace is not None:
+                    trace.edge(action)
                 value = search(apply(state, action), below)
                 if value > best:
                     best, best_line = value, (action, line)
         else:
             best = _ABOVE_ALL
             for action in actions:
+                if trace is not None:
+                    trace.edge(action)
                 value = search(apply(state, action), below)
                 if value < best:
                     best, best_line = value, (action, line)
         line = best_line
+        if trace is not None:
+            trace.exit(vector(best, line), best=line[0])  # type: ignore[arg-type]
         return best   # type: ignore[return-value]  # an int: the first child replaced the start
 
     def tabled(state: State, depth_left: int) -> int:
@@ -309,6 +347,8 @@ def _search(game, depth: int | None, algorithm: str, table: bool, total: Value,
             stats.tt_hits += 1
             nodes -= 1
             line = found[1]
+            if trace is not None:
+                trace.table(vector(found[0], line))
         return found[0]
 
     known: dict[tuple[State, int | None], tuple[int, Line]] = {}
@@ -326,17 +366,23 @@ def _search(game, depth: int | None, algorithm: str, table: bool, total: Value,
         player = current_player(state)
         if player < 0 or start <= 0:   # terminal, chance or no depth left: nothing to list
             return expand(state, start), line, []
+        if trace is not None:
+            trace.enter(state, player)
         actions = legal(state)
         if not actions:
             raise no_legal_actions(game, state)
         nodes += len(actions)
         children = []
         for action in actions:
+            if trace is not None:
+                trace.edge(action)
             value = search(apply(state, action), start - 1)
             children.append((action, value, line))
         # The first best: max and min return the first of equal keys.
         best_action, best, best_line = (max if player == 0 else min)(
             children, key=lambda child: child[1])
+        if trace is not None:
+            trace.exit(vector(best, best_line), best=best_action)
         return best, (best_action, best_line), children
 
     initial = game.initial_state()
@@ -346,10 +392,6 @@ def _search(game, depth: int | None, algorithm: str, table: bool, total: Value,
         stats.nodes = nodes
         stats.leaves = terminals + evaluations
     frontier.evaluations = evaluations
-
-    def vector(x: int, link: Line) -> tuple[Value, Value]:
-        v = scale.exact(x, _ends_fractional(link))
-        return (v, -v if total == 0 else total - v)
 
     action_values = tuple((action, vector(x, link)) for action, x, link in children)
     best_actions = (best_of(list(action_values), current_player(initial))

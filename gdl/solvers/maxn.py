@@ -51,6 +51,7 @@ from gdl.solvers.common import (
 from gdl.solvers.deep import run_deep
 from gdl.solvers.repetition import guard_path
 from gdl.solvers.result import SolverError, SolveResult, Stats
+from gdl.solvers.trace import EXACT, PARTIAL, SHALLOW, Trace
 from gdl.solvers.wide import refuse_wide
 
 # What a parent tells a child under shallow pruning: (parent player, limit, strict). The child
@@ -59,10 +60,12 @@ Cap = tuple[int, Value, bool] | None
 
 
 def maxn(game, *, depth: int | None = None, shallow_pruning: bool = False,
-         table: bool = False) -> SolveResult:
+         table: bool = False, trace: Trace | None = None) -> SolveResult:
     """max^n value vector, optimal root actions and principal variation (first best on ties).
     With ``table`` (and without shallow pruning, whose results depend on the parent's bound), a
-    transposition table keyed by (state, depth left) answers a position met again."""
+    transposition table keyed by (state, depth left) answers a position met again. ``trace``: a
+    gdl.solvers.trace.Trace that receives the search's events (each node's shallow-pruning
+    bound as its ``cap``)."""
     info = game.info
     refuse_wide(info, "maxn")
     if table and shallow_pruning:
@@ -74,28 +77,41 @@ def maxn(game, *, depth: int | None = None, shallow_pruning: bool = False,
         total = _shallow_pruning_total(info)
     stats = Stats()
     frontier = Frontier(game, stats, total=total,
-                        bounds=info.utility_bounds if shallow_pruning else None)
+                        bounds=info.utility_bounds if shallow_pruning else None, trace=trace)
     root_children: list[tuple[Action, tuple[Value, ...]]] = []
 
     def expand(state: State, depth_left: int | None, cap: Cap, children: list | None
                ) -> tuple[tuple[Value, ...], PvLink]:
         stats.nodes += 1
         player = game.current_player(state)
+        if trace is not None:
+            trace.enter(state, player, cap=cap)
         leaf = frontier.value(state, player, depth_left)
         if leaf is not None:
             return leaf, None
         if player == CHANCE:
             expectation: list[Value] = [0] * info.num_players
+            terms: list = []        # (outcome, probability, vector): for a trace only
             for outcome, p in chance_outcomes(game, state):
+                if trace is not None:
+                    trace.edge(outcome, p)
                 values, _ = search(game.apply(state, outcome), depth_left, None, None)
                 expectation = [e + p * v for e, v in zip(expectation, values)]
+                if trace is not None:
+                    terms.append((outcome, p, values))
+            if trace is not None:
+                trace.average(terms, expectation)
+                trace.exit(expectation)
             return tuple(expectation), None
         best: tuple[Value, ...] | None = None
         best_pv: PvLink = None
-        for action in decision_actions(game, state):
+        actions = decision_actions(game, state)
+        for action in actions:
             child_cap = None
             if shallow_pruning and best is not None:
                 child_cap = (player, total - best[player], children is not None)
+            if trace is not None:
+                trace.edge(action)
             values, pv = search(game.apply(state, action), child_depth(depth_left), child_cap,
                                 None)
             if children is not None:
@@ -104,12 +120,21 @@ def maxn(game, *, depth: int | None = None, shallow_pruning: bool = False,
                 best, best_pv = values, (action, pv)
             if cap is not None and _beyond_cap(cap, player, best[player]):
                 stats.cutoffs += 1
+                if trace is not None:
+                    trace.cutoff(SHALLOW, best[player], cap[1], action,
+                                 actions[list(actions).index(action) + 1:])
                 break
         assert best is not None  # decision_actions returned at least one action
+        if trace is not None:
+            # (stopped with children left unsearched: a cut after the last child leaves the
+            # vector whole)
+            stopped = (cap is not None and _beyond_cap(cap, player, best[player])
+                       and list(actions).index(action) < len(actions) - 1)
+            trace.exit(best, PARTIAL if stopped else EXACT, best_pv[0])  # type: ignore[index]
         return best, best_pv
 
     # Without a table the recursion calls expand directly: no wrapper call per node.
-    search = position_table(expand, stats) if table else expand
+    search = position_table(expand, stats, trace) if table else expand
     search = guard_path(game, search, depth is None)  # a cycle: RepetitionError, not recursion
     root = game.initial_state()
     values, pv = run_deep(search, root, depth, None, root_children)

@@ -42,6 +42,7 @@ from gdl.solvers.common import (
 from gdl.solvers.deep import run_deep
 from gdl.solvers.repetition import guard_path
 from gdl.solvers.result import SolverError, SolveResult, Stats
+from gdl.solvers.trace import ALPHA, BETA, Trace, two_player_bound
 from gdl.solvers.wide import refuse_wide
 from gdl.solvers.window import NEG_INFINITY, POS_INFINITY, just_below
 
@@ -102,10 +103,12 @@ class ParanoidView:
 
 
 def paranoid(game, player: int = 0, *, depth: int | None = None,
-             table: bool = False) -> SolveResult:
+             table: bool = False, trace: Trace | None = None) -> SolveResult:
     """The value ``player`` can guarantee if all other players play against it. With ``table``,
     a transposition table keyed by (state, depth left) keeps each position's bounds
-    (``common.window_table``)."""
+    (``common.window_table``). ``trace``: a gdl.solvers.trace.Trace that receives the search's
+    events, on the two-player view: values (u, -u) and windows on u, the chosen player's
+    utility; a node's player is 0 for the chosen player, 1 for the coalition."""
     refuse_wide(game.info, "paranoid")
     if game.info.has_chance:
         raise SolverError(f"paranoid: game {game.info.name!r} has chance nodes; search "
@@ -113,7 +116,7 @@ def paranoid(game, player: int = 0, *, depth: int | None = None,
     require_depth(game.info, depth, "paranoid")
     view = ParanoidView(game, player)
     stats = Stats()
-    frontier = Frontier(view, stats, total=0)
+    frontier = Frontier(view, stats, total=0, trace=trace)
     root_children: list[tuple[Action, tuple[Value, ...]]] = []
 
     def search(state: State, frame: int, alpha, beta, depth_left: int | None,
@@ -121,6 +124,8 @@ def paranoid(game, player: int = 0, *, depth: int | None = None,
         """Fail-soft alpha-beta with the window on player ``frame``'s component of (u, -u)."""
         stats.nodes += 1
         mover = view.current_player(state)
+        if trace is not None:
+            trace.enter(state, mover, (alpha, beta) if frame == 0 else (-beta, -alpha))
         leaf = frontier.value(state, mover, depth_left)
         if leaf is not None:
             return leaf, None
@@ -131,10 +136,13 @@ def paranoid(game, player: int = 0, *, depth: int | None = None,
         at_root = children is not None
         best: tuple[Value, ...] | None = None
         best_pv: PvLink = None
-        for action in decision_actions(view, state):
+        actions = decision_actions(view, state)
+        for action in actions:
             floor = alpha
             if best is not None:
                 floor = max(alpha, just_below(best[mover]) if at_root else best[mover])
+            if trace is not None:
+                trace.edge(action)
             values, pv = search(view.apply(state, action), mover, floor, beta,
                                 child_depth(depth_left), None)
             if children is not None:
@@ -143,12 +151,19 @@ def paranoid(game, player: int = 0, *, depth: int | None = None,
                 best, best_pv = values, (action, pv)
             if not at_root and best[mover] >= beta:
                 stats.cutoffs += 1
+                if trace is not None:
+                    trace.cutoff(BETA if mover == 0 else ALPHA, best[0],
+                                 beta if mover == 0 else -beta, action,
+                                 actions[list(actions).index(action) + 1:])
                 break
         assert best is not None  # decision_actions returned at least one action
+        if trace is not None:
+            trace.exit(best, two_player_bound(best[mover], alpha, beta, mover == 0),
+                       best_pv[0])  # type: ignore[index]  # (a child was searched)
         return best, best_pv
 
     if table:
-        search = window_table(search, stats)
+        search = window_table(search, stats, trace)
     search = guard_path(view, search, depth is None)  # a cycle: RepetitionError, not recursion
     root = view.initial_state()
     view_values, pv_link = run_deep(search, root, 0, NEG_INFINITY, POS_INFINITY, depth,

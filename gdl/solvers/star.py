@@ -74,6 +74,20 @@ from gdl.solvers.common import (
 from gdl.solvers.deep import run_deep
 from gdl.solvers.repetition import guard_path
 from gdl.solvers.result import SolverError, SolveResult, Stats
+from gdl.solvers.trace import (
+    ALPHA,
+    BEST_POSSIBLE,
+    BETA,
+    CHANCE_HIGH,
+    CHANCE_LOW,
+    EXACT,
+    LOWER,
+    PROBE_HIGH,
+    PROBE_LOW,
+    UPPER,
+    Trace,
+    two_player_bound,
+)
 from gdl.solvers.wide import refuse_wide
 from gdl.solvers.window import just_above, just_below
 
@@ -81,22 +95,25 @@ Vector = tuple[Value, ...]
 Searched = tuple[Vector, PvLink]
 
 
-def star1(game, *, depth: int | None = None, table: bool = False) -> SolveResult:
+def star1(game, *, depth: int | None = None, table: bool = False,
+          trace: Trace | None = None) -> SolveResult:
     """Expectiminimax value and optimal root actions by Star1 pruning (bounded utilities). With
     ``table``, a transposition table keyed by (state, depth left) keeps each position's bounds
-    (``common.window_table``)."""
-    return _StarSearch(game, "star1", depth, probing=False, table=table).solve()
+    (``common.window_table``). ``trace``: a gdl.solvers.trace.Trace that receives the search's
+    events (windows on player 0's value)."""
+    return _StarSearch(game, "star1", depth, probing=False, table=table, trace=trace).solve()
 
 
-def star2(game, *, depth: int | None = None, table: bool = False) -> SolveResult:
+def star2(game, *, depth: int | None = None, table: bool = False,
+          trace: Trace | None = None) -> SolveResult:
     """Expectiminimax value and optimal root actions by Star2 (probing, then Star1); ``table``
-    as for star1."""
-    return _StarSearch(game, "star2", depth, probing=True, table=table).solve()
+    and ``trace`` as for star1."""
+    return _StarSearch(game, "star2", depth, probing=True, table=table, trace=trace).solve()
 
 
 class _StarSearch:
     def __init__(self, game, algorithm: str, depth: int | None, probing: bool,
-                 table: bool = False):
+                 table: bool = False, trace: Trace | None = None):
         info = game.info
         refuse_wide(info, algorithm)
         self.total = require_two_player_constant_sum(info, algorithm)
@@ -116,9 +133,10 @@ class _StarSearch:
         # The guarded search replaces the method on this instance, so that every recursive call
         # passes the repetition check (a cycle: RepetitionError).
         self.stats = Stats()
-        searched = window_table(self.search, self.stats) if table else self.search
+        self.trace = trace
+        searched = window_table(self.search, self.stats, trace) if table else self.search
         self.search = guard_path(game, searched, depth is None)  # type: ignore[method-assign]
-        self.frontier = Frontier(game, self.stats, total=self.total, bounds=(lo, hi))
+        self.frontier = Frontier(game, self.stats, total=self.total, bounds=(lo, hi), trace=trace)
 
     def solve(self) -> SolveResult:
         root = self.game.initial_state()
@@ -138,12 +156,21 @@ class _StarSearch:
         other = self.total - value
         return (value, other) if frame == 0 else (other, value)
 
+    # What the trace is told is on player 0's value (the frame's window, seen from player 0).
+    def on_first(self, frame: int, value):
+        return value if frame == 0 else self.total - value
+
+    def window_on_first(self, frame: int, alpha, beta) -> tuple:
+        return (alpha, beta) if frame == 0 else (self.total - beta, self.total - alpha)
+
     def search(self, state: State, frame: int, alpha, beta, depth_left: int | None,
                root_children: list | None = None) -> Searched:
         """Fail-soft: a result <= alpha is an upper bound on player ``frame``'s value, a result
         >= beta a lower bound, anything between exact. Needs alpha < U and beta > L."""
         self.stats.nodes += 1
         kind = self.game.current_player(state)
+        if self.trace is not None:
+            self.trace.enter(state, kind, self.window_on_first(frame, alpha, beta))
         leaf = self.frontier.value(state, kind, depth_left)
         if leaf is not None:
             return leaf, None
@@ -161,7 +188,9 @@ class _StarSearch:
         at_root = root_children is not None
         best: Vector | None = None
         best_pv: PvLink = None
-        for index, action in enumerate(decision_actions(self.game, state)):
+        trace = self.trace
+        actions = decision_actions(self.game, state)
+        for index, action in enumerate(actions):
             if index == 0 and first is not None:
                 values, pv = first
             else:
@@ -169,6 +198,8 @@ class _StarSearch:
                 if best is not None:
                     # At the root a tie must still be recognised, so the floor is just below it.
                     floor = max(alpha, just_below(best[player]) if at_root else best[player])
+                if trace is not None:
+                    trace.edge(action)
                 values, pv = self.search(self.game.apply(state, action), player, floor, beta,
                                          child_depth(depth_left))
             if root_children is not None:
@@ -177,8 +208,18 @@ class _StarSearch:
                 best, best_pv = values, (action, pv)
             if not at_root and (best[player] >= beta or best[player] >= self.high):
                 self.stats.cutoffs += 1
+                if trace is not None:
+                    reached_beta = best[player] >= beta
+                    test = (BEST_POSSIBLE if not reached_beta else BETA if player == 0
+                            else ALPHA)
+                    limit = beta if reached_beta else self.high
+                    trace.cutoff(test, best[0], self.on_first(player, limit), action,
+                                 actions[index + 1:])
                 break
         assert best is not None  # decision_actions returned at least one action
+        if trace is not None:
+            trace.exit(best, two_player_bound(best[player], alpha, beta, player == 0),
+                       best_pv[0])   # type: ignore[index]  # (a child was searched)
         return best, best_pv
 
     def chance(self, state: State, frame: int, alpha, beta, depth_left: int | None
@@ -186,41 +227,76 @@ class _StarSearch:
         game = self.game
         branches = [(p, game.apply(state, outcome))
                     for outcome, p in chance_outcomes(game, state) if p > 0]
+        outcomes = [outcome for outcome, p in chance_outcomes(game, state) if p > 0] \
+            if self.trace is not None else []
         # Lower bounds on each successor's value for the frame player: L until probed.
         floors: list[Value] = [self.low] * len(branches)
         probed: list[Searched | None] = [None] * len(branches)
         prober = self.probe_player(branches) if self.probing else None
+        trace = self.trace
         if prober is not None:
             if prober != frame:
                 alpha, beta = self.total - beta, self.total - alpha
                 frame = prober
-            proved = self.probe(branches, frame, alpha, beta, depth_left, floors, probed)
+            proved = self.probe(branches, frame, alpha, beta, depth_left, floors, probed,
+                                outcomes)
             if proved is not None:
+                if trace is not None:
+                    self.trace_chance_end(frame, self.vector(frame, proved), LOWER, [])
                 return self.vector(frame, proved), None
 
         known: Value = 0                  # weighted sum of searched successors' exact values
         rest = Fraction(1)                # probability of the successors not yet searched
         rest_floor = sum(p * f for (p, _), f in zip(branches, floors))
+        terms: list = []                  # (outcome, probability, value): for a trace only
         for i, (p, child) in enumerate(branches):
             rest -= p
             rest_floor -= p * floors[i]
             fail_low_at = (alpha - known - rest * self.high) / p
             fail_high_at = (beta - known - rest_floor) / p
             window = (max(fail_low_at, self.low), min(fail_high_at, self.high))
+            if trace is not None:
+                trace.edge(outcomes[i], p)
             if probed[i] is not None:  # counted as visited by its probe; resume it
+                if trace is not None:
+                    trace.resume(self.window_on_first(frame, *window))
                 values, _ = self.decision(child, game.current_player(child), frame, *window,
                                           depth_left, probed[i], None)
             else:
                 values, _ = self.search(child, frame, *window, depth_left)
             v = values[frame]
             known += p * v
+            if trace is not None:
+                terms.append((outcomes[i], p, values[0]))
             if v <= fail_low_at:
                 self.stats.cutoffs += 1
+                if trace is not None:
+                    trace.cutoff(CHANCE_LOW if frame == 0 else CHANCE_HIGH, values[0],
+                                 self.on_first(frame, fail_low_at), outcomes[i], outcomes[i + 1:])
+                    self.trace_chance_end(frame, self.vector(frame, known + rest * self.high),
+                                          UPPER, terms)
                 return self.vector(frame, known + rest * self.high), None
             if v >= fail_high_at:
                 self.stats.cutoffs += 1
+                if trace is not None:
+                    trace.cutoff(CHANCE_HIGH if frame == 0 else CHANCE_LOW, values[0],
+                                 self.on_first(frame, fail_high_at), outcomes[i],
+                                 outcomes[i + 1:])
+                    self.trace_chance_end(frame, self.vector(frame, known + rest_floor), LOWER,
+                                          terms)
                 return self.vector(frame, known + rest_floor), None
+        if trace is not None:
+            self.trace_chance_end(frame, self.vector(frame, known), EXACT, terms)
         return self.vector(frame, known), None
+
+    def trace_chance_end(self, frame: int, values: Vector, bound: str, terms: list) -> None:
+        """A chance node's average (or the bound a cut-off returns) and its end, for the trace;
+        ``bound`` on the frame player's value, told on player 0's."""
+        assert self.trace is not None
+        if frame != 0 and bound != EXACT:
+            bound = LOWER if bound == UPPER else UPPER
+        self.trace.average(terms, values)
+        self.trace.exit(values, bound)
 
     def probe_player(self, branches: list[tuple[Fraction, State]]) -> int | None:
         """The player q if every successor is a decision node of q, else None (use Star1)."""
@@ -231,10 +307,13 @@ class _StarSearch:
         return mover if mover >= 0 else None
 
     def probe(self, branches: list[tuple[Fraction, State]], frame: int, alpha, beta,
-              depth_left: int | None, floors: list[Value], probed: list) -> Value | None:
+              depth_left: int | None, floors: list[Value], probed: list,
+              outcomes: list) -> Value | None:
         """Star2's probe phase, in the frame of the successors' mover. Fills ``floors`` and
-        ``probed``; returns a lower bound >= beta if the probes prove a fail-high, else None."""
+        ``probed``; returns a lower bound >= beta if the probes prove a fail-high, else None.
+        ``outcomes``: the branches' outcomes, for a trace (empty without one)."""
         game = self.game
+        trace = self.trace
         known: Value = 0          # weighted sum of the floors found so far
         rest = Fraction(1)
         for i, (p, child) in enumerate(branches):
@@ -242,17 +321,29 @@ class _StarSearch:
             # The successor is visited here (and only here) to find its first child. It is
             # expanded, not evaluated: the chance node itself was expanded, so depth is left.
             self.stats.nodes += 1
-            first_action = decision_actions(game, child)[0]
+            actions = decision_actions(game, child)
+            first_action = actions[0]
             fail_high_at = (beta - known - rest * self.low) / p
             # The search phase gives this successor a window starting at least at
             # U - (U - alpha) / p (earlier successors add at most U each). With no lower end
             # above that, the probe's result stays a valid answer for the first child there.
             low_end = max(self.low, self.high - (self.high - alpha) / p)
+            if trace is not None:
+                trace.edge(outcomes[i], p)
+                trace.enter(child, frame, self.window_on_first(
+                    frame, low_end, min(fail_high_at, self.high)))
+                trace.edge(first_action)
             values, pv = self.search(game.apply(child, first_action), frame, low_end,
                                      min(fail_high_at, self.high), child_depth(depth_left))
             v = values[frame]
+            if trace is not None:
+                trace.probe(values, v if v > low_end else None)
             if v >= fail_high_at:
                 self.stats.cutoffs += 1
+                if trace is not None:
+                    trace.cutoff(PROBE_HIGH if frame == 0 else PROBE_LOW, values[0],
+                                 self.on_first(frame, fail_high_at), outcomes[i],
+                                 outcomes[i + 1:])
                 return known + p * v + rest * self.low
             if v > low_end:  # exact, so a lower bound on the successor; else only an upper one
                 floors[i] = v
