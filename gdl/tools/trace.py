@@ -61,6 +61,7 @@ class TracedSearch:
     settings: dict[str, Any] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     root: Any = None
+    restarts: int = 0               # searches begun again from the root (gdl.solvers.trace)
 
     @property
     def players(self) -> tuple[str, ...]:
@@ -121,16 +122,10 @@ def run(game: Any, algorithm: str = "auto", *, depth: int | None = None, table: 
         settings["table"] = table
     trace = Trace(limit)
     result = solve(searched, algorithm, depth=depth, root_state=root, trace=trace, **options)
-    if trace.restarts:
-        notes.append(f"the search started over from the root {_times(trace.restarts)}, to keep "
-                     "its fractions exact on a finer scale; these are the events of the final "
-                     "search, whose value and node count are the ones reported")
+    # (expectiminimax may start over on a finer integer scale: the events are those of the final
+    # search, whose value and node count it reports; ``restarts`` says how often.)
     return TracedSearch(game, algorithm, result, trace.events, settings, notes,
-                        game.initial_state() if root is None else root)
-
-
-def _times(n: int) -> str:
-    return "once" if n == 1 else "twice" if n == 2 else f"{n} times"
+                        game.initial_state() if root is None else root, trace.restarts)
 
 
 # ---- the tree the events describe --------------------------------------------------------------
