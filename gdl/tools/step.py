@@ -196,9 +196,9 @@ class Narrator:
 
     def _bound_note(self, bound: str | None) -> str:
         if bound == UPPER:
-            return " (at most: the search stopped looking once it was low enough)"
+            return " (at most that: it is at or below α, so the node matters no further)"
         if bound == LOWER:
-            return " (at least: the search stopped looking once it was high enough)"
+            return " (at least that: it is at or above β, so the node matters no further)"
         if bound == PARTIAL:
             return " (cut short: the player above will not choose it)"
         return ""

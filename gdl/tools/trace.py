@@ -234,10 +234,11 @@ def replay(events: list[Event], windowed: bool | None = None) -> Replay:
             visits.append(visit)
             continue
         if kind == RESUME:
-            visit = by_number.get(event.node)
-            if visit is None or visit.probe is None:
+            probed = by_number.get(event.node)
+            if probed is None or probed.probe is None:
                 problems.append(f"{where}: resumes a node that was not probed")
                 continue
+            visit = probed
             visit.window = event.window if event.window is not None else visit.window
             visit.closed = False
             open_.append(visit)
@@ -335,7 +336,7 @@ def _check_cutoff(visit: Visit, event: Event, where: str, problems: list[str]) -
     holds = {BETA: value >= limit, ALPHA: value <= limit,
              CHANCE_LOW: value <= limit, CHANCE_HIGH: value >= limit,
              PROBE_LOW: value <= limit, PROBE_HIGH: value >= limit,
-             SHALLOW: value >= limit}.get(test, True)
+             SHALLOW: value >= limit}.get(test or "", True)
     if not holds:
         problems.append(f"{where}: the cut-off's test {test} does not hold ({value} against "
                         f"{limit})")
