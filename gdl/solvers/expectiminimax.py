@@ -113,6 +113,30 @@ def _ends_fractional(link: Line) -> bool:
     return link is FRACTIONAL
 
 
+def _told(trace: Trace, game: Any, apply: Any, returns: Any, evaluate: Any) -> tuple:
+    """The game's ``apply``, ``returns`` and ``evaluate`` as a traced search calls them: each
+    move it applies to search a child is an edge of the trace (a chance outcome's with its
+    probability), each utility or evaluation it reads a leaf."""
+    def traced_apply(state: State, move: Any) -> State:
+        probability = None
+        if game.current_player(state) == CHANCE:
+            probability = dict(game.chance_outcomes(state)).get(move)
+        trace.edge(move, probability)
+        return apply(state, move)
+
+    def traced_returns(state: State) -> Any:
+        values = returns(state)
+        trace.leaf(values)
+        return values
+
+    def traced_evaluate(state: State) -> Any:
+        values = evaluate(state)   # (only called with a depth: then there is one)
+        trace.leaf(values, True)
+        return values
+
+    return traced_apply, traced_returns, traced_evaluate if evaluate is not None else None
+
+
 def _search(game, depth: int | None, algorithm: str, table: bool, total: Value,
             scale: Scale, trace: Trace | None = None) -> SolveResult:
     """One exact search at one scale (Rescale when the scale is too small).
@@ -202,13 +226,9 @@ def _search(game, depth: int | None, algorithm: str, table: bool, total: Value,
     def expand(state: State, depth_left: int) -> int:
         nonlocal nodes, terminals, evaluations, line, last_pairs, last_weights, last_fractional
         player = current_player(state)
-        if trace is not None:
-            trace.enter(state, player)
         if player == TERMINAL:
             terminals += 1
             values = returns(state)
-            if trace is not None:
-                trace.leaf(values)
             # A hit needs an int first value too: (Fraction(1), ...) equals (1, ...) as a key.
             # (The lookup is written out here and for evaluations below: a call per leaf would
             # cost more than the lookup itself.)
@@ -223,8 +243,6 @@ def _search(game, depth: int | None, algorithm: str, table: bool, total: Value,
         if depth_left <= 0:
             evaluations += 1
             values = evaluate(state)  # type: ignore[misc]  # a depth needs an evaluation
-            if trace is not None:
-                trace.leaf(values, True)
             try:
                 x = int_leaves.get(values)
             except TypeError:
@@ -251,31 +269,17 @@ def _search(game, depth: int | None, algorithm: str, table: bool, total: Value,
             # (leaves are checked) and the probabilities sum to 1, so the second player's
             # expectation is exactly total minus the first's.
             weighted = 0
-            terms: list = []            # (outcome, probability, value): for a trace only
             if fractional:
-                for (outcome, p), w in zip(outcomes, weights):
-                    if trace is not None:
-                        trace.edge(outcome, p)
-                    x = search(apply(state, outcome), depth_left)
-                    weighted += w * x
-                    if trace is not None:
-                        terms.append((outcome, p, vector(x, line)[0]))
+                for (outcome, _), w in zip(outcomes, weights):
+                    weighted += w * search(apply(state, outcome), depth_left)
             else:
-                for (outcome, p), w in zip(outcomes, weights):
-                    if trace is not None:
-                        trace.edge(outcome, p)
-                    x = search(apply(state, outcome), depth_left)
-                    weighted += w * x
+                for (outcome, _), w in zip(outcomes, weights):
+                    weighted += w * search(apply(state, outcome), depth_left)
                     fractional = fractional or _ends_fractional(line)
-                    if trace is not None:
-                        terms.append((outcome, p, vector(x, line)[0]))
             value, remainder = divmod(weighted, divisor)
             if remainder:
                 raise deeper(max_length)
             line = FRACTIONAL if fractional else None
-            if trace is not None:
-                trace.average(terms, vector(value, line))
-                trace.exit(vector(value, line))
             return value
         below = depth_left - 1
         actions = legal(state)
@@ -287,11 +291,11 @@ def _search(game, depth: int | None, algorithm: str, table: bool, total: Value,
         # minimises v. One loop per mover keeps the comparison out of a branch. The first child
         # always replaces the start, which is beyond every value (a float: an int compares with
         # it exactly).
-        if below <= 0 and not table and trace is None:
+        if below <= 0 and leaves_here:
             # Every child is a leaf (terminal, or evaluated: no depth left, chance or not).
             # Most nodes of a depth-limited search are, so each is scored here, as expand would
-            # score it, without a call of its own. (A table counts its probes: not then; a
-            # trace is told of each leaf by expand.)
+            # score it, without a call of its own. (A table counts its probes: not then; nor
+            # with a trace, which is told of each node expand is called for.)
             best = _BELOW_ALL if player == 0 else _ABOVE_ALL
             for action in actions:
                 child = apply(state, action)
@@ -316,22 +320,16 @@ def _search(game, depth: int | None, algorithm: str, table: bool, total: Value,
         elif player == 0:
             best = _BELOW_ALL
             for action in actions:
-                if trace is not None:
-                    trace.edge(action)
                 value = search(apply(state, action), below)
                 if value > best:
                     best, best_line = value, (action, line)
         else:
             best = _ABOVE_ALL
             for action in actions:
-                if trace is not None:
-                    trace.edge(action)
                 value = search(apply(state, action), below)
                 if value < best:
                     best, best_line = value, (action, line)
         line = best_line
-        if trace is not None:
-            trace.exit(vector(best, line), best=line[0])  # type: ignore[arg-type]
         return best   # type: ignore[return-value]  # an int: the first child replaced the start
 
     def tabled(state: State, depth_left: int) -> int:
@@ -351,7 +349,32 @@ def _search(game, depth: int | None, algorithm: str, table: bool, total: Value,
                 trace.table(vector(found[0], line))
         return found[0]
 
+    def traced_expand(state: State, depth_left: int) -> int:
+        """``expand`` telling the trace of the node (with a trace only: the search given none
+        runs ``expand`` itself, with no test for one). The search tells it through the calls
+        it makes: this is called for each node it enters; the game's ``apply``, ``returns``
+        and ``evaluate`` below (the traced ones) for each edge it follows and each leaf it
+        reads; a node still open when ``expand`` returns backs up the value returned."""
+        assert trace is not None
+        player = current_player(state)
+        number = trace.enter(state, player)
+        x = plain_expand(state, depth_left)
+        if trace.is_open(number):
+            values = vector(x, line)
+            if player == CHANCE:
+                trace.average([(a, p, v[0]) for a, p, v in trace.results()], values)
+                trace.exit(values)
+            else:
+                trace.exit(values, best=line[0])  # type: ignore[index,misc]  # (a decision)
+        return x
+
     known: dict[tuple[State, int | None], tuple[int, Line]] = {}
+    plain_expand = expand
+    leaves_here = not table     # children scored in place, without a call of expand each
+    if trace is not None:
+        expand = traced_expand
+        leaves_here = False
+        apply, returns, evaluate = _told(trace, game, apply, returns, evaluate)
     # Without a table the recursion calls expand directly: no wrapper call per node.
     search = tabled if table else expand
     search = guard_path(game, search, unlimited)  # a cycle: RepetitionError, not recursion
@@ -374,8 +397,6 @@ def _search(game, depth: int | None, algorithm: str, table: bool, total: Value,
         nodes += len(actions)
         children = []
         for action in actions:
-            if trace is not None:
-                trace.edge(action)
             value = search(apply(state, action), start - 1)
             children.append((action, value, line))
         # The first best: max and min return the first of equal keys.

@@ -57,7 +57,7 @@ A trace can stop a search that grows too large: with ``limit``, the visit past i
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from gdl.protocol import Action, State
@@ -147,9 +147,12 @@ class Trace:
         self.events: list[Event] = []
         self.nodes = 0          # nodes entered: the solver's stats.nodes when it is done
         self.restarts = 0       # searches abandoned and begun again (restart)
-        self._open: list[tuple[tuple[Action, ...], int, int | None]] = []  # path, node, player
+        self.abandoned = 0      # the nodes those abandoned searches had entered
+        # The nodes entered and not yet closed, root first: path, number, player, probability,
+        # and what their children closed with so far: (move, probability, values).
+        self._open: list[_Open] = []
         self._edge: tuple[Action, Any, bool] | None = None
-        self._set_aside: dict[tuple[Action, ...], tuple[int, int | None]] = {}
+        self._set_aside: dict[tuple[Action, ...], _Open] = {}
 
     def emit(self, event: Event) -> None:
         self.events.append(event)
@@ -160,60 +163,79 @@ class Trace:
         self._edge = (action, probability, again)
 
     def enter(self, state: State, player: int, window: tuple[Any, Any] | None = None,
-              cap: tuple[int, Any, bool] | None = None) -> None:
+              cap: tuple[int, Any, bool] | None = None) -> int:
+        """(Returns the node's number, for ``is_open``.)"""
         if self.limit is not None and self.nodes >= self.limit:
             raise TraceTooLong(self.limit)
         path, probability, again = self._child()
         number = self.nodes
         self.nodes += 1
-        self._open.append((path, number, player))
+        self._open.append(_Open(path, number, player, probability))
         self.emit(Event(ENTER, path, number, player, state, window=window, cap=cap,
                         probability=probability, again=again))
+        return number
 
     def leaf(self, values: Sequence, evaluated: bool = False) -> None:
-        path, number, player = self._close()
-        self.emit(Event(LEAF, path, number, player, values=tuple(values), evaluated=evaluated,
-                        bound=EXACT))
+        node = self._close(values)
+        self.emit(Event(LEAF, node.path, node.number, node.player, values=tuple(values),
+                        evaluated=evaluated, bound=EXACT))
 
     def exit(self, values: Sequence, bound: str = EXACT, best: Action = None) -> None:
-        path, number, player = self._close()
-        self.emit(Event(EXIT, path, number, player, values=tuple(values), bound=bound,
-                        action=best))
+        node = self._close(values)
+        self.emit(Event(EXIT, node.path, node.number, node.player, values=tuple(values),
+                        bound=bound, action=best))
 
     def cutoff(self, test: str, value: Any, limit: Any, after: Action,
                skipped: Sequence[Action] = ()) -> None:
-        path, number, player = self._top()
-        self.emit(Event(CUTOFF, path, number, player, test=test, value=value, limit=limit,
-                        action=after, skipped=tuple(skipped)))
+        node = self._top()
+        self.emit(Event(CUTOFF, node.path, node.number, node.player, test=test, value=value,
+                        limit=limit, action=after, skipped=tuple(skipped)))
 
     def table(self, values: Sequence, bound: str = EXACT) -> None:
         if self._edge is not None:      # the child announced: answered, not visited
             action, probability, again = self._edge
             self._edge = None
-            path = self._top()[0] + (action,)
-            self.emit(Event(TABLE, path, -1, probability=probability, again=again,
-                            values=tuple(values), bound=bound))
+            parent = self._top()
+            parent.results.append((action, probability, tuple(values)))
+            self.emit(Event(TABLE, parent.path + (action,), -1, probability=probability,
+                            again=again, values=tuple(values), bound=bound))
             return
-        path, number, player = self._close()
-        self.emit(Event(TABLE, path, number, player, values=tuple(values), bound=bound))
+        node = self._close(values)
+        self.emit(Event(TABLE, node.path, node.number, node.player, values=tuple(values),
+                        bound=bound))
 
     def average(self, terms: Sequence[tuple[Action, Any, Any]], values: Sequence) -> None:
-        path, number, player = self._top()
-        self.emit(Event(AVERAGE, path, number, player, terms=tuple(terms),
+        node = self._top()
+        self.emit(Event(AVERAGE, node.path, node.number, node.player, terms=tuple(terms),
                         values=tuple(values)))
 
     def probe(self, values: Sequence, floor: Any) -> None:
-        path, number, player = self._close()
-        self._set_aside[path] = (number, player)
-        self.emit(Event(PROBE, path, number, player, values=tuple(values), limit=floor))
+        node = self._close(None)
+        self._set_aside[node.path] = node
+        self.emit(Event(PROBE, node.path, node.number, node.player, values=tuple(values),
+                        limit=floor))
 
     def resume(self, window: tuple[Any, Any] | None = None) -> None:
         path, probability, _ = self._child()
-        number, player = self._set_aside.pop(path)
-        self._open.append((path, number, player))
-        self.emit(Event(RESUME, path, number, player, window=window, probability=probability))
+        node = self._set_aside.pop(path)
+        self._open.append(node)
+        self.emit(Event(RESUME, path, node.number, node.player, window=window,
+                        probability=probability))
+
+    # -- for a solver that tells its events through wrappers (expectiminimax) -------------------
+
+    def is_open(self, number: int) -> bool:
+        """Whether the node ``number`` is the node open at the bottom of the path (not yet
+        closed by a leaf, an exit or the table)."""
+        return bool(self._open) and self._open[-1].number == number
+
+    def results(self) -> list[tuple[Action, Any, tuple]]:
+        """What the children of the open node closed with, in order: (move, probability,
+        values)."""
+        return list(self._top().results)
 
     def restart(self) -> None:
+        self.abandoned += self.nodes
         self.events.clear()
         self._open.clear()
         self._set_aside.clear()
@@ -232,17 +254,30 @@ class Trace:
         self._edge = None
         if not self._open:
             raise RuntimeError("trace: an edge with no node above it")
-        return self._open[-1][0] + (action,), probability, again
+        return self._open[-1].path + (action,), probability, again
 
-    def _top(self) -> tuple[tuple[Action, ...], int, int | None]:
+    def _top(self) -> _Open:
         if not self._open:
             raise RuntimeError("trace: an event outside any node")
         return self._open[-1]
 
-    def _close(self) -> tuple[tuple[Action, ...], int, int | None]:
-        top = self._top()
+    def _close(self, values: Sequence | None) -> _Open:
+        node = self._top()
         self._open.pop()
-        return top
+        if values is not None and self._open and node.path:
+            self._open[-1].results.append((node.path[-1], node.probability, tuple(values)))
+        return node
+
+
+@dataclass(slots=True)
+class _Open:
+    """A node entered and not closed yet."""
+
+    path: tuple[Action, ...]
+    number: int
+    player: int | None
+    probability: Any
+    results: list[tuple[Action, Any, tuple]] = field(default_factory=list)
 
 
 def two_player_bound(result: Any, alpha: Any, beta: Any, maximiser: bool) -> str:
