@@ -256,6 +256,67 @@ def check_game(info: GameInfo) -> None:
                           "constant-sum game (use max^n)")
 
 
+def _told(trace: Trace, apply: Callable, returns: Utilities, evaluate: Utilities) -> tuple:
+    """The game's ``apply``, ``returns`` and ``evaluate`` as a traced search calls them: each
+    move applied to search a child is an edge of the trace, each utility or evaluation of a
+    leaf a leaf."""
+    def traced_apply(state: State, action: Action) -> State:
+        trace.edge(action)
+        return apply(state, action)
+
+    def traced_returns(state: State) -> tuple[Value, ...]:
+        values = returns(state)
+        trace.leaf(values)
+        return values
+
+    def traced_evaluate(state: State) -> tuple[Value, ...]:
+        values = evaluate(state)
+        trace.leaf(values, True)
+        return values
+
+    return traced_apply, traced_returns, traced_evaluate
+
+
+class _Unapplied:
+    """The move ordering as a traced search uses it: the same order, without the children it
+    built to choose it, so that the search applies each move as it descends and the trace is
+    told of the edge then (building them again costs a traced search only)."""
+
+    def __init__(self, ordering: MoveOrdering):
+        self._ordering = ordering
+
+    def order(self, *args: Any) -> tuple[Sequence[Action], None]:
+        return self._ordering.order(*args)[0], None
+
+    def record_cutoff(self, *args: Any) -> None:
+        self._ordering.record_cutoff(*args)
+
+
+def _unapplied(ranked: Callable) -> Callable:
+    """``MoveOrdering.ranked`` as a traced search uses it (see _Unapplied)."""
+    def order(*args: Any) -> tuple[Sequence[Action], None]:
+        return ranked(*args)[0], None
+    return order
+
+
+def _told_nodes(trace: Trace, search: Search, player: Callable, vector: Callable,
+                pv_table: dict[State, Action]) -> Search:
+    """The recursion telling the trace of each node it enters, with its window, and of the
+    value each backs up (unless a leaf, the table or a cut-off by standing pat closed it),
+    labelled as the fail-soft contract makes it: at or below alpha an upper bound, at or above
+    beta a lower bound, else exact; the best child where the node knows it (an exact node's,
+    or the child that cut it off)."""
+    def told(state: State, depth: int, alpha: Edge, beta: Edge, sign: int, ply: int) -> Value:
+        number = trace.enter(state, player(state), (alpha, beta) if sign > 0 else (-beta, -alpha))
+        v = search(state, depth, alpha, beta, sign, ply)
+        if trace.is_open(number):
+            bound = two_player_bound(v, alpha, beta, sign > 0)
+            best = pv_table.get(state) if bound == TRACE_EXACT else trace.cut_after()
+            trace.exit(vector(v if sign > 0 else -v), bound, best)
+        return v
+    return told
+
+
 def _traced_bound(bound: int, m: int) -> str:
     """A table bound on the mover's value (``m``: +1 player 0, -1 player 1), as the trace says
     it: on player 0's value."""
@@ -411,8 +472,16 @@ class Engine:
         quiescence_on = self.options.quiescence and game.info.has_quiescence
         quiescence_floor = -self.options.quiescence_depth
         unit = _unit
-        trace = self.trace          # None unless stepped through: then each event below is sent
+        # A trace (gdl.solvers.trace) is told of each node by the wrapper ``told`` below, of each
+        # edge by the ``apply`` the search descends with, of each leaf by ``returns`` and
+        # ``evaluate``: all installed with a trace only, so a search given none tests for one
+        # only where a rarer event happens (a cut-off, a table hit, a re-search, standing pat).
+        trace = self.trace
         vector = self.vector
+        stand_pat = evaluate        # (quiescence's evaluation of a node that is not a leaf)
+        if trace is not None:
+            apply, returns, evaluate = _told(trace, apply, returns, evaluate)
+            ordering, ranked = _Unapplied(ordering), _unapplied(ranked)  # type: ignore[assignment]
 
         def search(state: State, depth: int, alpha: Edge, beta: Edge, sign: int,
                    ply: int) -> Value:
@@ -422,8 +491,6 @@ class Engine:
 
             # Leaves: the end of the game, or the horizon (unless quiescence searches on).
             p = player(state)
-            if trace is not None:
-                trace.enter(state, p, (alpha, beta) if sign > 0 else (-beta, -alpha))
             if p < 0:
                 if p != TERMINAL:
                     raise SolverError("alpha-beta met a chance state")
@@ -431,8 +498,6 @@ class Engine:
                 if ply > count.max_ply:
                     count.max_ply = ply
                 v = returns(state)[0]
-                if trace is not None:
-                    trace.leaf(returns(state))
                 return v if sign > 0 else -v
             if depth <= 0 and (not quiescence_on or depth <= quiescence_floor
                                or is_quiet(state)):
@@ -441,8 +506,6 @@ class Engine:
                 if ply > count.max_ply:
                     count.max_ply = ply
                 v = evaluate(state)[0]
-                if trace is not None:
-                    trace.leaf(evaluate(state), True)
                 return v if sign > 0 else -v
 
             # From here on, the mover's perspective m: flip the window in, and the result out.
@@ -486,7 +549,7 @@ class Engine:
             # Quiescence (below the horizon): the mover may stand pat on the evaluation.
             if depth <= 0:
                 count.inexact += 1
-                best = evaluate(state)[0]
+                best = stand_pat(state)[0]
                 if m < 0:
                     best = -best
                 if best >= beta:
@@ -521,8 +584,6 @@ class Engine:
             scout = False
             for a in actions:
                 child = children[a] if children else apply(state, a)
-                if trace is not None:
-                    trace.edge(a)
                 if scout:
                     # (alpha is a value here: the first child's value raised it above -inf.)
                     # (one unit of an int is 1: written out, as a call it is a node's cost)
@@ -583,14 +644,12 @@ class Engine:
                         second_slots[slot] = stored
             if alpha0 < best < beta and best_move is not NO_ACTION:
                 pv_table[state] = best_move
-            if trace is not None:
-                trace.exit(vector(best * m),  # type: ignore[arg-type]  # (a value: see above)
-                           two_player_bound(best, alpha0, beta, m > 0),
-                           None if best_move is NO_ACTION else best_move)
             return -best if flip else best  # type: ignore[return-value]  # (a value: see above)
 
         # Rebinding the name makes the recursive calls go through the guard too.
         search = guard_path(game, search, repetitions)
+        if trace is not None:
+            search = _told_nodes(trace, search, player, vector, pv_table)  # type: ignore[assignment]
         return search
 
     def search(self, state: State, depth: int | None = None, alpha: Edge = _NEG,

@@ -81,9 +81,8 @@ class Frontier:
     """
 
     def __init__(self, game, stats: Stats, *, total: Value | None = None,
-                 bounds: tuple[Value, Value] | None = None, trace: Trace | None = None):
+                 bounds: tuple[Value, Value] | None = None):
         self.game = game
-        self.trace = trace      # gdl.solvers.trace.Trace, told of every leaf; None: not traced
         self.stats = stats
         self.total = total
         self.bounds = bounds
@@ -101,8 +100,6 @@ class Frontier:
             return None
         self.stats.leaves += 1
         values = tuple(values)
-        if self.trace is not None:
-            self.trace.leaf(values, source == "evaluate")
         try:
             known = values in self._valid
         except TypeError:       # unhashable: certainly not an exact value; check says why
@@ -133,6 +130,29 @@ class Frontier:
     def _refuse(self, state: State, values: tuple, source: str, problem: str) -> SolverError:
         return SolverError(f"game {self.game.info.name!r}: {source}() at state {state!r} "
                            f"gave {values!r}, {problem}")
+
+
+class _TracedFrontier(Frontier):
+    """A Frontier that tells a trace (gdl.solvers.trace) of every leaf it reads."""
+
+    def __init__(self, game, stats: Stats, trace: Trace, **limits: Any):
+        super().__init__(game, stats, **limits)
+        self.trace = trace
+
+    def value(self, state: State, kind: int, depth_left: int | None) -> tuple[Value, ...] | None:
+        values = super().value(state, kind, depth_left)
+        if values is not None:
+            self.trace.leaf(values, kind != TERMINAL)
+        return values
+
+
+def frontier(game, stats: Stats, *, total: Value | None = None,
+             bounds: tuple[Value, Value] | None = None, trace: Trace | None = None) -> Frontier:
+    """The Frontier of a search; with a ``trace``, one that tells it of every leaf (a search
+    given none pays nothing for it)."""
+    if trace is None:
+        return Frontier(game, stats, total=total, bounds=bounds)
+    return _TracedFrontier(game, stats, trace, total=total, bounds=bounds)
 
 
 # The outcome pairs checked last. A game that hands out the same (immutable) pair objects again,

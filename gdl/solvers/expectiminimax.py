@@ -46,7 +46,7 @@ from gdl.solvers.deep import run_deep
 from gdl.solvers.repetition import guard_path
 from gdl.solvers.result import SolveResult, Stats
 from gdl.solvers.scale import Rescale, Scale
-from gdl.solvers.trace import Trace
+from gdl.solvers.trace import Trace, tell_edges
 from gdl.solvers.wide import refuse_wide
 
 
@@ -113,17 +113,10 @@ def _ends_fractional(link: Line) -> bool:
     return link is FRACTIONAL
 
 
-def _told(trace: Trace, game: Any, apply: Any, returns: Any, evaluate: Any) -> tuple:
+def _told(trace: Trace, game: Any, returns: Any, evaluate: Any) -> tuple:
     """The game's ``apply``, ``returns`` and ``evaluate`` as a traced search calls them: each
     move it applies to search a child is an edge of the trace (a chance outcome's with its
     probability), each utility or evaluation it reads a leaf."""
-    def traced_apply(state: State, move: Any) -> State:
-        probability = None
-        if game.current_player(state) == CHANCE:
-            probability = dict(game.chance_outcomes(state)).get(move)
-        trace.edge(move, probability)
-        return apply(state, move)
-
     def traced_returns(state: State) -> Any:
         values = returns(state)
         trace.leaf(values)
@@ -134,7 +127,8 @@ def _told(trace: Trace, game: Any, apply: Any, returns: Any, evaluate: Any) -> t
         trace.leaf(values, True)
         return values
 
-    return traced_apply, traced_returns, traced_evaluate if evaluate is not None else None
+    return (tell_edges(game, trace).apply, traced_returns,
+            traced_evaluate if evaluate is not None else None)
 
 
 def _search(game, depth: int | None, algorithm: str, table: bool, total: Value,
@@ -374,7 +368,7 @@ def _search(game, depth: int | None, algorithm: str, table: bool, total: Value,
     if trace is not None:
         expand = traced_expand
         leaves_here = False
-        apply, returns, evaluate = _told(trace, game, apply, returns, evaluate)
+        apply, returns, evaluate = _told(trace, game, returns, evaluate)
     # Without a table the recursion calls expand directly: no wrapper call per node.
     search = tabled if table else expand
     search = guard_path(game, search, unlimited)  # a cycle: RepetitionError, not recursion

@@ -37,7 +37,6 @@ from __future__ import annotations
 
 from gdl.protocol import CHANCE, Action, State, Value
 from gdl.solvers.common import (
-    Frontier,
     PvLink,
     best_of,
     chance_outcomes,
@@ -48,10 +47,11 @@ from gdl.solvers.common import (
     pv_tuple,
     require_depth,
 )
+from gdl.solvers.common import frontier as make_frontier
 from gdl.solvers.deep import run_deep
 from gdl.solvers.repetition import guard_path
 from gdl.solvers.result import SolverError, SolveResult, Stats
-from gdl.solvers.trace import EXACT, PARTIAL, SHALLOW, Trace
+from gdl.solvers.trace import EXACT, PARTIAL, SHALLOW, Trace, tell_edges
 from gdl.solvers.wide import refuse_wide
 
 # What a parent tells a child under shallow pruning: (parent player, limit, strict). The child
@@ -76,7 +76,7 @@ def maxn(game, *, depth: int | None = None, shallow_pruning: bool = False,
     if shallow_pruning:
         total = _shallow_pruning_total(info)
     stats = Stats()
-    frontier = Frontier(game, stats, total=total,
+    frontier = make_frontier(game, stats, total=total,
                         bounds=info.utility_bounds if shallow_pruning else None, trace=trace)
     root_children: list[tuple[Action, tuple[Value, ...]]] = []
 
@@ -84,34 +84,21 @@ def maxn(game, *, depth: int | None = None, shallow_pruning: bool = False,
                ) -> tuple[tuple[Value, ...], PvLink]:
         stats.nodes += 1
         player = game.current_player(state)
-        if trace is not None:
-            trace.enter(state, player, cap=cap)
         leaf = frontier.value(state, player, depth_left)
         if leaf is not None:
             return leaf, None
         if player == CHANCE:
             expectation: list[Value] = [0] * info.num_players
-            terms: list = []        # (outcome, probability, vector): for a trace only
             for outcome, p in chance_outcomes(game, state):
-                if trace is not None:
-                    trace.edge(outcome, p)
                 values, _ = search(game.apply(state, outcome), depth_left, None, None)
                 expectation = [e + p * v for e, v in zip(expectation, values)]
-                if trace is not None:
-                    terms.append((outcome, p, values))
-            if trace is not None:
-                trace.average(terms, expectation)
-                trace.exit(expectation)
             return tuple(expectation), None
         best: tuple[Value, ...] | None = None
         best_pv: PvLink = None
-        actions = decision_actions(game, state)
-        for action in actions:
+        for action in decision_actions(game, state):
             child_cap = None
             if shallow_pruning and best is not None:
                 child_cap = (player, total - best[player], children is not None)
-            if trace is not None:
-                trace.edge(action)
             values, pv = search(game.apply(state, action), child_depth(depth_left), child_cap,
                                 None)
             if children is not None:
@@ -121,18 +108,33 @@ def maxn(game, *, depth: int | None = None, shallow_pruning: bool = False,
             if cap is not None and _beyond_cap(cap, player, best[player]):
                 stats.cutoffs += 1
                 if trace is not None:
+                    rest = list(decision_actions(game, state))
                     trace.cutoff(SHALLOW, best[player], cap[1], action,
-                                 actions[list(actions).index(action) + 1:])
+                                 rest[rest.index(action) + 1:])
                 break
         assert best is not None  # decision_actions returned at least one action
-        if trace is not None:
-            # (stopped with children left unsearched: a cut after the last child leaves the
-            # vector whole)
-            stopped = (cap is not None and _beyond_cap(cap, player, best[player])
-                       and list(actions).index(action) < len(actions) - 1)
-            trace.exit(best, PARTIAL if stopped else EXACT, best_pv[0])  # type: ignore[index]
         return best, best_pv
 
+    def traced_expand(state: State, depth_left: int | None, cap: Cap, children: list | None
+                      ) -> tuple[tuple[Value, ...], PvLink]:
+        """``expand`` telling the trace of the node it is called for and of the value it backs
+        up (installed with a trace only; the game's ``apply`` then tells it of each edge, the
+        frontier of each leaf)."""
+        assert trace is not None
+        number = trace.enter(state, game.current_player(state), cap=cap)
+        values, pv = plain_expand(state, depth_left, cap, children)
+        if trace.is_open(number):
+            if pv is None:          # a chance node: the expectation of its outcomes' vectors
+                trace.average(trace.results(), values)
+                trace.exit(values)
+            else:                   # partial: stopped with children left (shallow pruning)
+                trace.exit(values, PARTIAL if trace.cut_skipped() else EXACT, pv[0])
+        return values, pv
+
+    plain_expand = expand
+    if trace is not None:
+        expand = traced_expand
+        game = tell_edges(game, trace)
     # Without a table the recursion calls expand directly: no wrapper call per node.
     search = position_table(expand, stats, trace) if table else expand
     search = guard_path(game, search, depth is None)  # a cycle: RepetitionError, not recursion

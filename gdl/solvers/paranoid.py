@@ -30,7 +30,6 @@ from __future__ import annotations
 
 from gdl.protocol import CHANCE, TERMINAL, ZERO_SUM, Action, GameInfo, State, Value
 from gdl.solvers.common import (
-    Frontier,
     PvLink,
     child_depth,
     decision_actions,
@@ -39,10 +38,11 @@ from gdl.solvers.common import (
     unexpected_chance,
     window_table,
 )
+from gdl.solvers.common import frontier as make_frontier
 from gdl.solvers.deep import run_deep
 from gdl.solvers.repetition import guard_path
 from gdl.solvers.result import SolverError, SolveResult, Stats
-from gdl.solvers.trace import ALPHA, BETA, Trace, two_player_bound
+from gdl.solvers.trace import ALPHA, BETA, Trace, tell_edges, two_player_bound
 from gdl.solvers.wide import refuse_wide
 from gdl.solvers.window import NEG_INFINITY, POS_INFINITY, just_below
 
@@ -116,7 +116,7 @@ def paranoid(game, player: int = 0, *, depth: int | None = None,
     require_depth(game.info, depth, "paranoid")
     view = ParanoidView(game, player)
     stats = Stats()
-    frontier = Frontier(view, stats, total=0, trace=trace)
+    frontier = make_frontier(view, stats, total=0, trace=trace)
     root_children: list[tuple[Action, tuple[Value, ...]]] = []
 
     def search(state: State, frame: int, alpha, beta, depth_left: int | None,
@@ -124,8 +124,6 @@ def paranoid(game, player: int = 0, *, depth: int | None = None,
         """Fail-soft alpha-beta with the window on player ``frame``'s component of (u, -u)."""
         stats.nodes += 1
         mover = view.current_player(state)
-        if trace is not None:
-            trace.enter(state, mover, (alpha, beta) if frame == 0 else (-beta, -alpha))
         leaf = frontier.value(state, mover, depth_left)
         if leaf is not None:
             return leaf, None
@@ -136,13 +134,10 @@ def paranoid(game, player: int = 0, *, depth: int | None = None,
         at_root = children is not None
         best: tuple[Value, ...] | None = None
         best_pv: PvLink = None
-        actions = decision_actions(view, state)
-        for action in actions:
+        for action in decision_actions(view, state):
             floor = alpha
             if best is not None:
                 floor = max(alpha, just_below(best[mover]) if at_root else best[mover])
-            if trace is not None:
-                trace.edge(action)
             values, pv = search(view.apply(state, action), mover, floor, beta,
                                 child_depth(depth_left), None)
             if children is not None:
@@ -152,16 +147,30 @@ def paranoid(game, player: int = 0, *, depth: int | None = None,
             if not at_root and best[mover] >= beta:
                 stats.cutoffs += 1
                 if trace is not None:
+                    rest = list(decision_actions(view, state))
                     trace.cutoff(BETA if mover == 0 else ALPHA, best[0],
                                  beta if mover == 0 else -beta, action,
-                                 actions[list(actions).index(action) + 1:])
+                                 rest[rest.index(action) + 1:])
                 break
         assert best is not None  # decision_actions returned at least one action
-        if trace is not None:
-            trace.exit(best, two_player_bound(best[mover], alpha, beta, mover == 0),
-                       best_pv[0])  # type: ignore[index]  # (a child was searched)
         return best, best_pv
 
+    if trace is not None:
+        # The trace is told of each node and its value by this wrapper, of each edge by the
+        # view's ``apply``, of each leaf by the frontier: with a trace only.
+        plain, told = search, trace
+
+        def search(state: State, frame: int, alpha, beta, depth_left: int | None,
+                   children: list | None) -> tuple[tuple[Value, ...], PvLink]:
+            low, high = (alpha, beta) if frame == 0 else (-beta, -alpha)   # on player 0's u
+            number = told.enter(state, view.current_player(state), (low, high))
+            values, pv = plain(state, frame, alpha, beta, depth_left, children)
+            if told.is_open(number):
+                told.exit(values, two_player_bound(values[0], low, high, True),
+                          pv[0] if pv is not None else None)
+            return values, pv
+
+        view = tell_edges(view, trace)
     if table:
         search = window_table(search, stats, trace)
     search = guard_path(view, search, depth is None)  # a cycle: RepetitionError, not recursion

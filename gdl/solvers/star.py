@@ -61,7 +61,6 @@ from fractions import Fraction
 
 from gdl.protocol import CHANCE, Action, State, Value
 from gdl.solvers.common import (
-    Frontier,
     PvLink,
     chance_outcomes,
     child_depth,
@@ -71,6 +70,7 @@ from gdl.solvers.common import (
     require_two_player_constant_sum,
     window_table,
 )
+from gdl.solvers.common import frontier as make_frontier
 from gdl.solvers.deep import run_deep
 from gdl.solvers.repetition import guard_path
 from gdl.solvers.result import SolverError, SolveResult, Stats
@@ -136,7 +136,8 @@ class _StarSearch:
         self.trace = trace
         searched = window_table(self.search, self.stats, trace) if table else self.search
         self.search = guard_path(game, searched, depth is None)  # type: ignore[method-assign]
-        self.frontier = Frontier(game, self.stats, total=self.total, bounds=(lo, hi), trace=trace)
+        self.frontier = make_frontier(game, self.stats, total=self.total, bounds=(lo, hi),
+                                      trace=trace)
 
     def solve(self) -> SolveResult:
         root = self.game.initial_state()

@@ -60,7 +60,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from gdl.protocol import Action, State
+from gdl.protocol import CHANCE, Action, State
 from gdl.solvers.result import SolverError
 
 # Event kinds.
@@ -188,6 +188,8 @@ class Trace:
     def cutoff(self, test: str, value: Any, limit: Any, after: Action,
                skipped: Sequence[Action] = ()) -> None:
         node = self._top()
+        node.cut = after
+        node.skipped = bool(skipped)
         self.emit(Event(CUTOFF, node.path, node.number, node.player, test=test, value=value,
                         limit=limit, action=after, skipped=tuple(skipped)))
 
@@ -228,6 +230,14 @@ class Trace:
         """Whether the node ``number`` is the node open at the bottom of the path (not yet
         closed by a leaf, an exit or the table)."""
         return bool(self._open) and self._open[-1].number == number
+
+    def cut_after(self) -> Action:
+        """The child after which the open node was cut off (None: it was not)."""
+        return self._top().cut
+
+    def cut_skipped(self) -> bool:
+        """Whether the open node was cut off with children left unsearched."""
+        return self._top().skipped
 
     def results(self) -> list[tuple[Action, Any, tuple]]:
         """What the children of the open node closed with, in order: (move, probability,
@@ -278,6 +288,32 @@ class _Open:
     player: int | None
     probability: Any
     results: list[tuple[Action, Any, tuple]] = field(default_factory=list)
+    cut: Action = None          # the child after which it was cut off
+    skipped: bool = False       # ... leaving children unsearched
+
+
+class _TellingEdges:
+    """A game whose ``apply`` tells a trace of the edge a search follows (a chance outcome with
+    its probability): given to a traced search that applies a move only to descend to it."""
+
+    def __init__(self, game: Any, trace: Trace):
+        self._game, self._trace, self.info = game, trace, game.info
+
+    def apply(self, state: State, move: Action) -> State:
+        game = self._game
+        probability = None
+        if game.current_player(state) == CHANCE:
+            probability = dict(game.chance_outcomes(state)).get(move)
+        self._trace.edge(move, probability)
+        return game.apply(state, move)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._game, name)
+
+
+def tell_edges(game: Any, trace: Trace) -> Any:
+    """``game`` with an ``apply`` that tells ``trace`` of each edge (see _TellingEdges)."""
+    return _TellingEdges(game, trace)
 
 
 def two_player_bound(result: Any, alpha: Any, beta: Any, maximiser: bool) -> str:
