@@ -80,12 +80,10 @@ from gdl.solvers.trace import (
     BETA,
     CHANCE_HIGH,
     CHANCE_LOW,
-    EXACT,
-    LOWER,
     PROBE_HIGH,
     PROBE_LOW,
-    UPPER,
     Trace,
+    tell_edges,
     two_player_bound,
 )
 from gdl.solvers.wide import refuse_wide
@@ -133,8 +131,18 @@ class _StarSearch:
         # The guarded search replaces the method on this instance, so that every recursive call
         # passes the repetition check (a cycle: RepetitionError).
         self.stats = Stats()
+        # A trace (gdl.solvers.trace) is told of each node by ``told`` around the search, of
+        # each edge to a decision's child by the game's ``apply`` (``game``: the game itself,
+        # ``self.game`` the one the decisions apply moves with), of each leaf by the frontier:
+        # all with a trace only. Chance nodes build their children before searching them, so
+        # they tell their edges themselves, as Star2's probes do.
         self.trace = trace
-        searched = window_table(self.search, self.stats, trace) if table else self.search
+        self.untold = game
+        plain = self.search
+        if trace is not None:
+            self.game = tell_edges(game, trace)
+            plain = self.told(plain)
+        searched = window_table(plain, self.stats, trace) if table else plain
         self.search = guard_path(game, searched, depth is None)  # type: ignore[method-assign]
         self.frontier = make_frontier(game, self.stats, total=self.total, bounds=(lo, hi),
                                       trace=trace)
@@ -170,8 +178,6 @@ class _StarSearch:
         >= beta a lower bound, anything between exact. Needs alpha < U and beta > L."""
         self.stats.nodes += 1
         kind = self.game.current_player(state)
-        if self.trace is not None:
-            self.trace.enter(state, kind, self.window_on_first(frame, alpha, beta))
         leaf = self.frontier.value(state, kind, depth_left)
         if leaf is not None:
             return leaf, None
@@ -189,9 +195,7 @@ class _StarSearch:
         at_root = root_children is not None
         best: Vector | None = None
         best_pv: PvLink = None
-        trace = self.trace
-        actions = decision_actions(self.game, state)
-        for index, action in enumerate(actions):
+        for index, action in enumerate(decision_actions(self.game, state)):
             if index == 0 and first is not None:
                 values, pv = first
             else:
@@ -199,8 +203,6 @@ class _StarSearch:
                 if best is not None:
                     # At the root a tie must still be recognised, so the floor is just below it.
                     floor = max(alpha, just_below(best[player]) if at_root else best[player])
-                if trace is not None:
-                    trace.edge(action)
                 values, pv = self.search(self.game.apply(state, action), player, floor, beta,
                                          child_depth(depth_left))
             if root_children is not None:
@@ -209,23 +211,49 @@ class _StarSearch:
                 best, best_pv = values, (action, pv)
             if not at_root and (best[player] >= beta or best[player] >= self.high):
                 self.stats.cutoffs += 1
-                if trace is not None:
+                if self.trace is not None:
                     reached_beta = best[player] >= beta
                     test = (BEST_POSSIBLE if not reached_beta else BETA if player == 0
                             else ALPHA)
                     limit = beta if reached_beta else self.high
-                    trace.cutoff(test, best[0], self.on_first(player, limit), action,
-                                 actions[index + 1:])
+                    self.trace.cutoff(test, best[0], self.on_first(player, limit), action,
+                                      decision_actions(self.untold, state)[index + 1:])
                 break
         assert best is not None  # decision_actions returned at least one action
-        if trace is not None:
-            trace.exit(best, two_player_bound(best[player], alpha, beta, player == 0),
-                       best_pv[0])   # type: ignore[index]  # (a child was searched)
         return best, best_pv
+
+    def told(self, search):
+        """``search`` telling the trace of the node it enters, with its window, and of the value
+        it backs up (a chance node's with the average of its outcomes), labelled as the
+        fail-soft contract makes it: on player 0's value, at or below alpha an upper bound, at or
+        above beta a lower bound, else exact. Installed with a trace only."""
+        trace = self.trace
+        assert trace is not None
+        player = self.untold.current_player
+
+        def told(state: State, frame: int, alpha, beta, depth_left: int | None,
+                 root_children: list | None = None) -> Searched:
+            low, high = self.window_on_first(frame, alpha, beta)
+            number = trace.enter(state, player(state), (low, high))
+            values, pv = search(state, frame, alpha, beta, depth_left, root_children)
+            if trace.is_open(number):
+                self.tell_exit(values, pv, low, high, player(state) == CHANCE)
+            return values, pv
+
+        return told
+
+    def tell_exit(self, values: Vector, pv: PvLink, low, high, chance: bool) -> None:
+        assert self.trace is not None
+        bound = two_player_bound(values[0], low, high, True)
+        if chance:
+            self.trace.average([(a, p, v[0]) for a, p, v in self.trace.results()], values)
+            self.trace.exit(values, bound)
+        else:
+            self.trace.exit(values, bound, pv[0] if pv is not None else None)
 
     def chance(self, state: State, frame: int, alpha, beta, depth_left: int | None
                ) -> Searched:
-        game = self.game
+        game = self.untold
         branches = [(p, game.apply(state, outcome))
                     for outcome, p in chance_outcomes(game, state) if p > 0]
         outcomes = [outcome for outcome, p in chance_outcomes(game, state) if p > 0] \
@@ -242,14 +270,11 @@ class _StarSearch:
             proved = self.probe(branches, frame, alpha, beta, depth_left, floors, probed,
                                 outcomes)
             if proved is not None:
-                if trace is not None:
-                    self.trace_chance_end(frame, self.vector(frame, proved), LOWER, [])
                 return self.vector(frame, proved), None
 
         known: Value = 0                  # weighted sum of searched successors' exact values
         rest = Fraction(1)                # probability of the successors not yet searched
         rest_floor = sum(p * f for (p, _), f in zip(branches, floors))
-        terms: list = []                  # (outcome, probability, value): for a trace only
         for i, (p, child) in enumerate(branches):
             rest -= p
             rest_floor -= p * floors[i]
@@ -260,22 +285,21 @@ class _StarSearch:
                 trace.edge(outcomes[i], p)
             if probed[i] is not None:  # counted as visited by its probe; resume it
                 if trace is not None:
-                    trace.resume(self.window_on_first(frame, *window))
-                values, _ = self.decision(child, game.current_player(child), frame, *window,
-                                          depth_left, probed[i], None)
+                    low, high = self.window_on_first(frame, *window)
+                    trace.resume((low, high))
+                values, pv = self.decision(child, game.current_player(child), frame, *window,
+                                           depth_left, probed[i], None)
+                if trace is not None:
+                    self.tell_exit(values, pv, low, high, False)
             else:
                 values, _ = self.search(child, frame, *window, depth_left)
             v = values[frame]
             known += p * v
-            if trace is not None:
-                terms.append((outcomes[i], p, values[0]))
             if v <= fail_low_at:
                 self.stats.cutoffs += 1
                 if trace is not None:
                     trace.cutoff(CHANCE_LOW if frame == 0 else CHANCE_HIGH, values[0],
                                  self.on_first(frame, fail_low_at), outcomes[i], outcomes[i + 1:])
-                    self.trace_chance_end(frame, self.vector(frame, known + rest * self.high),
-                                          UPPER, terms)
                 return self.vector(frame, known + rest * self.high), None
             if v >= fail_high_at:
                 self.stats.cutoffs += 1
@@ -283,21 +307,8 @@ class _StarSearch:
                     trace.cutoff(CHANCE_HIGH if frame == 0 else CHANCE_LOW, values[0],
                                  self.on_first(frame, fail_high_at), outcomes[i],
                                  outcomes[i + 1:])
-                    self.trace_chance_end(frame, self.vector(frame, known + rest_floor), LOWER,
-                                          terms)
                 return self.vector(frame, known + rest_floor), None
-        if trace is not None:
-            self.trace_chance_end(frame, self.vector(frame, known), EXACT, terms)
         return self.vector(frame, known), None
-
-    def trace_chance_end(self, frame: int, values: Vector, bound: str, terms: list) -> None:
-        """A chance node's average (or the bound a cut-off returns) and its end, for the trace;
-        ``bound`` on the frame player's value, told on player 0's."""
-        assert self.trace is not None
-        if frame != 0 and bound != EXACT:
-            bound = LOWER if bound == UPPER else UPPER
-        self.trace.average(terms, values)
-        self.trace.exit(values, bound)
 
     def probe_player(self, branches: list[tuple[Fraction, State]]) -> int | None:
         """The player q if every successor is a decision node of q, else None (use Star1)."""
@@ -313,7 +324,7 @@ class _StarSearch:
         """Star2's probe phase, in the frame of the successors' mover. Fills ``floors`` and
         ``probed``; returns a lower bound >= beta if the probes prove a fail-high, else None.
         ``outcomes``: the branches' outcomes, for a trace (empty without one)."""
-        game = self.game
+        game = self.untold
         trace = self.trace
         known: Value = 0          # weighted sum of the floors found so far
         rest = Fraction(1)
@@ -322,8 +333,7 @@ class _StarSearch:
             # The successor is visited here (and only here) to find its first child. It is
             # expanded, not evaluated: the chance node itself was expanded, so depth is left.
             self.stats.nodes += 1
-            actions = decision_actions(game, child)
-            first_action = actions[0]
+            first_action = decision_actions(game, child)[0]
             fail_high_at = (beta - known - rest * self.low) / p
             # The search phase gives this successor a window starting at least at
             # U - (U - alpha) / p (earlier successors add at most U each). With no lower end

@@ -1,12 +1,19 @@
 """The trace of a tree search: the events a solver emits while it searches, from its own code.
 
 Every tree solver (minimax, expectiminimax, alpha-beta, Star1/Star2, max^n, paranoid) takes
-``trace=None``. Given a ``Trace``, it calls the trace's methods at the points of its own code where
-something happens: a node is entered, a leaf is read, a value is backed up, a cut-off is taken,
-the table answers. So a view that steps through a search (``gdl step``), draws it, or grades a
-student against it reads what the search did, not what a second implementation thinks it would
-do. Without a trace each of those points costs the search one test of a local variable against
-None (benchmarks/trace_overhead.py measures it).
+``trace=None``. Given a ``Trace``, it tells the trace what it does as it does it: a node entered,
+a move applied to descend, a leaf read, a value backed up, a cut-off taken, the table's answer.
+So a view that steps through a search (``gdl step``), draws it (``gdl tree``), or grades a student
+against it reads what the search did, not what a second implementation thinks it would do.
+
+A search given no trace must not pay for one, so the searches tell their most frequent events
+through calls they wrap only when given a trace: their recursion (each node entered, and the
+value it backs up), the game's ``apply`` (each edge followed) and the frontier's or the game's
+``returns`` and ``evaluate`` (each leaf); a search tests for a trace only where a rarer event
+happens (a cut-off, a table hit, a re-search, a chance node's outcomes in Star1/Star2, which
+build their successors before searching them). Timed side by side with the searches before
+there was a trace, the difference is within the noise of the measurement
+(benchmarks/trace_overhead.py).
 
 What a solver calls (``Trace`` records each as an ``Event``; the path of a node is the actions
 from the root, kept here from ``edge`` calls, so solvers need not carry it):
