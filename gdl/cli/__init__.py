@@ -245,7 +245,8 @@ def print_json(document) -> None:
 
 # ---- the parser --------------------------------------------------------------------------------
 
-COMMAND_MODULES = ("basic", "analyze", "play", "tree", "fmt", "fuzz", "show", "serve", "lsp")
+COMMAND_MODULES = ("basic", "analyze", "play", "tree", "step", "exercise", "grade", "fmt", "fuzz",
+                   "show", "serve", "lsp")
 
 
 def add_common(sub, many: bool = False) -> None:

@@ -99,7 +99,7 @@ def default_options(depth: int | None = None, budget: Any = None) -> Any:
 def solve(game: Any, algorithm: str = "auto", *, depth: int | None = None, options: Any = None,
           budget: Any = None, player: int = 0, shallow_pruning: bool | None = None,
           root_state: Any = None, table: bool | None = None, iterations: int | None = None,
-          seed: int = 0, target: float | None = None) -> SolveResult:
+          seed: int = 0, target: float | None = None, trace: Any = None) -> SolveResult:
     """Solve ``game`` (from ``root_state``, default its initial state) with the named algorithm.
 
     ``options`` / ``budget`` go to alpha-beta (gdl.solvers.alphabeta.SearchOptions / Budget);
@@ -109,7 +109,9 @@ def solve(game: Any, algorithm: str = "auto", *, depth: int | None = None, optio
     alpha-beta's is ``options.tt``. With a table, max^n's shallow pruning is off unless asked
     for (a pruned vector depends on the parent's bound). ``iterations`` (default 1,000 for cfr+
     and cfr, 100,000 for mccfr), ``seed`` (mccfr's sampling) and ``target`` (cfr+ and cfr stop
-    once the exploitability is at most this) go to the iterative solvers."""
+    once the exploitability is at most this) go to the iterative solvers. ``trace`` (a
+    gdl.solvers.trace.Trace) receives the events of a tree search as it runs (the solvers of
+    simultaneous moves and hidden information emit none, and refuse one)."""
     if algorithm == "auto":
         algorithm = choose(game.info)
     if algorithm not in ALL_ALGORITHMS:
@@ -117,6 +119,9 @@ def solve(game: Any, algorithm: str = "auto", *, depth: int | None = None, optio
                           f"{', '.join(ALL_ALGORITHMS)}")
     if depth is not None and algorithm in WIDE_ALGORITHMS:
         raise SolverError(f"{algorithm}: solves the whole game; it takes no depth limit")
+    if trace is not None and algorithm in WIDE_ALGORITHMS:
+        raise SolverError(f"{algorithm}: emits no trace; the tree searches do "
+                          f"({', '.join(ALGORITHMS)})")
     if root_state is not None:
         game = _Rooted(game, root_state)
     if algorithm in WIDE_ALGORITHMS:
@@ -128,23 +133,24 @@ def solve(game: Any, algorithm: str = "auto", *, depth: int | None = None, optio
 
         if options is None:
             options = default_options(depth, budget)
-        return alphabeta(game, depth=depth, options=options, budget=budget)
+        return alphabeta(game, depth=depth, options=options, budget=budget, trace=trace)
     if algorithm == "maxn":
         from gdl.solvers.maxn import maxn
 
         if shallow_pruning is None:
             shallow_pruning = not table and shallow_pruning_applies(game.info)
-        return maxn(game, depth=depth, shallow_pruning=shallow_pruning, table=bool(table))
+        return maxn(game, depth=depth, shallow_pruning=shallow_pruning, table=bool(table),
+                    trace=trace)
     if algorithm == "paranoid":
         from gdl.solvers.paranoid import paranoid
 
-        return paranoid(game, player, depth=depth, table=bool(table))
+        return paranoid(game, player, depth=depth, table=bool(table), trace=trace)
     module = {"minimax": "minimax", "expectiminimax": "expectiminimax", "star1": "star",
               "star2": "star"}[algorithm]
     import importlib
 
     function = getattr(importlib.import_module(f"{__name__}.{module}"), algorithm)
-    return function(game, depth=depth, table=bool(table))
+    return function(game, depth=depth, table=bool(table), trace=trace)
 
 
 class _Rooted:

@@ -152,6 +152,10 @@ from gdl.solvers.deep import run_deep
 from gdl.solvers.ordering import MoveOrdering, Utilities
 from gdl.solvers.repetition import guard_path
 from gdl.solvers.result import SolverError, SolveResult, Stats
+from gdl.solvers.trace import ALPHA, BETA, STAND_PAT, Trace, two_player_bound
+from gdl.solvers.trace import EXACT as TRACE_EXACT
+from gdl.solvers.trace import LOWER as TRACE_LOWER
+from gdl.solvers.trace import UPPER as TRACE_UPPER
 from gdl.solvers.transposition import (
     BEST_ACTION,
     BOUND,
@@ -252,6 +256,75 @@ def check_game(info: GameInfo) -> None:
                           "constant-sum game (use max^n)")
 
 
+def _told(trace: Trace, apply: Callable, returns: Utilities, evaluate: Utilities) -> tuple:
+    """The game's ``apply``, ``returns`` and ``evaluate`` as a traced search calls them: each
+    move applied to search a child is an edge of the trace, each utility or evaluation of a
+    leaf a leaf."""
+    def traced_apply(state: State, action: Action) -> State:
+        trace.edge(action)
+        return apply(state, action)
+
+    def traced_returns(state: State) -> tuple[Value, ...]:
+        values = returns(state)
+        trace.leaf(values)
+        return values
+
+    def traced_evaluate(state: State) -> tuple[Value, ...]:
+        values = evaluate(state)
+        trace.leaf(values, True)
+        return values
+
+    return traced_apply, traced_returns, traced_evaluate
+
+
+class _Unapplied:
+    """The move ordering as a traced search uses it: the same order, without the children it
+    built to choose it, so that the search applies each move as it descends and the trace is
+    told of the edge then (building them again costs a traced search only)."""
+
+    def __init__(self, ordering: MoveOrdering):
+        self._ordering = ordering
+
+    def order(self, *args: Any) -> tuple[Sequence[Action], None]:
+        return self._ordering.order(*args)[0], None
+
+    def record_cutoff(self, *args: Any) -> None:
+        self._ordering.record_cutoff(*args)
+
+
+def _unapplied(ranked: Callable) -> Callable:
+    """``MoveOrdering.ranked`` as a traced search uses it (see _Unapplied)."""
+    def order(*args: Any) -> tuple[Sequence[Action], None]:
+        return ranked(*args)[0], None
+    return order
+
+
+def _told_nodes(trace: Trace, search: Search, player: Callable, vector: Callable,
+                pv_table: dict[State, Action]) -> Search:
+    """The recursion telling the trace of each node it enters, with its window, and of the
+    value each backs up (unless a leaf, the table or a cut-off by standing pat closed it),
+    labelled as the fail-soft contract makes it: at or below alpha an upper bound, at or above
+    beta a lower bound, else exact; the best child where the node knows it (an exact node's,
+    or the child that cut it off)."""
+    def told(state: State, depth: int, alpha: Edge, beta: Edge, sign: int, ply: int) -> Value:
+        number = trace.enter(state, player(state), (alpha, beta) if sign > 0 else (-beta, -alpha))
+        v = search(state, depth, alpha, beta, sign, ply)
+        if trace.is_open(number):
+            bound = two_player_bound(v, alpha, beta, sign > 0)
+            best = pv_table.get(state) if bound == TRACE_EXACT else trace.cut_after()
+            trace.exit(vector(v if sign > 0 else -v), bound, best)
+        return v
+    return told
+
+
+def _traced_bound(bound: int, m: int) -> str:
+    """A table bound on the mover's value (``m``: +1 player 0, -1 player 1), as the trace says
+    it: on player 0's value."""
+    if bound == EXACT:
+        return TRACE_EXACT
+    return TRACE_LOWER if (bound == LOWER) == (m > 0) else TRACE_UPPER
+
+
 def _unit(x: Value) -> Value:
     """One unit of x's denominator: 1 for integers, 1/q for p/q."""
     if type(x) is int:
@@ -335,7 +408,8 @@ class Engine:
 
     def __init__(self, game: Game, options: SearchOptions | None = None, *,
                  deadline: float | None = None, node_limit: int | None = None,
-                 stop: threading.Event | None = None, repetitions: bool = False):
+                 stop: threading.Event | None = None, repetitions: bool = False,
+                 trace: Trace | None = None):
         info = game.info
         check_game(info)
         self.game = game
@@ -360,6 +434,7 @@ class Engine:
             table_move_first=opts.ordering, by_evaluation=opts.ordering and info.has_evaluate,
             killers=opts.killers, history=opts.history, evaluation_plies=opts.evaluation_plies)
         self.pv_table: dict[State, Action] = {}    # state -> best action, where its value is exact
+        self.trace = trace      # gdl.solvers.trace: the search's events, when stepped through
         # ``repetitions``: a state met again on the path raises RepetitionError (a game with no
         # length bound searched without a depth limit; see gdl.solvers.repetition).
         self._search = self._negamax(repetitions)
@@ -397,6 +472,16 @@ class Engine:
         quiescence_on = self.options.quiescence and game.info.has_quiescence
         quiescence_floor = -self.options.quiescence_depth
         unit = _unit
+        # A trace (gdl.solvers.trace) is told of each node by the wrapper ``told`` below, of each
+        # edge by the ``apply`` the search descends with, of each leaf by ``returns`` and
+        # ``evaluate``: all installed with a trace only, so a search given none tests for one
+        # only where a rarer event happens (a cut-off, a table hit, a re-search, standing pat).
+        trace = self.trace
+        vector = self.vector
+        stand_pat = evaluate        # (quiescence's evaluation of a node that is not a leaf)
+        if trace is not None:
+            apply, returns, evaluate = _told(trace, apply, returns, evaluate)
+            ordering, ranked = _Unapplied(ordering), _unapplied(ranked)  # type: ignore[assignment]
 
         def search(state: State, depth: int, alpha: Edge, beta: Edge, sign: int,
                    ply: int) -> Value:
@@ -450,6 +535,9 @@ class Engine:
                             count.hits += 1
                             if entry[DEPTH] < FULL:
                                 count.inexact += 1
+                            if trace is not None:
+                                trace.table(vector(value if m > 0 else -value),
+                                            _traced_bound(bound, m))
                             return -value if flip else value
                     table_move = entry[BEST_ACTION]
             inexact0 = count.inexact
@@ -461,13 +549,16 @@ class Engine:
             # Quiescence (below the horizon): the mover may stand pat on the evaluation.
             if depth <= 0:
                 count.inexact += 1
-                best = evaluate(state)[0]
+                best = stand_pat(state)[0]
                 if m < 0:
                     best = -best
                 if best >= beta:
                     count.leaves += 1
                     if ply > count.max_ply:
                         count.max_ply = ply
+                    if trace is not None:
+                        trace.cutoff(STAND_PAT, best * m, beta * m, None, legal(state))
+                        trace.exit(vector(best * m), _traced_bound(LOWER, m))
                     return -best if flip else best
                 if best > alpha:
                     alpha = best
@@ -503,6 +594,8 @@ class Engine:
                         # At or above nb it failed high: a lower bound; below beta, search again.
                         if nb <= v < beta:
                             count.researches += 1
+                            if trace is not None:
+                                trace.edge(a, again=True)
                             v = search(child, depth1, alpha, beta, m, ply1)
                     else:
                         v = search(child, depth1, alpha, beta, m, ply1)
@@ -517,6 +610,9 @@ class Engine:
                             count.cutoffs += 1
                             if learn_cutoffs:
                                 ordering.record_cutoff(a, ply, depth)
+                            if trace is not None:
+                                trace.cutoff(BETA if m > 0 else ALPHA, v * m, beta * m, a,
+                                             actions[list(actions).index(a) + 1:])
                             break
                         alpha = v
 
@@ -552,6 +648,8 @@ class Engine:
 
         # Rebinding the name makes the recursive calls go through the guard too.
         search = guard_path(game, search, repetitions)
+        if trace is not None:
+            search = _told_nodes(trace, search, player, vector, pv_table)  # type: ignore[assignment]
         return search
 
     def search(self, state: State, depth: int | None = None, alpha: Edge = _NEG,
@@ -575,6 +673,10 @@ class Engine:
         if count.nodes >= self.limits.next_check:
             self.limits.poll(count.nodes)
         m = -1 if self.game.current_player(state) else 1
+        trace = self.trace
+        if trace is not None:
+            trace.enter(state, self.game.current_player(state),
+                        (lo_bound, hi_bound) if m > 0 else (-hi_bound, -lo_bound))
         actions: Sequence[Action] = self.game.legal_actions(state)
         if not actions:
             raise SolverError(f"non-terminal state {state!r} has no legal actions")
@@ -587,11 +689,13 @@ class Engine:
         ties: list[Action] | None = None       # None until a value fell inside the window
         for a in actions:
             child = children[a] if children else self.game.apply(state, a)
+            if trace is not None:
+                trace.edge(a)
             if ties is None:
                 # Until one child's value is exact, search with the root window itself.
                 v = search(child, depth1, lo_bound, hi_bound, m, 1)
                 if v >= hi_bound:
-                    return v, None
+                    return self._root_fails(v, hi_bound, m, a, actions), None
                 if v > best:
                     best = v
                 if v > lo_bound:
@@ -607,11 +711,13 @@ class Engine:
             if v >= hi:
                 # Better than best: its exact value, unless it fails the root window high.
                 if v >= hi_bound:
-                    return v, None
+                    return self._root_fails(v, hi_bound, m, a, actions), None
                 count.researches += 1
+                if trace is not None:
+                    trace.edge(a, again=True)
                 v = search(child, depth1, best, hi_bound, m, 1)
                 if v >= hi_bound:
-                    return v, None
+                    return self._root_fails(v, hi_bound, m, a, actions), None
             if v == best:
                 ties.append(a)
             elif v > best:
@@ -619,7 +725,21 @@ class Engine:
                 ties = [a]
         if ties is not None:
             self.pv_table[state] = ties[0]
+        if trace is not None:
+            trace.exit(self.vector(best * m),  # type: ignore[arg-type]  # a value (see below)
+                       TRACE_EXACT if ties is not None else _traced_bound(UPPER, m),
+                       ties[0] if ties is not None else None)
         return best, ties  # type: ignore[return-value]  # best is a value: a child returned it
+
+    def _root_fails(self, v: Value, hi_bound: Edge, m: int, after: Action,
+                    actions: Sequence[Action]) -> Value:
+        """The root's result ``v`` (mover's view) when a child fails its window high; the trace
+        is told (a cut-off, and the root's value: a lower bound)."""
+        if self.trace is not None:
+            self.trace.cutoff(BETA if m > 0 else ALPHA, v * m, hi_bound * m, after,
+                              actions[list(actions).index(after) + 1:])
+            self.trace.exit(self.vector(v * m), _traced_bound(LOWER, m), after)
+        return v
 
     def _root_value(self, state: State, depth: int, lo_bound: Edge,
                     hi_bound: Edge) -> tuple[Value, list[Action] | None]:
@@ -742,20 +862,22 @@ def _initial(game: Game, root_state: State | None) -> State:
 # Public API
 
 def alphabeta(game: Game, *, depth: int | None = None, options: SearchOptions | None = None,
-              budget: Budget | None = None, root_state: State | None = None) -> SolveResult:
+              budget: Budget | None = None, root_state: State | None = None,
+              trace: Trace | None = None) -> SolveResult:
     """Solve a two-player constant-sum deterministic game by fail-soft alpha-beta.
 
     Returns the value vector, the exact set of optimal root actions (declaration order), a
     principal variation starting with the first of them, and statistics. ``depth=None`` searches
     to the end; a depth or a budget may cut it short (then ``proven`` says whether any evaluation
-    was used). See the module docstring for options, budgets and stopping."""
+    was used). See the module docstring for options, budgets and stopping. ``trace``: a
+    gdl.solvers.trace.Trace that receives the search's events."""
     check_game(game.info)
     if depth is not None and depth < 1:
         raise SolverError("the depth limit must be at least 1")
     opts = options or SearchOptions()
     stop = budget.stop if budget is not None and budget.stop is not None else threading.Event()
     state = _initial(game, root_state)
-    return _run_stoppable(lambda: _drive(game, state, depth, opts, budget, stop), stop)
+    return _run_stoppable(lambda: _drive(game, state, depth, opts, budget, stop, trace), stop)
 
 
 class _Iteration(NamedTuple):
@@ -769,7 +891,8 @@ class _Iteration(NamedTuple):
 
 
 def _drive(game: Game, state: State, depth: int | None, opts: SearchOptions,
-           budget: Budget | None, stop: threading.Event) -> SolveResult:
+           budget: Budget | None, stop: threading.Event,
+           trace: Trace | None = None) -> SolveResult:
     """Search once, or deepen iteratively (when asked, or when a budget needs something to stop
     with, and the game has an evaluation to stop a shallow iteration with); then the result."""
     deadline = node_limit = None
@@ -780,9 +903,12 @@ def _drive(game: Game, state: State, depth: int | None, opts: SearchOptions,
     limited = deadline is not None or node_limit is not None
     deepen = game.info.has_evaluate and (limited or opts.iterative_deepening)
     engine = Engine(game, opts, deadline=deadline, node_limit=node_limit, stop=stop,
-                    repetitions=depth is None and not limited)
+                    repetitions=depth is None and not limited, trace=trace)
 
     if game.current_player(state) == TERMINAL:
+        if engine.trace is not None:
+            engine.trace.enter(state, TERMINAL)
+            engine.trace.leaf(game.returns(state))
         return SolveResult(values=tuple(game.returns(state)), best_actions=(), pv=(),
                            algorithm="alphabeta", stats=Stats(nodes=1, leaves=1), proven=True,
                            depth=0)

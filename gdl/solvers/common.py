@@ -19,6 +19,7 @@ from typing import Any, TypeVar
 
 from gdl.protocol import CONSTANT_SUM, TERMINAL, ZERO_SUM, Action, GameInfo, State, Value
 from gdl.solvers.result import SolverError, Stats
+from gdl.solvers.trace import EXACT, LOWER, UPPER, Trace
 
 # A principal variation under construction: None, or (action, rest of the variation).
 PvLink = tuple[Action, "PvLink"] | None
@@ -131,6 +132,29 @@ class Frontier:
                            f"gave {values!r}, {problem}")
 
 
+class _TracedFrontier(Frontier):
+    """A Frontier that tells a trace (gdl.solvers.trace) of every leaf it reads."""
+
+    def __init__(self, game, stats: Stats, trace: Trace, **limits: Any):
+        super().__init__(game, stats, **limits)
+        self.trace = trace
+
+    def value(self, state: State, kind: int, depth_left: int | None) -> tuple[Value, ...] | None:
+        values = super().value(state, kind, depth_left)
+        if values is not None:
+            self.trace.leaf(values, kind != TERMINAL)
+        return values
+
+
+def frontier(game, stats: Stats, *, total: Value | None = None,
+             bounds: tuple[Value, Value] | None = None, trace: Trace | None = None) -> Frontier:
+    """The Frontier of a search; with a ``trace``, one that tells it of every leaf (a search
+    given none pays nothing for it)."""
+    if trace is None:
+        return Frontier(game, stats, total=total, bounds=bounds)
+    return _TracedFrontier(game, stats, trace, total=total, bounds=bounds)
+
+
 # The outcome pairs checked last. A game that hands out the same (immutable) pair objects again,
 # as compiled games do for a fixed distribution, needs no second check: same objects, same
 # values. Holding them keeps their identities from being reused.
@@ -188,13 +212,14 @@ def best_of(children: list[tuple[Action, tuple[Value, ...]]], player: int) -> tu
 Searched = TypeVar("Searched")
 
 
-def position_table(expand: Callable[..., Searched], stats: Stats) -> Callable[..., Searched]:
+def position_table(expand: Callable[..., Searched], stats: Stats,
+                   trace: Trace | None = None) -> Callable[..., Searched]:
     """``expand`` with a transposition table keyed by (state, depth left): a position met again
     is answered from the table (``stats.tt_probes`` / ``tt_hits``), so a horizon game costs what
     its states cost, not its histories. Sound where a position's result depends only on the
     position and the depth left (no window or bound from the parent). ``expand`` takes
     ``(state, depth_left, ..., children)``; the root, which lists its children, is always
-    expanded."""
+    expanded. A ``trace`` (gdl.solvers.trace) is told of every answer from the table."""
     known: dict[tuple[State, int | None], Searched] = {}
 
     def tabled(state: State, depth_left: int | None, *rest: Any) -> Searched:
@@ -207,12 +232,15 @@ def position_table(expand: Callable[..., Searched], stats: Stats) -> Callable[..
             found = known[key] = expand(state, depth_left, *rest)
         else:
             stats.tt_hits += 1
+            if trace is not None:
+                trace.table(found[0])  # type: ignore[index]  # (the searches tabled: (vector, line))
         return found
 
     return tabled
 
 
-def window_table(expand: Callable[..., Any], stats: Stats) -> Callable[..., Any]:
+def window_table(expand: Callable[..., Any], stats: Stats,
+                 trace: Trace | None = None) -> Callable[..., Any]:
     """``expand`` (a fail-soft two-player search: ``(state, frame, alpha, beta, depth_left,
     children)``, returning vectors ``(v, S - v)``) with a transposition table keyed by (state,
     depth left), for Star1/Star2 and paranoid, whose results depend on the window.
@@ -224,7 +252,9 @@ def window_table(expand: Callable[..., Any], stats: Stats) -> Callable[..., Any]
     again is answered from the table when the bounds are equal (exact), or when one of them
     already fails the new window (the same fail-soft answer the search would be allowed to
     give); otherwise it is searched again with the window it was given, and the bounds kept are
-    tightened. The root, which lists its children, is always expanded."""
+    tightened. The root, which lists its children, is always expanded. A ``trace``
+    (gdl.solvers.trace) is told of every answer from the table, as a bound on player 0's
+    value."""
     # key -> [lower bound on player 0's value, its result; upper bound, its result]
     known: dict[tuple[State, int | None], list] = {}
 
@@ -239,13 +269,19 @@ def window_table(expand: Callable[..., Any], stats: Stats) -> Callable[..., Any]
             low, high = entry
             if low is not None and high is not None and low[0][0] == high[0][0]:
                 stats.tt_hits += 1
+                if trace is not None:
+                    trace.table(low[0], EXACT)
                 return low
             floor, ceiling = (low, high) if frame == 0 else (high, low)   # frame's own bounds
             if floor is not None and floor[0][frame] >= beta:
                 stats.tt_hits += 1
+                if trace is not None:
+                    trace.table(floor[0], LOWER if frame == 0 else UPPER)
                 return floor
             if ceiling is not None and ceiling[0][frame] <= alpha:
                 stats.tt_hits += 1
+                if trace is not None:
+                    trace.table(ceiling[0], UPPER if frame == 0 else LOWER)
                 return ceiling
         else:
             entry = known[key] = [None, None]

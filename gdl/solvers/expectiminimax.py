@@ -46,19 +46,23 @@ from gdl.solvers.deep import run_deep
 from gdl.solvers.repetition import guard_path
 from gdl.solvers.result import SolveResult, Stats
 from gdl.solvers.scale import Rescale, Scale
+from gdl.solvers.trace import Trace, tell_edges
 from gdl.solvers.wide import refuse_wide
 
 
-def expectiminimax(game, *, depth: int | None = None, table: bool = False) -> SolveResult:
+def expectiminimax(game, *, depth: int | None = None, table: bool = False,
+                   trace: Trace | None = None) -> SolveResult:
     """Exact expectiminimax value, optimal root actions and principal variation. With
     ``table``, a transposition table keyed by (state, depth left) answers a position met again
     (``stats.tt_probes`` / ``tt_hits``): a horizon game then costs what its states cost, not its
     histories. The answer is the same either way (a position's value and first best child
-    depend only on the position and the depth left)."""
-    return search_game(game, depth, "expectiminimax", table)
+    depend only on the position and the depth left). ``trace``: a gdl.solvers.trace.Trace that
+    receives the search's events."""
+    return search_game(game, depth, "expectiminimax", table, trace)
 
 
-def search_game(game, depth: int | None, algorithm: str, table: bool = False) -> SolveResult:
+def search_game(game, depth: int | None, algorithm: str, table: bool = False,
+                trace: Trace | None = None) -> SolveResult:
     """The one recursion behind expectiminimax and minimax (which is this on chance-free games:
     the chance branch is then never taken, so the two visit the same nodes).
 
@@ -74,9 +78,11 @@ def search_game(game, depth: int | None, algorithm: str, table: bool = False) ->
     scale = Scale()
     while True:
         try:
-            return _search(game, depth, algorithm, table, total, scale)
+            return _search(game, depth, algorithm, table, total, scale, trace)
         except Rescale as rescale:
             scale = scale.again(rescale)
+            if trace is not None:
+                trace.restart()
 
 
 # Starts of a decision node's best value, beyond every value (floats: an int compares with them
@@ -107,8 +113,26 @@ def _ends_fractional(link: Line) -> bool:
     return link is FRACTIONAL
 
 
+def _told(trace: Trace, game: Any, returns: Any, evaluate: Any) -> tuple:
+    """The game's ``apply``, ``returns`` and ``evaluate`` as a traced search calls them: each
+    move it applies to search a child is an edge of the trace (a chance outcome's with its
+    probability), each utility or evaluation it reads a leaf."""
+    def traced_returns(state: State) -> Any:
+        values = returns(state)
+        trace.leaf(values)
+        return values
+
+    def traced_evaluate(state: State) -> Any:
+        values = evaluate(state)   # (only called with a depth: then there is one)
+        trace.leaf(values, True)
+        return values
+
+    return (tell_edges(game, trace).apply, traced_returns,
+            traced_evaluate if evaluate is not None else None)
+
+
 def _search(game, depth: int | None, algorithm: str, table: bool, total: Value,
-            scale: Scale) -> SolveResult:
+            scale: Scale, trace: Trace | None = None) -> SolveResult:
     """One exact search at one scale (Rescale when the scale is too small).
 
     Every node returns player 0's value as an integer over the scale, and leaves its principal
@@ -162,6 +186,11 @@ def _search(game, depth: int | None, algorithm: str, table: bool, total: Value,
     # comparison serves both (evaluate is then never called).
     unlimited = depth is None
     line: Line = None
+
+    def vector(x: int, link: Line) -> tuple[Value, Value]:
+        """Both players' exact values from player 0's scaled one and its variation's end."""
+        v = scale.exact(x, _ends_fractional(link))
+        return (v, -v if total == 0 else total - v)
 
     def leaf(state: State, values: Any, source: str) -> int:
         """A leaf vector not met before (or not all-int): checked against what the game
@@ -256,10 +285,11 @@ def _search(game, depth: int | None, algorithm: str, table: bool, total: Value,
         # minimises v. One loop per mover keeps the comparison out of a branch. The first child
         # always replaces the start, which is beyond every value (a float: an int compares with
         # it exactly).
-        if below <= 0 and not table:
+        if below <= 0 and leaves_here:
             # Every child is a leaf (terminal, or evaluated: no depth left, chance or not).
             # Most nodes of a depth-limited search are, so each is scored here, as expand would
-            # score it, without a call of its own. (A table counts its probes: not then.)
+            # score it, without a call of its own. (A table counts its probes: not then; nor
+            # with a trace, which is told of each node expand is called for.)
             best = _BELOW_ALL if player == 0 else _ABOVE_ALL
             for action in actions:
                 child = apply(state, action)
@@ -309,9 +339,36 @@ def _search(game, depth: int | None, algorithm: str, table: bool, total: Value,
             stats.tt_hits += 1
             nodes -= 1
             line = found[1]
+            if trace is not None:
+                trace.table(vector(found[0], line))
         return found[0]
 
+    def traced_expand(state: State, depth_left: int) -> int:
+        """``expand`` telling the trace of the node (with a trace only: the search given none
+        runs ``expand`` itself, with no test for one). The search tells it through the calls
+        it makes: this is called for each node it enters; the game's ``apply``, ``returns``
+        and ``evaluate`` below (the traced ones) for each edge it follows and each leaf it
+        reads; a node still open when ``expand`` returns backs up the value returned."""
+        assert trace is not None
+        player = current_player(state)
+        number = trace.enter(state, player)
+        x = plain_expand(state, depth_left)
+        if trace.is_open(number):
+            values = vector(x, line)
+            if player == CHANCE:
+                trace.average([(a, p, v[0]) for a, p, v in trace.results()], values)
+                trace.exit(values)
+            else:
+                trace.exit(values, best=line[0])  # type: ignore[index,misc]  # (a decision)
+        return x
+
     known: dict[tuple[State, int | None], tuple[int, Line]] = {}
+    plain_expand = expand
+    leaves_here = not table     # children scored in place, without a call of expand each
+    if trace is not None:
+        expand = traced_expand
+        leaves_here = False
+        apply, returns, evaluate = _told(trace, game, returns, evaluate)
     # Without a table the recursion calls expand directly: no wrapper call per node.
     search = tabled if table else expand
     search = guard_path(game, search, unlimited)  # a cycle: RepetitionError, not recursion
@@ -326,6 +383,8 @@ def _search(game, depth: int | None, algorithm: str, table: bool, total: Value,
         player = current_player(state)
         if player < 0 or start <= 0:   # terminal, chance or no depth left: nothing to list
             return expand(state, start), line, []
+        if trace is not None:
+            trace.enter(state, player)
         actions = legal(state)
         if not actions:
             raise no_legal_actions(game, state)
@@ -337,6 +396,8 @@ def _search(game, depth: int | None, algorithm: str, table: bool, total: Value,
         # The first best: max and min return the first of equal keys.
         best_action, best, best_line = (max if player == 0 else min)(
             children, key=lambda child: child[1])
+        if trace is not None:
+            trace.exit(vector(best, best_line), best=best_action)
         return best, (best_action, best_line), children
 
     initial = game.initial_state()
@@ -346,10 +407,6 @@ def _search(game, depth: int | None, algorithm: str, table: bool, total: Value,
         stats.nodes = nodes
         stats.leaves = terminals + evaluations
     frontier.evaluations = evaluations
-
-    def vector(x: int, link: Line) -> tuple[Value, Value]:
-        v = scale.exact(x, _ends_fractional(link))
-        return (v, -v if total == 0 else total - v)
 
     action_values = tuple((action, vector(x, link)) for action, x, link in children)
     best_actions = (best_of(list(action_values), current_player(initial))

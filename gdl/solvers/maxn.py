@@ -37,7 +37,6 @@ from __future__ import annotations
 
 from gdl.protocol import CHANCE, Action, State, Value
 from gdl.solvers.common import (
-    Frontier,
     PvLink,
     best_of,
     chance_outcomes,
@@ -48,9 +47,11 @@ from gdl.solvers.common import (
     pv_tuple,
     require_depth,
 )
+from gdl.solvers.common import frontier as make_frontier
 from gdl.solvers.deep import run_deep
 from gdl.solvers.repetition import guard_path
 from gdl.solvers.result import SolverError, SolveResult, Stats
+from gdl.solvers.trace import EXACT, PARTIAL, SHALLOW, Trace, tell_edges
 from gdl.solvers.wide import refuse_wide
 
 # What a parent tells a child under shallow pruning: (parent player, limit, strict). The child
@@ -59,10 +60,12 @@ Cap = tuple[int, Value, bool] | None
 
 
 def maxn(game, *, depth: int | None = None, shallow_pruning: bool = False,
-         table: bool = False) -> SolveResult:
+         table: bool = False, trace: Trace | None = None) -> SolveResult:
     """max^n value vector, optimal root actions and principal variation (first best on ties).
     With ``table`` (and without shallow pruning, whose results depend on the parent's bound), a
-    transposition table keyed by (state, depth left) answers a position met again."""
+    transposition table keyed by (state, depth left) answers a position met again. ``trace``: a
+    gdl.solvers.trace.Trace that receives the search's events (each node's shallow-pruning
+    bound as its ``cap``)."""
     info = game.info
     refuse_wide(info, "maxn")
     if table and shallow_pruning:
@@ -73,8 +76,8 @@ def maxn(game, *, depth: int | None = None, shallow_pruning: bool = False,
     if shallow_pruning:
         total = _shallow_pruning_total(info)
     stats = Stats()
-    frontier = Frontier(game, stats, total=total,
-                        bounds=info.utility_bounds if shallow_pruning else None)
+    frontier = make_frontier(game, stats, total=total,
+                        bounds=info.utility_bounds if shallow_pruning else None, trace=trace)
     root_children: list[tuple[Action, tuple[Value, ...]]] = []
 
     def expand(state: State, depth_left: int | None, cap: Cap, children: list | None
@@ -104,12 +107,36 @@ def maxn(game, *, depth: int | None = None, shallow_pruning: bool = False,
                 best, best_pv = values, (action, pv)
             if cap is not None and _beyond_cap(cap, player, best[player]):
                 stats.cutoffs += 1
+                if trace is not None:
+                    rest = list(decision_actions(game, state))
+                    trace.cutoff(SHALLOW, best[player], cap[1], action,
+                                 rest[rest.index(action) + 1:])
                 break
         assert best is not None  # decision_actions returned at least one action
         return best, best_pv
 
+    def traced_expand(state: State, depth_left: int | None, cap: Cap, children: list | None
+                      ) -> tuple[tuple[Value, ...], PvLink]:
+        """``expand`` telling the trace of the node it is called for and of the value it backs
+        up (installed with a trace only; the game's ``apply`` then tells it of each edge, the
+        frontier of each leaf)."""
+        assert trace is not None
+        number = trace.enter(state, game.current_player(state), cap=cap)
+        values, pv = plain_expand(state, depth_left, cap, children)
+        if trace.is_open(number):
+            if pv is None:          # a chance node: the expectation of its outcomes' vectors
+                trace.average(trace.results(), values)
+                trace.exit(values)
+            else:                   # partial: stopped with children left (shallow pruning)
+                trace.exit(values, PARTIAL if trace.cut_skipped() else EXACT, pv[0])
+        return values, pv
+
+    plain_expand = expand
+    if trace is not None:
+        expand = traced_expand
+        game = tell_edges(game, trace)
     # Without a table the recursion calls expand directly: no wrapper call per node.
-    search = position_table(expand, stats) if table else expand
+    search = position_table(expand, stats, trace) if table else expand
     search = guard_path(game, search, depth is None)  # a cycle: RepetitionError, not recursion
     root = game.initial_state()
     values, pv = run_deep(search, root, depth, None, root_children)

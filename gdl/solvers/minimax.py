@@ -22,17 +22,20 @@ from __future__ import annotations
 
 from gdl.solvers.expectiminimax import search_game
 from gdl.solvers.result import SolverError, SolveResult
+from gdl.solvers.trace import Trace
 from gdl.solvers.wide import refuse_wide
 
 
-def minimax(game, *, depth: int | None = None, table: bool = False) -> SolveResult:
+def minimax(game, *, depth: int | None = None, table: bool = False,
+            trace: Trace | None = None) -> SolveResult:
     """Exact minimax value, optimal root actions and principal variation (first best on ties).
 
     The recursion is expectiminimax's (gdl.solvers.expectiminimax.search_game), written once;
     minimax only refuses games with chance, where it would have nothing to say. ``table``: a
-    transposition table keyed by (state, depth left), as in expectiminimax."""
+    transposition table keyed by (state, depth left), as in expectiminimax. ``trace``: a
+    gdl.solvers.trace.Trace that receives the search's events."""
     info = game.info
     refuse_wide(info, "minimax")
     if info.has_chance:
         raise SolverError(f"minimax: game {info.name!r} has chance nodes; use expectiminimax")
-    return search_game(game, depth, "minimax", table)
+    return search_game(game, depth, "minimax", table, trace)

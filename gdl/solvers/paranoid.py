@@ -30,7 +30,6 @@ from __future__ import annotations
 
 from gdl.protocol import CHANCE, TERMINAL, ZERO_SUM, Action, GameInfo, State, Value
 from gdl.solvers.common import (
-    Frontier,
     PvLink,
     child_depth,
     decision_actions,
@@ -39,9 +38,11 @@ from gdl.solvers.common import (
     unexpected_chance,
     window_table,
 )
+from gdl.solvers.common import frontier as make_frontier
 from gdl.solvers.deep import run_deep
 from gdl.solvers.repetition import guard_path
 from gdl.solvers.result import SolverError, SolveResult, Stats
+from gdl.solvers.trace import ALPHA, BETA, Trace, tell_edges, two_player_bound
 from gdl.solvers.wide import refuse_wide
 from gdl.solvers.window import NEG_INFINITY, POS_INFINITY, just_below
 
@@ -102,10 +103,12 @@ class ParanoidView:
 
 
 def paranoid(game, player: int = 0, *, depth: int | None = None,
-             table: bool = False) -> SolveResult:
+             table: bool = False, trace: Trace | None = None) -> SolveResult:
     """The value ``player`` can guarantee if all other players play against it. With ``table``,
     a transposition table keyed by (state, depth left) keeps each position's bounds
-    (``common.window_table``)."""
+    (``common.window_table``). ``trace``: a gdl.solvers.trace.Trace that receives the search's
+    events, on the two-player view: values (u, -u) and windows on u, the chosen player's
+    utility; a node's player is 0 for the chosen player, 1 for the coalition."""
     refuse_wide(game.info, "paranoid")
     if game.info.has_chance:
         raise SolverError(f"paranoid: game {game.info.name!r} has chance nodes; search "
@@ -113,7 +116,7 @@ def paranoid(game, player: int = 0, *, depth: int | None = None,
     require_depth(game.info, depth, "paranoid")
     view = ParanoidView(game, player)
     stats = Stats()
-    frontier = Frontier(view, stats, total=0)
+    frontier = make_frontier(view, stats, total=0, trace=trace)
     root_children: list[tuple[Action, tuple[Value, ...]]] = []
 
     def search(state: State, frame: int, alpha, beta, depth_left: int | None,
@@ -143,12 +146,33 @@ def paranoid(game, player: int = 0, *, depth: int | None = None,
                 best, best_pv = values, (action, pv)
             if not at_root and best[mover] >= beta:
                 stats.cutoffs += 1
+                if trace is not None:
+                    rest = list(decision_actions(view, state))
+                    trace.cutoff(BETA if mover == 0 else ALPHA, best[0],
+                                 beta if mover == 0 else -beta, action,
+                                 rest[rest.index(action) + 1:])
                 break
         assert best is not None  # decision_actions returned at least one action
         return best, best_pv
 
+    if trace is not None:
+        # The trace is told of each node and its value by this wrapper, of each edge by the
+        # view's ``apply``, of each leaf by the frontier: with a trace only.
+        plain, told = search, trace
+
+        def search(state: State, frame: int, alpha, beta, depth_left: int | None,
+                   children: list | None) -> tuple[tuple[Value, ...], PvLink]:
+            low, high = (alpha, beta) if frame == 0 else (-beta, -alpha)   # on player 0's u
+            number = told.enter(state, view.current_player(state), (low, high))
+            values, pv = plain(state, frame, alpha, beta, depth_left, children)
+            if told.is_open(number):
+                told.exit(values, two_player_bound(values[0], low, high, True),
+                          pv[0] if pv is not None else None)
+            return values, pv
+
+        view = tell_edges(view, trace)
     if table:
-        search = window_table(search, stats)
+        search = window_table(search, stats, trace)
     search = guard_path(view, search, depth is None)  # a cycle: RepetitionError, not recursion
     root = view.initial_state()
     view_values, pv_link = run_deep(search, root, 0, NEG_INFINITY, POS_INFINITY, depth,

@@ -61,7 +61,6 @@ from fractions import Fraction
 
 from gdl.protocol import CHANCE, Action, State, Value
 from gdl.solvers.common import (
-    Frontier,
     PvLink,
     chance_outcomes,
     child_depth,
@@ -71,9 +70,22 @@ from gdl.solvers.common import (
     require_two_player_constant_sum,
     window_table,
 )
+from gdl.solvers.common import frontier as make_frontier
 from gdl.solvers.deep import run_deep
 from gdl.solvers.repetition import guard_path
 from gdl.solvers.result import SolverError, SolveResult, Stats
+from gdl.solvers.trace import (
+    ALPHA,
+    BEST_POSSIBLE,
+    BETA,
+    CHANCE_HIGH,
+    CHANCE_LOW,
+    PROBE_HIGH,
+    PROBE_LOW,
+    Trace,
+    tell_edges,
+    two_player_bound,
+)
 from gdl.solvers.wide import refuse_wide
 from gdl.solvers.window import just_above, just_below
 
@@ -81,22 +93,25 @@ Vector = tuple[Value, ...]
 Searched = tuple[Vector, PvLink]
 
 
-def star1(game, *, depth: int | None = None, table: bool = False) -> SolveResult:
+def star1(game, *, depth: int | None = None, table: bool = False,
+          trace: Trace | None = None) -> SolveResult:
     """Expectiminimax value and optimal root actions by Star1 pruning (bounded utilities). With
     ``table``, a transposition table keyed by (state, depth left) keeps each position's bounds
-    (``common.window_table``)."""
-    return _StarSearch(game, "star1", depth, probing=False, table=table).solve()
+    (``common.window_table``). ``trace``: a gdl.solvers.trace.Trace that receives the search's
+    events (windows on player 0's value)."""
+    return _StarSearch(game, "star1", depth, probing=False, table=table, trace=trace).solve()
 
 
-def star2(game, *, depth: int | None = None, table: bool = False) -> SolveResult:
+def star2(game, *, depth: int | None = None, table: bool = False,
+          trace: Trace | None = None) -> SolveResult:
     """Expectiminimax value and optimal root actions by Star2 (probing, then Star1); ``table``
-    as for star1."""
-    return _StarSearch(game, "star2", depth, probing=True, table=table).solve()
+    and ``trace`` as for star1."""
+    return _StarSearch(game, "star2", depth, probing=True, table=table, trace=trace).solve()
 
 
 class _StarSearch:
     def __init__(self, game, algorithm: str, depth: int | None, probing: bool,
-                 table: bool = False):
+                 table: bool = False, trace: Trace | None = None):
         info = game.info
         refuse_wide(info, algorithm)
         self.total = require_two_player_constant_sum(info, algorithm)
@@ -116,9 +131,21 @@ class _StarSearch:
         # The guarded search replaces the method on this instance, so that every recursive call
         # passes the repetition check (a cycle: RepetitionError).
         self.stats = Stats()
-        searched = window_table(self.search, self.stats) if table else self.search
+        # A trace (gdl.solvers.trace) is told of each node by ``told`` around the search, of
+        # each edge to a decision's child by the game's ``apply`` (``game``: the game itself,
+        # ``self.game`` the one the decisions apply moves with), of each leaf by the frontier:
+        # all with a trace only. Chance nodes build their children before searching them, so
+        # they tell their edges themselves, as Star2's probes do.
+        self.trace = trace
+        self.untold = game
+        plain = self.search
+        if trace is not None:
+            self.game = tell_edges(game, trace)
+            plain = self.told(plain)
+        searched = window_table(plain, self.stats, trace) if table else plain
         self.search = guard_path(game, searched, depth is None)  # type: ignore[method-assign]
-        self.frontier = Frontier(game, self.stats, total=self.total, bounds=(lo, hi))
+        self.frontier = make_frontier(game, self.stats, total=self.total, bounds=(lo, hi),
+                                      trace=trace)
 
     def solve(self) -> SolveResult:
         root = self.game.initial_state()
@@ -137,6 +164,13 @@ class _StarSearch:
         """The full vector in which player ``frame`` gets ``value``."""
         other = self.total - value
         return (value, other) if frame == 0 else (other, value)
+
+    # What the trace is told is on player 0's value (the frame's window, seen from player 0).
+    def on_first(self, frame: int, value):
+        return value if frame == 0 else self.total - value
+
+    def window_on_first(self, frame: int, alpha, beta) -> tuple:
+        return (alpha, beta) if frame == 0 else (self.total - beta, self.total - alpha)
 
     def search(self, state: State, frame: int, alpha, beta, depth_left: int | None,
                root_children: list | None = None) -> Searched:
@@ -177,24 +211,64 @@ class _StarSearch:
                 best, best_pv = values, (action, pv)
             if not at_root and (best[player] >= beta or best[player] >= self.high):
                 self.stats.cutoffs += 1
+                if self.trace is not None:
+                    reached_beta = best[player] >= beta
+                    test = (BEST_POSSIBLE if not reached_beta else BETA if player == 0
+                            else ALPHA)
+                    limit = beta if reached_beta else self.high
+                    self.trace.cutoff(test, best[0], self.on_first(player, limit), action,
+                                      decision_actions(self.untold, state)[index + 1:])
                 break
         assert best is not None  # decision_actions returned at least one action
         return best, best_pv
 
+    def told(self, search):
+        """``search`` telling the trace of the node it enters, with its window, and of the value
+        it backs up (a chance node's with the average of its outcomes), labelled as the
+        fail-soft contract makes it: on player 0's value, at or below alpha an upper bound, at or
+        above beta a lower bound, else exact. Installed with a trace only."""
+        trace = self.trace
+        assert trace is not None
+        player = self.untold.current_player
+
+        def told(state: State, frame: int, alpha, beta, depth_left: int | None,
+                 root_children: list | None = None) -> Searched:
+            low, high = self.window_on_first(frame, alpha, beta)
+            number = trace.enter(state, player(state), (low, high))
+            values, pv = search(state, frame, alpha, beta, depth_left, root_children)
+            if trace.is_open(number):
+                self.tell_exit(values, pv, low, high, player(state) == CHANCE)
+            return values, pv
+
+        return told
+
+    def tell_exit(self, values: Vector, pv: PvLink, low, high, chance: bool) -> None:
+        assert self.trace is not None
+        bound = two_player_bound(values[0], low, high, True)
+        if chance:
+            self.trace.average([(a, p, v[0]) for a, p, v in self.trace.results()], values)
+            self.trace.exit(values, bound)
+        else:
+            self.trace.exit(values, bound, pv[0] if pv is not None else None)
+
     def chance(self, state: State, frame: int, alpha, beta, depth_left: int | None
                ) -> Searched:
-        game = self.game
+        game = self.untold
         branches = [(p, game.apply(state, outcome))
                     for outcome, p in chance_outcomes(game, state) if p > 0]
+        outcomes = [outcome for outcome, p in chance_outcomes(game, state) if p > 0] \
+            if self.trace is not None else []
         # Lower bounds on each successor's value for the frame player: L until probed.
         floors: list[Value] = [self.low] * len(branches)
         probed: list[Searched | None] = [None] * len(branches)
         prober = self.probe_player(branches) if self.probing else None
+        trace = self.trace
         if prober is not None:
             if prober != frame:
                 alpha, beta = self.total - beta, self.total - alpha
                 frame = prober
-            proved = self.probe(branches, frame, alpha, beta, depth_left, floors, probed)
+            proved = self.probe(branches, frame, alpha, beta, depth_left, floors, probed,
+                                outcomes)
             if proved is not None:
                 return self.vector(frame, proved), None
 
@@ -207,18 +281,32 @@ class _StarSearch:
             fail_low_at = (alpha - known - rest * self.high) / p
             fail_high_at = (beta - known - rest_floor) / p
             window = (max(fail_low_at, self.low), min(fail_high_at, self.high))
+            if trace is not None:
+                trace.edge(outcomes[i], p)
             if probed[i] is not None:  # counted as visited by its probe; resume it
-                values, _ = self.decision(child, game.current_player(child), frame, *window,
-                                          depth_left, probed[i], None)
+                if trace is not None:
+                    low, high = self.window_on_first(frame, *window)
+                    trace.resume((low, high))
+                values, pv = self.decision(child, game.current_player(child), frame, *window,
+                                           depth_left, probed[i], None)
+                if trace is not None:
+                    self.tell_exit(values, pv, low, high, False)
             else:
                 values, _ = self.search(child, frame, *window, depth_left)
             v = values[frame]
             known += p * v
             if v <= fail_low_at:
                 self.stats.cutoffs += 1
+                if trace is not None:
+                    trace.cutoff(CHANCE_LOW if frame == 0 else CHANCE_HIGH, values[0],
+                                 self.on_first(frame, fail_low_at), outcomes[i], outcomes[i + 1:])
                 return self.vector(frame, known + rest * self.high), None
             if v >= fail_high_at:
                 self.stats.cutoffs += 1
+                if trace is not None:
+                    trace.cutoff(CHANCE_HIGH if frame == 0 else CHANCE_LOW, values[0],
+                                 self.on_first(frame, fail_high_at), outcomes[i],
+                                 outcomes[i + 1:])
                 return self.vector(frame, known + rest_floor), None
         return self.vector(frame, known), None
 
@@ -231,10 +319,13 @@ class _StarSearch:
         return mover if mover >= 0 else None
 
     def probe(self, branches: list[tuple[Fraction, State]], frame: int, alpha, beta,
-              depth_left: int | None, floors: list[Value], probed: list) -> Value | None:
+              depth_left: int | None, floors: list[Value], probed: list,
+              outcomes: list) -> Value | None:
         """Star2's probe phase, in the frame of the successors' mover. Fills ``floors`` and
-        ``probed``; returns a lower bound >= beta if the probes prove a fail-high, else None."""
-        game = self.game
+        ``probed``; returns a lower bound >= beta if the probes prove a fail-high, else None.
+        ``outcomes``: the branches' outcomes, for a trace (empty without one)."""
+        game = self.untold
+        trace = self.trace
         known: Value = 0          # weighted sum of the floors found so far
         rest = Fraction(1)
         for i, (p, child) in enumerate(branches):
@@ -248,11 +339,22 @@ class _StarSearch:
             # U - (U - alpha) / p (earlier successors add at most U each). With no lower end
             # above that, the probe's result stays a valid answer for the first child there.
             low_end = max(self.low, self.high - (self.high - alpha) / p)
+            if trace is not None:
+                trace.edge(outcomes[i], p)
+                trace.enter(child, frame, self.window_on_first(
+                    frame, low_end, min(fail_high_at, self.high)))
+                trace.edge(first_action)
             values, pv = self.search(game.apply(child, first_action), frame, low_end,
                                      min(fail_high_at, self.high), child_depth(depth_left))
             v = values[frame]
+            if trace is not None:
+                trace.probe(values, v if v > low_end else None)
             if v >= fail_high_at:
                 self.stats.cutoffs += 1
+                if trace is not None:
+                    trace.cutoff(PROBE_HIGH if frame == 0 else PROBE_LOW, values[0],
+                                 self.on_first(frame, fail_high_at), outcomes[i],
+                                 outcomes[i + 1:])
                 return known + p * v + rest * self.low
             if v > low_end:  # exact, so a lower bound on the successor; else only an upper one
                 floors[i] = v

@@ -1,23 +1,19 @@
-"""The search tree a solver explored, recorded through the game protocol, drawn as DOT or text.
+"""The search tree a solver explored, read from the solver's own trace, drawn as DOT or text.
 
 How it is recorded
 ------------------
-The solvers see only the game protocol, so the game is wrapped in ``Recorder``, a proxy that
-watches the calls. Every solver here searches depth-first: it applies an action to the state it
-is expanding and then asks about the child (``legal_actions``, ``chance_outcomes``, ``returns``
-or ``evaluate``) before going further. The proxy keeps the current path as a stack: on
-``apply(state, action)`` it pops back to the node holding ``state`` and pushes a *tentative*
-child; the child becomes part of the tree only when the solver then asks about it. A child that
-is applied but never asked about (alpha-beta applies the principal variation once more after
-the search, to report it) is not a visited node. States are values, not positions, so the
-stack (not a table keyed by state) decides where a child hangs: the same state reached by two
-move orders is two nodes, as it is for the solver (no transposition table is used here).
+The solver runs with a trace (gdl.solvers.trace): it says itself which nodes it enters, along
+which edge, and which leaves it reads, so the tree is the one it searched, not one a second
+implementation thinks it would search (``gdl step`` reads the same events). The trace keeps
+nodes apart by their path of moves, not by their states, so the same position reached by two
+move orders is two nodes, as it is for the solver. A child searched a second time (alpha-beta's
+root re-searches a child whose narrow-window test failed high) is a second node, marked
+``repeat``.
 
 A solver may abandon a search and begin again from the root (expectiminimax, when its exact
-integer scale cannot hold a chance value, searches again on a finer one and resets its counters).
-It asks for the initial state again to do so; the recorder then starts a new tree at the next
-question about the root, so only the final search is drawn, and a note says how many visits the
-abandoned passes made.
+integer scale cannot hold a chance value, searches again on a finer one and resets its
+counters); the trace then drops what came before, so only the final search is drawn, and a note
+says how many visits the abandoned passes made.
 
 The number of recorded nodes equals the solver's own ``stats.nodes``; the tests check it.
 
@@ -43,6 +39,7 @@ from fractions import Fraction
 from typing import Any
 
 from gdl.protocol import CHANCE, TERMINAL, format_value
+from gdl.solvers.trace import ENTER, EXIT, LEAF, PROBE, RESUME, TABLE, Event, Trace, TraceTooLong
 
 DEFAULT_LIMIT = 2000
 ALGORITHMS = ("minimax", "alphabeta", "expectiminimax", "maxn")
@@ -70,7 +67,6 @@ class Node:
     leaf: tuple | None = None         # returned or evaluated vector
     evaluated: bool = False           # True: a depth cut-off scored by `evaluate`
     repeat: bool = False              # a second search of the same action (a re-search)
-    inspected: bool = False           # the solver has asked about this node
     # filled in by back_up()
     value: tuple | None = None
     low: Any = None                   # interval for player 0's value (two-player constant-sum)
@@ -88,139 +84,12 @@ class Node:
         return self.low is None or self.low == self.high
 
 
-class Recorder:
-    """A game proxy that records the tree a depth-first solver explores (see the module notes)."""
-
-    def __init__(self, game: Any, root: Any = None, limit: int = DEFAULT_LIMIT):
-        self._game = game
-        self.info = game.info
-        self.limit = limit
-        root = game.initial_state() if root is None else root
-        self.root = Node(0, root, game.current_player(root))
-        self.count = 1
-        self._stack: list[tuple[Node, bool]] = [(self.root, True)]   # (node, confirmed)
-        self._starts = 0                # how often the solver asked for the initial state
-        self._restart_pending = False
-        self.restarts = 0               # searches begun again from the root (see _restart)
-        self.abandoned = 0              # nodes the abandoned searches had visited
-
-    def __getattr__(self, name: str):
-        return getattr(self._game, name)
-
-    # -- what the solver asks
-    def initial_state(self):
-        self._starts += 1
-        if self._starts > 1:
-            self._restart_pending = True
-        return self.root.state
-
-    def _restart(self) -> None:
-        """The solver asked for the initial state again and now asks about the root: it has
-        abandoned its search and starts a new one (expectiminimax does when its exact integer
-        scale cannot hold a chance value: gdl.solvers.scale.Rescale, counters reset). The new
-        search is the one whose answer and counts the solver reports, so the tree starts again
-        too: the abandoned pass is not drawn as visits, only counted for a note."""
-        self._restart_pending = False
-        self.restarts += 1
-        self.abandoned += self.count
-        self.root = Node(0, self.root.state, self.root.player)
-        self.count = 1
-        self._stack = [(self.root, True)]
-
-    def apply(self, state, action):
-        child = self._game.apply(state, action)
-        if self._restart_pending and state == self.root.state:
-            self._restart()
-        stack = self._stack
-        while len(stack) > 1 and not (stack[-1][0].state == state and stack[-1][1]):
-            stack.pop()
-        parent = stack[-1][0]
-        if parent.state == state:
-            node = Node(-1, child, -3, action, self._game.action_name(action), parent=parent)
-            if parent.player == CHANCE:
-                node.probability = dict(parent.available).get(action)
-            stack.append((node, False))
-        return child
-
-    def _seen(self, state) -> Node | None:
-        """The solver asks about ``state``: confirm the tentative node on top if it holds that
-        state; if a node already visited on the current path is asked about again, the solver
-        is searching it a second time (alpha-beta's root re-searches a child whose narrow-window
-        test failed high, without applying the action again): that is a new node, a sibling
-        marked ``repeat``. A question about the root after the search is not a visit."""
-        if self._restart_pending and state == self.root.state:
-            self._restart()
-        stack = self._stack
-        node, confirmed = stack[-1]
-        if node.state == state and not confirmed:
-            self._confirm(node, repeat=False)
-            stack[-1] = (node, True)
-            return node
-        if node.state == state and not node.inspected:     # the root's first question
-            node.inspected = True
-            return node
-        if state == self.root.state and stack[0][0].inspected:
-            # The root asked about again after the search (alpha-beta's optimal set), in a
-            # game whose path came back to the root's position: not a visit. (The root's
-            # re-searches are of its children, whose positions differ from the root's.)
-            return None
-        for depth in range(len(stack) - 1, 0, -1):
-            earlier, confirmed = stack[depth]
-            if confirmed and earlier.state == state:
-                del stack[depth:]
-                again = Node(-1, state, -3, earlier.action, earlier.name, earlier.probability,
-                             earlier.parent)
-                self._confirm(again, repeat=True)
-                stack.append((again, True))
-                return again
-        return None
-
-    def _confirm(self, node: Node, repeat: bool) -> None:
-        if self.count >= self.limit:
-            raise TreeTooLarge(self.limit)
-        node.number = self.count
-        self.count += 1
-        node.player = self._game.current_player(node.state)
-        parent = node.parent
-        assert parent is not None       # only children are confirmed: the root is made whole
-        node.repeat = repeat or any(c.action == node.action for c in parent.children)
-        parent.children.append(node)
-        node.inspected = True
-
-    def legal_actions(self, state):
-        actions = self._game.legal_actions(state)
-        node = self._seen(state)
-        if node is not None:
-            node.available = tuple(actions)
-        return actions
-
-    def chance_outcomes(self, state):
-        outcomes = self._game.chance_outcomes(state)
-        node = self._seen(state)
-        if node is not None:
-            node.available = tuple(outcomes)
-        return outcomes
-
-    def returns(self, state):
-        values = self._game.returns(state)
-        node = self._seen(state)
-        if node is not None:
-            node.leaf = tuple(values)
-        return values
-
-    def evaluate(self, state):
-        values = self._game.evaluate(state)
-        node = self._seen(state)
-        if node is not None and node.leaf is None:
-            node.leaf, node.evaluated = tuple(values), True
-        return values
-
-
 class _OnePath:
     """A game whose states carry the number of the visit that made them, so that a position met
     twice on one path (a game that can repeat a position, searched to a depth limit) is two
-    states for the recorder, which finds a node's parent by its state. Only the visit number
-    is added: the solver's values, moves and node counts are the game's."""
+    states in the drawn tree's nodes too, as it is two nodes (the trace keeps nodes apart by
+    their paths). Only the visit number is added: the solver's values, moves and node counts
+    are the game's."""
 
     def __init__(self, game: Any):
         self._game, self.info, self._visits = game, game.info, 0
@@ -299,23 +168,62 @@ def record(game: Any, algorithm: str = "auto", *, depth: int | None = None, root
     if depth is not None and info.max_length is None:
         game = _OnePath(game)       # a position may repeat on a path: tell its visits apart
         root = game.wrap(game._game.initial_state() if root is None else root)
-    recorder = Recorder(game, root, limit)
     options: dict[str, Any] = {}
     if algorithm == "alphabeta":
         from gdl.solvers.alphabeta import SearchOptions
 
         options["options"] = SearchOptions()
-    result = solve(recorder, algorithm, depth=depth, **options)
+    trace = Trace(limit)
+    try:
+        result = solve(game, algorithm, depth=depth, root_state=root, trace=trace, **options)
+    except TraceTooLong:
+        raise TreeTooLarge(limit) from None
     two_player = info.num_players == 2 and info.is_constant_sum
-    tree = SearchTree(recorder.root, info.players, algorithm, result, two_player, recorder.count,
-                      0, info.name, action_name=game.action_name)
-    if recorder.abandoned > recorder.restarts:      # an abandoned pass went past the root
+    tree = SearchTree(_nodes(game, trace.events), info.players, algorithm, result, two_player,
+                      trace.nodes, 0, info.name, action_name=game.action_name)
+    if trace.abandoned > trace.restarts:      # an abandoned pass went past the root
         tree.notes.append(
-            f"the search started over from the root {_times(recorder.restarts)}, to keep its "
-            f"fractions exact on a finer scale, dropping {recorder.abandoned:,} node visit(s); "
+            f"the search started over from the root {_times(trace.restarts)}, to keep its "
+            f"fractions exact on a finer scale, dropping {trace.abandoned:,} node visit(s); "
             "drawn is the final search, whose value and node count are the ones reported")
     back_up(tree)
     return tree
+
+
+def _nodes(game: Any, events: list[Event]) -> Node:
+    """The tree of a trace's events (a tree search with no table: every child it looks at is
+    entered); the root."""
+    root: Node | None = None
+    stack: list[Node] = []
+    for event in events:
+        if event.kind == ENTER:
+            parent = stack[-1] if stack else None
+            action = event.path[-1] if event.path else None
+            node = Node(event.node, event.state, event.player if event.player is not None
+                        else TERMINAL, action, "" if parent is None else game.action_name(action),
+                        event.probability, parent)
+            if event.player == CHANCE:
+                node.available = tuple(game.chance_outcomes(event.state))
+            elif event.player is not None and event.player >= 0:
+                node.available = tuple(game.legal_actions(event.state))
+            if parent is None:
+                root = node
+            else:
+                node.repeat = event.again or any(c.action == action for c in parent.children)
+                parent.children.append(node)
+            stack.append(node)
+        elif event.kind == LEAF:
+            node = stack.pop()
+            node.leaf, node.evaluated = tuple(event.values or ()), event.evaluated
+        elif event.kind in (EXIT, TABLE, PROBE):
+            if event.kind == TABLE and event.node < 0:
+                continue            # (no table here: a child answered without a visit)
+            stack.pop()
+        elif event.kind == RESUME:
+            raise ValueError("the tree view draws no probing search (Star2)")
+    if root is None:
+        raise ValueError("the search entered no node")
+    return root
 
 
 def _times(n: int) -> str:
