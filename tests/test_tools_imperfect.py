@@ -26,6 +26,7 @@ from fractions import Fraction
 
 import pytest
 from helpers import GAMES
+from wide_rules import RPS  # docs/language.md's nine lines
 
 import gdl
 from gdl.cli import main
@@ -34,18 +35,6 @@ from gdl.solvers import information
 from gdl.tools.session import Equilibrium, Session, seen_variables, strategy_seed
 
 KUHN = str(GAMES / "kuhn.game")
-
-# docs/language.md, section "simultaneous"
-RPS = """game "Rock, paper, scissors"
-players A, B
-simultaneous
-var hand[players] in {none, rock, paper, scissors} = none
-action show(h in {rock, paper, scissors}) effect hand[mover] = h
-terminal hand[A] != none
-define beats(x, y) = x == rock and y == scissors or x == paper and y == rock or x == scissors and y == paper
-utility A = 1 if beats(hand[A], hand[B]) else -1 if beats(hand[B], hand[A]) else 0
-zero-sum
-"""
 
 # A hides a number; B names one; A wins 1 when B misses, loses 1 when B hits: matching pennies.
 GUESS = """game "Guess"

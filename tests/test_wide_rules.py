@@ -4,6 +4,7 @@ declarations mean, on every back end, checked against what the docs say by hand.
 from fractions import Fraction
 
 import pytest
+from wide_rules import RPS  # docs/language.md's nine lines
 
 import gdl
 from gdl.errors import GdlError
@@ -11,17 +12,6 @@ from gdl.protocol import CHANCE, SIMULTANEOUS, TERMINAL
 from gdl.solvers import information
 
 BACKENDS = ["interpret", "compile", "native"]
-
-RPS = """game "Rock, paper, scissors"
-players A, B
-simultaneous
-var hand[players] in {none, rock, paper, scissors} = none
-action show(h in {rock, paper, scissors}) effect hand[mover] = h
-terminal hand[A] != none
-define beats(x, y) = x == rock and y == scissors or x == paper and y == rock or x == scissors and y == paper
-utility A = 1 if beats(hand[A], hand[B]) else -1 if beats(hand[B], hand[A]) else 0
-zero-sum
-"""
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

@@ -341,14 +341,7 @@ class InterpretedGame:
         to its player, then the `then` block; a `random` anywhere suspends the whole move."""
         run = _Run(list(base), outcomes)
         try:
-            for player, action_id in zip(acting, joint):
-                effect, env, _ = self._effects[action_id]
-                run.cells[0] = player
-                effect(run, env)
-            run.cells[0] = base[0]
-            if self._then is not None:
-                effect, env, _ = self._effects[self._then]
-                effect(run, env)
+            self._joint_effects(run, base, acting, joint)
         except _NeedChance:
             return base + tuple(joint) + outcomes
         except EvalError as error:
@@ -360,6 +353,18 @@ class InterpretedGame:
                                        if self.ir.simultaneous else NOWHERE), state)
         run.cells[0] = following
         return tuple(run.cells)
+
+    def _joint_effects(self, run: _Run, base, acting: tuple, joint) -> None:
+        """The effects of a joint move, run in order (the acting players', each as ``mover``,
+        then the `then` block); may raise _NeedChance."""
+        for player, action_id in zip(acting, joint):
+            effect, env, _ = self._effects[action_id]
+            run.cells[0] = player
+            effect(run, env)
+        run.cells[0] = base[0]
+        if self._then is not None:
+            effect, env, _ = self._effects[self._then]
+            effect(run, env)
 
     def _run(self, base, action_id: int, outcomes: tuple, state, action):
         effect, env, _ = self._effects[action_id]
@@ -398,14 +403,7 @@ class InterpretedGame:
             k = len(acting)
             run = _Run(list(base), state[self._base + k:])
             try:
-                for player, action_id in zip(acting, state[self._base:self._base + k]):
-                    effect, env, _ = self._effects[action_id]
-                    run.cells[0] = player
-                    effect(run, env)
-                run.cells[0] = base[0]
-                if self._then is not None:
-                    effect, env, _ = self._effects[self._then]
-                    effect(run, env)
+                self._joint_effects(run, base, acting, state[self._base:self._base + k])
             except _NeedChance as need:
                 return need.distribution
             except EvalError as error:
