@@ -261,30 +261,7 @@ def _evaluate(members, player, first, child, probability_index, probabilities, p
             value[position] = endless
         inside -= stuck
         members = [position for position in members if position not in stuck]
-    state: dict[int, int] = {}         # 1 on the DFS path, 2 finished
-    finished: list[int] = []
-    cut: list[int] = []
-    for root in members:
-        if root in state:
-            continue
-        state[root] = 1
-        work = [(root, iter(successors[root]))]
-        while work:
-            node, it = work[-1]
-            for target, _ in it:
-                if target not in inside:
-                    continue
-                mark = state.get(target)
-                if mark is None:
-                    state[target] = 1
-                    work.append((target, iter(successors[target])))
-                    break
-                if mark == 1 and target not in cut:
-                    cut.append(target)
-            else:
-                work.pop()
-                state[node] = 2
-                finished.append(node)
+    finished, cut = cut_and_order(members, successors, inside)
     index = {c: i for i, c in enumerate(cut)}
     size = len(cut) + 1                # affine form: coefficients of the cut values, then a constant
     form: dict[int, list] = {c: [Fraction(0)] * size for c in cut}
@@ -309,7 +286,10 @@ def _evaluate(members, player, first, child, probability_index, probabilities, p
     k = len(cut)
     matrix = [[(1 if i == j else 0) - equations[c][j] for j in range(k)] + [equations[c][-1]]
               for i, c in enumerate(cut)]
-    solution = _solve(matrix)
+    rows = gauss_jordan(matrix, k)
+    if rows is None:                   # singular: the policy keeps some play going for ever
+        raise _TooBig()
+    solution = [row[0] for row in rows]
     for node in members:
         if node in index:
             v = solution[index[node]]
@@ -378,21 +358,54 @@ def _traps(members, player, first, child, policy, value, endless: Fraction) -> b
     return changed
 
 
-def _solve(matrix: list[list[Fraction]]) -> list[Fraction]:
-    """Gauss-Jordan elimination in exact arithmetic; the last column is the right-hand side."""
-    k = len(matrix)
-    for col in range(k):
-        pivot = next((r for r in range(col, k) if matrix[r][col] != 0), None)
-        if pivot is None:               # singular: the policy keeps some play going for ever
-            raise _TooBig()
+def cut_and_order(members, successors: dict, inside: set) -> tuple[list[int], list[int]]:
+    """A depth-first search inside a component (iteratively), along ``successors`` (position
+    -> [(target, weight)]): the positions in post-order, and the targets of its back edges,
+    whose removal leaves no cycle (a feedback vertex set)."""
+    state: dict[int, int] = {}         # 1 on the search's path, 2 finished
+    finished: list[int] = []
+    cut: list[int] = []
+    in_cut: set = set()
+    for root in members:
+        if root in state:
+            continue
+        state[root] = 1
+        stack = [(root, iter(successors[root]))]
+        while stack:
+            node, moves = stack[-1]
+            for target, _ in moves:
+                if target not in inside:
+                    continue
+                mark = state.get(target)
+                if mark is None:
+                    state[target] = 1
+                    stack.append((target, iter(successors[target])))
+                    break
+                if mark == 1 and target not in in_cut:
+                    cut.append(target)
+                    in_cut.add(target)
+            else:
+                stack.pop()
+                state[node] = 2
+                finished.append(node)
+    return finished, cut
+
+
+def gauss_jordan(matrix: list[list[Fraction]], size: int) -> list[list[Fraction]] | None:
+    """Gauss-Jordan elimination in exact arithmetic, in place; the columns after ``size`` are
+    right-hand sides. The rows of the solution, one per unknown; None when singular."""
+    for col in range(size):
+        pivot = next((r for r in range(col, size) if matrix[r][col] != 0), None)
+        if pivot is None:
+            return None
         matrix[col], matrix[pivot] = matrix[pivot], matrix[col]
         lead = matrix[col][col]
         matrix[col] = [x / lead for x in matrix[col]]
-        for r in range(k):
+        for r in range(size):
             if r != col and matrix[r][col] != 0:
                 factor = matrix[r][col]
                 matrix[r] = [a - factor * b for a, b in zip(matrix[r], matrix[col])]
-    return [matrix[r][k] for r in range(k)]
+    return [row[size:] for row in matrix]
 
 
 def _improve(members, player, first, child, policy, value) -> bool:

@@ -75,6 +75,7 @@ from typing import Any
 
 import numpy as np
 
+from gdl.graph.iteration import cut_and_order, gauss_jordan
 from gdl.graph.order import edge_owner, gather
 from gdl.graph.solution import DRAW, LOSE, WIN, GraphSolution, VectorValues
 from gdl.moves import choices
@@ -596,7 +597,7 @@ def _evaluate(members, successors, value, k: int) -> None:
     function of them (post-order), and the linear system left is solved with one right-hand
     side per player. Positions outside the component are already valued."""
     inside = set(members)
-    finished, cut = _cut_and_order(members, successors, inside)
+    finished, cut = cut_and_order(members, successors, inside)
     index = {c: i for i, c in enumerate(cut)}
     # a form: (coefficients of the cut's unknowns, sparse), (constant vector)
     forms: dict[int, tuple[dict, list]] = {c: ({index[c]: Fraction(1)}, [0] * k) for c in cut}
@@ -625,7 +626,9 @@ def _evaluate(members, successors, value, k: int) -> None:
         coefficients, constant = equations[c]
         row = [Fraction(int(i == index[c])) - coefficients.get(i, 0) for i in range(size)]
         matrix.append(row + [Fraction(x) for x in constant])
-    solution = _solve(matrix, size)
+    solution = gauss_jordan(matrix, size)
+    if solution is None:       # singular: a play that never ends, impossible in a stopping game
+        raise AssertionError("the profile keeps a play going for ever")
     limit = MAX_DIGITS * 3.33
     for node in members:
         if node in index:
@@ -639,55 +642,6 @@ def _evaluate(members, successors, value, k: int) -> None:
             if max(abs(v.numerator), v.denominator).bit_length() > limit:
                 raise _TooBig()
         value[node] = tuple(Fraction(v) for v in vector)
-
-
-def _cut_and_order(members, successors, inside) -> tuple[list[int], list[int]]:
-    """Depth-first search inside the component (iteratively): the positions in post-order,
-    and the targets of its back edges, whose removal leaves no cycle."""
-    state: dict[int, int] = {}         # 1 on the search's path, 2 finished
-    finished: list[int] = []
-    cut: list[int] = []
-    in_cut: set = set()
-    for root in members:
-        if root in state:
-            continue
-        state[root] = 1
-        stack = [(root, iter(successors[root]))]
-        while stack:
-            node, moves = stack[-1]
-            for target, _ in moves:
-                if target not in inside:
-                    continue
-                mark = state.get(target)
-                if mark is None:
-                    state[target] = 1
-                    stack.append((target, iter(successors[target])))
-                    break
-                if mark == 1 and target not in in_cut:
-                    cut.append(target)
-                    in_cut.add(target)
-            else:
-                stack.pop()
-                state[node] = 2
-                finished.append(node)
-    return finished, cut
-
-
-def _solve(matrix: list[list[Fraction]], size: int) -> list[list[Fraction]]:
-    """Gauss-Jordan elimination in exact arithmetic; the columns after ``size`` are the
-    right-hand sides. The rows of the solution, one per unknown."""
-    for col in range(size):
-        pivot = next((r for r in range(col, size) if matrix[r][col] != 0), None)
-        if pivot is None:       # singular: a play that never ends, impossible in a stopping game
-            raise AssertionError("the profile keeps a play going for ever")
-        matrix[col], matrix[pivot] = matrix[pivot], matrix[col]
-        lead = matrix[col][col]
-        matrix[col] = [x / lead for x in matrix[col]]
-        for r in range(size):
-            if r != col and matrix[r][col] != 0:
-                factor = matrix[r][col]
-                matrix[r] = [a - factor * b for a, b in zip(matrix[r], matrix[col])]
-    return [row[size:] for row in matrix]
 
 
 def _certified(graph, layers, policy: np.ndarray, k: int, reason: str, how: str
