@@ -407,5 +407,28 @@ def test_ctrl_c_stops_a_native_search_cleanly(c4):
     with pytest.raises(KeyboardInterrupt):
         native.playouts(c4.initial_state(), 10 ** 10, 1, 100, 2)    # hours, unless stopped
     assert time.perf_counter() - started < 10
+    cpu = time.process_time()
+    time.sleep(0.5)
+    assert time.process_time() - cpu < 0.25       # the search has stopped, not run on unseen
     again = native.playouts(c4.initial_state(), 50, 3, 100, 2)    # the library still works
+    assert again == playouts_python(c4, 50, seed=3)
+
+
+@needs_cc
+def test_a_time_limit_stops_a_native_search_too(c4):
+    """The mutation fuzz's time limit (OutOfTime, a BaseException) met a native search that went
+    on in its worker thread, writing into the library while the next run used it (CI crashed).
+    Nothing of this process runs once the limit has been raised: no CPU time passes in a sleep."""
+    import time
+
+    from gdl.tools.mutate import OutOfTime, limit_time
+
+    native = native_rules(c4)
+    with pytest.raises(OutOfTime):
+        with limit_time(0.3):
+            native.playouts(c4.initial_state(), 10 ** 10, 1, 100, 2)    # hours, unless stopped
+    cpu = time.process_time()
+    time.sleep(0.5)
+    assert time.process_time() - cpu < 0.25
+    again = native.playouts(c4.initial_state(), 50, 3, 100, 2)
     assert again == playouts_python(c4, 50, seed=3)

@@ -20,17 +20,36 @@ SWITCH_TABLE, SWITCH_ORDERING, SWITCH_PVS, SWITCH_OPTIMAL_SET = 1, 2, 4, 8
 def interruptible(library: ctypes.CDLL, call):
     """``call()`` (a long native search) in a worker thread, so that Ctrl-C reaches this one: the
     search is then told to stop (``gdl_stop``), finishes within a few thousand nodes, frees its
-    memory, and KeyboardInterrupt goes on up. ctypes releases the GIL during the call."""
+    memory, and KeyboardInterrupt goes on up. ctypes releases the GIL during the call.
+
+    Any exception raised here while waiting (a mutant's time limit, gdl.tools.mutate.OutOfTime,
+    as well as Ctrl-C) stops the search the same way: a search left running in the background
+    would go on writing into the library's tables while the next call uses them. The worker's end
+    is an Event of its own, not ``Thread.join``: an exception raised inside ``join`` makes
+    Python 3.11 mark a thread that is still running as stopped (``lock.locked()`` in
+    ``_wait_for_tstate_lock`` is the worker's own lock)."""
     result: list = []
-    worker = threading.Thread(target=lambda: result.append(call()), daemon=True)
+    finished = threading.Event()
+
+    def work():
+        try:
+            result.append(call())
+        finally:
+            finished.set()
+
+    worker = threading.Thread(target=work, daemon=True)
     library.gdl_go()
     worker.start()
     try:
-        while worker.is_alive():
-            worker.join(0.05)
-    except KeyboardInterrupt:
+        while not finished.wait(0.05):
+            pass
+    except BaseException:
         library.gdl_stop()
-        worker.join()
+        while not finished.is_set():
+            try:
+                finished.wait(0.05)
+            except KeyboardInterrupt:   # a second Ctrl-C: the search is stopping already
+                pass
         library.gdl_go()
         raise
     return result[0]
