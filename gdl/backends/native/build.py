@@ -28,6 +28,9 @@ from gdl.cache import open_private_dir, private_cache_dir, unsafe_ancestor
 CACHE_ENTRIES = 64
 MAX_REASON = 4096       # bytes of a remembered refusal
 FLAGS = ("-O2", "-shared", "-fPIC", "-std=gnu11", "-w", "-fvisibility=default")
+# Added after FLAGS on demand, for a sanitizer run of the native tests (.ci/sanitize); part of
+# the cache key, so such a library is never mixed with the ordinary ones.
+EXTRA_FLAGS_VARIABLE = "GDL_NATIVE_CFLAGS"
 
 
 class NativeUnavailable(Exception):
@@ -101,8 +104,23 @@ def library_for(c_source: str | Callable[[], str], key: str | None = None,
     return library
 
 
+def _extra_flags() -> tuple[str, ...]:
+    """Compiler flags from ``$GDL_NATIVE_CFLAGS`` (split as a shell would), added after FLAGS:
+    ``GDL_NATIVE_CFLAGS="-fsanitize=address,undefined -g"`` builds every library with the
+    sanitizers (.ci/sanitize runs the native tests so, with the runtime preloaded into Python).
+    Empty when unset: the ordinary build. Unbalanced quotes: split at blanks instead (the
+    compiler then says what it makes of the words)."""
+    import shlex
+
+    text = os.environ.get(EXTRA_FLAGS_VARIABLE, "")
+    try:
+        return tuple(shlex.split(text))
+    except ValueError:
+        return tuple(text.split())
+
+
 def _digest(cc: str, key: str) -> str:
-    return hashlib.sha256("\0".join((cc, *FLAGS, key)).encode()).hexdigest()[:32]
+    return hashlib.sha256("\0".join((cc, *FLAGS, *_extra_flags(), key)).encode()).hexdigest()[:32]
 
 
 def is_cached(key: str) -> bool:
@@ -127,7 +145,7 @@ def _compile(cc: str, c_source: str, directory: Path, target: Path) -> None:
         handle.write(c_source)
     temporary = directory / f".{target.name}.{os.getpid()}.tmp"
     try:
-        done = subprocess.run([cc, *FLAGS, "-o", str(temporary), c_path],
+        done = subprocess.run([cc, *FLAGS, *_extra_flags(), "-o", str(temporary), c_path],
                               capture_output=True, text=True, timeout=120, check=False)
         if done.returncode != 0 or not temporary.exists():
             first = (done.stderr.strip().splitlines() or ["no output"])[0]
