@@ -20,12 +20,14 @@ DATA = Path(__file__).resolve().parent / "data"
 
 # ---- the quick run: `pytest -m "not slow"` ----------------------------------------------------
 # The tests left out of the quick run, by file and function (every parametrized case of it).
-# Chosen from `python -m pytest -p no:randomly --durations=0 --junitxml=...`: each function whose
-# cases took 1 s or more in all (setup included) over the whole suite, then over the quick run
-# left, on this 2-core machine while loaded (load 4 to 10). What is left still touches every
-# package: lang, backends and native, solvers, graph, tools, cli, serve, lsp, bridges. A test may
-# also say @pytest.mark.slow itself. CI (.ci/run) runs every test. README.md, "Testing", has the
-# commands and the times measured.
+# Chosen from `python -m pytest -p no:randomly --durations=0 --junitxml=...` over the whole suite
+# and then over the quick run left, on this 2-core machine while loaded (load 4 to 10): each
+# function whose cases took 1 s or more in all, setup included; then, from the CPU seconds of
+# each test in the quick run (its process's and its children's, from resource.getrusage: a
+# measure the load does not stretch), each function of 0.5 s or more. What is left still
+# touches every package: lang, backends and native, solvers, graph, tools, cli, serve, lsp,
+# bridges. A test may also say @pytest.mark.slow itself. CI (.ci/run) runs every test.
+# README.md, "Testing", has the commands and the times measured.
 SLOW = {
     "test_agreement.py": {"test_three_player_trees",
         "test_compiled_equals_interpreted",
@@ -50,7 +52,8 @@ SLOW = {
         "test_pig_json_prints_fractions_as_strings", "test_state_dependent_probabilities_fail_in_a_solve"},
     "test_chance_scale.py": {"test_generated_trees_match_plain_fraction_arithmetic",
         "test_generated_rule_files_match_plain_fraction_arithmetic"},
-    "test_cli.py": {"test_count_json_tictactoe", "test_python_dash_m_gdl_runs_as_a_process",
+    "test_cli.py": {"test_count_depth_limit",
+        "test_count_json_tictactoe", "test_python_dash_m_gdl_runs_as_a_process",
         "test_set_parameter", "test_solve_after_moves", "test_solve_json_tictactoe"},
     "test_compile.py": {"test_compiled_equals_interpreted_on_bundled_games",
         "test_every_bundled_game_generates_stable_source",
@@ -72,7 +75,8 @@ SLOW = {
     "test_docs.py": {"test_doc_example", "test_doc_example_formats_back_and_runs_alike_in_both_backends"},
     "test_endless.py": {"test_a_declared_draw_is_solved_where_it_was_refused",
         "test_declared_endless_play_matches_brute_force", "test_the_declaration_formats_and_reads_back"},
-    "test_engine_cli.py": {"test_connect_four_5x4_is_a_draw_in_fewer_nodes_than_positions",
+    "test_engine_cli.py": {"test_node_budget",
+        "test_connect_four_5x4_is_a_draw_in_fewer_nodes_than_positions",
         "test_ctrl_c_prints_the_deepest_completed_iteration",
         "test_ctrl_c_with_nothing_completed_exits_130",
         "test_deepening_switches_change_node_counts_on_connect_four",
@@ -104,7 +108,8 @@ SLOW = {
         "test_comments_anywhere_are_kept_in_order_and_the_result_is_stable"},
     "test_frontend_fuzz.py": {"test_deep_nesting_is_refused_with_a_located_error",
         "test_mutated_bundled_games", "test_text_from_the_grammar", "test_text_from_the_grammar_parses"},
-    "test_fuzz_teeth.py": {"test_a_strong_solve_one_move_too_far_from_the_end",
+    "test_fuzz_teeth.py": {"test_alpha_beta_with_the_cut_off_comparison_off_by_one",
+        "test_a_strong_solve_one_move_too_far_from_the_end",
         "test_a_strong_solve_that_classes_player_1s_positions_player_0s_way",
         "test_a_table_that_stores_bounds_as_exact_values",
         "test_exact_chance_values_that_are_slightly_off",
@@ -157,7 +162,8 @@ SLOW = {
         "test_generated_endless_games_answer_with_a_subgame_perfect_equilibrium",
         "test_generated_stopping_games_answer_with_an_equilibrium_or_say_why_not"},
     "test_mutation_fuzz.py": {"test_mutants_give_no_traceback_no_hang_no_disagreement"},
-    "test_native.py": {"test_a_rule_error_is_reported_located_as_in_python",
+    "test_native.py": {"test_depth_limited_minimax_on_connect_four",
+        "test_a_rule_error_is_reported_located_as_in_python",
         "test_an_overflowing_product_gives_the_exact_python_answer",
         "test_cached_libraries_are_private_and_symlinks_are_refused",
         "test_every_step_agrees_with_the_compiled_rules", "test_generated_rule_files",
@@ -180,18 +186,22 @@ SLOW = {
     "test_native_maxn.py": {"test_depth_limited_from_a_position", "test_generated_games",
         "test_the_cli_solves_takeaway_natively", "test_three_player_takeaway_with_shallow_pruning",
         "test_tictactoe_maxn_is_minimax_node_for_node"},
-    "test_native_star.py": {"test_a_fraction_beyond_64_bits_falls_back_with_a_note",
+    "test_native_star.py": {"test_from_a_position_after_some_moves",
+        "test_gdl_solve_pig_runs_star2_natively_by_default",
+        "test_a_fraction_beyond_64_bits_falls_back_with_a_note",
         "test_a_leaf_outside_the_declared_bounds_is_reported_as_in_python",
         "test_bundled_chance_games_agree_in_all_three_tiers", "test_generated_chance_games",
         "test_pig_three_sided_die_depth_two_is_openspiels_figure",
         "test_star2_probes_a_regular_tree_as_the_python_tier_does"},
-    "test_native_startup.py": {"test_a_first_load_compiles_the_c_while_it_builds_the_python",
+    "test_native_startup.py": {"test_solve_reports_a_false_length_bound_the_same_on_both_tiers",
+        "test_a_first_load_compiles_the_c_while_it_builds_the_python",
         "test_a_first_load_that_finds_the_library_cached_makes_no_c",
         "test_ping_pong_cycle_is_the_one_the_file_describes",
         "test_the_native_cycle_walk_is_the_python_walk"},
     "test_nplayer_games.py": {"test_centipede_from_the_command_line",
         "test_takeaway_default_is_solved_by_maxn_automatically"},
-    "test_openspiel.py": {"test_a_registered_game_pickles_with_its_rules_even_into_a_fresh_process",
+    "test_openspiel.py": {"test_openspiel_value_iteration_agrees",
+        "test_a_registered_game_pickles_with_its_rules_even_into_a_fresh_process",
         "test_gdl_fuzz_with_openspiel",
         "test_generated_n_player_rule_games_pass_the_random_simulation_check",
         "test_generated_two_player_rule_games_agree_with_openspiel", "test_openspiel_alpha_beta_agrees",
@@ -203,7 +213,8 @@ SLOW = {
         "test_wheel_contains_the_grammar_and_loads_it"},
     "test_paranoid.py": {"test_deep_chain_does_not_hit_the_recursion_limit",
         "test_agrees_with_brute_force_on_three_players", "test_two_players_is_minimax"},
-    "test_pettingzoo.py": {"test_pettingzoo_api_test_passes",
+    "test_pettingzoo.py": {"test_chance_is_sampled_reproducibly_from_the_seed",
+        "test_pettingzoo_api_test_passes",
         "test_the_shimmy_route_through_openspiel_passes_the_api_test"},
     "test_play.py": {"test_connect_four_seven_by_six_with_a_time_limit",
         "test_solver_plays_itself_to_the_game_value"},
@@ -229,6 +240,7 @@ SLOW = {
         "test_paranoid_with_a_table_gives_the_same_answer",
         "test_star_with_a_table_gives_the_same_answer",
         "test_star_with_a_table_gives_the_same_answer_under_a_depth_limit"},
+    "test_tier_security.py": {"test_every_file_a_tiered_solve_writes_reads_without_pickles"},
     "test_tiers.py": {"test_a_large_game_that_declares_a_tier_is_solved_by_tiers_by_itself",
         "test_a_solve_by_tiers_saves_the_serial_database_byte_for_byte",
         "test_an_interrupted_solve_resumes_to_the_same_database",
@@ -241,7 +253,8 @@ SLOW = {
         "test_the_merge_a_bucket_at_a_time_writes_the_same_database",
         "test_tiers_with_moves_inside_are_solved_in_pieces_on_the_workers",
         "test_two_worker_processes_give_the_same_database"},
-    "test_tiers_native.py": {"test_a_move_that_lowers_the_tier_is_reported_on_packed_keys",
+    "test_tiers_native.py": {"test_a_failing_key_section_thread_fails_the_merge_without_a_hang",
+        "test_a_move_that_lowers_the_tier_is_reported_on_packed_keys",
         "test_moves_inside_a_tier_and_to_several_later_tiers",
         "test_native_tiers_equal_protocol_tiers_and_the_single_graph_database",
         "test_the_command_line_solves_by_tiers_on_packed_keys_unless_told_compile",
@@ -255,10 +268,12 @@ SLOW = {
         "test_tiers_that_do_not_reach_each_other_are_solved_at_once_whole",
         "test_two_workers_give_the_serial_database_exact_and_bracketed",
         "test_whole_tiers_stop_where_asked_and_resume_to_the_same_database"},
-    "test_tools_cyclic.py": {"test_serve_answers_on_every_cyclic_game",
+    "test_tools_cyclic.py": {"test_a_search_playing_itself_round_a_cycle_is_stopped",
+        "test_serve_answers_on_every_cyclic_game",
         "test_check_deep_promises_what_solve_does", "test_refusals_name_what_works",
         "test_serve_reads_a_cyclic_database"},
     "test_tree.py": {"test_too_large_a_tree_suggests_a_depth"},
+    "test_untrusted.py": {"test_hostile_names_and_strings_stay_data"},
     "test_validate.py": {"test_connect_four_census", "test_every_bundled_game_passes",
         "test_solve_refuses_an_oversized_search_with_strict", "test_solve_reports_the_cycle",
         "test_solve_warns_and_goes_on"},
