@@ -12,6 +12,8 @@ from __future__ import annotations
 import glob
 import os
 import re
+import signal
+from contextlib import contextmanager
 
 import lark
 import pytest
@@ -24,12 +26,12 @@ import gdl
 from gdl.errors import GdlError
 from gdl.lang.grammar import grammar_text
 from gdl.protocol import CHANCE, SIMULTANEOUS, TERMINAL
-from gdl.tools.mutate import limit_time
+from gdl.tools.mutate import OutOfTime
 
 GAMES = {os.path.basename(p): open(p, encoding="utf-8").read()
          for p in sorted(glob.glob(os.path.join(os.path.dirname(__file__), "..", "games",
                                                 "*.game")))}
-SECONDS = 10   # per input; generous: a slow machine must not make this flaky
+SECONDS = 10   # CPU seconds per input (limit_cpu_time): a loaded machine cannot make this flaky
 BACKENDS = getattr(gdl, "BACKENDS", ("interpret",))
 FUZZ = settings(deadline=None, database=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much,
@@ -46,11 +48,40 @@ def assert_located(error: GdlError, text: str) -> None:
     error.render()   # rendering never fails either
 
 
+@contextmanager
+def limit_cpu_time(seconds: float):
+    """Raise ``OutOfTime`` in the block once this process has used ``seconds`` of CPU time (all
+    its threads; SIGPROF). CPU, not wall time: a loaded machine stretches the wall clock, and
+    the C compiler the native back end starts runs in a process of its own, outside the count,
+    as the front end's own work is what is limited. No limit without the interval timer."""
+    if not hasattr(signal, "setitimer"):
+        yield
+        return
+
+    def expire(signum, frame):
+        raise OutOfTime
+
+    previous = signal.signal(signal.SIGPROF, expire)
+    signal.setitimer(signal.ITIMER_PROF, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_PROF, 0)
+        signal.signal(signal.SIGPROF, previous)
+
+
+def test_the_cpu_limit_stops_a_busy_loop_and_leaves_no_timer():
+    with pytest.raises(OutOfTime), limit_cpu_time(0.2):
+        while True:
+            pass
+    assert signal.getitimer(signal.ITIMER_PROF) == (0.0, 0.0)
+
+
 def front_end(text: str) -> None:
     """parse → check → build with each backend, then a few steps of play; only located gdl
     errors may come out."""
     for backend in BACKENDS:
-        with limit_time(SECONDS):
+        with limit_cpu_time(SECONDS):
             try:
                 game = gdl.loads(text, "<fuzz>", backend=backend)
                 state = game.initial_state()
@@ -119,7 +150,7 @@ def test_text_from_the_grammar_parses(text):
     may still object to a number like 1/0 (E221), with its location."""
     from gdl.lang.parse import parse
 
-    with limit_time(SECONDS):
+    with limit_cpu_time(SECONDS):
         try:
             parse(text)
         except GdlError as error:

@@ -362,9 +362,10 @@ def test_play_has_a_default_budget():
 
     game = gdl.load(GAMES / "pig.game")
     advisor = Advisor(default_time=1.0)
-    started = time.monotonic()
+    # CPU seconds of this process: the work done, which a loaded machine does not stretch
+    started = time.process_time()
     advice = advisor.advise(game, game.initial_state())
-    assert time.monotonic() - started < 30       # not forever; generous for a loaded machine
+    assert time.process_time() - started < 30    # not forever (Pig to 100 is never solved)
     assert not advice.result.proven
     assert set(advice.best_actions) <= set(game.legal_actions(game.initial_state()))
 

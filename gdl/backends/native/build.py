@@ -40,6 +40,9 @@ from gdl.cache import open_private_dir, private_cache_dir, unsafe_ancestor
 CACHE_ENTRIES = 64
 MAX_REASON = 4096       # bytes of a remembered refusal
 FLAGS = ("-O2", "-shared", "-fPIC", "-std=gnu11", "-w", "-fvisibility=default")
+# Added after FLAGS on demand, for a sanitizer run of the native tests (.ci/sanitize); part of
+# the cache key, so such a library is never mixed with the ordinary ones.
+EXTRA_FLAGS_VARIABLE = "GDL_NATIVE_CFLAGS"
 
 # The compile's time limit: gcc -O2 takes about 12 CPU seconds a megabyte of generated C (Othello
 # 6x6 inlined, 2.5 MB: 30 s; the bundled games, 0.1-0.3 MB: 0.6-1.3 s), and a loaded machine
@@ -146,8 +149,23 @@ def library_for(c_source: str | Callable[[], str], key: str | None = None,
     return library
 
 
+def _extra_flags() -> tuple[str, ...]:
+    """Compiler flags from ``$GDL_NATIVE_CFLAGS`` (split as a shell would), added after FLAGS:
+    ``GDL_NATIVE_CFLAGS="-fsanitize=address,undefined -g"`` builds every library with the
+    sanitizers (.ci/sanitize runs the native tests so, with the runtime preloaded into Python).
+    Empty when unset: the ordinary build. Unbalanced quotes: split at blanks instead (the
+    compiler then says what it makes of the words)."""
+    import shlex
+
+    text = os.environ.get(EXTRA_FLAGS_VARIABLE, "")
+    try:
+        return tuple(shlex.split(text))
+    except ValueError:
+        return tuple(text.split())
+
+
 def _digest(cc: str, key: str) -> str:
-    return hashlib.sha256("\0".join((cc, *FLAGS, key)).encode()).hexdigest()[:32]
+    return hashlib.sha256("\0".join((cc, *FLAGS, *_extra_flags(), key)).encode()).hexdigest()[:32]
 
 
 def is_cached(key: str) -> bool:
@@ -232,7 +250,8 @@ def _compile(cc: str, c_source: str, directory: Path, target: Path,
         handle.write(c_source)
     temporary = directory / f".{target.name}.{os.getpid()}.{threading.get_ident()}.tmp"
     try:
-        returncode, errors = _run_compiler([cc, *FLAGS, "-o", str(temporary), c_path], limit,
+        returncode, errors = _run_compiler([cc, *FLAGS, *_extra_flags(), "-o", str(temporary),
+                                            c_path], limit,
                                            len(c_source.encode()), cancel)
         if returncode != 0 or not temporary.exists():
             first = (errors.strip().splitlines() or ["no output"])[0]

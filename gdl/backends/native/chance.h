@@ -76,7 +76,7 @@ static inline int q_cmp(Q a, Q b) {    /* exact: each product is below 2^126 */
    A problem sets gdl_err: the Python tier then reports it located (E305). */
 typedef struct { int n; V value[DIST_MAX]; Q p[DIST_MAX]; } Dist;
 
-static void dist_add(Dist *dist, V value, Q p) {
+static inline void dist_add(Dist *dist, V value, Q p) {
     if (p.n == 0) return;
     if (p.n < 0 || p.n > p.d) { gdl_err = 1; return; }
     for (int i = 0; i < dist->n; i++) if (dist->value[i] == value) { gdl_err = 1; return; }
@@ -84,7 +84,7 @@ static void dist_add(Dist *dist, V value, Q p) {
     dist->p[dist->n++] = p;
 }
 
-static void dist_done(const Dist *dist) {
+static inline void dist_done(const Dist *dist) {
     Q total = q_of(0);
     for (int i = 0; i < dist->n; i++) total = q_add(total, dist->p[i]);
     if (total.n != 1 || total.d != 1) gdl_err = 1;

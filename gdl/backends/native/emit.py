@@ -195,7 +195,7 @@ class CEmitter:
             known = self.bounds(e.value, env)
             if known is not None:
                 self.ranges[name] = known
-            return (f"({{ V {name} = {self.expr(e.value, env, s)}; "
+            return (f"({{ V {name} = {self.expr(e.value, env, s)}; (void){name}; "
                     f"{self.expr(e.body, {**env, e.name: name}, s)}; }})")
         raise Unsupported(f"expression {type(e).__name__}")
 
@@ -212,7 +212,8 @@ class CEmitter:
         self.ranges = saved
         head = f"static V {name}(const V *s{''.join(f', V {p}' for p in params)})"
         self.functions.append(head + "; " + c_comment("define " + define.name))
-        self.function_bodies.append(f"{head} {{ {self.where(define.span)}\n    return {body};\n}}")
+        unused = "".join(f"(void){p}; " for p in ("s", *params))   # -Wunused-parameter
+        self.function_bodies.append(f"{head} {{ {self.where(define.span)}\n    {unused}return {body};\n}}")
         return name
 
     def guard_facts(self, e: ir.Expr, env, s: str):
@@ -465,7 +466,8 @@ class CEmitter:
                 # The rest of the block runs with the value bound: a C block of its own.
                 name = self.fresh("t")
                 known = self.bounds(st.value, env)
-                lines.append(f"{pad}{{ V {name} = {self.expr(st.value, env)}; {self.where(st.span)}")
+                lines.append(f"{pad}{{ V {name} = {self.expr(st.value, env)}; (void){name}; "
+                             f"{self.where(st.span)}")
                 if known is not None:
                     self.ranges[name] = known
                 lines += self.stmts(st.body, {**env, st.name: name}, depth + 1)
@@ -506,7 +508,7 @@ class CEmitter:
                 f"dist_add(dist, {self.expr(value, env)}, {self.probability(p, env)});"
                 for value, p in st.outcomes) + " dist_done(dist);"
         lines = [f"{pad}{{ V {local}; if (cur < nout) {local} = outs[cur++]; else {{ {fill} "
-                 f"return 1; }} {self.where(st.span)}"]
+                 f"return 1; }} (void){local}; {self.where(st.span)}"]
         values = [int(v.value) for v, _ in st.outcomes if isinstance(v, ir.Lit)]
         if len(values) == len(st.outcomes) and values:
             self.ranges[local] = (min(values), max(values))
@@ -567,7 +569,13 @@ class CEmitter:
     def per_player(self, name: str, expressions) -> list[str]:
         """``void name(const V *s, V *out)``: one value per player, the missing one from the sum."""
         g = self.game
-        lines = [f"static void {name}(const V *s, V *out) {{"]
+        lines = [f"static void {name}(const V *s, V *out) {{", "    (void)s;"]
+        if not expressions:
+            # no declared values (a game that ends only `when stuck`, whose declared terminal
+            # never holds): never called; should it be, every value is defined and the search
+            # stops for the Python tier.
+            lines.append("    for (int p = 0; p < PLAYERS; p++) out[p] = 0;")
+            lines.append("    gdl_err = 1;")
         missing = None
         for player, e in enumerate(expressions):
             if e is None:
@@ -616,7 +624,7 @@ class CEmitter:
         # rule_returns_declared, and the game's rule_terminal and rule_returns wrap them
         # (below, once the legal actions are defined).
         stuck = "_declared" if g.stuck_end is not None else ""
-        body += [f"static int rule_terminal{stuck}(const V *s) {{ return (int)(" + terminal + "); } "
+        body += [f"static int rule_terminal{stuck}(const V *s) {{ (void)s; return (int)(" + terminal + "); } "
                  + self.where(g.spans.get("terminal"))]
         body += self.per_player(f"rule_returns{stuck}", g.utilities)
         if stuck:
@@ -624,7 +632,9 @@ class CEmitter:
         if g.evaluations:
             body += self.per_player("rule_evaluate", g.evaluations)
         else:
-            body += ["static void rule_evaluate(const V *s, V *out) { (void)s; (void)out; gdl_err = 1; }"]
+            # no evaluation: the search stops for the Python tier, with every value defined
+            body += ["static void rule_evaluate(const V *s, V *out) { (void)s; "
+                     "for (int p = 0; p < PLAYERS; p++) out[p] = 0; gdl_err = 1; }"]
         # legal actions, one function per player, in declaration order
         size = sum(len(line) for line in body)
         start, done = size, 0
@@ -632,7 +642,7 @@ class CEmitter:
                     if ground.action.by is None or player in ground.action.by)
         for player in range(n):
             body.append(f"static int rule_legal_{player}(const V *s, int *out) {{")
-            body.append("    int n = 0;")
+            body.append("    (void)s; int n = 0;")
             for action_id, ground in enumerate(g.ground_actions):
                 action = ground.action
                 if action.by is not None and player not in action.by:
@@ -670,9 +680,10 @@ class CEmitter:
         if g.has_chance:
             body.append("static int rule_effect_chance(V *s, int action, V *turn, const V *outs, "
                         "int nout, Dist *dist) {")
-            body.append("    int cur = 0;")
+            body.append("    (void)turn; int cur = 0;")
         else:
             body.append("static void rule_effect(V *s, int action, V *turn) {")
+            body.append("    (void)turn;")
         body.append("    switch (action) {")
         for action_id, ground in enumerate(g.ground_actions):
             action = ground.action

@@ -87,7 +87,9 @@ long long gdl_graph_expand(const uint64_t *keys, long long n, signed char *playe
 int gdl_graph_number(const uint64_t *keys, long long n, long long start, long long stop,
                      signed char *player, long long *first, int *child, long long child_capacity,
                      V *returns) {
-    uint64_t children[ACTIONS];
+    /* zeroed once per batch: expand_one writes the first `count`, which gcc cannot see
+       (-Wmaybe-uninitialized) */
+    uint64_t children[ACTIONS] = {0};
     const uint64_t *rest = keys + 1;
     long long size = n - 1;
     gdl_err = 0;
