@@ -212,3 +212,25 @@ def test_the_command_line_reports_a_hostile_database_without_a_traceback(nim_dat
     code = main(["analyze", str(GAMES / "nim.game"), "--db", str(path)])
     err = capsys.readouterr().err
     assert code == 2 and "not a valid gdl position database" in err and "Traceback" not in err
+
+
+def test_a_deep_header_is_refused_whatever_the_recursion_limit(tmp_path):
+    """A deep search raises the interpreter's recursion limit for its thread's sake; json's C
+    parser then recursed 100,000 levels on the main thread's stack and crashed the process."""
+    import sys
+
+    path = tmp_path / "deep.db"
+    path.write_bytes(pack(b"[" * 100_000 + b"]" * 100_000, []))
+    before = sys.getrecursionlimit()
+    sys.setrecursionlimit(200_000)
+    try:
+        with pytest.raises(DatabaseError, match="nested 100000 levels deep"):
+            open_database(path)
+    finally:
+        sys.setrecursionlimit(before)
+
+
+def test_brackets_inside_header_strings_are_not_nesting():
+    from gdl.graph.database import _shallow_json
+
+    assert _shallow_json('{"note": "' + "[" * 100 + '\\\\", "x": [[1]]}') == {"note": "[" * 100 + "\\", "x": [[1]]}

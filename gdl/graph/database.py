@@ -374,7 +374,7 @@ class PositionDatabase:
         offset += 4
         if offset + length > len(data):
             raise ValueError("the file is truncated")
-        self.header = header = json.loads(data[offset:offset + length].decode("utf-8"))
+        self.header = header = _shallow_json(data[offset:offset + length].decode("utf-8"))
         offset += length
         if not isinstance(header, dict):
             raise ValueError("the header is not a JSON object")
@@ -571,6 +571,23 @@ def _inflate(compressed: bytes, size: int) -> bytes:
     if len(data) != size:
         raise ValueError("a section has the wrong length")
     return data
+
+
+# A header is a few levels deep; json's C parser recurses once a level, bounded only by Python's
+# recursion limit, which a deep search raises (gdl.solvers.deep) and a program using gdl may too.
+MAX_HEADER_NESTING = 32
+_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+
+
+def _shallow_json(text: str) -> object:
+    """``json.loads(text)``, refused (ValueError) when nested deeper than MAX_HEADER_NESTING."""
+    depth = deepest = 0
+    for bracket in re.findall(r"[\[\]{}]", _JSON_STRING.sub("", text)):
+        depth += 1 if bracket in "[{" else -1
+        deepest = max(deepest, depth)
+    if deepest > MAX_HEADER_NESTING:
+        raise ValueError(f"the header is nested {deepest} levels deep, more than a database has")
+    return json.loads(text)
 
 
 def _inert(text: str) -> str:

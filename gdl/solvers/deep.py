@@ -67,8 +67,11 @@ def run_deep(fn: Callable[..., T], *args: Any, on_interrupt: Callable[[], None] 
                 interrupted = True
                 on_interrupt()
     finally:
-        if finished.is_set():
-            sys.setrecursionlimit(old_limit)
+        # Restored even when the worker is abandoned: the limit is the interpreter's, and one left
+        # at MAX_FRAMES lets later C recursion (json.loads of a hostile database header, nested
+        # 100,000 deep) overflow the main thread's stack instead of raising RecursionError. An
+        # abandoned worker deeper than the old limit then stops with RecursionError, as it should.
+        sys.setrecursionlimit(old_limit)
     if "error" in outcome:
         raise outcome["error"]
     return outcome["value"]
