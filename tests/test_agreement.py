@@ -17,6 +17,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import gdl
+from gdl.generators.rules import rule_games
+from gdl.generators.trees import trees
 from gdl.lang.parse import parse
 from gdl.tools.fuzz import (
     TargetReport,
@@ -37,7 +39,6 @@ from gdl.tools.fuzz import (
     reorder_declarations,
     run_property,
 )
-from gdl.tools.strategies import rule_games, trees
 
 LARGE = int(os.environ.get("GDL_FUZZ_EXAMPLES", "0") or 0)
 settings.register_profile("gdl-fuzz-small", deadline=None, database=None,

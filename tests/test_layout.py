@@ -26,12 +26,17 @@ LAYERS: dict[str, set[str]] = {
     "gdl.solvers": {"gdl.protocol", "gdl.moves"},
     # (and the private-directory checks of gdl.cache, for the tier files)
     "gdl.graph": {"gdl.protocol", "gdl.moves", "gdl.solvers", "gdl.cache"},
-    "gdl.tools": FOUNDATION | {"gdl.lang", "gdl.backends", "gdl.solvers", "gdl.graph"},
-    "gdl.bridges": FOUNDATION | {"gdl.lang", "gdl.backends", "gdl.solvers", "gdl.graph", "gdl.tools"},
-    "gdl.serve": FOUNDATION | {"gdl.lang", "gdl.backends", "gdl.solvers", "gdl.graph", "gdl.tools"},
+    # The test-game generators build rule files and trees; they solve nothing.
+    "gdl.generators": FOUNDATION | {"gdl.lang", "gdl.backends"},
+    "gdl.tools": FOUNDATION | {"gdl.lang", "gdl.backends", "gdl.solvers", "gdl.graph",
+                               "gdl.generators"},
+    "gdl.bridges": FOUNDATION | {"gdl.lang", "gdl.backends", "gdl.solvers", "gdl.graph",
+                                 "gdl.generators", "gdl.tools"},
+    "gdl.serve": FOUNDATION | {"gdl.lang", "gdl.backends", "gdl.solvers", "gdl.graph",
+                               "gdl.generators", "gdl.tools"},
     "gdl.lsp": FOUNDATION | {"gdl.lang", "gdl.backends", "gdl.tools"},
-    "gdl.cli": FOUNDATION | {"gdl.lang", "gdl.backends", "gdl.solvers", "gdl.graph", "gdl.tools",
-                             "gdl.bridges", "gdl.serve", "gdl.lsp"},
+    "gdl.cli": FOUNDATION | {"gdl.lang", "gdl.backends", "gdl.solvers", "gdl.graph",
+                             "gdl.generators", "gdl.tools", "gdl.bridges", "gdl.serve", "gdl.lsp"},
     # The public API (gdl/__init__.py) gathers what users need; python -m gdl runs the CLI.
     "gdl": FOUNDATION | {"gdl.lang", "gdl.backends", "gdl.solvers", "gdl.graph", "gdl.tools"},
     "gdl.__main__": {"gdl.cli"},
@@ -113,6 +118,9 @@ def test_the_checker_catches_an_upward_import(tmp_path):
     assert not allowed("gdl.tools.fuzz", "gdl")
     assert not allowed("gdl.backends.load", "gdl.cli")
     assert allowed("gdl.cli.basic", "gdl.tools.count")
+    assert allowed("gdl.tools.fuzz", "gdl.generators.rules")
+    assert not allowed("gdl.generators.rules", "gdl.tools.fuzz")
+    assert not allowed("gdl.generators.rules", "gdl.solvers")
     fake = tmp_path / "gdl" / "solvers" / "sneaky.py"
     fake.parent.mkdir(parents=True)
     fake.write_text("import lark\n\ndef f():\n    from ..backends import compiler\n")

@@ -720,8 +720,8 @@ def tree_metamorphic_problems(game: Any, seed: int = 0) -> tuple[list[Problem], 
     """Relabel every edge, permute children (two-player constant-sum trees only: elsewhere the
     first-best tie rule makes the order matter), and apply an affine change to every leaf."""
     from gdl.backends.tree import tree_info
+    from gdl.generators.trees import GeneratedTree
     from gdl.lang.ir import Chance, Decision, Leaf
-    from gdl.tools.strategies import GeneratedTree
 
     rng = _random.Random(seed)
     info = game.info
@@ -1764,7 +1764,7 @@ class Summary:
 def _tree_targets() -> dict[str, Any]:
     from hypothesis import strategies as st
 
-    from gdl.tools.strategies import trees
+    from gdl.generators.trees import trees
 
     return {
         "trees, two players": st.one_of(
@@ -1792,7 +1792,7 @@ def cyclic_games():
     rule files of counters, both with and without chance and `when endless`."""
     from hypothesis import strategies as st
 
-    from gdl.tools.strategies import cyclic_graphs, cyclic_rule_games
+    from gdl.generators.cyclic import cyclic_graphs, cyclic_rule_games
 
     return st.one_of(cyclic_graphs(chance=None, max_deciders=6), cyclic_rule_games())
 
@@ -1922,7 +1922,7 @@ def _failure_text(target: str, example: Any) -> str:
 def _run_targets(examples: int, seed: int, targets: Sequence[str]) -> Summary:
     from hypothesis import strategies as st
 
-    from gdl.tools.strategies import rule_games, transposition_games
+    from gdl.generators.rules import rule_games, transposition_games
 
     summary = Summary(seed=seed, examples=examples)
     strategies = _tree_targets()
