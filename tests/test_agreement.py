@@ -154,6 +154,23 @@ def test_affine_change_of_utilities_changes_values_the_same_way():
     assert oracle(shifted).values == (3 * 12 + 5, 3 * -12 + 5)
 
 
+def test_affine_change_of_a_constant_sum_given_by_an_expression():
+    # `constant-sum 2 * k - k` is an expression, not a number: it becomes 3 * (...) + 2 (two
+    # players, each utility plus 1), not a TypeError
+    from gdl.lang.format import format_file
+
+    text = ("game \"t\"\nplayers A, B\nconst k = 2\nvar pile in 0..3 = 3\n"
+            "action take(j in 1..2)\n    requires pile >= j\n    effect   pile = pile - j\n"
+            "terminal pile == 0\nutility A = k if mover == B else 0\n"
+            "utility B = k if mover == A else 0\nconstant-sum 2 * k - k\n")
+    # by hand: from a pile of 3, whatever A takes (1 or 2), B takes the rest; at the end A is
+    # to move (`mover`), so B gets k = 2 and A 0
+    shifted = gdl.loads(format_file(affine_utilities(parse(text), add=1, scale=3)))
+    assert shifted.info.sum_kind == "constant-sum" and shifted.info.utility_sum == 3 * 2 + 2
+    assert oracle(gdl.loads(text)).values == (0, 2)
+    assert oracle(shifted).values == (3 * 0 + 1, 3 * 2 + 1)
+
+
 # ---- the drivers ----------------------------------------------------------------------------------
 
 def test_run_property_is_deterministic_and_shrinks():

@@ -120,7 +120,7 @@ def _compare_games(interpreted: Any, compiled: Any, limit: int) -> tuple[int, st
         return 0, "initial state"
     if start[0] != "ok":
         return 0, None
-    queue = deque([(start[1], start[1], ())])
+    queue: deque[tuple[Any, Any, tuple[str, ...]]] = deque([(start[1], start[1], ())])
     seen = {start[1]}
     compared = 0
     has_evaluate = interpreted.info.has_evaluate
