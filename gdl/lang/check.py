@@ -58,7 +58,7 @@ _KEYWORD_OF = {ast.GameDecl: "game", ast.PlayersDecl: "players", ast.TerminalDec
 
 
 def check(game_file: ast.GameFile, source: Source | None = None,
-          params: Mapping[str, int | bool] | None = None) -> ir.Game:
+          params: Mapping[str, int | bool | str] | None = None) -> ir.Game:
     """Check a parsed file; return the game IR or raise GdlError with every diagnostic."""
     checker = _Checker(game_file, params or {}, source)
     game = checker.run()
@@ -88,7 +88,7 @@ def _number_type(*types: str) -> str:
 
 
 class _Checker:
-    def __init__(self, game_file: ast.GameFile, overrides: Mapping[str, int | bool],
+    def __init__(self, game_file: ast.GameFile, overrides: Mapping[str, int | bool | str],
                  source: Source | None = None):
         self.file = game_file
         self.source = source     # for hints that quote the text, where it is known
