@@ -398,7 +398,8 @@ class Emitter:
             for combo in bindings(binders):
                 terms.append(self.expr(e.body, ctx.bind({n: const(v) for n, v in combo})))
             return optimize.fold_terms(e.kind, terms)
-        loops, env = [], {}
+        loops: list[str] = []
+        env: dict[str, P] = {}
         for binder_name, values in binders:
             var = ctx.temps.temp(f"q{name_part(binder_name)}_")
             loops.append(self.range_loop(var, values, ctx.bind(env)))
@@ -681,7 +682,8 @@ class Emitter:
         return ()
 
     def loop(self, st: ir.For, ctx, state, out, indent, has_next) -> None:
-        loops, env = [], {}
+        loops: list[str] = []
+        env: dict[str, P] = {}
         for binder_name, values in st.binders:
             var = ctx.temps.temp(f"q{name_part(binder_name)}_")
             loops.append(self.range_loop(var, values, ctx.bind(env)))
@@ -977,7 +979,7 @@ class Emitter:
         declaration order; a failing `requires` raises the located error."""
         game = self.game
         temps = Temporaries()
-        inner = []
+        inner: list[str] = []
         any_dynamic = False
         last_action = None
         # Parameter guards open nested blocks: (guard number, its parameters' values, the
