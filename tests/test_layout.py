@@ -211,3 +211,11 @@ def test_the_length_check_can_fail():
         f"gdl/x.py:2: C.long is {MAX_FUNCTION_LINES + 1} lines (at most {MAX_FUNCTION_LINES})"]
     fits = "def short():\n" + "".join(f"    x{i} = {i}\n" for i in range(MAX_FUNCTION_LINES - 1))
     assert too_long(Path("gdl/x.py"), fits) == []
+
+
+def test_mypy_checks_the_whole_package():
+    # CI runs mypy with the files of [tool.mypy]: a package left out there goes unchecked
+    import tomllib
+
+    files = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["mypy"]["files"]
+    assert files == ["gdl"], f"mypy checks only {files}: list the whole package, \"gdl\""
