@@ -692,7 +692,8 @@ def _utility_interval(rules: ir.Game) -> tuple[Value, Value] | None:
 
 def _interval(expr, env: dict) -> tuple[int, int] | None:
     if isinstance(expr, ir.Lit):
-        return (expr.value, expr.value) if expr.type == ir.INT else None
+        value = expr.value
+        return (value, value) if expr.type == ir.INT and isinstance(value, int) else None
     if isinstance(expr, ir.Local):
         return env.get(expr.name)
     if isinstance(expr, ir.VarRef):
