@@ -32,7 +32,7 @@ from gdl.tools.fuzz import Problem, run_property  # noqa: E402
 
 
 def kinds() -> dict:
-    from gdl.tools.strategies import cyclic_graphs, cyclic_rule_games
+    from gdl.generators.cyclic import cyclic_graphs, cyclic_rule_games
 
     return {
         "graphs": cyclic_graphs(chance=False, endless=False),

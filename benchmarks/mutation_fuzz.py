@@ -16,7 +16,8 @@ import json
 import sys
 from pathlib import Path
 
-from gdl.tools.mutate import corpus, run_mutants
+from gdl.generators.mutants import corpus
+from gdl.tools.mutate import run_mutants
 
 ROOT = Path(__file__).resolve().parent.parent
 

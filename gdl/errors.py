@@ -175,6 +175,9 @@ class GdlError(Exception):
 class GameRuntimeError(GdlError):
     """A rule misbehaved while the game was played (E3xx); names the actions that led there."""
 
+    state: object = None            # the state where it happened (set by the back end)
+    action: str | None = None       # the action being applied then, by name
+
 
 def did_you_mean(name: str, candidates) -> str | None:
     import difflib

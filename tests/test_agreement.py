@@ -17,6 +17,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import gdl
+from gdl.generators.rules import rule_games
+from gdl.generators.trees import trees
 from gdl.lang.parse import parse
 from gdl.tools.fuzz import (
     TargetReport,
@@ -37,7 +39,6 @@ from gdl.tools.fuzz import (
     reorder_declarations,
     run_property,
 )
-from gdl.tools.strategies import rule_games, trees
 
 LARGE = int(os.environ.get("GDL_FUZZ_EXAMPLES", "0") or 0)
 settings.register_profile("gdl-fuzz-small", deadline=None, database=None,
@@ -151,6 +152,23 @@ def test_affine_change_of_utilities_changes_values_the_same_way():
     shifted = gdl.loads(format_file(affine_utilities(tree, add=5, scale=3)))
     assert shifted.info.sum_kind == "constant-sum" and shifted.info.utility_sum == 10
     assert oracle(shifted).values == (3 * 12 + 5, 3 * -12 + 5)
+
+
+def test_affine_change_of_a_constant_sum_given_by_an_expression():
+    # `constant-sum 2 * k - k` is an expression, not a number: it becomes 3 * (...) + 2 (two
+    # players, each utility plus 1), not a TypeError
+    from gdl.lang.format import format_file
+
+    text = ("game \"t\"\nplayers A, B\nconst k = 2\nvar pile in 0..3 = 3\n"
+            "action take(j in 1..2)\n    requires pile >= j\n    effect   pile = pile - j\n"
+            "terminal pile == 0\nutility A = k if mover == B else 0\n"
+            "utility B = k if mover == A else 0\nconstant-sum 2 * k - k\n")
+    # by hand: from a pile of 3, whatever A takes (1 or 2), B takes the rest; at the end A is
+    # to move (`mover`), so B gets k = 2 and A 0
+    shifted = gdl.loads(format_file(affine_utilities(parse(text), add=1, scale=3)))
+    assert shifted.info.sum_kind == "constant-sum" and shifted.info.utility_sum == 3 * 2 + 2
+    assert oracle(gdl.loads(text)).values == (0, 2)
+    assert oracle(shifted).values == (3 * 0 + 1, 3 * 2 + 1)
 
 
 # ---- the drivers ----------------------------------------------------------------------------------

@@ -13,6 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from gdl.backends.load import loads
+from gdl.generators.rules import transposition_games
 from gdl.protocol import TERMINAL
 from gdl.solvers.alphabeta import SearchOptions, alphabeta
 from gdl.solvers.minimax import minimax
@@ -33,7 +34,6 @@ from gdl.solvers.transposition import (
     TranspositionTable,
     answers,
 )
-from gdl.tools.strategies import transposition_games
 
 
 def entry(state, *, value=0, bound=EXACT, depth=FULL, action="a", work=1) -> Entry:

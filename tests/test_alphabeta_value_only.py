@@ -12,11 +12,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from gdl.backends.load import load, loads
+from gdl.generators.rules import rule_games
+from gdl.generators.trees import trees
 from gdl.protocol import ZERO_SUM
 from gdl.solvers import default_options, solve
 from gdl.solvers.alphabeta import SearchOptions, alphabeta
 from gdl.solvers.minimax import minimax
-from gdl.tools.strategies import rule_games, trees
 
 GAMES = Path(__file__).resolve().parent.parent / "games"
 

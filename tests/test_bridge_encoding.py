@@ -56,6 +56,16 @@ def test_chance_outcomes_are_numbered_per_value_with_exact_probabilities():
     assert encoding.utility_range == (-102, 102)       # `utility in` declared
 
 
+def test_a_quantifier_over_a_range_from_an_outer_binder_is_left_to_the_walk():
+    # `v in u..2` has bounds from `u`: the rules' range analysis leaves it (it raised TypeError)
+    # and the walk finds the one end: n == 2, the pairs u <= v of 0..2 with u + v > 2 are
+    # (1, 2) and (2, 2), so A gets 2 and B -2
+    text = ("game \"q\"\nplayers A, B\nvar n in 0..2 = 0\n"
+            "action up\n    requires n < 2\n    effect n = n + 1\n"
+            "terminal n == 2\nutility A = count u in 0..2, v in u..2: u + v > n\nzero-sum\n")
+    assert GameEncoding(gdl.loads(text, backend="interpret")).utility_range == (-2, 2)
+
+
 def test_state_dependent_probabilities_keep_outcome_numbers():
     # The random ghost takes each open way with equal probability: a walled way drops out, but the
     # ways keep their numbers (north, south, west, east), so a number means the same way everywhere.

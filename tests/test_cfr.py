@@ -19,11 +19,11 @@ from imperfect_games import (
     rock_paper_scissors,
 )
 
+from gdl.generators.trees import trees
 from gdl.solvers import solve
 from gdl.solvers.cfr import cfr, cfr_plus
 from gdl.solvers.mccfr import outcome_sampling
 from gdl.solvers.result import SolverError
-from gdl.tools.strategies import trees
 
 KUHN = Fraction(-1, 18)
 

@@ -24,11 +24,12 @@ from gdl.backends.load import loads
 from gdl.backends.pycompile.irwalk import draws_once, has_random
 from gdl.backends.tree import TreeGame, tree_info
 from gdl.errors import GdlError
+from gdl.generators.rules import rule_games
+from gdl.generators.trees import trees
 from gdl.lang.ir import Chance, Decision, Leaf
 from gdl.protocol import ZERO_SUM
 from gdl.solvers.expectiminimax import expectiminimax
 from gdl.tools.fuzz import backend_problems
-from gdl.tools.strategies import rule_games, trees
 
 F = Fraction
 

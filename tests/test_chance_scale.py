@@ -15,11 +15,12 @@ from hypothesis import strategies as st
 
 from gdl.backends.load import load, loads
 from gdl.backends.tree import TreeGame, tree_info
+from gdl.generators.rules import rule_games
+from gdl.generators.trees import trees
 from gdl.lang.ir import Chance, Decision, Leaf
 from gdl.protocol import CHANCE, TERMINAL, ZERO_SUM
 from gdl.solvers.expectiminimax import expectiminimax
 from gdl.solvers.scale import LEVELS, Rescale, Scale
-from gdl.tools.strategies import rule_games, trees
 
 F = Fraction
 GAMES = Path(__file__).resolve().parent.parent / "games"

@@ -35,9 +35,10 @@ from oracle_cyclic import (
 
 import gdl
 from gdl.backends.native.build import compiler
+from gdl.generators.cyclic import GeneratedGraph, cyclic_graphs, cyclic_rule_games
+from gdl.generators.trees import trees
 from gdl.graph import strong_solve
 from gdl.protocol import CHANCE, TERMINAL
-from gdl.tools.strategies import GeneratedGraph, cyclic_graphs, cyclic_rule_games, trees
 
 LARGE = int(os.environ.get("GDL_CYCLIC_EXAMPLES", "0") or 0)
 needs_cc = pytest.mark.skipif(compiler() is None, reason="no C compiler: the native tier cannot run")

@@ -211,8 +211,8 @@ GENERATED_CAUGHT_WITHIN = {"mirror": (6, 16), "guard": (5, 44), "fold": (0, 5)}
 def _fuzz_rule_files():
     from hypothesis import strategies as st
 
+    from gdl.generators.rules import rule_games
     from gdl.tools.fuzz import _option_sets
-    from gdl.tools.strategies import rule_games
 
     return st.tuples(rule_games(second_edition=True, probes=True), _option_sets(),
                      st.integers(0, 3))

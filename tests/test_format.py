@@ -10,10 +10,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from gdl.cli import main
+from gdl.generators.syntax import syntax_expressions, syntax_trees
 from gdl.lang import ast
 from gdl.lang.format import collect_comments, format_expr, format_file, format_text
 from gdl.lang.parse import parse
-from gdl.tools.strategies import syntax_expressions, syntax_trees
 
 GAMES = [str(p) for p in BUNDLED]   # games/*.game and games/cyclic/*.game
 FAST = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow,

@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 import gdl.solvers.alphabeta as alphabeta_module
 import gdl.solvers.expectiminimax as expectiminimax_module
 import gdl.solvers.maxn as maxn_module
+from gdl.generators.rules import rule_games, transposition_games
 from gdl.tools.fuzz import (
     _option_sets,
     _tree_targets,
@@ -28,7 +29,6 @@ from gdl.tools.fuzz import (
     cyclic_games,
     run_property,
 )
-from gdl.tools.strategies import rule_games, transposition_games
 
 SEED = 20260101
 BUDGET = 300   # examples allowed; hypothesis plans its search by this budget, so it is fixed

@@ -4,9 +4,9 @@ both back ends run alike: a construct the generator never writes is never fuzzed
 
 from pathlib import Path
 
+from gdl.generators.rules import rule_games
 from gdl.lang import ast
 from gdl.tools.fuzz import backend_problems, run_property
-from gdl.tools.strategies import rule_games
 
 
 def nodes(node):

@@ -16,13 +16,14 @@ from hypothesis import strategies as st
 
 import gdl
 from gdl.cli import main
+from gdl.generators.rules import rule_games
+from gdl.generators.trees import trees
 from gdl.graph import BACKWARD_INDUCTION, RETROGRADE, VALUE_ITERATION, TooManyPositions, strong_solve
 from gdl.graph.retrograde import retrograde
 from gdl.graph.solution import NO_END_HIGH, NO_END_LOW
 from gdl.moves import play as play_moves
 from gdl.protocol import CHANCE, TERMINAL
 from gdl.solvers import default_options, solve
-from gdl.tools.strategies import rule_games, trees
 
 
 def load(name, **params):

@@ -21,11 +21,11 @@ from gdl.backends.load import load, loads
 from gdl.backends.native.build import compiler
 from gdl.backends.native.codec import KeyCodec
 from gdl.errors import GdlError
+from gdl.generators.rules import rule_games
 from gdl.graph import TooManyPositions, strong_solve
 from gdl.graph.database import save
 from gdl.graph.positions import enumerate_positions
 from gdl.protocol import TERMINAL
-from gdl.tools.strategies import rule_games
 
 needs_cc = pytest.mark.skipif(compiler() is None, reason="no C compiler: the native tier cannot run")
 

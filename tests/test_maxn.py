@@ -10,12 +10,12 @@ from aima_trees import C_NODES, FIG_5_4, leaves, node
 from hypothesis import given, settings
 
 from gdl.backends.tree import TreeGame, tree_info
+from gdl.generators.trees import deep_chain, trees
 from gdl.lang.ir import Chance, Decision, Leaf
 from gdl.protocol import CONSTANT_SUM, GENERAL_SUM
 from gdl.solvers.maxn import maxn
 from gdl.solvers.minimax import minimax
 from gdl.solvers.result import SolverError
-from gdl.tools.strategies import deep_chain, trees
 
 F = Fraction
 ABC = ("A", "B", "C")

@@ -8,11 +8,11 @@ import pytest
 from hypothesis import given, settings
 
 from gdl.backends.tree import TreeGame, tree_info
+from gdl.generators.trees import deep_chain, trees
 from gdl.lang.ir import Chance, Decision, Leaf
 from gdl.protocol import CONSTANT_SUM, GENERAL_SUM, TERMINAL, ZERO_SUM, GameInfo
 from gdl.solvers.minimax import minimax
 from gdl.solvers.result import SolverError
-from gdl.tools.strategies import deep_chain, trees
 
 
 def zero_sum_leaf(v):

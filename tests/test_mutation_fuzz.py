@@ -8,6 +8,7 @@ import time
 import pytest
 from helpers import ROOT
 
+from gdl.generators import mutants
 from gdl.tools import mutate
 
 TINY = ('game "tiny"\nplayers A, B\nvar n in 0..5 = 0\naction go requires n < 5 effect n = n + 1\n'
@@ -16,7 +17,7 @@ TINY = ('game "tiny"\nplayers A, B\nvar n in 0..5 = 0\naction go requires n < 5 
 
 @pytest.fixture(scope="module")
 def sources():
-    found = mutate.corpus(ROOT)
+    found = mutants.corpus(ROOT)
     assert len(found) >= 12          # every bundled game, and the docs' whole examples
     return found
 
@@ -34,8 +35,8 @@ def test_mutations_are_deterministic(sources):
     import random
 
     text = sources[0][1]
-    first = [mutate.mutate(text, random.Random(f"7:{i}"), [text]) for i in range(20)]
-    again = [mutate.mutate(text, random.Random(f"7:{i}"), [text]) for i in range(20)]
+    first = [mutants.mutate(text, random.Random(f"7:{i}"), [text]) for i in range(20)]
+    again = [mutants.mutate(text, random.Random(f"7:{i}"), [text]) for i in range(20)]
     assert first == again
     assert len({m for m, _ in first}) > 10
 

@@ -26,11 +26,11 @@ import gdl.backends.native.emit as emit
 from gdl.backends.load import load, loads
 from gdl.backends.native.build import compiler
 from gdl.cli import main
+from gdl.generators.rules import rule_games
 from gdl.moves import play
 from gdl.protocol import TERMINAL
 from gdl.solvers import default_options, solve
 from gdl.tools.native_solve import native_rules, playouts, playouts_python, solve_native
-from gdl.tools.strategies import rule_games
 
 GAMES = Path(__file__).resolve().parent.parent / "games"
 needs_cc = pytest.mark.skipif(compiler() is None, reason="no C compiler: the native tier cannot run")

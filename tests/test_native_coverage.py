@@ -23,12 +23,12 @@ import gdl.backends.native.emit as emit
 from gdl.backends.load import load, loads
 from gdl.backends.native.build import compiler
 from gdl.errors import Source
+from gdl.generators.rules import rule_games
 from gdl.lang.check import check
 from gdl.lang.parse import parse
 from gdl.protocol import TERMINAL
 from gdl.solvers import solve
 from gdl.tools.native_solve import native_rules, solve_native
-from gdl.tools.strategies import rule_games
 
 GAMES = Path(__file__).resolve().parent.parent / "games"
 needs_cc = pytest.mark.skipif(compiler() is None, reason="no C compiler: the native tier cannot run")

@@ -26,9 +26,9 @@ from test_engine_cli import ALL_CELLS, board_after, value_for_x
 from gdl.backends.load import load, loads
 from gdl.backends.native.build import compiler
 from gdl.cli import main
+from gdl.generators.rules import rule_games
 from gdl.solvers import default_options, solve
 from gdl.tools.native_solve import native_rules, solve_native
-from gdl.tools.strategies import rule_games
 
 pytestmark = pytest.mark.skipif(compiler() is None, reason="no C compiler: no native tier")
 

@@ -16,9 +16,9 @@ from hypothesis import HealthCheck, given, settings
 from gdl.backends.load import load, loads
 from gdl.backends.native.build import compiler
 from gdl.cli import main
+from gdl.generators.rules import rule_games
 from gdl.solvers import shallow_pruning_applies, solve
 from gdl.tools.native_solve import native_rules, solve_native
-from gdl.tools.strategies import rule_games
 
 GAMES = Path(__file__).resolve().parent.parent / "games"
 needs_cc = pytest.mark.skipif(compiler() is None, reason="no C compiler: the native tier cannot run")

@@ -21,9 +21,10 @@ from open_spiel.python.algorithms import minimax  # noqa: E402
 
 import gdl  # noqa: E402
 from gdl.bridges import openspiel  # noqa: E402
+from gdl.generators.rules import rule_games  # noqa: E402
+from gdl.generators.trees import trees  # noqa: E402
 from gdl.graph import strong_solve  # noqa: E402
 from gdl.protocol import CONSTANT_SUM, GENERAL_SUM, ZERO_SUM  # noqa: E402
-from gdl.tools.strategies import rule_games, trees  # noqa: E402
 
 CYCLIC = GAMES / "cyclic"
 # games/cyclic/ repeat positions: Piglet and Pig with chance, ring chase, give and take, rounds.

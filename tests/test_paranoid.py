@@ -9,12 +9,12 @@ from aima_trees import FIG_5_4
 from hypothesis import given, settings
 
 from gdl.backends.tree import TreeGame, tree_info
+from gdl.generators.trees import deep_chain, trees
 from gdl.lang.ir import Chance, Leaf
 from gdl.protocol import CHANCE, GENERAL_SUM, TERMINAL, ZERO_SUM
 from gdl.solvers.minimax import minimax
 from gdl.solvers.paranoid import ParanoidView, paranoid
 from gdl.solvers.result import SolverError
-from gdl.tools.strategies import deep_chain, trees
 
 ABC = ("A", "B", "C")
 FIG_5_4_GAME = TreeGame(FIG_5_4, tree_info("fig 5.4", ABC, FIG_5_4, GENERAL_SUM))

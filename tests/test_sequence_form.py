@@ -18,6 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from imperfect_games import BayesianGame, KuhnPoker, LeducPoker, RevealAll, TwoStage
 
+from gdl.generators.trees import trees
 from gdl.protocol import CONSTANT_SUM
 from gdl.solvers import extensive, information, solve
 from gdl.solvers.exploitability import (
@@ -28,7 +29,6 @@ from gdl.solvers.exploitability import (
 from gdl.solvers.matrix import solve_matrix_game
 from gdl.solvers.result import SolverError
 from gdl.solvers.simultaneous import solve_simultaneous
-from gdl.tools.strategies import trees
 
 pytest.importorskip("highspy")
 

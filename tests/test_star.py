@@ -9,12 +9,12 @@ import pytest
 from hypothesis import given, settings
 
 from gdl.backends.tree import TreeGame, tree_info
+from gdl.generators.trees import deep_chain, trees, uniform_trees
 from gdl.lang.ir import Chance, Decision, Leaf
 from gdl.protocol import CONSTANT_SUM, GENERAL_SUM, ZERO_SUM
 from gdl.solvers.expectiminimax import expectiminimax
 from gdl.solvers.result import SolverError
 from gdl.solvers.star import star1, star2
-from gdl.tools.strategies import deep_chain, trees, uniform_trees
 
 F = Fraction
 STARS = [star1, star2]

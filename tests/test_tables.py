@@ -10,11 +10,11 @@ from test_graph import PIGLET_WITH_HORIZON
 
 from gdl.backends.load import loads
 from gdl.cli import main
+from gdl.generators.rules import rule_games
 from gdl.graph import enumerate_positions, strong_solve
 from gdl.solvers import solve
 from gdl.solvers.paranoid import paranoid
 from gdl.solvers.star import star1, star2
-from gdl.tools.strategies import rule_games
 
 BOUNDED_PIGLET = PIGLET_WITH_HORIZON + "utility in -1..1\n"
 

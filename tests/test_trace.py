@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 
 import gdl
 from gdl.backends.tree import TreeGame, tree_info
+from gdl.generators.trees import trees, uniform_trees
 from gdl.lang.ir import Decision, Leaf
 from gdl.protocol import CONSTANT_SUM, ZERO_SUM
 from gdl.solvers import solve
@@ -38,7 +39,6 @@ from gdl.solvers.trace import (
     Trace,
     TraceTooLong,
 )
-from gdl.tools.strategies import trees, uniform_trees
 from gdl.tools.trace import replay, run
 
 GAMES = Path(__file__).resolve().parent.parent / "games"

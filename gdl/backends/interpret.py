@@ -170,6 +170,7 @@ class InterpretedGame:
         self._visible = visible_cells(game)
         self._hidden_actions = frozenset(
             i for i, g in enumerate(game.ground_actions) if g.action.name in game.hidden_actions)
+        assert game.terminal is not None, "a checked game has a terminal condition"
         self._terminal = expr_fn(game.terminal)
         self._utilities = [expr_fn(u) if u is not None else None for u in game.utilities]
         self._evaluations = [expr_fn(u) if u is not None else None for u in game.evaluations]

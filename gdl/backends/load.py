@@ -32,7 +32,7 @@ MAX_ENTRY_BYTES = 4 * 1024 * 1024   # a larger compiled module is not cached
 BACKENDS = ("native", "compile", "interpret")
 
 
-def loads(text: str, filename: str = "<input>", params: Mapping[str, int | bool] | None = None,
+def loads(text: str, filename: str = "<input>", params: Mapping[str, int | bool | str] | None = None,
           backend: str = "compile") -> Game:
     """Parse, check and build a game from rule text. Raises GdlError for any mistake in it.
 
@@ -81,7 +81,7 @@ def loads(text: str, filename: str = "<input>", params: Mapping[str, int | bool]
     return build(check(parse(text, filename), source, params), source)
 
 
-def load(path: str | Path, params: Mapping[str, int | bool] | None = None,
+def load(path: str | Path, params: Mapping[str, int | bool | str] | None = None,
          backend: str = "compile") -> Game:
     """Load a game from a rule file: `loads` on its text, with the file's name in every error.
     ``params`` overrides the file's ``param`` declarations, as ``--set`` does. A file that cannot

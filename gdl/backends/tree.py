@@ -109,6 +109,6 @@ def tree_info(name: str, players: Sequence[str], root: Node, sum_kind: str = GEN
         else:
             has_chance = True
             stack.extend((child, level + 1) for _, _, child in node.children)
-    bounds = None if lo is None else (lo, hi)
+    bounds = None if lo is None or hi is None else (lo, hi)
     return GameInfo(name=name, players=tuple(players), has_chance=has_chance, sum_kind=sum_kind,
                     utility_sum=utility_sum, utility_bounds=bounds, max_length=depth)

@@ -42,6 +42,7 @@ from collections.abc import Hashable, Iterator
 from fractions import Fraction
 from functools import cached_property
 from itertools import product
+from typing import Any
 
 from gdl.lang import ir
 from gdl.lang.values import show_value
@@ -64,11 +65,12 @@ class GameEncoding:
         self.info = game.info
         self._walk_limit = walk_limit
         rules = getattr(game, "ir", None)
-        self._rules = rules if rules is not None and rules.tree is None else None
+        self._rules: ir.Game | None = rules if rules is not None and rules.tree is None else None
         self._walked: _Walk | None = None
+        # a game without rule actions: the moves from the root to each position (walked)
+        self._tree_paths: dict[Hashable, tuple[str, ...]] = {}
         if self._rules is not None:
             self._number_rule_actions(self._rules)
-            self._tree_paths = None
         else:
             walk = self._walked = _Walk(game, walk_limit)
             if not walk.complete:
@@ -88,7 +90,8 @@ class GameEncoding:
         unless the utilities still need bounds from it."""
         if self._walked is not None:
             return self._walked
-        need_range = self.info.utility_bounds is None and _utility_interval(self._rules) is None
+        need_range = self.info.utility_bounds is None and (
+            self._rules is None or _utility_interval(self._rules) is None)
         self._walked = _Walk(self.game, self._walk_limit, stop_at_cycle=not need_range)
         return self._walked
 
@@ -113,7 +116,7 @@ class GameEncoding:
     @cached_property
     def utility_range(self) -> tuple[Value, Value]:
         """Bounds (lo, hi) with lo < hi on every player's utility at every reachable end."""
-        known = None
+        known: tuple[Value, Value] | None = None
         if self._rules is not None:
             known = self.info.utility_bounds or _utility_interval(self._rules)
         if known is None:
@@ -131,14 +134,15 @@ class GameEncoding:
     def _number_rule_actions(self, rules: ir.Game) -> None:
         self.num_actions = len(rules.ground_actions)
         self._action_of_id = list(range(self.num_actions))
-        self._id_of_action = {a: a for a in self._action_of_id}
+        self._id_of_action: dict[Hashable, int] = {a: a for a in self._action_of_id}
         self._static_outcomes: dict = {}   # (statement index, value) -> id
         self._dynamic_base: dict[int, int] = {}   # statement index -> first id of its block
         next_id = 0
         for statement in sorted(ir.random_statements(rules), key=lambda st: st.index):
             values = [value for value, _ in statement.outcomes]
-            if all(isinstance(v, ir.Lit) for v in values):
-                for v in values:
+            literals = [v for v in values if isinstance(v, ir.Lit)]
+            if len(literals) == len(values):
+                for v in literals:
                     if (statement.index, v.value) not in self._static_outcomes:
                         self._static_outcomes[(statement.index, v.value)] = next_id
                         next_id += 1
@@ -257,10 +261,17 @@ class GameEncoding:
             return ()
         before = state[:base]
         # the set-up (`init`) is one effect, whoever would choose at the declared start
-        if self._rules.simultaneous is not None and state[base] != self._rules.setup and \
+        rules = self._rule_game
+        if rules.simultaneous is not None and state[base] != rules.setup and \
                 self.game.current_player(before) == SIMULTANEOUS:
             return state[base:base + len(self.game.acting_players(before))]
         return state[base:base + 1]
+
+    @property
+    def _rule_game(self) -> ir.Game:
+        """The checked rules, where the game has rule actions (every caller knows it does)."""
+        assert self._rules is not None, "a game without rule actions has no rules to read"
+        return self._rules
 
     # ---- states as vectors ---------------------------------------------------------------------
     def _layout_tensor(self) -> None:
@@ -317,7 +328,7 @@ class GameEncoding:
     @cached_property
     def _cell_names(self) -> dict[int, tuple[str, str]]:
         """slot -> (name as the rules write it, the variable's type); slot 0 is the turn."""
-        rules = self._rules
+        rules = self._rule_game
         names = {0: ("turn", ir.SYM)}
         for var in rules.variables:
             strides = [1] * len(var.shape)
@@ -331,7 +342,7 @@ class GameEncoding:
                 names[var.slot + cell] = (var.name + "".join(f"[{i}]" for i in shown), var.type)
         return names
 
-    def _cells_seen(self, player: int, observation) -> list[tuple[int, object]]:
+    def _cells_seen(self, player: int, observation) -> list[tuple[int, Any]]:
         """(slot, value) for every cell in ``player``'s observation (a rule game's)."""
         slots = self._seen_slots
         if slots is None:
@@ -340,7 +351,7 @@ class GameEncoding:
 
     def _cell_text(self, slot: int, value) -> str:
         name, type_ = self._cell_names[slot]
-        return f"{name}={show_value(value, type_, self._rules.symbols)}"
+        return f"{name}={show_value(value, type_, self._rule_game.symbols)}"
 
     def _observed_text(self, player: int, observation, before=None) -> str:
         """The cells of an observation (those that changed since ``before``, where given), and
@@ -442,7 +453,7 @@ class GameEncoding:
             common &= set(slots)
         return frozenset(common)
 
-    def _part(self, player: int, observation, part: str) -> list[tuple[int, object]]:
+    def _part(self, player: int, observation, part: str) -> list[tuple[int, Any]]:
         """(slot, value) for the cells of ``player``'s observation that every player sees
         (``part`` "public") or that it sees and some other player does not ("private")."""
         if self._rules is None:
@@ -509,11 +520,11 @@ class GameEncoding:
         the observation after it. ``befores`` are the states each move was made at (they number
         a chance outcome the player sees, by its place among the state's outcomes, as
         ``chance_ids`` does)."""
-        steps = (len(key) - 1) // 2
-        if self.information_size is None:
+        steps, most = (len(key) - 1) // 2, self.information_steps
+        if most is None:
             raise EncodingError(f"{self.info.name}: no bound on the length of a play is known, "
                                 "so information states have no vector; declare `max-length`")
-        if steps > self.information_steps:
+        if steps > most:
             raise EncodingError(
                 f"{self.info.name}: a play longer than the {self.information_steps} moves the "
                 "rules declare (`max-length`); `gdl check --deep` reports it (E408)")
@@ -581,7 +592,8 @@ class _Walk:
     def __init__(self, game, limit: int, stop_at_cycle: bool = False):
         actions: dict = {}
         outcomes: dict = {}
-        lo = hi = None
+        lo: Value | None = None
+        hi: Value | None = None
         root = game.initial_state()
         longest: dict = {}        # state -> (most decisions, most moves) from it to an end
         paths: dict = {root: ()}
@@ -625,7 +637,8 @@ class _Walk:
         known = self.complete and not self.repeats
         self.longest = longest[root][0] if known else None
         self.longest_moves = longest[root][1] if known else None
-        self.utility_range = (lo, hi) if lo is not None else (0, 1)
+        self.utility_range: tuple[Value, Value] = \
+            (lo, hi) if lo is not None and hi is not None else (0, 1)
         self.paths = paths
 
     @staticmethod
@@ -663,7 +676,7 @@ def _label_name(game, label, kind: int) -> str:
 
 # ---- bounds on utilities from the rules ------------------------------------------------------------
 
-def _utility_interval(rules: ir.Game):
+def _utility_interval(rules: ir.Game) -> tuple[Value, Value] | None:
     """Bounds on every player's utility from the utility expressions alone (constants, variable
     domains, arithmetic, conditionals), or None where an expression is beyond this analysis."""
     intervals = [None if u is None else _interval(u, {}) for u in rules.utilities]
@@ -679,7 +692,8 @@ def _utility_interval(rules: ir.Game):
 
 def _interval(expr, env: dict) -> tuple[int, int] | None:
     if isinstance(expr, ir.Lit):
-        return (expr.value, expr.value) if expr.type == ir.INT else None
+        value = expr.value
+        return (value, value) if expr.type == ir.INT and isinstance(value, int) else None
     if isinstance(expr, ir.Local):
         return env.get(expr.name)
     if isinstance(expr, ir.VarRef):
@@ -695,8 +709,8 @@ def _interval(expr, env: dict) -> tuple[int, int] | None:
             return None
         return min(then[0], otherwise[0]), max(then[1], otherwise[1])
     if isinstance(expr, ir.Unary):
-        inner = _interval(expr.operand, env) if expr.op == "-" else None
-        return None if inner is None else (-inner[1], -inner[0])
+        operand = _interval(expr.operand, env) if expr.op == "-" else None
+        return None if operand is None else (-operand[1], -operand[0])
     if isinstance(expr, ir.Binary) and expr.op in ("+", "-", "*"):
         a, b = _interval(expr.left, env), _interval(expr.right, env)
         if a is None or b is None:
@@ -708,8 +722,8 @@ def _interval(expr, env: dict) -> tuple[int, int] | None:
         corners = [x * y for x in a for y in b]
         return min(corners), max(corners)
     if isinstance(expr, ir.Builtin):
-        args = [_interval(a, env) for a in expr.args]
-        if None in args:
+        args = [bound for a in expr.args if (bound := _interval(a, env)) is not None]
+        if len(args) < len(expr.args):
             return None
         if expr.name == "abs":
             lo, hi = args[0]
@@ -717,16 +731,16 @@ def _interval(expr, env: dict) -> tuple[int, int] | None:
         pick = min if expr.name == "min" else max
         return pick(a[0] for a in args), pick(a[1] for a in args)
     if isinstance(expr, ir.Call):
-        inner = {}
-        for name, arg in zip(expr.define.params, expr.args):
-            inner[name] = _interval(arg, env)
-        return _interval(expr.define.body, inner)
+        return _interval(expr.define.body, {name: _interval(arg, env)
+                                            for name, arg in zip(expr.define.params, expr.args)})
     if isinstance(expr, ir.Quantifier) and expr.kind in ("count", "sum", "min", "max"):
         combinations = 1
         inner = dict(env)
-        for name, values in expr.binders:
-            combinations *= len(values)
-            inner[name] = (min(values), max(values)) if values else None
+        for name, domain in expr.binders:
+            if isinstance(domain, ir.Range):    # bounds from an outer binder: not analysed
+                return None
+            combinations *= len(domain)
+            inner[name] = (min(domain), max(domain)) if domain else None
         if expr.kind == "count":
             return 0, combinations
         body = _interval(expr.body, inner)

@@ -358,6 +358,13 @@ def _start(gdl_game, gdl_state) -> _Play:
                  information.start(gdl_game, gdl_state), ())
 
 
+def _read_only(name: str) -> None:
+    # GdlState's methods that set these are all overridden by WideState's: a move there replaces
+    # the whole record, so that a clone (which shares it) keeps its own
+    raise AttributeError(f"a WideState moves by replacing its play record (_play), never {name} "
+                         "alone")
+
+
 class WideState(GdlState):
     """A state of a game with simultaneous moves or hidden information. Where several players
     choose at once, ``current_player()`` is ``PlayerId.SIMULTANEOUS``, ``legal_actions(p)`` are
@@ -382,9 +389,17 @@ class WideState(GdlState):
     def _state(self):
         return self._play.state
 
+    @_state.setter
+    def _state(self, value) -> None:
+        _read_only("_state")
+
     @property
     def _moves(self) -> int:
         return self._play.moves
+
+    @_moves.setter
+    def _moves(self, value: int) -> None:
+        _read_only("_moves")
 
     def _player(self) -> int:
         play = self._play

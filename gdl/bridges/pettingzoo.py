@@ -44,7 +44,7 @@ from __future__ import annotations
 
 import random
 from pathlib import Path
-from typing import ClassVar
+from typing import Any
 
 import numpy as np
 from gymnasium import spaces
@@ -79,7 +79,8 @@ class _Table:
     """What both environments share: the game, its numbering, the spaces, what each agent sees,
     chance, and when a play ends or is cut short."""
 
-    metadata: ClassVar[dict] = {"render_modes": ["ansi", "human"], "name": "gdl"}
+    # the default; each environment replaces it with its own, named after its game (_set_up)
+    metadata: dict[str, Any] = {"render_modes": ["ansi", "human"], "name": "gdl"}  # noqa: RUF012
 
     def _set_up(self, gdl_game, render_mode: str | None, max_moves: int | None) -> None:
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
@@ -169,7 +170,7 @@ class GdlEnv(_Table, AECEnv):
     """A PettingZoo AEC environment over a gdl game in which one player moves at a time (see
     the module docstring)."""
 
-    metadata: ClassVar[dict] = {**_Table.metadata, "is_parallelizable": False}
+    metadata: dict[str, Any] = {**_Table.metadata, "is_parallelizable": False}  # noqa: RUF012
 
     def __init__(self, gdl_game, render_mode: str | None = None, max_moves: int | None = None):
         super().__init__()

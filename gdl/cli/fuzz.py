@@ -88,8 +88,9 @@ def _write_counterexample(directory: Path, stem: str, failure, args, kind: str) 
 
 def cmd_fuzz(args) -> int:
     try:
+        import hypothesis  # noqa: F401 - the generators (gdl.generators) draw with it
+
         from gdl.tools.fuzz import TooBigToCheck, fuzz_file, fuzz_generated
-        from gdl.tools.strategies import st  # noqa: F401 - hypothesis, needed by both kinds
     except ImportError as error:
         raise UsageError(f"gdl fuzz needs the hypothesis package ({error}); "
                          "install it with: pip install hypothesis") from None

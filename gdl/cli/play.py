@@ -458,9 +458,9 @@ def _play_wide(args, game, seats: list[int]) -> int:
                     player = acting[0]
                     move = session.play(chosen[player])
                     if player not in seats:
-                        shown = (said(move) or [UNSEEN])[0]
-                        console.say(f"{players[player]} plays {shown}"
-                                    + (" (hidden from you)" if shown == UNSEEN else ""))
+                        seen_as = (said(move) or [UNSEEN])[0]
+                        console.say(f"{players[player]} plays {seen_as}"
+                                    + (" (hidden from you)" if seen_as == UNSEEN else ""))
                 if session.to_move != CHANCE:
                     draw()
     except GameRuntimeError as error:

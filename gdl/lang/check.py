@@ -10,6 +10,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterable, Mapping
 from fractions import Fraction
+from typing import Any, TypeVar
 
 from gdl.errors import Diagnostic, Fix, GdlError, Source, did_you_mean
 from gdl.lang import ast, ir
@@ -58,7 +59,7 @@ _KEYWORD_OF = {ast.GameDecl: "game", ast.PlayersDecl: "players", ast.TerminalDec
 
 
 def check(game_file: ast.GameFile, source: Source | None = None,
-          params: Mapping[str, int | bool] | None = None) -> ir.Game:
+          params: Mapping[str, int | bool | str] | None = None) -> ir.Game:
     """Check a parsed file; return the game IR or raise GdlError with every diagnostic."""
     checker = _Checker(game_file, params or {}, source)
     game = checker.run()
@@ -66,6 +67,31 @@ def check(game_file: ast.GameFile, source: Source | None = None,
         unique = {(d.code, d.span, d.message): d for d in checker.diagnostics}
         raise GdlError(list(unique.values()), source)
     return game
+
+
+D = TypeVar("D", bound=ast.Decl)
+
+
+class _Singletons:
+    """The first declaration of each kind that may appear once (``_SINGLETONS``), by its type."""
+
+    def __init__(self) -> None:
+        self._first: dict[type, ast.Decl] = {}
+
+    def __contains__(self, kind: type) -> bool:
+        return kind in self._first
+
+    def __getitem__(self, kind: type[D]) -> D:
+        decl = self._first[kind]
+        assert isinstance(decl, kind)
+        return decl
+
+    def __setitem__(self, kind: type, decl: ast.Decl) -> None:
+        self._first[kind] = decl
+
+    def get(self, kind: type[D]) -> D | None:
+        decl = self._first.get(kind)
+        return decl if isinstance(decl, kind) else None
 
 
 class _Scope:
@@ -88,7 +114,7 @@ def _number_type(*types: str) -> str:
 
 
 class _Checker:
-    def __init__(self, game_file: ast.GameFile, overrides: Mapping[str, int | bool],
+    def __init__(self, game_file: ast.GameFile, overrides: Mapping[str, int | bool | str],
                  source: Source | None = None):
         self.file = game_file
         self.source = source     # for hints that quote the text, where it is known
@@ -98,7 +124,9 @@ class _Checker:
         self.symbols: list[str] = []
         self.symbol_ids: dict[str, int] = {}
         # Every global name: name -> (kind, payload, span); kinds: player symbol param const var define
-        self.globals: dict[str, tuple[str, object, Span]] = {}
+        # name -> (kind, what it names, where declared); what it names depends on the kind: a
+        # player's or symbol's number, a param's value, a Constant, a Variable, a DefineDecl
+        self.globals: dict[str, tuple[str, Any, Span]] = {}
         self.params: dict[str, int | bool] = {}
         self.param_types: dict[str, str] = {}
         self.define_decls: dict[str, ast.DefineDecl] = {}
@@ -141,7 +169,7 @@ class _Checker:
 
     def run(self) -> ir.Game:
         decls = self.file.declarations
-        seen: dict[type, ast.Decl] = {}
+        seen = _Singletons()
         for decl in decls:
             if isinstance(decl, _SINGLETONS):
                 if type(decl) in seen:
@@ -158,10 +186,12 @@ class _Checker:
                        symbols=(), params=dict(self.params))
         sum_decl = seen.get(ast.SumDecl)
         if sum_decl is not None:
-            game.sum_kind, game.sum_total = sum_decl.kind, sum_decl.total
+            game.sum_kind = sum_decl.kind
             if sum_decl.kind == ZERO_SUM:
                 game.sum_total = 0
-            elif not isinstance(sum_decl.total, int):   # a constant expression: a number
+            elif isinstance(sum_decl.total, int):
+                game.sum_total = sum_decl.total
+            else:   # a constant expression: a number
                 total = self.constant(sum_decl.total, "the constant sum")
                 if total is not None and type(total) not in (int, Fraction):
                     self.error("E203", f"the constant sum must be a number, not {_kind_of(total)}",
@@ -196,7 +226,9 @@ class _Checker:
                 if decl.name.name in self.define_decls or not self.declare(decl.name, "define", decl):
                     continue
                 self.define_decls[decl.name.name] = decl
-        game.actions = tuple(self.action(d) for d in decls if isinstance(d, ast.ActionDecl))
+        action_decls = [d for d in decls if isinstance(d, ast.ActionDecl)]
+        # (an action with a mistake is left out: the mistake is reported)
+        game.actions = tuple(a for d in action_decls if (a := self.action(d)) is not None)
         user_actions = game.actions
         simultaneous = seen.get(ast.SimultaneousDecl)
         then_action = None
@@ -213,8 +245,8 @@ class _Checker:
             effect = self.statements(init.body, _Scope(mover=False))
             game.actions += (ir.Action("init", (), frozenset(), None, effect, init.span),)
         self.check_action_names(decls)
-        game.ground_actions = tuple(self.ground(a) for a in game.actions if a is not None)
-        game.ground_actions = tuple(itertools.chain.from_iterable(game.ground_actions))
+        game.ground_actions = tuple(itertools.chain.from_iterable(
+            self.ground(a) for a in game.actions))
         if init is not None:
             game.setup = len(game.ground_actions) - 1
         if simultaneous is not None:
@@ -228,7 +260,7 @@ class _Checker:
             self.error("E231", "`when stuck` and `simultaneous` together: at a simultaneous move "
                        "no single player is to move", seen[ast.StuckDecl].span,
                        hint="end the game with `terminal` where nobody has a legal action")
-        if not user_actions and self.players:
+        if not action_decls and self.players:
             self.error("E219", "the game has no actions", START, hint="declare at least one `action`")
 
         self.stuck_rule(seen.get(ast.StuckDecl), game)
@@ -399,7 +431,7 @@ class _Checker:
             self.error("E205", "the game declares no players", START,
                        hint="add `players A, B` (the first player moves first)")
             return
-        names = []
+        names: list[str] = []
         for ident in decl.players:
             if self.declare(ident, "player", len(names)):
                 names.append(ident.name)
@@ -441,7 +473,7 @@ class _Checker:
                 self.declare(decl.name, "const", None if entries is None else ir.Constant(
                     decl.name.name, entries[1], (len(entries[0]),), entries[2], decl.name.span,
                     keys=entries[0]))
-            elif isinstance(decl, ast.ConstDecl):
+            elif isinstance(decl, ast.ConstDecl) and not isinstance(decl.value, ast.MapLit):
                 found = self.constant_typed(decl.value)
                 if found is not None:
                     value, type_ = found
@@ -733,7 +765,7 @@ class _Checker:
 
     def binders(self, binders, scope: _Scope):
         names: dict[str, str] = {}
-        resolved = []
+        resolved: list[tuple[str, str, tuple[int, ...] | ir.Range]] = []
         for binder in binders:
             self.check_local_name(binder.name, scope.names.keys() | names.keys())
             local = self.local_range(binder.domain, scope.bind(names))
@@ -791,15 +823,15 @@ class _Checker:
         scope = _Scope(names)
         by = None
         if decl.by is not None:
-            by = set()
+            chosen = set()
             for ident in decl.by:
                 if ident.name in self.players:
-                    by.add(self.players.index(ident.name))
+                    chosen.add(self.players.index(ident.name))
                 else:
                     self.error("E209", f"'{ident.name}' is not a player", ident.span,
                                hint=did_you_mean(ident.name, self.players)
                                or f"the players are {', '.join(self.players)}")
-            by = frozenset(by)
+            by = frozenset(chosen)
         requires = None
         if decl.requires is not None:
             requires = self.typed(decl.requires, scope, BOOL, "a `requires` condition")
@@ -821,8 +853,8 @@ class _Checker:
         if not guards:
             return ir.Action(decl.name.name, tuple(params), by, requires, effect, decl.span)
         full = requires
-        for _, guard in reversed(guards):
-            full = guard if full is None else ir.Binary("and", guard, full, BOOL, guard.span)
+        for _, test in reversed(guards):
+            full = test if full is None else ir.Binary("and", test, full, BOOL, test.span)
         return ir.Action(decl.name.name, tuple(params), by, full, effect, decl.span,
                          guards=tuple(guards), rest=requires)
 
@@ -886,7 +918,8 @@ class _Checker:
             return ir.Pass(stmt.span)
         if isinstance(stmt, ast.Next):
             player = self.typed(stmt.player, scope, SYM, "`next`")
-            if isinstance(player, ir.Lit) and player.type == SYM and player.value >= len(self.players):
+            if isinstance(player, ir.Lit) and player.type == SYM and isinstance(player.value, int) \
+                    and player.value >= len(self.players):
                 self.error("E203", f"`next` needs a player, and '{self.symbols[player.value]}' is not one",
                            stmt.player.span)
             return ir.Next(player, stmt.span)
@@ -898,7 +931,7 @@ class _Checker:
         entry = self.globals.get(name)
         if entry is None or entry[0] != "var":
             if name in scope.names or entry is not None:
-                kind = "local name" if name in scope.names else entry[0]
+                kind = "local name" if name in scope.names or entry is None else entry[0]
                 self.error("E213", f"cannot assign to '{name}': it is a {kind}, not a variable",
                            stmt.target.span, hint="only names declared with `var` can change")
             else:
@@ -932,7 +965,7 @@ class _Checker:
             else:
                 outcomes = self.guarded_uniform(stmt, values, scope)
         else:
-            for value_node, probability_node in stmt.outcomes:
+            for value_node, probability_node in stmt.outcomes or ():
                 value = self.expr(value_node, scope)
                 probability = self.typed(probability_node, scope, NUM, "a probability")
                 outcomes.append((value, probability))
@@ -1043,8 +1076,8 @@ class _Checker:
                 self.error("E207", f"no {word} for player '{name}'", span, hint=hint)
         return tuple(exprs)
 
-    def display(self, decls) -> dict[str, object]:
-        shown: dict[str, object] = {}
+    def display(self, decls) -> dict[str, dict[int | bool, str]]:
+        shown: dict[str, dict[int | bool, str]] = {}
         for decl in decls:
             if not isinstance(decl, ast.DisplayDecl):
                 continue
@@ -1054,14 +1087,15 @@ class _Checker:
                            hint=did_you_mean(decl.name.name, [n for n, e in self.globals.items()
                                                               if e[0] == "var"]))
                 continue
-            glyphs = {}
+            glyphs: dict[int | bool, str] = {}
             for key, glyph in decl.glyphs:
                 if isinstance(key, str):
                     if key not in self.symbol_ids:
                         self.error("E201", f"unknown symbol '{key}' in display", decl.name.span)
                         continue
-                    key = self.symbol_ids[key]
-                glyphs[key] = glyph
+                    glyphs[self.symbol_ids[key]] = glyph
+                else:
+                    glyphs[key] = glyph
             shown[decl.name.name] = glyphs
         return shown
 
@@ -1098,18 +1132,18 @@ class _Checker:
                 labels[label.name] = label
                 children.append((label.name, self.tree(child, game)))
             return Decision(index, tuple(children))
-        edges = []
-        labels = set()
+        edges: list[tuple[str, Fraction, ir.Node]] = []
+        outcome_names: set[str] = set()
         for number, edge in enumerate(node.edges, start=1):
-            label = edge.label.name if edge.label else str(number)
-            if label in labels:
-                self.error("E200", f"two outcomes named '{label}' at this chance node", edge.span)
-            labels.add(label)
-            edges.append((label, edge.probability, self.tree(edge.child, game)))
-        problem = distribution_problem([(label, p) for label, p, _ in edges])
+            outcome = edge.label.name if edge.label else str(number)
+            if outcome in outcome_names:
+                self.error("E200", f"two outcomes named '{outcome}' at this chance node", edge.span)
+            outcome_names.add(outcome)
+            edges.append((outcome, edge.probability, self.tree(edge.child, game)))
+        problem = distribution_problem([(outcome, p) for outcome, p, _ in edges])
         if problem:
             total = sum((p for _, p, _ in edges), Fraction(0))
-            listing = ", ".join(f"{label}: {p}" for label, p, _ in edges)
+            listing = ", ".join(f"{outcome}: {p}" for outcome, p, _ in edges)
             self.error("E217", problem, node.span, notes=[f"outcomes {{{listing}}} sum to {total}"],
                        hint="probabilities are exact fractions like 1/6 and must sum to exactly 1")
         return Chance(tuple(edges))
@@ -1344,13 +1378,13 @@ class _Checker:
                        node.value.span, hint="for numbers, write a range: `x in 1..3`")
             return self.placeholder(node.span)
         test: ir.Expr | None = None
-        for ident in node.symbols:
+        for ident in node.symbols or ():
             if ident.name not in self.symbol_ids:
                 self.unknown(ident.name, ident.span, scope, candidates=self.symbols)
                 return self.placeholder(node.span)
             same = ir.Binary("==", value, ir.Lit(self.symbol_ids[ident.name], SYM), BOOL, node.span)
             test = same if test is None else ir.Binary("or", test, same, BOOL, node.span)
-        return test
+        return test if test is not None else ir.Lit(False, BOOL, node.span)   # in no symbol
 
     def let(self, node: ast.Let, scope: _Scope) -> ir.Expr:
         bound: dict[str, str] = {}
@@ -1474,7 +1508,7 @@ class _Checker:
             if indices is None:
                 return self.placeholder(node.span)
             if all(isinstance(i, ir.Lit) for i in indices):
-                value = const.value
+                value: Any = const.value     # nested tuples, one level per index
                 for i in indices:
                     value = value[i.value]
                 return ir.Lit(value, const.type, node.span)
@@ -1561,8 +1595,8 @@ def _uses_state(expr) -> bool:
 def _possible_symbols(expr: ir.Expr, players: int) -> frozenset[int] | None:
     """The values a symbol-valued expression can take, where that is plain from the expression
     (a literal, a variable's domain, `mover`, a choice between such); None where it is not."""
-    if isinstance(expr, ir.Lit):
-        return frozenset((expr.value,))
+    if isinstance(expr, ir.Lit):    # (a symbol's value is its number)
+        return frozenset((expr.value,)) if isinstance(expr.value, int) else None
     if isinstance(expr, ir.VarRef):
         return frozenset(expr.var.values)
     if isinstance(expr, ir.Mover):

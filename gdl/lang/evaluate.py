@@ -14,6 +14,7 @@ from __future__ import annotations
 import weakref
 from collections.abc import Callable
 from fractions import Fraction
+from typing import Any
 
 from gdl.lang import ir
 from gdl.lang.values import exact_quotient
@@ -56,7 +57,9 @@ _BINARY = {
     ">": lambda a, b, s: a > b, ">=": lambda a, b, s: a >= b,
 }
 
-Fn = Callable[[object, dict], object]  # (cells, env) -> value
+# (cells, env) -> value: an int, a bool, a Fraction or a symbol's number, as the checker typed it
+# (a constant table's rows are nested tuples of them)
+Fn = Callable[[Any, dict], Any]
 
 
 def flat_index(indices: list[Fn], shape: tuple[int, ...], name: str, span: Span):
@@ -97,7 +100,7 @@ def expr_fn(e: ir.Expr) -> Fn:
         shape, span = e.const.shape, e.span
 
         def const_ref(s, env):
-            value = table
+            value: Any = table
             for index, extent in zip(indices, shape):
                 i = index(s, env)
                 if not 0 <= i < extent:
@@ -136,8 +139,8 @@ def expr_fn(e: ir.Expr) -> Fn:
     if isinstance(e, ir.Quantifier):
         return _quantifier_fn(e)
     if isinstance(e, ir.Let):
-        value, body, name = expr_fn(e.value), expr_fn(e.body), e.name
-        return lambda s, env: body(s, {**env, name: value(s, env)})
+        bound, rest, local = expr_fn(e.value), expr_fn(e.body), e.name
+        return lambda s, env: rest(s, {**env, local: bound(s, env)})
     raise AssertionError(f"unknown expression {e!r}")
 
 
@@ -167,15 +170,18 @@ def bindings_fn(binders) -> Callable[[object, dict], list]:
     if not any(isinstance(values, ir.Range) for _, values in binders):
         combos = bindings(binders)
         return lambda s, env: combos
-    steps = [(name, None, expr_fn(values.low), expr_fn(values.high)) if isinstance(values, ir.Range)
-             else (name, values, None, None) for name, values in binders]
+    # (name, its values where constant, else the functions of its range's ends)
+    steps: list[tuple[str, tuple[int, ...], tuple[Fn, Fn] | None]] = [
+        (name, (), (expr_fn(values.low), expr_fn(values.high))) if isinstance(values, ir.Range)
+        else (name, values, None) for name, values in binders]
 
     def combos_in(s, env) -> list:
         combos: list[tuple] = [()]
-        for name, values, low, high in steps:
-            grown = []
+        for name, values, ends in steps:
+            grown: list[tuple] = []
             for combo in combos:
-                if values is None:
+                if ends is not None:
+                    low, high = ends
                     inner = {**env, **dict(combo)}
                     grown.extend(combo + ((name, v),) for v in range(low(s, inner), high(s, inner) + 1))
                 else:

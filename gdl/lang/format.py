@@ -332,8 +332,12 @@ class _Printer:
             return [e.kind, " ", join(", ", [self.binder(b) for b in e.binders]), ": ",
                     self.expr(e.body, NOT)]
         if isinstance(e, ast.Member):
-            domain = ("{" + ", ".join(s.name for s in e.symbols) + "}" if e.symbols is not None
-                      else self.domain(e.range))
+            if e.symbols is not None:
+                domain = "{" + ", ".join(s.name for s in e.symbols) + "}"
+            elif e.range is not None:
+                domain = self.domain(e.range)
+            else:
+                raise TypeError(f"a membership test without symbols or a range: {e!r}")
             return [self.expr(e.value, SUM), " in ", domain]
         if isinstance(e, ast.Let):
             bindings = [[name.name, " = ", self.expr(value)] for name, value in e.bindings]
@@ -346,10 +350,11 @@ class _Printer:
         others; otherwise the operands fill the lines, aligned under the first."""
         op = e.op
         operands = []
-        while isinstance(e, ast.Binary) and e.op == op:
-            operands.append(e.right)
-            e = e.left
-        operands.append(e)
+        node: ast.Expr = e
+        while isinstance(node, ast.Binary) and node.op == op:
+            operands.append(node.right)
+            node = node.left
+        operands.append(node)
         operands.reverse()
         at = _LEVEL[op]
         first = self.expr(operands[0], at)
@@ -366,19 +371,21 @@ class _Printer:
 
     def list_literal(self, e: ast.ListLit):
         rows = e.items
-        if len(rows) >= 2 and all(isinstance(r, ast.ListLit) for r in rows):
-            return ["[", align(join([",", HARDLINE], self.table_rows(rows))), "]"]
+        table = [r for r in rows if isinstance(r, ast.ListLit)]
+        if len(rows) >= 2 and len(table) == len(rows):
+            return ["[", align(join([",", HARDLINE], self.table_rows(table))), "]"]
         return self.bracketed("[", [self.expr(item) for item in rows], "]")
 
     def table_rows(self, rows: Sequence[ast.ListLit]) -> list:
         """Rows of a table; a rectangular table of integers gets right-aligned columns."""
         sizes = {len(r.items) for r in rows}
-        numeric = len(sizes) == 1 and all(isinstance(x, ast.IntLit) for r in rows for x in r.items)
+        numbers = [[x for x in r.items if isinstance(x, ast.IntLit)] for r in rows]
+        numeric = len(sizes) == 1 and all(len(n) == len(r.items) for n, r in zip(numbers, rows))
         if not numeric:
             return [[anchor(r.span), self.bare(r)] for r in rows]
-        widths = [max(len(str(r.items[i].value)) for r in rows) for i in range(sizes.pop())]
-        return [[anchor(r.span), "[", ", ".join(str(x.value).rjust(w) for x, w in zip(r.items, widths)),
-                 "]"] for r in rows]
+        widths = [max(len(str(n[i].value)) for n in numbers) for i in range(sizes.pop())]
+        return [[anchor(r.span), "[", ", ".join(str(x.value).rjust(w) for x, w in zip(n, widths)),
+                 "]"] for r, n in zip(rows, numbers)]
 
     def binder(self, b: ast.Binder):
         return [anchor(b.span), b.name.name, " in ", self.domain(b.domain)]
@@ -443,7 +450,7 @@ class _Printer:
             if stmt.uniform is not None:
                 guard = [] if stmt.guard is None else [" if ", self.expr(stmt.guard)]
                 return head + [self.domain(stmt.uniform)] + guard
-            outcomes = [[self.expr(v), ": ", self.expr(p)] for v, p in stmt.outcomes]
+            outcomes = [[self.expr(v), ": ", self.expr(p)] for v, p in stmt.outcomes or ()]
             return head + [self.bracketed("{", outcomes, "}")]
         raise TypeError(f"not a statement: {stmt!r}")
 
@@ -461,13 +468,14 @@ class _Printer:
         if isinstance(stmt, ast.Repeat):
             return group(anchor(stmt.span), "repeat ", self.expr(stmt.bound, SUM), " ",
                          self.block(stmt.body, stmt.span))
+        if not isinstance(stmt, ast.If):
+            raise TypeError(f"not a compound statement: {stmt!r}")
         parts: list = [anchor(stmt.span)]
         while True:
             otherwise = stmt.otherwise
-            last = otherwise is None
             parts += ["if ", self.expr(stmt.cond), " ",
-                      self.block(stmt.then, stmt.span if last else _NO_END)]
-            if last:
+                      self.block(stmt.then, stmt.span if otherwise is None else _NO_END)]
+            if otherwise is None:
                 break
             if len(otherwise) == 1 and isinstance(otherwise[0], ast.If):
                 stmt = otherwise[0]
@@ -525,7 +533,7 @@ class _Printer:
             head = ["var ", d.name.name, dims, " in ", self.domain(d.domain)]
             return self.valued(head, d.init)
         if isinstance(d, ast.ActionDecl):
-            head: list = ["action ", d.name.name]
+            head = ["action ", d.name.name]
             if d.params:
                 guards = d.guards or (None,) * len(d.params)
                 params = [self.binder(b) if g is None else [self.binder(b), " if ", self.expr(g, OR)]
@@ -541,10 +549,10 @@ class _Printer:
                 clauses += [HARDLINE, "effect   ", align(group(self.statements(d.effect)))]
             return [head, nest(INDENT, clauses)]
         if isinstance(d, ast.DefineDecl):
-            head = f"define {d.name.name}"
+            signature = f"define {d.name.name}"
             if d.params:
-                head += "(" + ", ".join(p.name for p in d.params) + ")"
-            return self.valued(head, d.body)
+                signature += "(" + ", ".join(p.name for p in d.params) + ")"
+            return self.valued(signature, d.body)
         if isinstance(d, ast.TerminalDecl):
             return ["terminal ", align(self.expr(d.cond))]
         if isinstance(d, ast.UtilityDecl):

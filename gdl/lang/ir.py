@@ -65,7 +65,7 @@ class Constant:
 
 @dataclass(frozen=True)
 class Lit:
-    value: int | bool
+    value: int | bool | Fraction     # a Fraction only where the type is NUM
     type: str
     span: Span = NOWHERE
 
@@ -354,7 +354,8 @@ class Game:
     private_vars: tuple[str, ...] = ()
     hidden_vars: tuple[str, ...] = ()
     hidden_actions: tuple[str, ...] = ()
-    display: dict[str, object] = field(default_factory=dict)  # variable name -> {value: glyph}
+    # variable name -> {value (an int, a bool, a symbol's number): glyph}
+    display: dict[str, dict[int | bool, str]] = field(default_factory=dict)
     tree: TreeSpec | None = None
     has_chance: bool = False
     spans: dict[str, Span] = field(default_factory=dict)  # rule name -> where it is declared

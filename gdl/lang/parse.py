@@ -91,7 +91,8 @@ def _newcomer_hint(token: Token, expected: set[str], described: list[str], sourc
 def _syntax_error(parser: lark.Lark, error: UnexpectedInput, source: Source) -> GdlError:
     line, column = getattr(error, "line", 0) or 0, getattr(error, "column", 0) or 0
     if isinstance(error, UnexpectedCharacters):
-        char = source.text[error.pos_in_stream] if error.pos_in_stream < len(source.text) else "?"
+        at = error.pos_in_stream
+        char = source.text[at] if at is not None and at < len(source.text) else "?"
         span = ast.Span(line, column, line, column + 1)
         hint = f"expected {_expected(parser, error.allowed or [])}"
         decimal = _decimal_number(error.pos_in_stream, source)
@@ -436,6 +437,9 @@ def _span_of(meta) -> ast.Span:
 
 
 def _token_span(token: Token) -> ast.Span:
+    if token.line is None or token.column is None or token.end_line is None \
+            or token.end_column is None:    # a token the parser made up has no place
+        return ast.NOWHERE
     return ast.Span(token.line, token.column, token.end_line, token.end_column)
 
 
@@ -451,12 +455,13 @@ def _string(token: Token) -> str:
     character (an escape sequence could set the window title, clear the screen or write the
     clipboard) or a bidirectional override is refused where it stands (E230)."""
     text = str(token)[1:-1]
+    line, start = token.line or 0, token.column or 0     # 0: no place (a made-up token)
     for offset, char in enumerate(text):
         if is_control(char):
-            column = token.column + 1 + offset
+            column = start + 1 + offset
             raise GdlError(Diagnostic(
                 "E230", f"a control character ({ascii(char)[1:-1]}) inside a string",
-                ast.Span(token.line, column, token.line, column + 1),
+                ast.Span(line, column, line, column + 1),
                 hint="strings are printed as they are; use visible characters only"))
     return text
 

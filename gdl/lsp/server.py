@@ -94,7 +94,7 @@ class GdlLanguageServer(LanguageServer):
     last version that parsed: hover, go to definition, references and the outline keep working
     while a line is half typed, at the positions of the text being edited (gdl.lsp.positions)."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         super().__init__("gdl", _version(), text_document_sync_kind=types.TextDocumentSyncKind.Full)
         self.indexes: dict[str, Index] = {}
         self.checked: dict[str, tuple[str, list[Diagnostic]]] = {}   # text, its problems

@@ -221,7 +221,8 @@ class Workbench:
         history = []
         for move, parts in session.seen_history(viewer):
             if move.player == SIMULTANEOUS:
-                shown = ", ".join(f"{players[p]} {part}" for p, part in zip(move.players, parts))
+                # (a joint move is always seen, if only as `?` for each hidden action)
+                shown = ", ".join(f"{players[p]} {part}" for p, part in zip(move.players, parts or ()))
                 history.append({"player": "together", "move": shown, "probability": None})
             else:
                 probability = (format_value(move.probability)
@@ -622,7 +623,7 @@ class Workbench:
                         "valued by " + source)
             else:
                 make = lambda tried: self._record(game, state, tried)
-                what = "the search to depth {}, positions at the limit estimated (" + refusal + ")"
+                what = f"the search to depth {{}}, positions at the limit estimated ({refusal})"
             tree, tried = _deepest(make, [depth] if depth is not None
                                    else range(TREE_DEPTH + 2, 0, -1))
             note = ("The game can repeat a position, so its tree never ends: this is "

@@ -39,7 +39,7 @@ from __future__ import annotations
 import itertools
 import random as _random
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
@@ -520,8 +520,12 @@ def affine_utilities(tree: ast.GameFile, add: int = 0, scale: int = 1) -> ast.Ga
         if isinstance(d, (ast.UtilityDecl, ast.EvaluateDecl)):
             d = replace(d, value=affine(d.value))
         elif isinstance(d, ast.SumDecl):
-            total = scale * d.total + players * add
-            d = ast.SumDecl("zero-sum" if total == 0 else "constant-sum", total, d.span)
+            if isinstance(d.total, int):
+                total = scale * d.total + players * add
+                d = ast.SumDecl("zero-sum" if total == 0 else "constant-sum", total, d.span)
+            else:   # a constant expression (`constant-sum 2 * k`)
+                d = ast.SumDecl(d.kind, ast.Binary("+", ast.Binary(
+                    "*", ast.IntLit(scale), d.total), ast.IntLit(players * add)), d.span)
         elif isinstance(d, ast.UtilityBoundsDecl):
             d = ast.UtilityBoundsDecl(ast.RangeDomain(affine(d.bounds.low), affine(d.bounds.high)),
                                       d.span)
@@ -577,6 +581,8 @@ def metamorphic_problems(tree: ast.GameFile, game: Any = None, seed: int = 0,
                 problems.append(Problem("metamorphic", f"{name} after {label}",
                                         f"value {_show(result.values)}, expected "
                                         f"{_show(expect_values)}"))
+            got: Sequence[Any]
+            want: Sequence[Any]
             if by_name:
                 got, want = sorted(_names(other, result.best_actions)), sorted(expect_best)
             else:   # the same positions among the root's actions (names may have changed)
@@ -624,7 +630,8 @@ def backend_problems(compiled: Any, interpreted: Any, limit: int = 5000
     protocol says at each: player to move, legal actions (names, in order), chance outcomes and
     probabilities, returns, evaluations, the states themselves. Returns (problems, states)."""
     problems: list[Problem] = []
-    stack = [(compiled.initial_state(), interpreted.initial_state(), ())]
+    stack: list[tuple[Any, Any, tuple[str, ...]]] = [
+        (compiled.initial_state(), interpreted.initial_state(), ())]
     seen = set()
     count = 0
     has_eval = interpreted.info.has_evaluate
@@ -673,13 +680,6 @@ def backend_problems(compiled: Any, interpreted: Any, limit: int = 5000
                 stack.append((compiled.apply(sc, a), interpreted.apply(si, b),
                               path + (interpreted.action_name(b),)))
         except Exception as error:
-            kinds = []
-            for game, state in ((compiled, sc), (interpreted, si)):
-                try:
-                    game.current_player(state)
-                    kinds.append(None)
-                except Exception as other:
-                    kinds.append(type(other).__name__)
             problems.append(Problem("backend", "compile", f"{type(error).__name__}: {error} "
                                     f"after {' '.join(path) or 'the root'}"))
     return problems, count
@@ -720,8 +720,8 @@ def tree_metamorphic_problems(game: Any, seed: int = 0) -> tuple[list[Problem], 
     """Relabel every edge, permute children (two-player constant-sum trees only: elsewhere the
     first-best tie rule makes the order matter), and apply an affine change to every leaf."""
     from gdl.backends.tree import tree_info
+    from gdl.generators.trees import GeneratedTree
     from gdl.lang.ir import Chance, Decision, Leaf
-    from gdl.tools.strategies import GeneratedTree
 
     rng = _random.Random(seed)
     info = game.info
@@ -1134,14 +1134,14 @@ def _deterministic_problems(solution, reference: CyclicReference, ids, where, na
     for u in walk.payoff:
         if u is not None:
             outcomes[u] = outcomes.get(u, 0) + 1
-    want = dict(_walk_census(walk), classes=classes,
-                terminal_outcomes={format_value(_exact(u)): c
-                                   for u, c in sorted(outcomes.items(), reverse=True)})
+    want_census = dict(_walk_census(walk), classes=classes,
+                       terminal_outcomes={format_value(_exact(u)): c
+                                          for u, c in sorted(outcomes.items(), reverse=True)})
     census = dict(solution.census())
     counted = census.pop("remoteness", None)
-    if census != want:
+    if census != want_census:
         problems.append(Problem("census", "graph", f"census {census}, the reference counts "
-                                f"{want}"))
+                                f"{want_census}"))
     if counted != dict(sorted(histogram.items())):
         problems.append(Problem("census", "graph", f"census remoteness {counted}, the "
                                 f"positions' own remoteness counts {dict(sorted(histogram.items()))}"))
@@ -1240,7 +1240,7 @@ def _solve_again(solution, reference_game, walk: _Walk, ids, where, names) -> li
         return problems
     for p, i in enumerate(ids):
         j = other.graph.position_id(walk.states[p])
-        answers = [("value", solution.value(i), other.value(j)),
+        answers: list[tuple[str, Any, Any]] = [("value", solution.value(i), other.value(j)),
                    ("class", solution.value_class(i), other.value_class(j)),
                    ("remoteness", solution.remoteness(i), other.remoteness(j))]
         if walk.player[p] >= 0 and solution.exact:
@@ -1293,11 +1293,11 @@ def _database_problems(game, solution, walk: _Walk, ids, where) -> list[Problem]
                                     f"value: {error}"))
         return problems
     answer = (tuple(result.values), tuple(result.best_actions), result.extra.get("remoteness"))
-    want = (solution.value(start), tuple(solution.best_actions(start)),
-            solution.remoteness(start))
-    if not _same(answer[0], want[0], solution.exact) or answer[1:] != want[1:]:
+    at_start = (solution.value(start), tuple(solution.best_actions(start)),
+                solution.remoteness(start))
+    if not _same(answer[0], at_start[0], solution.exact) or answer[1:] != at_start[1:]:
         problems.append(Problem("values", "graph", f"solve_root says {answer!r}, the strong "
-                                f"solve at the start {want!r}"))
+                                f"solve at the start {at_start!r}"))
     return problems
 
 
@@ -1544,7 +1544,7 @@ def _repeats(game: Any, limit: int) -> bool | None:
 
     root = game.initial_state()
     colour: dict = {root: 1}          # 1: on the current path, 2: done
-    stack = [(root, None)]
+    stack: list[tuple[Any, Iterator[Any] | None]] = [(root, None)]
     while stack:
         state, children = stack[-1]
         if children is None:
@@ -1671,7 +1671,7 @@ def wide_backend_problems(compiled: Any, interpreted: Any, limit: int = 5000
     if problems:
         return problems, count
     players = range(interpreted.info.num_players)
-    stack = [(compiled.initial_state(), ())]
+    stack: list[tuple[Any, tuple[str, ...]]] = [(compiled.initial_state(), ())]
     seen: set = set()
     while stack and len(seen) < limit:
         state, path = stack.pop()
@@ -1764,7 +1764,7 @@ class Summary:
 def _tree_targets() -> dict[str, Any]:
     from hypothesis import strategies as st
 
-    from gdl.tools.strategies import trees
+    from gdl.generators.trees import trees
 
     return {
         "trees, two players": st.one_of(
@@ -1792,7 +1792,7 @@ def cyclic_games():
     rule files of counters, both with and without chance and `when endless`."""
     from hypothesis import strategies as st
 
-    from gdl.tools.strategies import cyclic_graphs, cyclic_rule_games
+    from gdl.generators.cyclic import cyclic_graphs, cyclic_rule_games
 
     return st.one_of(cyclic_graphs(chance=None, max_deciders=6), cyclic_rule_games())
 
@@ -1922,7 +1922,7 @@ def _failure_text(target: str, example: Any) -> str:
 def _run_targets(examples: int, seed: int, targets: Sequence[str]) -> Summary:
     from hypothesis import strategies as st
 
-    from gdl.tools.strategies import rule_games, transposition_games
+    from gdl.generators.rules import rule_games, transposition_games
 
     summary = Summary(seed=seed, examples=examples)
     strategies = _tree_targets()
@@ -1937,6 +1937,8 @@ def _run_targets(examples: int, seed: int, targets: Sequence[str]) -> Summary:
         if count <= 0:
             continue
         started = time.perf_counter()
+        strategy: st.SearchStrategy[Any]
+        check: Callable[..., list[Problem]]
         if name == "rule files":
             strategy = st.tuples(rule_games(full_language=True, probes=True), _option_sets(),
                                  st.integers(0, 3))
@@ -1950,7 +1952,7 @@ def _run_targets(examples: int, seed: int, targets: Sequence[str]) -> Summary:
         else:
             strategy = st.tuples(strategies[name], _option_sets())
             check = check_tree_example
-        failing = []
+        failing: list[bool] = []
 
         def counted(example, check=check, report=report, failing=failing, name=name):
             # the work done while shrinking is not counted

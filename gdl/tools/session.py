@@ -175,11 +175,12 @@ class Advisor:
         self.check(game)
         self.interrupted = False
         if self.depth is None and self.time is None and self.default_time is not None:
-            return self._advise_in_time(game, state, values_per_action)
+            return self._advise_in_time(game, state, values_per_action, self.default_time)
         return self._advise(game, state, values_per_action=values_per_action)
 
-    def _advise_in_time(self, game: Any, state: Any, values_per_action: bool) -> Advice:
-        """Exact if that finishes within ``default_time`` seconds, else the deepest depth-limited
+    def _advise_in_time(self, game: Any, state: Any, values_per_action: bool,
+                        seconds: float) -> Advice:
+        """Exact if that finishes within ``seconds``, else the deepest depth-limited
         search that does; Ctrl-C stops the search (not the game) the same way."""
         import time as _time
 
@@ -190,7 +191,7 @@ class Advisor:
         for depth in (None, *range(1, 1000)):
             # the exact search may take half the time; the depth-limited ones share the rest
             share = 0.5 if depth is None else 1.0
-            watched = Stoppable(game, started + share * self.default_time)
+            watched = Stoppable(game, started + share * seconds)
             try:
                 advice = replace(self, depth=depth)._advise(watched, state,
                                                            values_per_action=values_per_action,
@@ -513,9 +514,8 @@ class Session:
         person gets back to their previous decision). Nothing is undone if no such move exists."""
         if not any(m.made_by(seats) for m in self.moves):
             return []
-        undone = []
-        while self.moves:
-            move = self.undo()
+        undone: list[Move] = []
+        while (move := self.undo()) is not None:
             undone.append(move)
             if move.made_by(seats):
                 break

@@ -259,13 +259,13 @@ class _Checker:
         self.name = game.action_name
         self.found: dict[tuple, Violation] = {}
         self.places: dict[tuple, set] = {}
-        self.at = None          # the state (or state and action) being checked
+        self.at: tuple | None = None     # the state (or state and action) being checked
         self.order: list[tuple] = []
         info = game.info
         self.total = (0 if info.sum_kind == ZERO_SUM else
                       info.utility_sum if info.sum_kind == CONSTANT_SUM else None)
         # The length bound to hold plays to: the declared one, or the one asked for if smaller.
-        bounds = []
+        bounds: list[tuple[int, int, tuple[str, ...], str]] = []
         if info.max_length is not None:
             bounds.append((info.max_length, 0, ("max-length",), "the declared max-length"))
         if max_length is not None:
@@ -484,6 +484,7 @@ class _Checker:
     def too_long(self, path: Sequence[str], longest: int | None = None) -> None:
         """A play of ``len(path)`` moves that exceeds the bound."""
         self.at = None
+        assert self.bound is not None, "a play is too long only where there is a bound"
         limit, _, rules, what = self.bound
         detail = f" (the longest play has {longest} moves)" if longest is not None else ""
         self.add(TOO_LONG, f"a play goes on past {what} of {limit} moves{detail}", path,
@@ -790,7 +791,7 @@ class _Graph:
         """The actions of a shortest cycle through v (breadth-first inside v's component)."""
         n = len(self.succ)
         parent: dict[int, tuple[int, Any]] = {}
-        queue = deque()
+        queue: deque[int] = deque()
         for w, action in self.succ[v]:
             if w == v:
                 return [action]
@@ -1057,7 +1058,7 @@ def _free_locals(e) -> set:
     children = [getattr(e, field) for field in ("left", "right", "operand", "cond", "then",
                                                  "otherwise") if hasattr(e, field)]
     children += list(getattr(e, "indices", ())) + list(getattr(e, "args", ()))
-    free: set = set()
+    free = set()
     for child in children:
         free |= _free_locals(child)
     return free
@@ -1519,7 +1520,8 @@ def estimate(game, *, samples: int = 64, seed: int = 0, declared_states: int | N
                 if kind == TERMINAL:
                     break
                 if kind == CHANCE:
-                    options = [(o, float(p)) for o, p in game.chance_outcomes(state)]
+                    options: list[tuple[Any, float | None]] = [
+                        (o, float(p)) for o, p in game.chance_outcomes(state)]
                 else:
                     options = [(a, None) for a in game.legal_actions(state)]
                 if not options or moves >= cap:

@@ -167,14 +167,14 @@ class CEmitter:
                 return f"gdl_abs({args[0]})"
             pick = "gdl_min" if e.name == "min" else "gdl_max"
             text = args[0]
-            for arg in args[1:]:
-                text = f"{pick}({text}, {arg})"
+            for more in args[1:]:
+                text = f"{pick}({text}, {more})"
             return text
         if isinstance(e, ir.Call) and self.define_functions:
             # (The arguments have no side effects but the error flag, so C's unspecified order
             # of evaluating them changes nothing.)
-            args = "".join(f", {self.expr(arg, env, s)}" for arg in e.args)
-            return f"{self.define_function(e.define)}({s}{args})"
+            passed = "".join(f", {self.expr(arg, env, s)}" for arg in e.args)
+            return f"{self.define_function(e.define)}({s}{passed})"
         if isinstance(e, ir.Call):
             # Inlined: the arguments are evaluated once, in order, into fresh locals.
             names, parts = [], []
@@ -278,8 +278,8 @@ class CEmitter:
             a, b = self.bounds(e.then, env), self.bounds(e.otherwise, env)
             return None if a is None or b is None else (min(a[0], b[0]), max(a[1], b[1]))
         if isinstance(e, ir.Builtin):
-            args = [self.bounds(a, env) for a in e.args]
-            if any(a is None for a in args):
+            args = [known for a in e.args if (known := self.bounds(a, env)) is not None]
+            if len(args) < len(e.args):
                 return None
             if e.name == "abs":
                 low, high = args[0]
@@ -291,11 +291,11 @@ class CEmitter:
         if isinstance(e, ir.Quantifier):
             if e.kind in ("any", "all"):
                 return 0, 1
-            if any(isinstance(values, ir.Range) for _, values in e.binders):
-                return None     # how many combinations: known only at run time
             size = 1
-            for _, values in e.binders:
-                size *= len(values)
+            for _, domain in e.binders:
+                if isinstance(domain, ir.Range):
+                    return None     # how many combinations: known only at run time
+                size *= len(domain)
             if e.kind == "count":
                 return 0, size
             return None     # sum, min, max: their bodies' bounds need the binders' (left out)
@@ -668,7 +668,7 @@ class CEmitter:
         body.append("    }")
         body.append("}")
         if stuck:
-            body += ["/* `when stuck " + g.stuck_end + "`: a player to move without a legal action "
+            body += ["/* `when stuck " + str(g.stuck_end) + "`: a player to move without a legal action "
                      "ends the game (the interpreter's is_terminal, in its order). */",
                      "static int rule_terminal(const V *s) {",
                      "    if (rule_terminal_declared(s)) return 1;",

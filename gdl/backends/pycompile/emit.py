@@ -398,7 +398,8 @@ class Emitter:
             for combo in bindings(binders):
                 terms.append(self.expr(e.body, ctx.bind({n: const(v) for n, v in combo})))
             return optimize.fold_terms(e.kind, terms)
-        loops, env = [], {}
+        loops: list[str] = []
+        env: dict[str, P] = {}
         for binder_name, values in binders:
             var = ctx.temps.temp(f"q{name_part(binder_name)}_")
             loops.append(self.range_loop(var, values, ctx.bind(env)))
@@ -681,7 +682,8 @@ class Emitter:
         return ()
 
     def loop(self, st: ir.For, ctx, state, out, indent, has_next) -> None:
-        loops, env = [], {}
+        loops: list[str] = []
+        env: dict[str, P] = {}
         for binder_name, values in st.binders:
             var = ctx.temps.temp(f"q{name_part(binder_name)}_")
             loops.append(self.range_loop(var, values, ctx.bind(env)))
@@ -758,12 +760,20 @@ class Emitter:
     def module_code(self) -> str:
         """The generated module after its comment header (gdl.backends.compiler writes that)."""
         game = self.game
-        n, base = self.n, self.base
-        K = len(game.ground_actions)
         chance_ids = {i for i, g in enumerate(game.ground_actions) if has_random(g.action.effect)}
+        term = self.rule_expr(game.terminal, "s", Temporaries())
+        fns = self._query_functions(term)
+        applying, runs = self._apply_functions(chance_ids)
+        fns += applying
+        fns += self._rule_functions()
+        return self._assemble(fns, runs)
+
+    def _query_functions(self, term: P) -> list[list[str]]:
+        """current_player, is_terminal, legal_actions (and each player's ``_legal<p>`` where the
+        stuck rule asks them); ``term`` is the terminal condition of ``s``."""
+        game, n, base = self.game, self.n, self.base
         fns: list[list[str]] = []
         term_comment = self.comment(game.spans.get("terminal"))
-        term = self.rule_expr(game.terminal, "s", Temporaries())
         cache_terminal = self.cache and term.cost >= CACHE_COST
         guard = [f"    if len(s) != {base}:", "        return {}"] if game.has_chance else []
 
@@ -821,12 +831,18 @@ class Emitter:
         lines += ["    else:", "        return _slow('legal_actions', s)", "    if not r:",
                   "        raise _fail(_stuck(s), s) from None", "    return r"]
         fns.append(lines)
-        asks_legal = game.stuck_pass or game.stuck_end is not None
-        if asks_legal:     # _settle (or the terminal test) asks each player in turn
+        if game.stuck_pass or game.stuck_end is not None:
+            # _settle (or the terminal test) asks each player in turn
             for p, body in enumerate(per_player):
                 fns.append([f"def _legal{p}(s):"] + body + ["    return r"])
+        return fns
 
-        # apply: one function; a binary decision over the action id, per player
+    def _apply_functions(self, chance_ids: set[int]) -> tuple[list[list[str]], str | None]:
+        """apply (a binary decision over the action id, per player), the effects it runs, and
+        chance_outcomes; and the table of the effects that draw (None without chance)."""
+        game, n, base = self.game, self.n, self.base
+        K = len(game.ground_actions)
+        fns: list[list[str]] = []
         specialise = n * K <= SPECIALISE_LIMIT
         players = list(range(n)) if specialise else [None]
         settle = "_settle" if game.stuck_pass else ""
@@ -893,7 +909,12 @@ class Emitter:
         else:
             runs = None
             fns.append(["def chance_outcomes(s):", "    return _slow('chance_outcomes', s)"])
+        return fns, runs
 
+    def _rule_functions(self) -> list[list[str]]:
+        """``_settle`` (`when stuck pass`), returns, evaluate, is_quiet and tier."""
+        game, n = self.game, self.n
+        fns: list[list[str]] = []
         # `when stuck pass`: a player without a legal action is skipped, in rotation
         if game.stuck_pass:
             t_term = self.rule_expr(game.terminal, "t", Temporaries())
@@ -929,7 +950,11 @@ class Emitter:
             t = self.rule_expr(game.tier, "s", Temporaries())
             fns.append(["def tier(s):", "    try:", f"        return {t.text}",
                         "    except _EvalError as e:", "        raise _fail(e, s) from None"])
+        return fns
 
+    def _assemble(self, fns: list[list[str]], runs: str | None) -> str:
+        """The module: caches, preamble, the rules' functions, the functions ``fns``, tables."""
+        game, n = self.game, self.n
         caches = [
             "_last = (None, None, None)",
             "_TC = {}   # terminal condition per state (bounded), when it is costly to evaluate",
@@ -939,6 +964,7 @@ class Emitter:
         for lines in fns:
             functions.extend(lines)
             functions.append("")
+        asks_legal = game.stuck_pass or game.stuck_end is not None
         tables = [f"_LEGAL = ({''.join(f'_legal{p}, ' for p in range(n))})"] if asks_legal else []
         if game.stuck_end is not None:
             rows = "".join("(" + "".join(f"{literal(v)}, " for v in values) + "), "
@@ -953,7 +979,7 @@ class Emitter:
         declaration order; a failing `requires` raises the located error."""
         game = self.game
         temps = Temporaries()
-        inner = []
+        inner: list[str] = []
         any_dynamic = False
         last_action = None
         # Parameter guards open nested blocks: (guard number, its parameters' values, the
