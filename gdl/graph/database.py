@@ -42,7 +42,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 import numpy as np
 
@@ -579,7 +579,7 @@ MAX_HEADER_NESTING = 32
 _JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
 
 
-def _shallow_json(text: str) -> object:
+def _shallow_json(text: str) -> Any:
     """``json.loads(text)``, refused (ValueError) when nested deeper than MAX_HEADER_NESTING."""
     depth = deepest = 0
     for bracket in re.findall(r"[\[\]{}]", _JSON_STRING.sub("", text)):
