@@ -144,7 +144,7 @@ SLOW = {
         "test_count_refuses_a_cyclic_game_without_depth_at_once",
         "test_ctrl_c_stops_the_search_not_the_game",
         "test_fmt_write_keeps_the_original_when_the_write_fails",
-        "test_fuzz_refuses_a_cyclic_game_cleanly", "test_play_has_a_default_budget",
+        "test_fuzz_checks_a_cyclic_game_and_refuses_what_it_cannot_check_cleanly", "test_play_has_a_default_budget",
         "test_solve_refuses_what_cannot_finish_unless_forced"},
     "test_layout.py": {"test_imports_point_one_way"},
     "test_lsp.py": {"test_formatting_gives_the_canonical_layout",
