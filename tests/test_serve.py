@@ -30,7 +30,14 @@ def test_tictactoe_values_follow_the_facts():
     state = wb.state()
     assert state["to_move"] == "X" and not state["solver_to_move"]
     assert set(labels(state).values()) == {"draw"} and len(state["moves"]) == 9
-    assert state["board"] == [{"kind": "grid", "name": "cell", "rows": [["."] * 3] * 3}]
+    # `display place(r, c) as cell[r][c]`: the board is drawn cell by cell, and each move names
+    # the cell a click plays it on, the one its name's numbers give
+    (board,) = state["board"]
+    assert board["kind"] == "board" and (board["rows"], board["columns"]) == (3, 3)
+    assert {(c["row"], c["column"]): c["text"] for c in board["cells"]} == {
+        (r, c): "." for r in range(3) for c in range(3)}
+    assert all(m["cells"] == [["cell", [int(m["name"][6]), int(m["name"][8])]]]
+               for m in state["moves"])
     # cells numbered 0-8 row by row: X 4, O 1 is a win for X
     state = wb.move(4)                         # place(1,1)
     assert labels(state)["place(0,1)"] == "loss"
@@ -232,7 +239,18 @@ def test_every_bundled_game_can_be_shown_played_and_drawn(path):
     for move in state["moves"]:
         assert move["label"] in {"win", "draw", "loss", "best", "worse", "worst", "chance"}
         assert [v["player"] for v in move["values"]] == players
-    assert {block["kind"] for block in state["board"]} <= {"grid", "scalar", "table"}
+    assert {block["kind"] for block in state["board"]} <= {"grid", "scalar", "table", "board"}
+    # where the rules say which click plays each action, every move has its cells, and each
+    # is on the board drawn (a cell whose indices begin with the ones the move names)
+    drawn = {(block["variable"], tuple(cell["at"])) for block in state["board"]
+             if block["kind"] == "board" for cell in block["cells"]}
+    rules = getattr(wb.game, "ir", None)        # (an explicit tree has no rules to click)
+    if rules is not None and {c.action.name for c in rules.clicks} >= {
+            a.name for a in rules.actions if a.name not in ("init", "then")}:
+        for move in state["moves"]:
+            assert move["cells"], move["name"]
+            for variable, prefix in move["cells"]:
+                assert any(v == variable and at[:len(prefix)] == tuple(prefix) for v, at in drawn)
     json.dumps(state)                                   # everything the page gets is JSON
     after = wb.roll() if state["to_move"] == "chance" else wb.solver_move()
     assert len(after["history"]) == 1

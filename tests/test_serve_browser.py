@@ -84,7 +84,8 @@ def text(driver, element_id: str) -> str:
 
 
 def cells(driver) -> list[str]:
-    return [td.text for td in driver.find_elements(By.CSS_SELECTOR, "#board table.grid td")]
+    """The texts of the board's cells (tic-tac-toe's display draws the texts)."""
+    return [cell.text for cell in driver.find_elements(By.CSS_SELECTOR, "#board .drawn .cell")]
 
 
 def open_page(driver, url: str) -> None:

@@ -1,7 +1,7 @@
 """The local web server behind `gdl serve`: the standard library's ThreadingHTTPServer, one
 static page (gdl/serve/static, shipped as package data) and a small JSON API over a Workbench.
 
-    GET  /                   the page (index.html, app.js, style.css)
+    GET  /                   the page (index.html, app.js, tree.js, style.css)
     GET  /api/state          the position, its moves and their values (Workbench.state)
     POST /api/move           {"index": i}   play move i (or choose chance outcome i)
     POST /api/solver         the solver moves for the player to move
@@ -9,7 +9,9 @@ static page (gdl/serve/static, shipped as package data) and a small JSON API ove
     POST /api/undo           back to the person's previous decision
     POST /api/restart        a new game from the initial position
     POST /api/seats          {"human": [i, ...]}   the players a person plays
-    POST /api/tree           {"depth": n | null}   the search tree from here (SVG and text)
+    POST /api/tree           {"depth": n | null}   the search tree from here (nodes, SVG, text)
+    POST /api/step           {"algorithm": a, "depth": n | null, "table": b, "ordering": b}
+                             a search from here with every event of its trace, to step through
     POST /api/rules          {"text": "..."}  check edited rules; load them when sound
 
 Safety (docs/security.md): it listens on 127.0.0.1 unless told otherwise; there it answers only
@@ -40,6 +42,7 @@ MAX_BODY = 1 << 20          # the largest request body accepted (rule text), in 
 TIMEOUT = 60                # seconds a connection may wait between bytes before it is closed
 STATIC = {"/": ("index.html", "text/html; charset=utf-8"),
           "/app.js": ("app.js", "text/javascript; charset=utf-8"),
+          "/tree.js": ("tree.js", "text/javascript; charset=utf-8"),
           "/style.css": ("style.css", "text/css; charset=utf-8")}
 SECURITY_HEADERS = {
     "Content-Security-Policy": "default-src 'none'; script-src 'self'; style-src 'self'; "
@@ -150,6 +153,9 @@ ACTIONS = {
     "/api/restart": lambda bench, body: bench.restart(),
     "/api/seats": lambda bench, body: bench.set_human(list(body["human"])),
     "/api/tree": lambda bench, body: bench.tree(body.get("depth")),
+    "/api/step": lambda bench, body: bench.step(body.get("algorithm", "auto"), body.get("depth"),
+                                                body.get("table", False),
+                                                body.get("ordering", False)),
     "/api/rules": _rules,
 }
 
