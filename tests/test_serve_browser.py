@@ -232,3 +232,228 @@ def test_a_game_that_repeats_positions_is_played_from_a_strong_solve(browser):
         WebDriverWait(browser, 60).until(lambda d: "node(s)" in text(d, "tree-note"))
         assert "repeat a position" in text(browser, "tree-note")
         assert "from a strong solve" in text(browser, "tree-text").splitlines()[0]
+
+
+# ---- stepping through a search ----------------------------------------------------------------
+
+def test_stepping_alpha_beta_to_its_first_cut_shows_the_window_and_the_pruned_children(browser):
+    # Russell & Norvig's Figure 5.5 on the tree of Figure 5.2 (games/aima-fig5-2.game): a1
+    # backs up 3, so MAX's alpha is 3 when a2 is entered, and its window is (3, +inf); a2's
+    # first leaf, c1 = 2, is at most alpha: MIN can hold MAX to 2 there, and c2 and c3 are never
+    # looked at. The search visits 11 nodes (the root, a1-a3, b1-b3, c1, d1-d3).
+    from selenium.webdriver.support.ui import Select
+
+    for url in serve(game="games/aima-fig5-2.game"):
+        open_page(browser, url)
+        Select(browser.find_element(By.ID, "step-algorithm")).select_by_value("alphabeta")
+        browser.find_element(By.ID, "step-start").click()
+        settle(browser)
+        assert "11 node(s)" in text(browser, "step-heading")
+        forward = browser.find_element(By.ID, "step-forward")
+        steps = 0
+        while browser.find_element(By.ID, "step-event").get_attribute("data-kind") != "cutoff":
+            forward.click()
+            steps += 1
+            assert steps < 30, "no cut-off"
+        node = browser.find_element(By.ID, "step-node")
+        assert node.get_attribute("data-window") == "α = 3, β = +∞"
+        assert "Current node: a2" in node.text and "MIN to move" in node.text
+        assert "pruned: c2, c3" in text(browser, "step-event")
+        assert "≤ α = 3" in text(browser, "step-event")          # the reason: 2 ≤ α
+        tree = browser.find_element(By.ID, "step-tree")
+        pruned = [g.get_attribute("data-pruned") for g in tree.find_elements(By.CSS_SELECTOR, "g.pruned")]
+        assert pruned == ["c2", "c3"]
+        current = tree.find_element(By.CSS_SELECTOR, "g.node.current")
+        assert current.get_attribute("data-name") == "a2"
+        # the tree grows as the search goes: the root, a1 with its three leaves, a2 and c1
+        assert len(tree.find_elements(By.CSS_SELECTOR, "g.node")) == 7
+        assert [li.text for li in browser.find_elements(By.CSS_SELECTOR, "#step-cuts li")] == [
+            f"event {steps}: " + text(browser, "step-event").split(". ", 1)[1]]
+        # back one event: the cut-off is undone
+        browser.find_element(By.ID, "step-back").click()
+        assert browser.find_element(By.ID, "step-event").get_attribute("data-kind") == "leaf"
+        assert not tree.find_elements(By.CSS_SELECTOR, "g.pruned")
+        # to the end: every node of the search, the root backing up 3 from a1
+        browser.find_element(By.ID, "step-end").click()
+        assert text(browser, "step-event").endswith("the root backs up 3 from a1")
+        assert len(tree.find_elements(By.CSS_SELECTOR, "g.node")) == 11
+        assert browser.find_element(By.ID, "step-forward").get_attribute("disabled")
+
+
+def test_the_tree_view_opens_on_the_root_zooms_pans_and_folds(browser):
+    for url in serve(game="games/aima-fig5-2.game"):
+        open_page(browser, url)
+        browser.find_element(By.ID, "show-tree").click()
+        WebDriverWait(browser, 60).until(lambda d: "node(s) visited" in text(d, "tree-note"))
+        box = browser.find_element(By.ID, "tree-box")
+        view = box.find_element(By.CSS_SELECTOR, "svg.tree-svg")
+        frame = view.rect
+        root = box.find_element(By.CSS_SELECTOR, 'g.node[data-id="0"]')
+        # it opens on the root: the root is inside the drawing, near its top
+        where = root.rect
+        assert frame["x"] <= where["x"] and where["x"] + where["width"] <= frame["x"] + frame["width"]
+        assert frame["y"] <= where["y"] <= frame["y"] + frame["height"] / 3
+        assert len(box.find_elements(By.CSS_SELECTOR, "g.node")) == 11
+        # a click on a2 folds its subtree (c1, and the two pruned children), a second unfolds it
+        # (a click on the node's shape: the group's box also spans its labels, with gaps between)
+        box.find_element(By.CSS_SELECTOR, 'g.node[data-name="a2"] polygon').click()
+        assert len(box.find_elements(By.CSS_SELECTOR, "g.node")) == 10
+        assert not box.find_elements(By.CSS_SELECTOR, "g.pruned")
+        assert box.find_element(By.CSS_SELECTOR, 'g.node[data-name="a2"]').get_attribute("class").split()[-1] == "folded"
+        box.find_element(By.CSS_SELECTOR, 'g.node[data-name="a2"] polygon').click()
+        assert len(box.find_elements(By.CSS_SELECTOR, "g.node")) == 11
+        layer = view.find_element(By.TAG_NAME, "g")
+
+        def transform():
+            numbers = re.findall(r"-?[\d.]+", layer.get_attribute("transform"))
+            return [float(n) for n in numbers]
+
+        x, y, scale = transform()
+        box.find_element(By.XPATH, './/button[text()="+"]').click()
+        assert transform()[2] == pytest.approx(scale * 1.25)
+        from selenium.webdriver import ActionChains
+
+        before = transform()
+        ActionChains(browser).move_to_element_with_offset(view, 5, 150).click_and_hold() \
+            .move_by_offset(80, 40).release().perform()
+        after = transform()
+        assert after[0] == pytest.approx(before[0] + 80, abs=2)
+        assert after[1] == pytest.approx(before[1] + 40, abs=2)
+        assert len(box.find_elements(By.CSS_SELECTOR, "g.node")) == 11    # a drag folds nothing
+
+
+# ---- playing on the board ------------------------------------------------------------------------
+
+def connect_four_values(moves: list[int], columns: int = 4, rows: int = 4):
+    """Each playable column's value for the player to move after ``moves`` (columns, Red first):
+    a negamax over every position, memoised, written here (not gdl's): 1 win, 0 draw, -1 loss,
+    four in a row across, up or diagonally winning."""
+    from functools import lru_cache
+
+    def four(cells, c, r, p):
+        for dc, dr in ((1, 0), (0, 1), (1, 1), (1, -1)):
+            run = 1
+            for sign in (1, -1):
+                k = 1
+                while True:
+                    x, y = c + sign * k * dc, r + sign * k * dr
+                    if 0 <= x < columns and 0 <= y < len(cells[x]) and cells[x][y] == p:
+                        run += 1
+                        k += 1
+                    else:
+                        break
+            if run >= 4:
+                return True
+        return False
+
+    def after(cells, p, c):
+        column = cells[c]
+        new = cells[:c] + (column + (p,),) + cells[c + 1:]
+        if four(new, c, len(column), p):
+            return 1
+        if all(len(x) == rows for x in new):
+            return 0
+        return -value(new, 1 - p)
+
+    @lru_cache(maxsize=None)
+    def value(cells, p):
+        return max(after(cells, p, c) for c in range(columns) if len(cells[c]) < rows)
+
+    cells: tuple = ((),) * columns
+    for number, c in enumerate(moves):
+        cells = cells[:c] + (cells[c] + (number % 2,),) + cells[c + 1:]
+    p = len(moves) % 2
+    return {c: after(cells, p, c) for c in range(columns) if len(cells[c]) < rows}, \
+        (value(cells, p) if any(len(x) < rows for x in cells) else None)
+
+
+def column_colours(driver) -> dict[int, set]:
+    """Each column's labels as the board shows them (all its cells), and its cells' colours."""
+    found: dict[int, set] = {}
+    for cell in driver.find_elements(By.CSS_SELECTOR, '#board .drawn[data-variable="cell"] .cell'):
+        column = int(cell.get_attribute("data-at").split(",")[0])
+        found.setdefault(column, set()).add((cell.get_attribute("data-label"),
+                                             cell.value_of_css_property("background-color")))
+    return found
+
+
+def hue(colour: str) -> str:
+    """green, yellow or red: the dominant channels of an rgb() colour."""
+    r, g, b = (int(x) for x in re.findall(r"\d+", colour)[:3])
+    if g > r + 40:
+        return "green"
+    if r > g + 40:
+        return "red"
+    return "yellow" if r > b + 40 and g > b + 40 else "other"
+
+
+def test_connect_four_is_played_by_clicking_columns_each_coloured_by_its_value(browser):
+    # Both seats are the person's, so every position is a decision of the page. The columns
+    # clicked reach a position where the mover's columns are worth all three values (found by
+    # the negamax above: after 0 0 1 3 1, Yellow wins by column 1, draws by 0, loses by 2 or
+    # 3); then each side takes a winning column when it has one, else the first it may.
+    words = {1: "win", 0: "draw", -1: "loss"}
+    colour = {"win": "green", "draw": "yellow", "loss": "red"}
+    for url in serve("--as", "Red", "--as", "Yellow", game="games/connect4.game"):
+        open_page(browser, url)
+        played: list[int] = []
+        seen_all_three = False
+        while "Game over" not in text(browser, "status"):
+            values, position = connect_four_values(played)
+            shown = column_colours(browser)
+            for column in range(4):
+                labels = {label for label, _ in shown[column]}
+                if column in values:        # playable: every cell of the column, one colour
+                    assert labels == {words[values[column]]}, (played, column, shown[column])
+                    assert {hue(c) for _, c in shown[column]} == {colour[words[values[column]]]}
+                else:                       # full: nothing to click
+                    assert labels == {None}
+            seen_all_three |= set(values.values()) == {1, 0, -1}
+            # the value history: one square per position so far, each the value for its mover
+            strip = browser.find_elements(By.CSS_SELECTOR, "#value-history .vh")
+            assert len(strip) == len(played) + 1
+            for number, square in enumerate(strip):
+                assert square.get_attribute("data-label") == words[connect_four_values(played[:number])[1]]
+            opening = [0, 0, 1, 3, 1]
+            if len(played) < len(opening):
+                column = opening[len(played)]
+            else:
+                column = next((c for c, v in values.items() if v == 1), min(values))
+            # a click on the column's bottom cell drops the disc on top of the column
+            height = sum(1 for c in played if c == column)
+            browser.find_element(By.CSS_SELECTOR, f'#board .cell[data-at="{column},0"]').click()
+            settle(browser)
+            played.append(column)
+            dropped = browser.find_element(By.CSS_SELECTOR, f'#board .cell[data-at="{column},{height}"]')
+            assert dropped.get_attribute("data-value") == ("Red" if len(played) % 2 else "Yellow")
+        assert seen_all_three
+        # gravity: row 0 is drawn at the bottom, the columns across
+        bottom = browser.find_element(By.CSS_SELECTOR, '#board .cell[data-at="0,0"]').rect
+        top = browser.find_element(By.CSS_SELECTOR, '#board .cell[data-at="0,3"]').rect
+        right = browser.find_element(By.CSS_SELECTOR, '#board .cell[data-at="3,0"]').rect
+        assert bottom["y"] > top["y"] and right["x"] > bottom["x"] and right["y"] == bottom["y"]
+        # Yellow had a win after the opening and took a winning column at every turn since
+        assert "Yellow wins" in text(browser, "status")
+        assert len(browser.find_elements(By.CSS_SELECTOR, "#history li")) == len(played)
+
+
+def test_hexapawn_moves_take_two_clicks_from_and_to(browser):
+    # Gardner's hexapawn: the second player wins (FACTS), so every first move of White loses.
+    # White's pawns start on its home row, drawn at the bottom (`flip`); a click on a pawn shows
+    # where it can go, each destination coloured by the move's value; a second click plays it.
+    for url in serve(game="games/hexapawn.game"):
+        open_page(browser, url)
+        home = browser.find_element(By.CSS_SELECTOR, '#board .cell[data-at="0,1"]')
+        far = browser.find_element(By.CSS_SELECTOR, '#board .cell[data-at="2,1"]')
+        assert home.rect["y"] > far.rect["y"] and home.get_attribute("data-value") == "White"
+        assert home.get_attribute("data-label") == "loss"
+        home.click()
+        destination = browser.find_element(By.CSS_SELECTOR, '#board .cell.destination')
+        assert destination.get_attribute("data-at") == "1,1"
+        assert destination.get_attribute("data-label") == "loss"
+        assert destination.get_attribute("data-moves") == "advance(0,1)"
+        destination.click()
+        settle(browser)
+        history = [li.text for li in browser.find_elements(By.CSS_SELECTOR, "#history li")]
+        assert history[0] == "White: advance(0,1)" and len(history) == 2   # the solver answered
+        assert "White to move (you)" in text(browser, "status")
