@@ -490,7 +490,8 @@ def test_the_outline_lists_the_declarations(client):
     open_document(client, URI, TICTACTOE)
     symbols = client.request("textDocument/documentSymbol", {"textDocument": {"uri": URI}})
     assert [s["name"] for s in symbols] == ['game "Tic-tac-toe"', "X", "O", "cell", "place",
-                                            "line", "terminal", "utility X", "display cell"]
+                                            "line", "terminal", "utility X", "display cell",
+                                            "display place"]
     by_name = {s["name"]: s for s in symbols}
     # LSP SymbolKind: 5 Class... 6 Method, 12 Function, 13 Variable, 22 EnumMember, 26 TypeParameter
     assert (by_name["cell"]["kind"], by_name["place"]["kind"], by_name["line"]["kind"]) == (13, 6, 12)
@@ -628,9 +629,13 @@ def test_signature_help_for_a_definition_an_action_and_a_built_in_being_typed(cl
     ("effect   cell[r][c] = mover", "effect   cell[r][c] = mover let a = 1",
      "effect   cell[r][c] = mover; let a = 1", "Add ';' before `let`"),
     ("max-length 9", "max-length 19 / 2", "max-length 19 // 2", "Write `//` (floor division)"),
-    ("zero-sum\nmax-length 9\ndisplay cell as {empty: \".\", X: \"X\", O: \"O\"}\n",
-     "max-length 9\ndisplay cell as {empty: \".\", X: \"X\", O: \"O\"}\n",
-     "max-length 9\ndisplay cell as {empty: \".\", X: \"X\", O: \"O\"}\nzero-sum\n",
+    # the file's last lines: `zero-sum` is added at its end
+    ("zero-sum\nmax-length 9\ndisplay cell as {empty: \".\", X: \"X\", O: \"O\"}\n"
+     "display place(r, c) as cell[r][c]\n",
+     "max-length 9\ndisplay cell as {empty: \".\", X: \"X\", O: \"O\"}\n"
+     "display place(r, c) as cell[r][c]\n",
+     "max-length 9\ndisplay cell as {empty: \".\", X: \"X\", O: \"O\"}\n"
+     "display place(r, c) as cell[r][c]\nzero-sum\n",
      "Add `zero-sum`"),
 ])
 def test_a_quick_fix_makes_the_change_the_hint_names(client, good, broken, fixed, title):

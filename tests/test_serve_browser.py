@@ -304,7 +304,7 @@ def test_the_tree_view_opens_on_the_root_zooms_pans_and_folds(browser):
         assert len(box.find_elements(By.CSS_SELECTOR, "g.node")) == 11
         layer = view.find_element(By.TAG_NAME, "g")
 
-        def transform():
+        def transform(layer=layer):
             numbers = re.findall(r"-?[\d.]+", layer.get_attribute("transform"))
             return [float(n) for n in numbers]
 
@@ -328,7 +328,7 @@ def connect_four_values(moves: list[int], columns: int = 4, rows: int = 4):
     """Each playable column's value for the player to move after ``moves`` (columns, Red first):
     a negamax over every position, memoised, written here (not gdl's): 1 win, 0 draw, -1 loss,
     four in a row across, up or diagonally winning."""
-    from functools import lru_cache
+    from functools import cache
 
     def four(cells, c, r, p):
         for dc, dr in ((1, 0), (0, 1), (1, 1), (1, -1)):
@@ -355,7 +355,7 @@ def connect_four_values(moves: list[int], columns: int = 4, rows: int = 4):
             return 0
         return -value(new, 1 - p)
 
-    @lru_cache(maxsize=None)
+    @cache
     def value(cells, p):
         return max(after(cells, p, c) for c in range(columns) if len(cells[c]) < rows)
 
