@@ -1143,7 +1143,7 @@ class _Checker:
             if word.quoted or text not in ir.LAYOUT_WORDS:
                 declaration = did_you_mean(text, sorted(_DECLARATION_WORDS))
                 self.error("E223", f"'{text}' is no word of a display", word.span,
-                           hint=(f"{declaration[:-1]} A declaration starts a line of its own; "
+                           hint=(f"{declaration} A declaration starts a line of its own; "
                                  "here the word is read as part of the display before it"
                                  if declaration and not word.quoted else
                                  did_you_mean(text, ir.LAYOUT_WORDS)
