@@ -207,6 +207,35 @@ def test_with_a_position_database_every_move_shows_its_remoteness(browser, tmp_p
         far = {item.get_attribute("data-name"): item.get_attribute("data-remoteness")
                for item in browser.find_elements(By.CSS_SELECTOR, "#moves li")}
         assert far["place(0,0)"] == "win in 5" and far["place(2,1)"] == "tie in 7"
+        # the board: each empty cell coloured as its move is listed
+        for cell in browser.find_elements(By.CSS_SELECTOR, "#board .cell.playable"):
+            r, c = cell.get_attribute("data-at").split(",")
+            word, _, count = far[f"place({r},{c})"].split()
+            label = {"win": "win", "tie": "draw", "lose": "loss"}[word]
+            assert (cell.get_attribute("data-label"), cell.get_attribute("data-remoteness")) == (
+                label, count)
+        # X 0, O 1, X 3: X threatens the left column. O loses whatever it does, in 2 moves
+        # unless it blocks at (2,0) (X completes the column), in 4 if it does (X then takes
+        # the centre, threatening the diagonal and the middle row at once). GamesmanUni's
+        # shading: the same red, darker the nearer the end.
+        open_page(browser, url)
+        for name in ("place(0,0)", "place(0,1)", "place(1,0)"):
+            click_move(browser, name)
+
+        def lightness(cell) -> float:
+            rgb = [int(x) for x in re.findall(r"\d+", cell.value_of_css_property("background-color"))[:3]]
+            return (max(rgb) + min(rgb)) / 2
+
+        shown = {tuple(cell.get_attribute("data-at").split(",")): cell
+                 for cell in browser.find_elements(By.CSS_SELECTOR, "#board .cell.playable")}
+        assert set(shown) == {("0", "2"), ("1", "1"), ("1", "2"), ("2", "0"), ("2", "1"), ("2", "2")}
+        assert {(c.get_attribute("data-label"), c.get_attribute("data-remoteness"))
+                for at, c in shown.items() if at != ("2", "0")} == {("loss", "2")}
+        block = shown[("2", "0")]
+        assert (block.get_attribute("data-label"), block.get_attribute("data-remoteness")) == ("loss", "4")
+        assert all(hue(c.value_of_css_property("background-color")) == "red" for c in shown.values())
+        near = {lightness(c) for at, c in shown.items() if at != ("2", "0")}
+        assert len(near) == 1 and near.pop() < lightness(block)
 
 
 def test_a_game_that_repeats_positions_is_played_from_a_strong_solve(browser):
