@@ -228,6 +228,10 @@ class Workbench:
 
         info, who = self.game.info, _mover(mover, self.game.info.players)
         positions = self._positions()
+        if positions is None and self.depth is None:
+            # a game without repeats, with --db: the database has the same exact values, and
+            # the remoteness the search has not (GamesmanUni's strip shows it)
+            positions = self._database
         if positions is not None:
             found = positions.lookup(state)
             if found is None:
