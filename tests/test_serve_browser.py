@@ -486,3 +486,38 @@ def test_hexapawn_moves_take_two_clicks_from_and_to(browser):
         history = [li.text for li in browser.find_elements(By.CSS_SELECTOR, "#history li")]
         assert history[0] == "White: advance(0,1)" and len(history) == 2   # the solver answered
         assert "White to move (you)" in text(browser, "status")
+
+
+PROMOTION = """game "Promotion"
+# One pawn, one step to the far row, where it becomes a queen or a knight: two moves on the same
+# two clicks. Either wins for the only player.
+players A
+var cell[2][1] in {empty, pawn, queen, knight} = empty
+init { cell[0][0] = pawn }
+action promote(to in 0..1)
+    requires cell[0][0] == pawn
+    effect   cell[0][0] = empty; cell[1][0] = queen if to == 0 else knight
+terminal cell[0][0] == empty
+utility A = 1
+display cell as {empty: "." blank, pawn: "P" pawn, queen: "Q" queen, knight: "N" knight} flip
+display promote(to) as cell[0][0] -> cell[1][0]
+"""
+
+
+def test_two_moves_on_the_same_clicks_are_named_and_left_to_the_list(browser, tmp_path):
+    path = tmp_path / "promotion.game"
+    path.write_text(PROMOTION, encoding="utf-8")
+    for url in serve(game=str(path)):
+        open_page(browser, url)
+        browser.find_element(By.CSS_SELECTOR, '#board .cell[data-at="0,0"]').click()
+        destination = browser.find_element(By.CSS_SELECTOR, "#board .cell.destination")
+        assert destination.get_attribute("data-at") == "1,0"
+        assert destination.get_attribute("data-moves") == "promote(0) promote(1)"
+        destination.click()
+        assert text(browser, "board-note") == ("Several moves go there: promote(0), promote(1); "
+                                               "pick one from the list.")
+        assert browser.find_elements(By.CSS_SELECTOR, "#history li") == []    # nothing played
+        click_move(browser, "promote(1)")
+        assert browser.find_element(By.CSS_SELECTOR, '#board .cell[data-at="1,0"]').get_attribute(
+            "data-value") == "knight"
+        assert "Game over" in text(browser, "status")

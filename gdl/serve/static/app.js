@@ -307,10 +307,16 @@ function redrawBoard() {
 function clickCell(cell, cells) {
   if (selected) {
     const from = cells.find((c) => same(c, selected));
-    const move = from ? from.from.find((m) => onCell(cell, m.cells[1])) : null;
+    const moves = from ? from.from.filter((m) => onCell(cell, m.cells[1])) : [];
     selected = null;
-    if (move) {
-      act("/api/move", { index: move.index });
+    if (moves.length === 1) {
+      act("/api/move", { index: moves[0].index });
+      return;
+    }
+    if (moves.length > 1) {       // a promotion to one of several pieces: the list says which
+      redrawBoard();
+      $("board-note").textContent = "Several moves go there: "
+        + `${moves.map((m) => m.name).join(", ")}; pick one from the list.`;
       return;
     }
     if (cell.from.length && from !== cell) selected = { variable: cell.variable, at: cell.at };
