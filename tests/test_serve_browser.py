@@ -521,3 +521,24 @@ def test_two_moves_on_the_same_clicks_are_named_and_left_to_the_list(browser, tm
         assert browser.find_element(By.CSS_SELECTOR, '#board .cell[data-at="1,0"]').get_attribute(
             "data-value") == "knight"
         assert "Game over" in text(browser, "status")
+
+
+def test_an_image_shipped_with_the_game_is_drawn(browser, tmp_path):
+    # the promotion game with the queen drawn by an SVG file next to the rules: the page shows
+    # it (the browser decodes it: its natural width is the file's 40 pixels)
+    (tmp_path / "pieces").mkdir()
+    (tmp_path / "pieces" / "queen.svg").write_text(
+        '<svg xmlns="http://www.w3.org/2000/svg" width="40" height="40"><circle cx="20" cy="20" '
+        'r="18" fill="purple"/></svg>', encoding="utf-8")
+    path = tmp_path / "promotion.game"
+    path.write_text(PROMOTION.replace('queen: "Q" queen', 'queen: "Q" image "pieces/queen.svg"'),
+                    encoding="utf-8")
+    for url in serve(game=str(path)):
+        open_page(browser, url)
+        assert browser.find_elements(By.CSS_SELECTOR, "#board img") == []
+        click_move(browser, "promote(0)")
+        (image,) = browser.find_elements(By.CSS_SELECTOR, '#board .cell[data-at="1,0"] img')
+        assert image.get_attribute("src").startswith("data:image/svg+xml;base64,")
+        assert browser.execute_script("return arguments[0].complete && arguments[0].naturalWidth",
+                                      image) == 40
+        assert text(browser, "board-problems") == ""

@@ -22,8 +22,8 @@ cell of column 2), ``[["cell", [1, 0]], ["cell", [2, 1]]]`` for a move from one 
 Images named by a display (`image "pieces/king.svg"`) are read from the rule file's directory
 or below it (the checker refuses other paths; here the resolved file must still be inside it,
 so a symbolic link cannot lead out), at most ``MAX_IMAGE`` bytes, an SVG or a PNG by its
-content too, and sent as ``data:`` URIs: the page shows them with <img>-like SVG <image>
-elements, which never run script.
+content too, and sent as ``data:`` URIs: the page shows them in <img> elements, where an SVG
+never runs script (and the page's Content-Security-Policy allows images from data: only).
 """
 
 from __future__ import annotations
