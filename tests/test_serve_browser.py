@@ -542,3 +542,60 @@ def test_an_image_shipped_with_the_game_is_drawn(browser, tmp_path):
         assert browser.execute_script("return arguments[0].complete && arguments[0].naturalWidth",
                                       image) == 40
         assert text(browser, "board-problems") == ""
+
+
+def centre(cell) -> tuple[float, float]:
+    box = cell.rect
+    return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+
+
+def test_hex_is_drawn_as_a_rhombus_whose_touching_cells_are_the_rules_neighbours(browser):
+    # games/hex.game joins a cell to (r + dr, c + dc) for dr, dc in -1..1 with dr != dc: six
+    # neighbours. Drawn as a rhombus (each row half a cell right of the one above), those six
+    # are exactly the cells whose centres are one cell width away, and no other.
+    for url in serve("--as", "Red", "--as", "Blue", game="games/hex.game"):
+        open_page(browser, url)
+        found = {tuple(int(i) for i in cell.get_attribute("data-at").split(",")): cell
+                 for cell in browser.find_elements(By.CSS_SELECTOR, '#board .cell[data-at]')}
+        assert set(found) == {(r, c) for r in range(3) for c in range(3)}
+        where = {at: centre(cell) for at, cell in found.items()}
+        width = found[(0, 0)].rect["width"]
+        for (r, c), (x, y) in where.items():
+            near = {other for other, (u, v) in where.items()
+                    if other != (r, c) and ((u - x) ** 2 + (v - y) ** 2) ** 0.5 < 1.25 * width}
+            rules = {(r + dr, c + dc) for dr in (-1, 0, 1) for dc in (-1, 0, 1)
+                     if dr != dc and (r + dr, c + dc) in where}
+            assert near == rules, ((r, c), near, rules)
+        assert where[(1, 0)][0] > where[(0, 0)][0] and where[(1, 0)][1] > where[(0, 0)][1]
+        # Nash: the first player wins Hex; on 3 x 3 the centre is a winning first move
+        assert found[(1, 1)].get_attribute("data-label") == "win"
+        found[(1, 1)].click()
+        settle(browser)
+        assert [li.text for li in browser.find_elements(By.CSS_SELECTOR, "#history li")] == [
+            "Red: play(1,1)"]
+        assert browser.find_element(By.CSS_SELECTOR, '#board .cell[data-at="1,1"]').get_attribute(
+            "data-value") == "Red"
+
+
+def test_kalah_is_sown_anticlockwise_by_clicking_a_house(browser):
+    # Kalah(3, 3): pits 0-2 South's houses, 3 its store, 4-6 North's houses, 7 North's store.
+    for url in serve("--as", "South", "--as", "North", game="games/kalah.game"):
+        open_page(browser, url)
+
+        def pit(i):
+            return browser.find_element(By.CSS_SELECTOR, f'#board .cell[data-at="{i}"]')
+
+        x = {i: centre(pit(i))[0] for i in range(8)}
+        y = {i: centre(pit(i))[1] for i in range(8)}
+        # South's houses left to right along the bottom, then its store at the right end; North's
+        # houses right to left along the top, then its store at the left end
+        assert x[7] < x[0] < x[1] < x[2] < x[3] and x[7] < x[6] < x[5] < x[4] < x[3]
+        assert y[0] == y[1] == y[2] > y[4] == y[5] == y[6]
+        assert pit(3).rect["height"] > 1.5 * pit(0).rect["height"]          # a store: two rows
+        # sowing house 0's three seeds drops one in each of pits 1, 2 and the store: the last in
+        # the store, so South moves again
+        pit(0).click()
+        settle(browser)
+        assert [pit(i).get_attribute("data-value") for i in range(8)] == [
+            "0", "4", "4", "1", "3", "3", "3", "0"]
+        assert "South to move (you)" in text(browser, "status")
