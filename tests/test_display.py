@@ -299,3 +299,57 @@ def test_a_link_out_of_the_games_directory_is_not_followed(tmp_path):
     cell, trouble = image_board(games, "a.svg", data=None)
     assert "picture" not in cell
     assert len(trouble) == 1 and "not a .svg or .png file under" in trouble[0]
+
+
+# ---- the terminal (gdl play) turns the board as the page does ------------------------------------
+
+def drawn(name: str, moves: list[str] = ()) -> str:
+    from gdl.tools.session import render
+
+    game = gdl.load(GAMES / name)
+    state = game.initial_state()
+    for move in moves:
+        state = game.apply(state, next(a for a in game.legal_actions(state)
+                                       if game.action_name(a) == move))
+    return render(game, state)
+
+
+def test_connect_four_stands_upright_in_the_terminal():
+    # Red drops in column 0, Yellow on top of it, Red in column 1: the columns across, numbered
+    # 0-3, row 0 at the bottom
+    assert drawn("connect4.game", ["drop(0)", "drop(0)", "drop(1)"]) == "\n".join([
+        "cell",
+        "  0 1 2 3",
+        "3 . . . .",
+        "2 . . . .",
+        "1 Y . . .",
+        "0 R R . ."])
+
+
+def test_hexapawn_has_white_at_the_bottom_and_hex_is_a_rhombus():
+    assert drawn("hexapawn.game") == "cell\n  0 1 2\n2 B B B\n1 . . .\n0 W W W"
+    assert drawn("hex.game", ["play(1,1)"]) == "cell\n  0 1 2\n0 . . .\n1  . R .\n2   . . ."
+
+
+def test_mirror_and_transpose_number_the_turned_board():
+    game = gdl.loads(BASE + 'display cell as {empty: ".", A: "a", B: "b"} mirror\n', "board.game")
+    from gdl.tools.session import render
+
+    state = game.apply(game.initial_state(), game.legal_actions(game.initial_state())[1])   # put(0,1)
+    assert render(game, state) == "cell\n  2 1 0\n0 . a .\n1 . . ."
+    game = gdl.loads(BASE + 'display cell as {empty: ".", A: "a", B: "b"} transpose\n', "board.game")
+    state = game.apply(game.initial_state(), game.legal_actions(game.initial_state())[1])
+    assert render(game, state) == "cell\n  0 1\n0 . .\n1 a .\n2 . ."
+
+
+def test_kalah_sits_between_its_stores_in_the_terminal():
+    # South's houses 0-2 along the bottom left to right and its store 3 on the right; North's
+    # houses 4-6 right to left along the top and its store 7 on the left; each under its number
+    assert drawn("kalah.game", ["sow(0)"]) == "\n".join([
+        "pit",
+        "   6 5 4",
+        "   3 3 3",
+        "7         3",
+        "0         1",
+        "   0 4 4",
+        "   0 1 2"])
