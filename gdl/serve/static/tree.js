@@ -4,7 +4,8 @@
 "use strict";
 
 const SVG_NS = "http://www.w3.org/2000/svg";
-const STEP_X = 72;           // between neighbouring leaves
+const STEP_X = 72;           // between neighbouring leaves, at least (wider for long move names)
+const LABEL_CHAR = 6.5;      // the width of a character of an edge's label (11px), roughly
 const STEP_Y = 84;           // between depths
 const RADIUS = 15;
 
@@ -22,6 +23,7 @@ class TreeView {
     this.nodes = [];
     this.folded = new Set();
     this.view = { x: 0, y: 0, scale: 1 };
+    this.stepX = STEP_X;
     this.current = null;
     const bar = document.createElement("div");
     bar.className = "tree-bar buttons";
@@ -125,9 +127,12 @@ class TreeView {
     const { placed, children, root } = this.layout();
     this.placed = placed;
     this.root = root;
+    // each edge's label is written over its child, so neighbours must be a label apart
+    const names = this.nodes.flatMap((n) => [n.name || "", ...(n.pruned || [])]);
+    this.stepX = Math.max(STEP_X, ...names.map((name) => name.length * LABEL_CHAR + 14));
     const edges = svgEl("g", { class: "edges" });
     const shapes = svgEl("g", { class: "nodes" });
-    const px = (p) => p.x * STEP_X;
+    const px = (p) => p.x * this.stepX;
     const py = (p) => p.y * STEP_Y;
     for (const [id, p] of placed) {
       const node = p.node;
@@ -139,21 +144,19 @@ class TreeView {
                                      class: "edge" + (kid.principal ? " principal" : "")
                                        + (kid.optimal && !kid.principal ? " optimal" : "") });
         edges.append(line);
-        if (kid.name) {       // nearer the parent: the child's window is above the child
-          edges.append(svgEl("text", { x: px(p) + (px(q) - px(p)) * 0.4 + 4,
-                                       y: py(p) + (py(q) - py(p)) * 0.4 + 4,
-                                       class: "edge-label" }, kid.name));
+        if (kid.name) {       // over the child, above its window
+          edges.append(svgEl("text", { x: px(q), y: py(q) - RADIUS - 18, class: "edge-label" },
+                             kid.name));
         }
       }
       (p.stubs || []).forEach((x, i) => {
         const name = node.pruned[i];
-        const sx = x * STEP_X;
+        const sx = x * this.stepX;
         const sy = py(p) + STEP_Y;
         const stub = svgEl("g", { class: "pruned", "data-pruned": name });
         stub.append(svgEl("line", { x1: px(p), y1: py(p) + RADIUS, x2: sx, y2: sy - 9 }));
         stub.append(svgEl("rect", { x: sx - 9, y: sy - 9, width: 18, height: 18, rx: 3 }));
-        stub.append(svgEl("text", { x: (px(p) + sx) / 2 + 4, y: (py(p) + sy) / 2,
-                                    class: "edge-label" }, name));
+        stub.append(svgEl("text", { x: sx, y: sy - 15, class: "edge-label" }, name));
         stub.append(svgEl("text", { x: sx, y: sy + 24, class: "node-value" }, "pruned"));
         edges.append(stub);
       });
@@ -229,7 +232,7 @@ class TreeView {
     const { width } = this.size();
     const root = this.root ? this.placed.get(this.root.id) : null;
     this.view.scale = 1;
-    this.view.x = width / 2 - (root ? root.x * STEP_X : 0);
+    this.view.x = width / 2 - (root ? root.x * this.stepX : 0);
     this.view.y = RADIUS + 30;
     this.applyView();
   }
@@ -239,11 +242,14 @@ class TreeView {
     const xs = [...this.placed.values()].flatMap((p) => [p.x, ...(p.stubs || [])]);
     const ys = [...this.placed.values()].map((p) => p.y + ((p.stubs || []).length ? 1 : 0));
     if (!xs.length) return;
-    const spanX = (Math.max(...xs) - Math.min(...xs)) * STEP_X + 2 * STEP_X;
+    const step = this.stepX;
+    const spanX = (Math.max(...xs) - Math.min(...xs)) * step + 2 * step;
     const spanY = Math.max(...ys) * STEP_Y + STEP_Y;
     const scale = Math.min(2, width / spanX, height / spanY);
     this.view.scale = scale;
-    this.view.x = -Math.min(...xs) * STEP_X * scale + STEP_X * scale;
+    // centred across: a narrow tree in the middle, a wide one from its left edge
+    this.view.x = -Math.min(...xs) * step * scale + step * scale
+      + Math.max(0, (width - spanX * scale) / 2);
     this.view.y = (RADIUS + 20) * scale;
     this.applyView();
   }
@@ -265,7 +271,7 @@ class TreeView {
     const p = this.placed.get(id);
     if (!p) return;
     const { width, height } = this.size();
-    const sx = p.x * STEP_X * this.view.scale + this.view.x;
+    const sx = p.x * this.stepX * this.view.scale + this.view.x;
     const sy = p.y * STEP_Y * this.view.scale + this.view.y;
     const margin = 40;
     if (sx < margin || sx > width - margin) this.view.x += width / 2 - sx;
