@@ -599,3 +599,21 @@ def test_kalah_is_sown_anticlockwise_by_clicking_a_house(browser):
         assert [pit(i).get_attribute("data-value") for i in range(8)] == [
             "0", "4", "4", "1", "3", "3", "3", "0"]
         assert "South to move (you)" in text(browser, "status")
+
+
+def test_a_tree_of_a_thousand_nodes_opens_on_its_root(server, browser):
+    # tic-tac-toe from the empty board to depth 5: well over a thousand nodes, far wider than
+    # the view; the view opens with the root in sight, at the top, centred across
+    open_page(browser, server)
+    browser.find_element(By.ID, "tree-depth").clear()
+    browser.find_element(By.ID, "tree-depth").send_keys("5")
+    browser.find_element(By.ID, "show-tree").click()
+    WebDriverWait(browser, 60).until(lambda d: "node(s) visited" in text(d, "tree-note"))
+    nodes = int(re.search(r"(\d[\d,]*) node\(s\) visited", text(browser, "tree-note"))[1].replace(",", ""))
+    assert nodes > 1000
+    box = browser.find_element(By.ID, "tree-box")
+    frame = box.find_element(By.CSS_SELECTOR, "svg.tree-svg").rect
+    root = box.find_element(By.CSS_SELECTOR, 'g.node[data-id="0"] polygon').rect
+    middle = root["x"] + root["width"] / 2
+    assert abs(middle - (frame["x"] + frame["width"] / 2)) < 2
+    assert frame["y"] <= root["y"] <= frame["y"] + frame["height"] / 4
