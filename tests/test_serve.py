@@ -395,6 +395,15 @@ def test_minimax_reads_every_leaf_and_cuts_nothing():
     assert document["nodes"] == 13 and kinds.count("leaf") == 9 and "cutoff" not in kinds
 
 
+def test_stepping_expectiminimax_averages_the_chance_node():
+    # games/chance-example.game: (1/2)·8 + (1/3)·24 + (1/6)·(-12) = 10, read leaf by leaf
+    document = bench("chance-example.game").step("expectiminimax")
+    kinds = [e["kind"] for e in document["events"]]
+    assert kinds == ["enter", "enter", "leaf", "enter", "leaf", "enter", "leaf", "average", "exit"]
+    assert [e["values"][0] for e in document["events"] if e["kind"] == "leaf"] == [8, 24, -12]
+    assert document["values"] == {"MAX": 10, "MIN": -10}
+
+
 def test_the_page_steps_the_solvers_own_trace_from_the_current_position():
     # what the page steps through is the trace the solver tells (gdl.tools.trace.run), from the
     # position on the board, not from the start
