@@ -490,7 +490,8 @@ def test_the_outline_lists_the_declarations(client):
     open_document(client, URI, TICTACTOE)
     symbols = client.request("textDocument/documentSymbol", {"textDocument": {"uri": URI}})
     assert [s["name"] for s in symbols] == ['game "Tic-tac-toe"', "X", "O", "cell", "place",
-                                            "line", "terminal", "utility X", "display cell"]
+                                            "line", "terminal", "utility X", "display cell",
+                                            "display place"]
     by_name = {s["name"]: s for s in symbols}
     # LSP SymbolKind: 5 Class... 6 Method, 12 Function, 13 Variable, 22 EnumMember, 26 TypeParameter
     assert (by_name["cell"]["kind"], by_name["place"]["kind"], by_name["line"]["kind"]) == (13, 6, 12)
@@ -628,9 +629,13 @@ def test_signature_help_for_a_definition_an_action_and_a_built_in_being_typed(cl
     ("effect   cell[r][c] = mover", "effect   cell[r][c] = mover let a = 1",
      "effect   cell[r][c] = mover; let a = 1", "Add ';' before `let`"),
     ("max-length 9", "max-length 19 / 2", "max-length 19 // 2", "Write `//` (floor division)"),
-    ("zero-sum\nmax-length 9\ndisplay cell as {empty: \".\", X: \"X\", O: \"O\"}\n",
-     "max-length 9\ndisplay cell as {empty: \".\", X: \"X\", O: \"O\"}\n",
-     "max-length 9\ndisplay cell as {empty: \".\", X: \"X\", O: \"O\"}\nzero-sum\n",
+    # the file's last lines: `zero-sum` is added at its end
+    ("zero-sum\nmax-length 9\ndisplay cell as {empty: \".\", X: \"X\", O: \"O\"}\n"
+     "display place(r, c) as cell[r][c]\n",
+     "max-length 9\ndisplay cell as {empty: \".\", X: \"X\", O: \"O\"}\n"
+     "display place(r, c) as cell[r][c]\n",
+     "max-length 9\ndisplay cell as {empty: \".\", X: \"X\", O: \"O\"}\n"
+     "display place(r, c) as cell[r][c]\nzero-sum\n",
      "Add `zero-sum`"),
 ])
 def test_a_quick_fix_makes_the_change_the_hint_names(client, good, broken, fixed, title):
@@ -821,3 +826,35 @@ def test_references_and_rename_reach_the_private_and_hidden_lists(client):
         assert renamed == replace_words(text, name, new)
         game = gdl.loads(renamed)            # the lists renamed too, or the file would not check
         assert game.info.hidden
+
+
+def test_rename_reaches_a_boards_display_and_leaves_its_words(client):
+    # Connect Four's displays: `display cell as {empty: "." disc white, Red: "R" disc red, ...}
+    # transpose flip on "#1f4fa8"` and `display drop(c) as cell[c]`. Renaming the variable, the
+    # action or the player Red changes them there too; the picture's colour `red` and the
+    # layout words are words of the display, not names, and stay.
+    client, _ = client
+    import gdl
+
+    text = (ROOT / "games" / "connect4.game").read_text(encoding="utf-8")
+    for number, (name, new) in enumerate((("cell", "square"), ("drop", "play"), ("Red", "Crimson"))):
+        uri = f"file:///tmp/gdl-lsp-test/connect4-{number}.game"
+        open_document(client, uri, text)
+        line, character = words(text, name)[0]
+        edit = client.request("textDocument/rename", at(uri, line, character, newName=new))
+        renamed = apply_edits(text, edit["changes"][uri])
+        assert renamed == replace_words(text, name, new), name
+        display = [row for row in renamed.splitlines() if row.startswith("display")]
+        assert any(new in row for row in display), name
+        assert all(" red," in row and "transpose flip" in row for row in display[:1])
+        gdl.loads(renamed)                   # the displays still name what they draw
+    # `c` in `display drop(c) as cell[c]` is that line's own: renaming it changes that line only
+    uri = "file:///tmp/gdl-lsp-test/connect4-c.game"
+    open_document(client, uri, text)
+    line = next(i for i, row in enumerate(text.split("\n")) if row.startswith("display drop"))
+    character = text.split("\n")[line].index("(c)") + 1
+    edit = client.request("textDocument/rename", at(uri, line, character, newName="column"))
+    renamed = apply_edits(text, edit["changes"][uri])
+    before, after = text.split("\n"), renamed.split("\n")
+    assert [i for i, (a, b) in enumerate(zip(before, after)) if a != b] == [line]
+    assert after[line] == "display drop(column) as cell[column]"

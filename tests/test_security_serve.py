@@ -60,6 +60,51 @@ def test_a_body_nested_past_the_json_parser_is_a_bad_request(served, capsys):
     assert status == 200                                      # the server goes on answering
 
 
+NESTED_WHILE_SEARCHING = """
+import http.client, json, sys
+from pathlib import Path
+from gdl.serve.server import GameServer
+from gdl.serve.workbench import Workbench
+
+game = Path(sys.argv[1])
+server = GameServer(Workbench(game.read_text(encoding="utf-8"), str(game)))
+server.serve_in_thread()
+# what every search does while it runs (gdl.solvers.deep.run_deep), for the whole process
+sys.setrecursionlimit(200_000)
+connection = http.client.HTTPConnection(*server.server_address[:2], timeout=60)
+connection.request("POST", "/api/move", body=b"[" * 100_000,
+                   headers={"Content-Type": "application/json"})
+response = connection.getresponse()
+print(response.status, json.loads(response.read())["error"])
+server.shutdown()
+"""
+
+
+def test_a_nested_body_during_a_search_is_refused_without_a_crash():
+    # A search raises the process's recursion limit while it runs, so that deep games can be
+    # searched (in a thread with a large stack); a request thread has the usual stack, and a
+    # parser that recursed 100,000 brackets deep under that limit would overflow it: the
+    # server would die of a segmentation fault. The body's nesting is looked at first.
+    import subprocess
+
+    done = subprocess.run([sys.executable, "-c", NESTED_WHILE_SEARCHING,
+                           str(GAMES / "tictactoe.game")], capture_output=True, text=True,
+                          timeout=120, cwd=Path(__file__).resolve().parent.parent)
+    assert done.returncode == 0, (done.returncode, done.stderr[-2000:])
+    assert done.stdout.startswith("400 ") and "nested" in done.stdout
+
+
+@pytest.mark.parametrize("body, depth", [
+    (b'{"index": 0}', 0),                                   # few brackets: not even counted
+    (b'{"text": "' + b"cell[r][c] " * 1000 + b'"}', 1),   # rule text: brackets in a string
+    (b'{"text": "\\" [[[[' + b"[" * 100 + b'"}', 1),      # an escaped quote keeps the string
+    (b"[" * 40 + b"]" * 40, 40),
+    (b"[" * 30 + b'{"a": [1, [2]]}' + b"]" * 30, 33),
+])
+def test_the_nesting_of_a_body_is_counted_outside_its_strings(body, depth):
+    assert served_module._nesting(body) == depth
+
+
 def test_a_connection_is_given_a_finite_time_to_send_its_request():
     # Python's handler waits forever by default: every connection that never finishes a
     # request keeps a thread, and a few thousand of them exhaust the server.

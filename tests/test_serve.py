@@ -30,7 +30,14 @@ def test_tictactoe_values_follow_the_facts():
     state = wb.state()
     assert state["to_move"] == "X" and not state["solver_to_move"]
     assert set(labels(state).values()) == {"draw"} and len(state["moves"]) == 9
-    assert state["board"] == [{"kind": "grid", "name": "cell", "rows": [["."] * 3] * 3}]
+    # `display place(r, c) as cell[r][c]`: the board is drawn cell by cell, and each move names
+    # the cell a click plays it on, the one its name's numbers give
+    (board,) = state["board"]
+    assert board["kind"] == "board" and (board["rows"], board["columns"]) == (3, 3)
+    assert {(c["row"], c["column"]): c["text"] for c in board["cells"]} == {
+        (r, c): "." for r in range(3) for c in range(3)}
+    assert all(m["cells"] == [["cell", [int(m["name"][6]), int(m["name"][8])]]]
+               for m in state["moves"])
     # cells numbered 0-8 row by row: X 4, O 1 is a win for X
     state = wb.move(4)                         # place(1,1)
     assert labels(state)["place(0,1)"] == "loss"
@@ -232,7 +239,18 @@ def test_every_bundled_game_can_be_shown_played_and_drawn(path):
     for move in state["moves"]:
         assert move["label"] in {"win", "draw", "loss", "best", "worse", "worst", "chance"}
         assert [v["player"] for v in move["values"]] == players
-    assert {block["kind"] for block in state["board"]} <= {"grid", "scalar", "table"}
+    assert {block["kind"] for block in state["board"]} <= {"grid", "scalar", "table", "board"}
+    # where the rules say which click plays each action, every move has its cells, and each
+    # is on the board drawn (a cell whose indices begin with the ones the move names)
+    drawn = {(block["variable"], tuple(cell["at"])) for block in state["board"]
+             if block["kind"] == "board" for cell in block["cells"]}
+    rules = getattr(wb.game, "ir", None)        # (an explicit tree has no rules to click)
+    if rules is not None and {c.action.name for c in rules.clicks} >= {
+            a.name for a in rules.actions if a.name not in ("init", "then")}:
+        for move in state["moves"]:
+            assert move["cells"], move["name"]
+            for variable, prefix in move["cells"]:
+                assert any(v == variable and at[:len(prefix)] == tuple(prefix) for v, at in drawn)
     json.dumps(state)                                   # everything the page gets is JSON
     after = wb.roll() if state["to_move"] == "chance" else wb.solver_move()
     assert len(after["history"]) == 1
@@ -341,3 +359,122 @@ def test_serve_refuses_a_stale_or_damaged_database(tictactoe_db, tmp_path, capsy
     assert "not a valid gdl position database" in capsys.readouterr().err
     assert main(["serve", str(GAMES / "tictactoe.game"), "--db", str(tmp_path / "no.db")]) == 2
     assert "no such database" in capsys.readouterr().err
+
+
+# ---- stepping through a search -------------------------------------------------------------------
+
+def test_stepping_alpha_beta_on_figure_5_2_follows_figure_5_5():
+    # Russell & Norvig, Figure 5.5: the leaves are read in the order b1 b2 b3 (3 12 8), c1 (2),
+    # then d1 d2 d3 (14 5 2); c1 = 2 is at most alpha = 3, so MIN's a2 is cut off there and c2,
+    # c3 are never read; the root backs up 3 from a1. 11 nodes (13 less the two pruned).
+    document = bench("aima-fig5-2.game").step("alphabeta")
+    events = document["events"]
+    assert document["values"] == {"MAX": 3, "MIN": -3} and document["best_actions"] == ["a1"]
+    assert document["nodes"] == 11 and "11 node(s)" in document["heading"]
+    assert [e["step"] for e in events] == list(range(1, len(events) + 1))
+    leaves = [(e["path"][-1], e["values"][0]) for e in events if e["kind"] == "leaf"]
+    assert leaves == [("b1", 3), ("b2", 12), ("b3", 8), ("c1", 2), ("d1", 14), ("d2", 5), ("d3", 2)]
+    # two cut-offs: at a2 after c1, pruning c2 and c3; and at a3 after its last leaf d3 = 2
+    # (2 <= alpha as well, with no child left to prune)
+    cut, last = [e for e in events if e["kind"] == "cutoff"]
+    assert (cut["path"], cut["after"], cut["skipped"]) == (["a2"], "c1", ["c2", "c3"])
+    assert (last["path"], last["after"], last["skipped"]) == (["a3"], "d3", [])
+    assert cut["step"] == 1 + next(e["step"] for e in events if e["kind"] == "leaf"
+                                   and e["path"] == ["a2", "c1"])
+    assert "c2" in cut["text"] and "c3" in cut["text"] and "≤ α = 3" in cut["text"]
+    entered = [e for e in events if e["kind"] == "enter"]
+    assert len(entered) == 11 and entered[0]["path"] == [] and entered[0]["window"] == ["-inf", "+inf"]
+    for name in ("a2", "a3"):                          # a1's 3 is MAX's alpha from then on
+        assert next(e for e in entered if e["path"] == [name])["window"] == [3, "+inf"]
+    assert events[-1]["kind"] == "exit" and events[-1]["path"] == [] and events[-1]["values"][0] == 3
+
+
+def test_minimax_reads_every_leaf_and_cuts_nothing():
+    document = bench("aima-fig5-2.game").step("minimax")
+    kinds = [e["kind"] for e in document["events"]]
+    assert document["nodes"] == 13 and kinds.count("leaf") == 9 and "cutoff" not in kinds
+
+
+def test_stepping_expectiminimax_averages_the_chance_node():
+    # games/chance-example.game: (1/2)·8 + (1/3)·24 + (1/6)·(-12) = 10, read leaf by leaf
+    document = bench("chance-example.game").step("expectiminimax")
+    kinds = [e["kind"] for e in document["events"]]
+    assert kinds == ["enter", "enter", "leaf", "enter", "leaf", "enter", "leaf", "average", "exit"]
+    assert [e["values"][0] for e in document["events"] if e["kind"] == "leaf"] == [8, 24, -12]
+    assert document["values"] == {"MAX": 10, "MIN": -10}
+
+
+def test_the_page_steps_the_solvers_own_trace_from_the_current_position():
+    # what the page steps through is the trace the solver tells (gdl.tools.trace.run), from the
+    # position on the board, not from the start
+    from gdl.tools.step import trace_json
+    from gdl.tools.trace import run
+
+    wb = bench("hexapawn.game", human=(0, 1))
+    state = wb.move(next(m["index"] for m in wb.state()["moves"] if m["name"] == "advance(0,1)"))
+    document = wb.step("alphabeta", depth=3)
+    root = wb.session.state
+    expected = trace_json(run(wb.game, "alphabeta", depth=3, root=root))
+    assert document["events"] == expected["events"] and document["nodes"] == expected["nodes"]
+    # the root's children are Black's replies, one entered for each move the page lists
+    # (alpha-beta may cut some off: then fewer)
+    children = {e["path"][0] for e in document["events"] if e["kind"] == "enter" and len(e["path"]) == 1}
+    assert children <= {m["name"] for m in state["moves"]} and children
+    assert document["players"] == ["White", "Black"] and document["events"][0]["player"] == "Black"
+
+
+@pytest.mark.parametrize("name, options, message", [
+    ("aima-fig5-2.game", {"algorithm": "negamax"}, "the searches that step are minimax, alphabeta"),
+    ("aima-fig5-2.game", {"depth": -1}, "the depth must be a whole number"),
+    ("aima-fig5-2.game", {"depth": True}, "the depth must be a whole number"),
+    ("aima-fig5-2.game", {"table": "yes"}, "table and ordering are true or false"),
+    ("cyclic/ring-chase.game", {}, "can repeat a position, so a search without a depth"),
+    ("kuhn.game", {}, "no search to step through in a game with simultaneous moves or hidden"),
+    ("tictactoe.game", {"algorithm": "minimax"}, "more than 2,000 nodes, too many to step through"),
+])
+def test_a_search_that_cannot_be_stepped_is_refused_with_the_reason(name, options, message):
+    with pytest.raises(WorkbenchError, match=message.replace("^", r"\^")):
+        bench(name).step(**options)
+
+
+def test_stepping_a_finished_game_is_refused():
+    wb = bench("aima-fig5-2.game", human=(0, 1))
+    wb.move(0)
+    wb.move(0)
+    with pytest.raises(WorkbenchError, match="the game is over"):
+        wb.step()
+
+
+def test_the_step_api_answers_json(served):
+    json_type = {"Content-Type": "application/json"}
+    response, content = request(served, "POST", "/api/move", {"index": 4}, json_type)
+    assert response.status == 200
+    response, content = request(served, "POST", "/api/step", {"algorithm": "alphabeta", "depth": 1},
+                                json_type)
+    document = json.loads(content)
+    # from X's centre, O's eight replies at depth 1: the root and its eight children
+    assert response.status == 200 and document["nodes"] == 9
+    assert sum(e["kind"] == "enter" for e in document["events"]) == 9
+    response, content = request(served, "POST", "/api/step", {"algorithm": "nope"}, json_type)
+    assert response.status == 409 and "the searches that step" in json.loads(content)["error"]
+
+
+# ---- the value history ---------------------------------------------------------------------------
+
+def test_the_value_history_gives_each_position_for_its_mover():
+    # FACTS: the empty board is a draw, so is X's centre for O; after O's edge X wins
+    wb = bench("tictactoe.game", human=(0, 1))
+    assert [(e["mover"], e["label"]) for e in wb.state()["value_history"]] == [("X", "draw")]
+    wb.move(4)
+    history = wb.move(1)["value_history"]
+    assert [(e["mover"], e["label"], e["move"]) for e in history] == [
+        ("X", "draw", "place(1,1)"), ("O", "draw", "place(0,1)"), ("X", "win", None)]
+
+
+def test_with_a_database_the_value_history_has_remoteness(tictactoe_db):
+    # tic-tac-toe: 9 moves to a full board from the start; after X 4, O 1 X wins in 5 (the
+    # brute force above finds the same)
+    wb = bench_with_db(tictactoe_db)
+    wb.move(4)
+    history = wb.move(1)["value_history"]
+    assert [(e["label"], e["remoteness"]) for e in history] == [("draw", 9), ("draw", 8), ("win", 5)]

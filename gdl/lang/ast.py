@@ -421,9 +421,52 @@ class HiddenDecl:
 
 
 @dataclass(frozen=True)
+class Word:
+    """A word of a `display` that names nothing declared: a layout word (`flip`), a picture's
+    shape (`disc`) or colour (`red`, `"#c03"`), an image file; ``quoted`` where it was a
+    string. (Not an Ident: renaming a file's names leaves these alone.)"""
+    text: str
+    quoted: bool = False
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Picture:
+    """How the web page draws a value: a shape and a colour (`disc red`), or an image shipped
+    with the game (`image "pieces/king.svg"`)."""
+    shape: Word
+    colour: Word | None = None
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
 class DisplayDecl:
+    """`display cell as {empty: ".", Red: "R" disc red} transpose flip`. ``glyphs`` are the
+    (key, text) pairs in order (text None where a value has only a picture); ``pictures`` is
+    aligned with them (None where a value has only a text), or empty where none has one."""
     name: Ident
-    glyphs: tuple[tuple[str | int | bool, str], ...]
+    glyphs: tuple[tuple[str | int | bool, str | None], ...]
+    span: Span = _span()
+    pictures: tuple[Picture | None, ...] = ()
+    words: tuple[Word, ...] = ()
+
+
+@dataclass(frozen=True)
+class BoardCell:
+    """`cell[r][c]` in a `display` of a move: a cell of a displayed variable, or with fewer
+    indices than it has, every cell they select (`cell[c]`: a column)."""
+    var: Ident
+    indices: tuple[Expr, ...] = ()
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class DisplayMoveDecl:
+    """`display drop(c) as cell[c]`, `display step(r, c, d) as cell[r][c] -> cell[r + 1][c + d]`:
+    the clicks that play an action. ``names`` bind its parameters in order (None: it has none)."""
+    action: Ident
+    names: tuple[Ident, ...] | None
+    cells: tuple[BoardCell, ...]
     span: Span = _span()
 
 
@@ -435,8 +478,8 @@ class TreeDecl:
 
 Decl = (GameDecl | PlayersDecl | ParamDecl | ConstDecl | VarDecl | ActionDecl | DefineDecl | TerminalDecl |
         UtilityDecl | UtilityBoundsDecl | SumDecl | EvaluateDecl | QuietDecl | LengthDecl | StuckDecl |
-        EndlessDecl | DisplayDecl | TreeDecl | InitDecl | TierDecl | SimultaneousDecl | PrivateDecl |
-        HiddenDecl)
+        EndlessDecl | DisplayDecl | DisplayMoveDecl | TreeDecl | InitDecl | TierDecl | SimultaneousDecl |
+        PrivateDecl | HiddenDecl)
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ causes a second message, so one mistake gives one diagnostic.
 from __future__ import annotations
 
 import itertools
+import re
 from collections.abc import Iterable, Mapping
 from fractions import Fraction
 from typing import Any, TypeVar
@@ -49,7 +50,7 @@ _SINGLETONS = (ast.GameDecl, ast.PlayersDecl, ast.TerminalDecl, ast.SumDecl, ast
                ast.InitDecl, ast.TierDecl, ast.SimultaneousDecl)
 _RULE_DECLS = (ast.VarDecl, ast.ActionDecl, ast.DefineDecl, ast.TerminalDecl, ast.UtilityDecl,
                ast.EvaluateDecl, ast.QuietDecl, ast.StuckDecl, ast.DisplayDecl, ast.InitDecl,
-               ast.EndlessDecl, ast.TierDecl, ast.SimultaneousDecl, ast.PrivateDecl,
+               ast.DisplayMoveDecl, ast.EndlessDecl, ast.TierDecl, ast.SimultaneousDecl, ast.PrivateDecl,
                ast.HiddenDecl)
 _KEYWORD_OF = {ast.GameDecl: "game", ast.PlayersDecl: "players", ast.TerminalDecl: "terminal",
                ast.SumDecl: "zero-sum / constant-sum", ast.LengthDecl: "max-length",
@@ -286,8 +287,9 @@ class _Checker:
             game.quiet = self.typed(seen[ast.QuietDecl].cond, _Scope(), BOOL, "the quiet condition")
         if ast.TierDecl in seen:
             game.tier = self.typed(seen[ast.TierDecl].value, _Scope(), INT, "the tier")
+        game.display, game.boards = self.display(decls)
+        game.clicks = self.clicks(decls, game, user_actions)
         self.check_unused_defines()
-        game.display = self.display(decls)
         game.symbols = tuple(self.symbols)
         game.initial = self.initial_state(decls, game.variables)
         if game.setup is not None and self.players:
@@ -1076,28 +1078,209 @@ class _Checker:
                 self.error("E207", f"no {word} for player '{name}'", span, hint=hint)
         return tuple(exprs)
 
-    def display(self, decls) -> dict[str, dict[int | bool, str]]:
+    def display(self, decls) -> tuple[dict[str, dict[int | bool, str]], dict[str, ir.Board]]:
+        """Each displayed variable's texts by value (``Game.display``, for terminals) and how
+        the web page draws it (``Game.boards``)."""
         shown: dict[str, dict[int | bool, str]] = {}
+        boards: dict[str, ir.Board] = {}
         for decl in decls:
             if not isinstance(decl, ast.DisplayDecl):
                 continue
             entry = self.globals.get(decl.name.name)
             if entry is None or entry[0] != "var":
                 self.error("E223", f"'{decl.name.name}' is not a variable to display", decl.name.span,
-                           hint=did_you_mean(decl.name.name, [n for n, e in self.globals.items()
-                                                              if e[0] == "var"]))
+                           hint=self.not_displayable_hint(decl.name.name))
+                continue
+            if decl.name.name in shown:
+                self.error("E200", f"a second display of '{decl.name.name}'", decl.name.span,
+                           hint="say everything about how it is drawn in one `display`")
                 continue
             glyphs: dict[int | bool, str] = {}
-            for key, glyph in decl.glyphs:
+            pictures = []
+            given = decl.pictures or (None,) * len(decl.glyphs)
+            for (key, glyph), picture in zip(decl.glyphs, given):
                 if isinstance(key, str):
                     if key not in self.symbol_ids:
                         self.error("E201", f"unknown symbol '{key}' in display", decl.name.span)
                         continue
-                    glyphs[self.symbol_ids[key]] = glyph
-                else:
+                    key = self.symbol_ids[key]
+                if glyph is not None:
                     glyphs[key] = glyph
+                if picture is not None:
+                    checked = self.picture(picture)
+                    if checked is not None:
+                        pictures.append((key, checked))
             shown[decl.name.name] = glyphs
-        return shown
+            var = entry[1]
+            boards[decl.name.name] = self.layout(decl, var, tuple(pictures))
+        return shown, boards
+
+    def not_displayable_hint(self, name: str) -> str | None:
+        if any(isinstance(d, ast.ActionDecl) and d.name.name == name for d in self.file.declarations):
+            return (f"'{name}' is an action: `display {name}(...) as cell[...]` says which cell a "
+                    "click plays it on")
+        if name in self.globals:
+            return "only a `var` is drawn"
+        return did_you_mean(name, [n for n, e in self.globals.items() if e[0] == "var"])
+
+    def picture(self, picture: ast.Picture) -> ir.Picture | None:
+        """A value's picture: a shape of ir.PICTURE_SHAPES with a colour, or an image file."""
+        shape, colour = picture.shape, picture.colour
+        if shape.quoted or shape.text not in ir.PICTURE_SHAPES:
+            self.error("E223", f"no picture is called {shape.text!r}", shape.span,
+                       hint=did_you_mean(shape.text, ir.PICTURE_SHAPES)
+                       or "the pictures are " + ", ".join(ir.PICTURE_SHAPES))
+            return None
+        if shape.text == "image":
+            problem = None if colour is None else _image_problem(colour)
+            if colour is None or problem is not None:
+                self.error("E223", problem or "`image` needs its file",
+                           (colour or shape).span, hint='e.g. `image "pieces/white-king.svg"`, a '
+                           "file in the rule file's directory or below it, .svg or .png")
+                return None
+            return ir.Picture("image", colour.text)
+        if colour is None:
+            if shape.text == "fill":
+                self.error("E223", "`fill` needs a colour", shape.span, hint="e.g. `fill green`")
+                return None
+            return ir.Picture(shape.text)
+        if shape.text == "blank":
+            self.error("E223", "`blank` draws nothing, so it takes no colour", colour.span,
+                       hint="write `fill` and a colour to colour the square")
+            return None
+        if not self.colour(colour):
+            return None
+        return ir.Picture(shape.text, colour.text)
+
+    def colour(self, colour: ast.Word) -> bool:
+        """Whether a word is a colour: a name of ir.COLOURS, or "#rgb" / "#rrggbb"."""
+        if colour.quoted and not _HEX_COLOUR.fullmatch(colour.text):
+            self.error("E223", f"{colour.text!r} is not a colour", colour.span,
+                       hint='write a colour as "#rgb" or "#rrggbb", e.g. "#c03"')
+            return False
+        if not colour.quoted and colour.text not in ir.COLOURS:
+            self.error("E223", f"no colour is called '{colour.text}'", colour.span,
+                       hint=did_you_mean(colour.text, ir.COLOURS)
+                       or 'name one such as red, or write "#rrggbb"')
+            return False
+        return True
+
+    def layout(self, decl: ast.DisplayDecl, var: ir.Variable | None,
+               pictures: tuple) -> ir.Board:
+        """The words after a display's map: the axes, the board's shape, its colour."""
+        options: dict[str, object] = {}
+        words = list(decl.words)
+        while words:
+            word = words.pop(0)
+            text = word.text
+            if word.quoted or text not in ir.LAYOUT_WORDS:
+                declaration = did_you_mean(text, sorted(_DECLARATION_WORDS))
+                self.error("E223", f"'{text}' is no word of a display", word.span,
+                           hint=(f"{declaration} A declaration starts a line of its own; "
+                                 "here the word is read as part of the display before it"
+                                 if declaration and not word.quoted else
+                                 did_you_mean(text, ir.LAYOUT_WORDS)
+                                 or "the words are " + ", ".join(ir.LAYOUT_WORDS)))
+                continue
+            key = "background" if text == "on" else "layout" if text in ("hex", "mancala") else text
+            if key in options:
+                self.error("E223", f"'{text}' says again what this display already says",
+                           word.span, hint="say each once")
+                continue
+            if text == "on":
+                colour = words.pop(0) if words else None
+                if colour is None:
+                    self.error("E223", "`on` needs the board's colour", word.span,
+                               hint='e.g. `on green`, or `on "#2e7d32"`')
+                    continue
+                if not self.colour(colour):
+                    continue
+                options[key] = colour.text
+                continue
+            options[key] = text if key == "layout" else True
+            shape = var.shape if var is not None else None
+            if text == "hex" and shape is not None and len(shape) != 2:
+                self.error("E223", "`hex` draws a board of two indices (rows of hexagons)",
+                           word.span, hint=f"'{decl.name.name}' has {len(shape)}")
+            if text == "mancala" and shape is not None and (
+                    len(shape) != 1 or shape[0] < 4 or shape[0] % 2):
+                self.error("E223", "`mancala` draws a one-index array of 2n + 2 pits (each "
+                           "side's n houses, then its store)", word.span,
+                           hint=f"'{decl.name.name}' has shape {list(shape)}")
+        return ir.Board(decl.name.name, pictures, **options)   # type: ignore[arg-type]
+
+    def clicks(self, decls, game: ir.Game, actions) -> tuple[ir.Click, ...]:
+        """`display ACTION(names) as cell[...] [-> cell[...]]`: which clicks play an action."""
+        by_name = {a.name: a for a in actions if a is not None}
+        declared = {d.name.name for d in decls if isinstance(d, ast.ActionDecl)}
+        variables = {v.name: v for v in game.variables}
+        found: list[ir.Click] = []
+        seen: dict[str, ast.DisplayMoveDecl] = {}
+        for decl in decls:
+            if not isinstance(decl, ast.DisplayMoveDecl):
+                continue
+            name = decl.action.name
+            if name not in declared:
+                if name in variables:
+                    self.error("E223", f"'{name}' is a variable, and a click plays an action",
+                               decl.action.span, hint=f"`display {name} as {{...}}` draws it; "
+                               "`display ACTION(...) as " + f"{name}[...]` plays ACTION on it")
+                else:
+                    self.unknown(name, decl.action.span, _Scope(), list(declared))
+                continue
+            if name in seen:
+                self.error("E200", f"a second display of the action '{name}'", decl.action.span,
+                           hint=f"the first is on line {seen[name].span.line}")
+                continue
+            seen[name] = decl
+            action = by_name.get(name)
+            if action is None:
+                continue        # (its own error is reported)
+            names = decl.names or ()
+            if len(names) != len(action.params):
+                count = len(action.params)
+                self.error("E202", f"'{name}' has {count} parameter(s), and {len(names)} "
+                           "name(s) are given", decl.action.span,
+                           hint=f"name each: `display {name}"
+                           + (f"({', '.join(p for p, _, _ in action.params)})" if count else "")
+                           + " as ...`")
+                continue
+            for ident in names:
+                self.check_local_name(ident, [n.name for n in names if n is not ident])
+            scope = _Scope({ident.name: type_ for ident, (_, type_, _) in zip(names, action.params)})
+            cells = []
+            for cell in decl.cells:
+                checked = self.board_cell(cell, scope, game)
+                if checked is not None:
+                    cells.append(checked)
+            if len(cells) == len(decl.cells):
+                found.append(ir.Click(action, tuple(n.name for n in names), tuple(cells), decl.span))
+        return tuple(found)
+
+    def board_cell(self, cell: ast.BoardCell, scope: _Scope, game: ir.Game) -> ir.BoardCell | None:
+        name = cell.var.name
+        var = next((v for v in game.variables if v.name == name), None)
+        if var is None:
+            entry = self.globals.get(name)
+            if entry is None:
+                self.unknown(name, cell.var.span, scope)
+            else:
+                self.error("E223", f"'{name}' is a {entry[0]}, not a board to click on",
+                           cell.var.span, hint="a click names a cell of a displayed `var`")
+            return None
+        if name not in game.boards:
+            self.error("E223", f"'{name}' is not displayed, so it has no cell to click",
+                       cell.var.span, hint=f"add `display {name}`")
+            return None
+        if len(cell.indices) > len(var.shape):
+            self.error("E214", f"'{name}' takes {len(var.shape)} index(es), given "
+                       f"{len(cell.indices)}", cell.span,
+                       hint="fewer indices name every cell they select (`cell[c]`: a column)")
+            return None
+        indices = self.indices(name, var.shape[:len(cell.indices)], cell.indices, scope, cell.span)
+        if indices is None:
+            return None
+        return ir.BoardCell(var, indices, cell.span)
 
     # ---- explicit trees --------------------------------------------------------------------
 
@@ -1642,3 +1825,27 @@ def _broadcast(value, shape):
         else:
             cells.append(item)
     return cells
+
+
+# ---- display -----------------------------------------------------------------------------------
+
+_HEX_COLOUR = re.compile(r"#[0-9A-Fa-f]{3}(?:[0-9A-Fa-f]{3})?")
+# Words that start a declaration: a misspelt one after a display reads as a display word.
+_DECLARATION_WORDS = frozenset({"game", "players", "param", "const", "var", "action", "define",
+                                "terminal", "utility", "evaluate", "quiet", "when", "display",
+                                "tree", "init", "tier", "simultaneous", "private", "hidden"})
+_IMAGE_PATH = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*(?:/[A-Za-z0-9_][A-Za-z0-9_.-]*)*")
+
+
+def _image_problem(path: ast.Word) -> str | None:
+    """Why an image's file cannot be one shipped with the game, or None: it is named by a
+    relative path, in letters, digits, '_', '-' and '.', under the rule file's directory (no
+    '..', no absolute path, no hidden file), ending in .svg or .png."""
+    text = path.text
+    if not path.quoted:
+        return "an image's file is written in quotes"
+    if not _IMAGE_PATH.fullmatch(text) or any(part in (".", "..") for part in text.split("/")):
+        return f"{text!r} is not a file under the rule file's directory"
+    if not any(text.lower().endswith(suffix) for suffix in ir.IMAGE_TYPES):
+        return f"{text!r} is neither .svg nor .png"
+    return None

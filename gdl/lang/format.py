@@ -582,10 +582,22 @@ class _Printer:
                 return f"when endless {d.word.name}"
             return ["when endless ", self.bracketed("(", [self.expr(v) for v in d.values], ")")]
         if isinstance(d, ast.DisplayDecl):
+            layout = "".join(" " + _word(w) for w in d.words)
             if not d.glyphs:
-                return f"display {d.name.name}"
-            glyphs = [f'{_glyph_key(k)}: "{g}"' for k, g in d.glyphs]
-            return [f"display {d.name.name} as ", self.bracketed("{", glyphs, "}")]
+                return f"display {d.name.name}{layout}"
+            pictures = d.pictures or (None,) * len(d.glyphs)
+            glyphs = [f"{_glyph_key(k)}: " + " ".join(
+                ([f'"{g}"'] if g is not None else [])
+                + ([_word(p.shape)] + ([_word(p.colour)] if p.colour is not None else [])
+                   if p is not None else []))
+                for (k, g), p in zip(d.glyphs, pictures)]
+            return [f"display {d.name.name} as ", self.bracketed("{", glyphs, "}"), layout]
+        if isinstance(d, ast.DisplayMoveDecl):
+            action = d.action.name
+            if d.names:
+                action += "(" + ", ".join(n.name for n in d.names) + ")"
+            cells = [[c.var.name] + [["[", self.expr(i), "]"] for i in c.indices] for c in d.cells]
+            return [f"display {action} as ", join(" -> ", cells)]
         if isinstance(d, ast.TreeDecl):
             return ["tree ", self.tree_node(d.root)]
         if isinstance(d, ast.SimultaneousDecl):
@@ -619,6 +631,10 @@ def anchor_end(span: ast.Span):
     return _Anchor(span.end_line) if span.end_line else ""
 
 
+def _word(word: ast.Word) -> str:
+    return f'"{word.text}"' if word.quoted else word.text
+
+
 def _glyph_key(key) -> str:
     if key is True:
         return "true"
@@ -633,8 +649,8 @@ _GROUPS = {ast.GameDecl: 0, ast.PlayersDecl: 0, ast.ParamDecl: 1, ast.ConstDecl:
            ast.VarDecl: 2, ast.InitDecl: 2, ast.DefineDecl: 3, ast.ActionDecl: 4, ast.TerminalDecl: 5,
            ast.UtilityDecl: 5, ast.SumDecl: 5, ast.UtilityBoundsDecl: 5, ast.LengthDecl: 5,
            ast.StuckDecl: 5, ast.EndlessDecl: 5, ast.TierDecl: 5, ast.EvaluateDecl: 6, ast.QuietDecl: 6,
-           ast.DisplayDecl: 7, ast.PrivateDecl: 2, ast.HiddenDecl: 2, ast.SimultaneousDecl: 4,
-           ast.TreeDecl: 8}
+           ast.DisplayDecl: 7, ast.DisplayMoveDecl: 7, ast.PrivateDecl: 2, ast.HiddenDecl: 2,
+           ast.SimultaneousDecl: 4, ast.TreeDecl: 8}
 
 
 def format_expr(e: ast.Expr, width: int = WIDTH) -> str:

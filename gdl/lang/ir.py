@@ -316,6 +316,74 @@ class Simultaneous:
     span: Span = NOWHERE
 
 
+# ---- how the web page draws a game (`display`) ------------------------------------------------
+
+# A picture's shapes (the page draws each as SVG), `image` (a file shipped with the game), `fill`
+# (the cell's whole background) and `blank` (nothing: an empty square).
+PICTURE_SHAPES = ("disc", "ring", "cross", "square", "triangle", "star", "pawn", "rook", "knight",
+                  "bishop", "queen", "king", "fill", "blank", "image")
+# The colours a picture may name (CSS's names); any other is written "#rgb" or "#rrggbb".
+COLOURS = ("black", "white", "red", "yellow", "green", "blue", "orange", "purple", "brown",
+           "grey", "gray", "pink", "cyan", "magenta", "navy", "maroon", "olive", "teal", "silver",
+           "gold", "ivory", "tan", "beige", "lime", "darkgreen", "darkred", "darkblue",
+           "lightgrey", "lightgray", "lightblue", "lightgreen", "wheat", "burlywood", "sienna")
+# The words that lay a board out, after a display's map: axes, then the shape of the board.
+LAYOUT_WORDS = ("transpose", "flip", "mirror", "hex", "checkered", "mancala", "on")
+IMAGE_TYPES = {".svg": "image/svg+xml", ".png": "image/png"}
+
+
+@dataclass(frozen=True)
+class Picture:
+    """How the page draws one value: a shape of PICTURE_SHAPES and a colour (a name of COLOURS
+    or "#rgb"/"#rrggbb"; None: the page's default), or for `image` the file, relative to the
+    rule file's directory."""
+    shape: str
+    colour: str | None = None
+
+
+@dataclass(frozen=True)
+class Board:
+    """How the page draws a displayed variable: pictures by value (run-time values, as
+    ``Game.display``'s keys), the axes (`transpose`: the first index across, the second down;
+    then `flip`: the vertical axis upward, `mirror`: the horizontal one leftward), the board's
+    shape (``layout``: "grid", "hex" for rows of hexagons each shifted half a cell, "mancala"
+    for a 1-D array of two rows of houses and a store at each end), `checkered` squares and
+    the board's colour (`on green`)."""
+    name: str
+    pictures: tuple[tuple[Value, Picture], ...] = ()
+    transpose: bool = False
+    flip: bool = False
+    mirror: bool = False
+    layout: str = "grid"
+    checkered: bool = False
+    background: str | None = None
+
+    @property
+    def plain(self) -> bool:
+        """Nothing beyond texts: drawn as a plain grid."""
+        return self == Board(self.name)
+
+
+@dataclass(frozen=True)
+class BoardCell:
+    """A cell of a displayed variable a click names: its indices (expressions of the action's
+    parameters, read at the state where the move is made), fewer than the variable has where a
+    click on any of the cells they select will do (a column)."""
+    variable: Variable
+    indices: tuple[Expr, ...]
+    span: Span = NOWHERE
+
+
+@dataclass(frozen=True)
+class Click:
+    """`display drop(c) as cell[c]`: the clicks that play ``action``, one cell, or two (from,
+    then to). ``names`` are bound to the action's parameters, in order."""
+    action: Action
+    names: tuple[str, ...]
+    cells: tuple[BoardCell, ...]
+    span: Span = NOWHERE
+
+
 @dataclass
 class Game:
     title: str
@@ -356,6 +424,8 @@ class Game:
     hidden_actions: tuple[str, ...] = ()
     # variable name -> {value (an int, a bool, a symbol's number): glyph}
     display: dict[str, dict[int | bool, str]] = field(default_factory=dict)
+    boards: dict[str, Board] = field(default_factory=dict)    # variable name -> how it is drawn
+    clicks: tuple[Click, ...] = ()    # which clicks on the boards play which actions
     tree: TreeSpec | None = None
     has_chance: bool = False
     spans: dict[str, Span] = field(default_factory=dict)  # rule name -> where it is declared

@@ -8,6 +8,7 @@ path: the cache is a pickle, and loading one another user could write would run 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from fractions import Fraction
 
 import lark
@@ -120,7 +121,8 @@ def _syntax_error(parser: lark.Lark, error: UnexpectedInput, source: Source) -> 
     hint = f"expected {_expected(parser, expected)}"
     if "';'" in described:
         hint += "; statements in an effect are separated by ';'"
-    special = (_python_range(token, described, source)
+    special = (_misspelt_after_display(stack, source)
+               or _python_range(token, described, source)
                or _double_equals(token, expected, source)
                or _nameless_action(stack)
                or _body_before_if(token, stack)
@@ -338,6 +340,44 @@ def _misspelt_keyword(parser: lark.Lark, token: Token, expected: set[str]) -> Di
     return Diagnostic("E100", f"unexpected {value!r}", span, hint=said, fix=Fix(span, word))
 
 
+def _misspelt_after_display(stack: list, source: Source) -> Diagnostic | None:
+    """`termnal x == 1` on the line after a display: the layout words after a display's map are
+    names, so a misspelt declaration keyword there is read as one, and the error comes later.
+    The first word of a line among them, a letter or two from a declaration's keyword, is it."""
+    words: list[Token] = []
+    for item in reversed(stack):
+        # the words read so far (Lark keeps the list as a tree of its own), and the last one,
+        # not reduced yet
+        if isinstance(item, Token) and item.type == "NAME":
+            words.append(item)
+        elif isinstance(item, lark.Tree) and (item.data == "display_word"
+                                               or str(item.data).startswith("__display_decl")):
+            words.extend(reversed(list(item.scan_values(lambda v: isinstance(v, Token)))))
+        else:
+            break
+    if not any(isinstance(item, Token) and item.type == "DISPLAY" for item in stack):
+        return None
+    lines = source.lines()
+    for token in reversed(words):
+        value = str(token.value)
+        if token.type != "NAME" or len(value) < 3 or not token.line or not token.column:
+            continue
+        if lines[token.line - 1][:token.column - 1].strip():
+            continue        # not the first word of its line
+        allowed = 1 if len(value) <= 4 else 2
+        distance, word = min((_word_distance(value.lower(), k), k) for k in _DECLARATION_KEYWORDS)
+        if distance <= allowed:
+            span = _token_span(token)
+            return Diagnostic("E100", f"unexpected {value!r}", span,
+                              hint=f"did you mean `{word}`?", fix=Fix(span, word))
+    return None
+
+
+_DECLARATION_KEYWORDS = ("game", "players", "param", "const", "var", "init", "action", "define",
+                         "terminal", "utility", "evaluate", "quiet", "when", "display", "tree",
+                         "tier", "simultaneous", "private", "hidden")
+
+
 # Every later stage (the syntax tree, the checker, both backends) recurses once per level of
 # nesting, so deeper input is refused here, with its position, instead of overflowing the stack.
 MAX_NESTING = 256
@@ -481,6 +521,21 @@ def _ident(token: Token) -> ast.Ident:
     return ast.Ident(str(token), _token_span(token))
 
 
+def _word(token: Token) -> ast.Word:
+    """A display's word: a name as it is, a string's text (checked as every string is)."""
+    if token.type == "STRING":
+        return ast.Word(_string(token), True, _token_span(token))
+    return ast.Word(str(token), False, _token_span(token))
+
+
+@dataclass(frozen=True)
+class _Glyph:
+    """One entry of a display's map while the syntax tree is built."""
+    key: str | int | bool
+    text: str | None
+    picture: ast.Picture | None
+
+
 @v_args(meta=True)
 class _ToAst(Transformer):
     # -- declarations
@@ -604,14 +659,33 @@ class _ToAst(Transformer):
         return ast.EndlessDecl(None, tuple(c), _span_of(meta))
 
     def display_decl(self, meta, c):
-        glyphs = tuple(g for g in c[1:] if g is not None)
-        return ast.DisplayDecl(_ident(c[0]), glyphs, _span_of(meta))
+        entries = [g for g in c[1:] if isinstance(g, _Glyph)]
+        words = tuple(w for w in c[1:] if isinstance(w, ast.Word))
+        pictures = tuple(g.picture for g in entries)
+        return ast.DisplayDecl(_ident(c[0]), tuple((g.key, g.text) for g in entries),
+                               _span_of(meta), pictures if any(pictures) else (), words)
 
     def glyph(self, meta, c):
         key = c[0]
         if isinstance(key, Token):
             key = {"TRUE": True, "FALSE": False}.get(key.type, str(key))
-        return (key, _string(c[1]))
+        text = next((_string(x) for x in c[1:] if isinstance(x, Token)), None)
+        picture = next((x for x in c[1:] if isinstance(x, ast.Picture)), None)
+        return _Glyph(key, text, picture)
+
+    def picture(self, meta, c):
+        return ast.Picture(_word(c[0]), None if c[1] is None else _word(c[1]), _span_of(meta))
+
+    def display_word(self, meta, c):
+        return _word(c[0])
+
+    def display_move_decl(self, meta, c):
+        names = c[1] if c[1] is not None else None
+        cells = tuple(x for x in c[2:] if x is not None)
+        return ast.DisplayMoveDecl(_ident(c[0]), names, cells, _span_of(meta))
+
+    def board_cell(self, meta, c):
+        return ast.BoardCell(_ident(c[0]), tuple(c[1:]), _span_of(meta))
 
     # -- trees
     def tree_decl(self, meta, c):

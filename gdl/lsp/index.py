@@ -189,6 +189,10 @@ class Index:
                 word = "private" if isinstance(decl, ast.PrivateDecl) else "hidden"
                 for name in decl.names:
                     self.visibility.setdefault(name.name, (word, name.span))
+            elif isinstance(decl, ast.DisplayMoveDecl):
+                # `display drop(c) as cell[c]`: c names drop's parameter in this line only
+                for name in decl.names or ():
+                    self._add(name, "move parameter", decl.span, scope=decl.span)
             elif isinstance(decl, ast.DefineDecl):
                 self._add(decl.name, "definition", decl.span,
                           params=tuple(param.name for param in decl.params))
@@ -438,6 +442,8 @@ def _rule_name(decl) -> tuple[str, Span | None] | None:
         return f"{word} {decl.player.name}", decl.player.span
     if isinstance(decl, ast.DisplayDecl):
         return f"display {decl.name.name}", decl.name.span
+    if isinstance(decl, ast.DisplayMoveDecl):
+        return f"display {decl.action.name}", decl.action.span
     if isinstance(decl, (ast.PrivateDecl, ast.HiddenDecl)):
         word = "private" if isinstance(decl, ast.PrivateDecl) else "hidden"
         return f"{word} {', '.join(name.name for name in decl.names)}", None

@@ -1,7 +1,7 @@
 """The local web server behind `gdl serve`: the standard library's ThreadingHTTPServer, one
 static page (gdl/serve/static, shipped as package data) and a small JSON API over a Workbench.
 
-    GET  /                   the page (index.html, app.js, style.css)
+    GET  /                   the page (index.html, app.js, tree.js, style.css)
     GET  /api/state          the position, its moves and their values (Workbench.state)
     POST /api/move           {"index": i}   play move i (or choose chance outcome i)
     POST /api/solver         the solver moves for the player to move
@@ -9,7 +9,9 @@ static page (gdl/serve/static, shipped as package data) and a small JSON API ove
     POST /api/undo           back to the person's previous decision
     POST /api/restart        a new game from the initial position
     POST /api/seats          {"human": [i, ...]}   the players a person plays
-    POST /api/tree           {"depth": n | null}   the search tree from here (SVG and text)
+    POST /api/tree           {"depth": n | null}   the search tree from here (nodes, SVG, text)
+    POST /api/step           {"algorithm": a, "depth": n | null, "table": b, "ordering": b}
+                             a search from here with every event of its trace, to step through
     POST /api/rules          {"text": "..."}  check edited rules; load them when sound
 
 Safety (docs/security.md): it listens on 127.0.0.1 unless told otherwise; there it answers only
@@ -27,6 +29,7 @@ from __future__ import annotations
 import ipaddress
 import json
 import os
+import re
 import sys
 import threading
 from http import HTTPStatus
@@ -37,9 +40,15 @@ from typing import Any
 from gdl.serve.workbench import Workbench, WorkbenchError
 
 MAX_BODY = 1 << 20          # the largest request body accepted (rule text), in bytes
+# The deepest nesting of arrays and objects accepted in a request body (the page sends 2). Checked
+# before parsing: while a search runs, the process's recursion limit is raised for it
+# (gdl.solvers.deep), and the parser recursing that deep in a request thread would overflow the
+# thread's stack and kill the server instead of raising RecursionError.
+MAX_NESTING = 32
 TIMEOUT = 60                # seconds a connection may wait between bytes before it is closed
 STATIC = {"/": ("index.html", "text/html; charset=utf-8"),
           "/app.js": ("app.js", "text/javascript; charset=utf-8"),
+          "/tree.js": ("tree.js", "text/javascript; charset=utf-8"),
           "/style.css": ("style.css", "text/css; charset=utf-8")}
 SECURITY_HEADERS = {
     "Content-Security-Policy": "default-src 'none'; script-src 'self'; style-src 'self'; "
@@ -114,9 +123,13 @@ class _Handler(BaseHTTPRequestHandler):
             length = -1
         if not 0 <= length <= MAX_BODY:
             return self._error(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, "request body too large")
+        data = self.rfile.read(length) or b"{}"
+        if _nesting(data) > MAX_NESTING:
+            return self._error(HTTPStatus.BAD_REQUEST, "the request body is not JSON the page "
+                               f"sends: nested more than {MAX_NESTING} deep")
         try:
-            body = json.loads(self.rfile.read(length) or b"{}")
-        except (ValueError, UnicodeError, RecursionError):   # [[[[...: nested past the parser
+            body = json.loads(data)
+        except (ValueError, UnicodeError, RecursionError):
             return self._error(HTTPStatus.BAD_REQUEST, "the request body is not JSON")
         if not isinstance(body, dict):
             return self._error(HTTPStatus.BAD_REQUEST, "the request body must be a JSON object")
@@ -150,6 +163,9 @@ ACTIONS = {
     "/api/restart": lambda bench, body: bench.restart(),
     "/api/seats": lambda bench, body: bench.set_human(list(body["human"])),
     "/api/tree": lambda bench, body: bench.tree(body.get("depth")),
+    "/api/step": lambda bench, body: bench.step(body.get("algorithm", "auto"), body.get("depth"),
+                                                body.get("table", False),
+                                                body.get("ordering", False)),
     "/api/rules": _rules,
 }
 
@@ -252,3 +268,22 @@ def _table_address(host: str | bytes, port: int) -> str:
     if sys.byteorder == "little":
         words = [word[::-1] for word in words]
     return "".join(word.hex() for word in words).upper() + f":{port:04X}"
+
+
+_JSON_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.S)
+_BRACKET = re.compile(rb"[\[\]{}]")
+
+
+def _nesting(data: bytes) -> int:
+    """How deep arrays and objects nest in a JSON text (brackets inside strings do not count),
+    without parsing it: cheap when it has few brackets, linear in any case."""
+    if data.count(b"[") + data.count(b"{") <= MAX_NESTING:
+        return 0
+    depth = deepest = 0
+    for bracket in _BRACKET.finditer(_JSON_STRING.sub(b"", data)):
+        if bracket[0] in (b"[", b"{"):
+            depth += 1
+            deepest = max(deepest, depth)
+        else:
+            depth -= 1
+    return deepest

@@ -47,6 +47,7 @@ from gdl.protocol import CHANCE, SIMULTANEOUS, TERMINAL, format_value, json_valu
 
 TREE_DEPTH = 2            # the tree view tries depths up to TREE_DEPTH + 2 when the whole is too big
 ANALYSIS_CACHE = 4096     # positions whose move values are remembered
+STEP_LIMIT = 2000         # nodes a search may visit to be stepped through (as `gdl step`'s --limit)
 
 
 class WorkbenchError(Exception):
@@ -89,12 +90,14 @@ class Workbench:
         return loads(text, self.filename, self.params, backend=self.backend)
 
     def _install(self, text: str, game) -> None:
+        from gdl.serve.board import Boards
         from gdl.solvers.wide import is_wide
         from gdl.tools.session import Session, strategy_seed
 
         self.text = text
         self.game = game
         self.wide = is_wide(game.info)
+        self.boards = Boards(game, self.filename)
         self.session = Session(game, seed=self.seed)
         self._equilibrium: Any = None       # the computer's strategy (a wide game), once solved
         self._equilibrium_refusal: str | None = None
@@ -140,7 +143,7 @@ class Workbench:
                 "game": info.name or self.filename, "file": self.filename, "rules": self.text,
                 "players": list(info.players), "human": list(self.human),
                 "to_move": _mover(mover, info.players), "over": mover == TERMINAL,
-                "board": board(game, session.state),
+                "board": self._board(session.state),
                 "history": [{"player": _mover(m.player, info.players), "move": m.name,
                              "probability": None if m.probability is None
                              else format_value(m.probability)} for m in session.moves],
@@ -148,33 +151,117 @@ class Workbench:
                 "database": None if self.database is None else {
                     "path": self.database.path, "in_use": self._database is not None},
             }
-            if mover == TERMINAL:
-                returns = session.returns()
-                document["result"] = _vector(info.players, returns)
-                from gdl.tools.session import outcome_sentence
-
-                if info.is_constant_sum and len(info.players) > 1:
-                    document["verdict"] = outcome_sentence(info.players, returns)
-                return document
-            try:
-                positions = self._positions()
-                if positions is not None:
-                    return self._state_from_positions(document, positions, mover)
-                analysis = self._analysis(session.state)
-            except (GameRuntimeError, _Unsolved) as error:
-                document["error"] = (error.render() if isinstance(error, GameRuntimeError)
-                                     else str(error))
-                document["moves"] = [{"index": i, "name": game.action_name(a)}
-                                     for i, a in enumerate(session.legal())]
-                return document
-            document["solver_to_move"] = mover != CHANCE and mover not in self.human
-            document["values"] = _vector(info.players, analysis.values)
-            document["proven"] = analysis.proven
-            document["moves"] = self._moves(analysis, mover)
-            if self._database is not None and mover != CHANCE:
-                self._mark_remoteness(document["moves"], [e.action for e in analysis.entries],
-                                      mover, self._database)
+            self._decide(document, mover)
+            if mover not in (TERMINAL, CHANCE):
+                for item in document["moves"]:
+                    cells = self.boards.cells(session.state, item.pop("action"))
+                    if cells is not None:
+                        item["cells"] = cells
+            for item in document["moves"]:
+                item.pop("action", None)
+            document["value_history"] = self._value_history()
+            if self.boards.problems:
+                document["board_problems"] = list(self.boards.problems)
             return document
+
+    def _decide(self, document: dict, mover: int) -> None:
+        """The result at the end, else every move with its value (each move's ``action`` too,
+        taken out before the document is sent)."""
+        game, session, info = self.game, self.session, self.game.info
+        if mover == TERMINAL:
+            returns = session.returns()
+            document["result"] = _vector(info.players, returns)
+            from gdl.tools.session import outcome_sentence
+
+            if info.is_constant_sum and len(info.players) > 1:
+                document["verdict"] = outcome_sentence(info.players, returns)
+            return
+        try:
+            positions = self._positions()
+            if positions is not None:
+                self._state_from_positions(document, positions, mover)
+                return
+            analysis = self._analysis(session.state)
+        except (GameRuntimeError, _Unsolved) as error:
+            document["error"] = (error.render() if isinstance(error, GameRuntimeError)
+                                 else str(error))
+            document["moves"] = [{"index": i, "name": game.action_name(a), "action": a}
+                                 for i, a in enumerate(session.legal())]
+            return
+        document["solver_to_move"] = mover != CHANCE and mover not in self.human
+        document["values"] = _vector(info.players, analysis.values)
+        document["proven"] = analysis.proven
+        document["moves"] = self._moves(analysis, mover)
+        if self._database is not None and mover != CHANCE:
+            self._mark_remoteness(document["moves"], [e.action for e in analysis.entries],
+                                  mover, self._database)
+
+    def _value_history(self) -> list[dict]:
+        """The value of every position of the play so far, the current one last, for the player
+        to move there, as the moves are labelled (``win`` / ``draw`` / ``loss``, with the
+        remoteness where the values come from every position's: GamesmanUni's value history);
+        ``label`` is None where values are no win or loss (chance, more players, estimates).
+        Each entry names the move played from it. It stops at a position without a value."""
+        game, session, players = self.game, self.session, self.game.info.players
+        states = [session.root]
+        for move in session.moves:
+            states.append(game.apply(states[-1], move.action))
+        history: list[dict] = []
+        for number, state in enumerate(states):
+            played = session.moves[number].name if number < len(session.moves) else None
+            mover = game.current_player(state)
+            entry: dict[str, Any] = {"mover": _mover(mover, players), "move": played,
+                                     "label": None, "remoteness": None}
+            try:
+                if mover == TERMINAL:
+                    entry["text"] = "the end: " + _vector_text(players, game.returns(state))
+                else:
+                    entry.update(self._position_value(state, mover))
+            except (GameRuntimeError, _Unsolved):
+                break
+            history.append(entry)
+        return history
+
+    def _position_value(self, state, mover: int) -> dict:
+        """One position's value for ``_value_history``."""
+        from gdl.tools.database_advice import level
+
+        info, who = self.game.info, _mover(mover, self.game.info.players)
+        positions = self._positions()
+        if positions is None and self.depth is None:
+            # a game without repeats, with --db: the database has the same exact values, and
+            # the remoteness the search has not (GamesmanUni's strip shows it)
+            positions = self._database
+        if positions is not None:
+            found = positions.lookup(state)
+            if found is None:
+                raise _Unsolved("not in the database")
+            even = None if info.has_chance else level(self.game)
+            value_class = getattr(positions, "value_class", None)
+            if found.values is None or (value_class is not None and value_class(state) == "draw"):
+                return {"label": "draw", "text": f"{who} to move: draw (endless play)"}
+            if mover == CHANCE or even is None:
+                return {"text": f"{who}: " + _vector_text(info.players, found.values)}
+            own = found.values[mover]
+            label = "win" if own > even else "loss" if own < even else "draw"
+            remoteness = found.remoteness if found.remoteness >= 0 else None
+            far = f" in {remoteness}" if remoteness is not None else ""
+            word = {"win": "win", "loss": "lose", "draw": "tie"}[label]
+            return {"label": label, "remoteness": remoteness, "text": f"{who} to move: {word}{far}"}
+        analysis = self._analysis(state)
+        values = analysis.values
+        decisive = (mover != CHANCE and analysis.proven and not info.has_chance
+                    and info.num_players == 2 and info.is_constant_sum)
+        if not decisive:
+            estimate = "" if analysis.proven else " (an estimate)"
+            return {"text": f"{who}: " + _vector_text(info.players, values) + estimate}
+        own, other = values[mover], values[1 - mover]
+        label = "win" if own > other else "loss" if own < other else "draw"
+        return {"label": label, "text": f"{who} to move: {label}"}
+
+    def _board(self, state) -> list[dict]:
+        read = getattr(self.game, "variables", None)
+        return [] if read is None else self.boards.blocks(read(state))
 
     def _analysis(self, state):
         """Every legal move's value at ``state`` (remembered: undo and redraws cost nothing)."""
@@ -237,7 +324,7 @@ class Workbench:
             "to_move": (None if kind == TERMINAL else
                         " and ".join(players[p] for p in acting) if acting else "chance"),
             "together": kind == SIMULTANEOUS, "over": kind == TERMINAL,
-            "board": [] if seen is None else _board_of(game, seen),
+            "board": [] if seen is None else self.boards.blocks(seen),
             "history": history, "moves": [], "values": None, "result": None, "error": None,
             "database": None,
             "solver_to_move": kind not in (TERMINAL, CHANCE) and viewer not in acting,
@@ -414,7 +501,7 @@ class Workbench:
         moves = []
         for index, entry in enumerate(entries):
             item: dict[str, Any] = {
-                "index": index, "name": game.action_name(entry.action),
+                "index": index, "name": game.action_name(entry.action), "action": entry.action,
                 "values": None if entry.values is None else _vector(info.players, entry.values),
                 "optimal": id(entry) in optimal}
             if mover == CHANCE:
@@ -443,7 +530,7 @@ class Workbench:
         scores = sorted({e.values[mover] for e in analysis.entries}) if mover != CHANCE else []
         moves = []
         for index, entry in enumerate(analysis.entries):
-            item = {"index": index, "name": game.action_name(entry.action),
+            item = {"index": index, "name": game.action_name(entry.action), "action": entry.action,
                     "values": _vector(info.players, entry.values), "optimal": entry.optimal}
             if mover == CHANCE:
                 item["probability"] = format_value(entry.probability)
@@ -637,7 +724,55 @@ class Workbench:
                 note = (f"The whole tree is too big to draw; this is the search to depth {tried}. "
                         "Play on, or choose a depth.")
         return {"text": to_text(tree), "svg": _svg(to_dot(tree)), "nodes": tree.nodes,
-                "pruned": tree.pruned, "note": note}
+                "pruned": tree.pruned, "note": note, "tree": _tree_nodes(tree)}
+
+    # ---- stepping through a search -------------------------------------------------------------
+
+    def step(self, algorithm: str = "auto", depth: int | None = None, table: bool = False,
+             ordering: bool = False) -> dict:
+        """The search from the current position with its trace (gdl.tools.trace.run, the solver's
+        own events), every event in words and fields (gdl.tools.step.trace_json), for the page
+        to step through: forward, back, to the end. Alpha-beta is the textbook's (no table, no
+        ordering) unless asked; at most ``STEP_LIMIT`` nodes."""
+        from gdl.solvers import SolverError
+        from gdl.solvers.trace import TraceTooLong
+        from gdl.tools.step import heading, trace_json
+        from gdl.tools.trace import ALGORITHMS, run
+
+        if algorithm not in ("auto", *ALGORITHMS):
+            raise WorkbenchError(f"the searches that step are {', '.join(ALGORITHMS)}")
+        if depth is not None and (not isinstance(depth, int) or isinstance(depth, bool)
+                                  or depth < 0):
+            raise WorkbenchError("the depth must be a whole number of at least 0")
+        if not isinstance(table, bool) or not isinstance(ordering, bool):
+            raise WorkbenchError("table and ordering are true or false")
+        if self.wide:
+            raise WorkbenchError("no search to step through in a game with simultaneous moves or "
+                                 "hidden information: its solvers solve the whole game at once, "
+                                 "and a tree of positions would show what your seat may not see")
+        with self._lock:
+            game, state = self.game, self.session.state
+            if game.current_player(state) == TERMINAL:
+                raise WorkbenchError("the game is over: there is nothing to search")
+            if depth is None and self._repeats():
+                raise WorkbenchError("the game can repeat a position, so a search without a "
+                                     "depth would not end: choose a depth")
+        try:
+            traced = run(game, algorithm, depth=depth, table=table, ordering=ordering, root=state,
+                         limit=STEP_LIMIT)
+        except TraceTooLong as error:
+            raise WorkbenchError(f"{error}, too many to step through: choose a smaller depth, or "
+                                 "play on first") from None
+        except SolverError as error:
+            raise WorkbenchError(str(error)) from None
+        except GameRuntimeError as error:
+            raise WorkbenchError(error.render()) from None
+        document = trace_json(traced)
+        document["heading"] = heading(traced)
+        if self.backend == "native":
+            document["notes"].append("the search runs in Python, where it tells each step (the "
+                                     "native tier's searches are C and tell none)")
+        return document
 
     @staticmethod
     def _graph_tree(game, state, positions, depth: int):
@@ -724,6 +859,45 @@ def _vector(players: Sequence[str], values: Sequence) -> list[dict]:
             for p, v in zip(players, values)]
 
 
+def _tree_nodes(tree) -> dict:
+    """A search tree for the page's tree view, flat (a deep tree is no deep JSON): every node
+    in visit order with its ``parent`` (an index in the list, -1 for the root), the edge's
+    ``name``, the mover ``who``, the ``value`` as gdl tree writes it, the principal variation
+    and the optimal root actions, and the children a cut-off left (``pruned``)."""
+    from gdl.tools.search_tree import CUT_TEXT, edge_text, heading, value_text, who
+
+    nodes: list[dict] = []
+    stack: list[tuple[Any, int]] = [(tree.root, -1)]
+    while stack:
+        node, parent = stack.pop()
+        if node.player == CHANCE:
+            kind = "chance"
+        elif node.player == TERMINAL or node.evaluated or node.cut:
+            kind = "leaf"
+        elif tree.two_player:
+            kind = "max" if node.player == 0 else "min"     # the textbook's triangles
+        else:
+            kind = "player"
+        item: dict[str, Any] = {
+            "parent": parent, "name": edge_text(node.name, node.probability) if parent >= 0 else "",
+            "who": who(tree, node), "kind": kind, "value": value_text(tree, node),
+            "principal": node.principal, "optimal": node.optimal,
+            "pruned": [edge_text(name, p) for _, name, p in node.pruned]}
+        notes = [n for n in ("(re-search)" if node.repeat else "",
+                             "(evaluated)" if node.evaluated else "",
+                             CUT_TEXT.get(node.cut, "")) if n]
+        if notes:
+            item["note"] = " ".join(notes)
+        nodes.append(item)
+        here = len(nodes) - 1
+        stack.extend((child, here) for child in reversed(node.children))
+    return {"heading": heading(tree), "nodes": nodes}
+
+
+def _vector_text(players: Sequence[str], values: Sequence) -> str:
+    return ", ".join(f"{p} {format_value(v)}" for p, v in zip(players, values))
+
+
 def _diagnostic(d) -> dict:
     return {"code": d.code, "message": d.message, "line": d.span.line, "column": d.span.column,
             "end_line": d.span.end_line, "end_column": d.span.end_column, "hint": d.hint}
@@ -740,49 +914,3 @@ def _svg(dot: str) -> str | None:
     except (OSError, subprocess.TimeoutExpired):
         return None
     return done.stdout.decode("utf-8") if done.returncode == 0 else None
-
-
-def _text(value) -> str:
-    return str(value).lower() if isinstance(value, bool) else str(value)
-
-
-def board(game: Any, state: Any) -> list[dict]:
-    """The position as blocks the page draws: with `display` hints, each hinted variable as a
-    ``grid`` (2-D: first index down, second across; a 1-D array is one row; more dimensions give
-    one grid per first index) or a ``scalar``; without hints, one ``table`` of every variable."""
-    read = getattr(game, "variables", None)
-    if read is None:
-        return []
-    return _board_of(game, read(state))
-
-
-def _board_of(game: Any, values: dict) -> list[dict]:
-    """``board`` from the variables' values (as ``variables`` or ``seen_variables`` give
-    them)."""
-    hints = getattr(game, "display", None) or {}
-    if not hints:
-        return [{"kind": "table", "rows": [[name, _plain(v)] for name, v in values.items()]}]
-    blocks: list[dict] = []
-    for name, glyphs in hints.items():
-        if name in values:
-            blocks.extend(_blocks(name, values[name], glyphs))
-    return blocks
-
-
-def _plain(value) -> str:
-    if isinstance(value, list):
-        return "[" + ", ".join(_plain(v) for v in value) + "]"
-    return _text(value)
-
-
-def _blocks(name: str, value, glyphs: Mapping) -> list[dict]:
-    def glyph(v) -> str:
-        shown = glyphs.get(v)
-        return shown if shown is not None else _text(v)
-
-    if not isinstance(value, list):
-        return [{"kind": "scalar", "name": name, "value": glyph(value)}]
-    if value and isinstance(value[0], list) and value[0] and isinstance(value[0][0], list):
-        return [block for i, layer in enumerate(value) for block in _blocks(f"{name}[{i}]", layer, glyphs)]
-    rows = value if value and isinstance(value[0], list) else [value]
-    return [{"kind": "grid", "name": name, "rows": [[glyph(v) for v in row] for row in rows]}]

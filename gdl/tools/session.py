@@ -612,10 +612,12 @@ def render_values(game: Any, values: dict) -> str:
     hints = getattr(game, "display", None) or {}
     if not hints:
         return "\n".join(f"{name} = {_plain(value)}" for name, value in values.items())
+    rules = getattr(game, "ir", None)
+    boards = getattr(rules, "boards", None) or {}
     blocks = []
     for name, glyphs in hints.items():
         if name in values:
-            blocks.append(_board(name, values[name], glyphs))
+            blocks.append(_board(name, values[name], glyphs, boards.get(name)))
     return "\n\n".join(blocks)
 
 
@@ -630,24 +632,67 @@ def _glyph(value, glyphs: dict) -> str:
     return glyph if glyph is not None else _plain(value)
 
 
-def _board(name: str, value, glyphs: dict) -> str:
+def _board(name: str, value, glyphs: dict, board: Any = None) -> str:
     """A scalar as ``name: glyph``; a 1-D array as one numbered row; a 2-D array as a grid with
-    the first index down and the second across; more dimensions as one grid per first index."""
+    the first index down and the second across; more dimensions as one grid per first index.
+    The display's layout words (``board``, a gdl.lang.ir.Board) turn it as the web page does:
+    `transpose` puts the first index across, `flip` row 0 at the bottom, `mirror` the last
+    column on the left, `hex` shifts each row half a cell right of the one above, and
+    `mancala` draws a 2n + 2 array as two rows of houses between the stores."""
     if not isinstance(value, list):
         return f"{name}: {_glyph(value, glyphs)}"
     if isinstance(value[0], list) and isinstance(value[0][0], list):
-        return "\n\n".join(_board(f"{name}[{i}]", layer, glyphs) for i, layer in enumerate(value))
+        return "\n\n".join(_board(f"{name}[{i}]", layer, glyphs, board)
+                            for i, layer in enumerate(value))
+    if board is not None and board.layout == "mancala" and not isinstance(value[0], list):
+        return _mancala(name, [_glyph(v, glyphs) for v in value])
     grid = isinstance(value[0], list)
     rows = value if grid else [value]
     cells = [[_glyph(v, glyphs) for v in row] for row in rows]
-    columns = len(cells[0])
-    width = max(max(len(c) for row in cells for c in row), len(str(columns - 1)))
-    margin = len(str(len(cells) - 1)) + 1 if grid else 0
-    lines = [name, " " * margin + " ".join(f"{j:>{width}}" for j in range(columns))]
-    for i, row in enumerate(cells):
+    down: list[int | None] = list(range(len(cells))) if grid else [None]
+    across: list[int | None] = list(range(len(cells[0])))
+    if board is not None and grid and board.transpose:
+        cells = [list(column) for column in zip(*cells)]
+        down, across = across, down
+    if board is not None and board.flip:
+        cells, down = cells[::-1], down[::-1]
+    if board is not None and board.mirror:
+        cells, across = [row[::-1] for row in cells], across[::-1]
+    shifted = board is not None and board.layout == "hex"
+    width = max(max(len(c) for row in cells for c in row), max(len(str(j)) for j in across))
+    margin = max(len(str(i)) for i in down) + 1 if grid else 0
+    lines = [name, " " * margin + " ".join(f"{j:>{width}}" for j in across)]
+    for number, (i, row) in enumerate(zip(down, cells)):
         prefix = f"{i:<{margin}}" if grid else ""
-        lines.append(prefix + " ".join(f"{c:>{width}}" for c in row))
+        indent = " " * (number * (width + 1) // 2) if shifted else ""
+        lines.append(prefix + indent + " ".join(f"{c:>{width}}" for c in row))
     return "\n".join(lines)
+
+
+def _mancala(name: str, cells: list[str]) -> str:
+    """Kalah's board in text: the second player's houses right to left along the top, the first
+    player's left to right along the bottom, its store on the right and the other on the left
+    (sowing in index order goes round anticlockwise), each pit under its number."""
+    houses = (len(cells) - 2) // 2
+    width = max(max(len(c) for c in cells), len(str(len(cells) - 1)))
+
+    def row(pits: list[int], show) -> str:
+        return " ".join(f"{show(p):>{width}}" for p in pits)
+
+    top = list(range(2 * houses, houses, -1))
+    bottom = list(range(houses))
+    left, right = 2 * houses + 1, houses
+    pad = " " * (width + 2)
+    middle = " " * (houses * (width + 1) - 1)
+    return "\n".join([
+        name,
+        pad + row(top, str),
+        pad + row(top, lambda p: cells[p]),
+        f"{left:>{width}}  {middle}  {right:>{width}}",
+        f"{cells[left]:>{width}}  {middle}  {cells[right]:>{width}}",
+        pad + row(bottom, lambda p: cells[p]),
+        pad + row(bottom, str),
+    ])
 
 
 def describe_values(players: Sequence[str], values: Sequence) -> str:
