@@ -145,3 +145,7 @@ def test_a_reserved_word_may_be_a_label():
         tree = gdl.loads(f'game "t"\nplayers A\ntree A {{ {word}: chance {{ {word} 1/2: 1, '
                          f'other 1/2: 0 }}, b: 0 }}\n')
         assert [tree.action_name(a) for a in tree.legal_actions(tree.initial_state())] == [word, "b"]
+        # commas between edges are optional, and after a leaf a declaration keyword could also
+        # start the next declaration: a label still (LALR's lookahead had it a keyword)
+        tree = gdl.loads(f'game "t"\nplayers A\ntree A {{ b: 0 {word}: 1 }}\n')
+        assert [tree.action_name(a) for a in tree.legal_actions(tree.initial_state())] == ["b", word]

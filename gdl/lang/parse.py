@@ -394,6 +394,23 @@ def _too_deep(tree: lark.Tree) -> lark.Tree | None:
     return None
 
 
+def _keyword_as_name(error: UnexpectedInput) -> bool:
+    """Read a reserved word as a name where only a name fits, and go on (Lark's ``on_error``).
+
+    Declarations follow one another without a separator, so LALR's lookahead after a number
+    holds every declaration keyword, and the contextual lexer then takes `players` in
+    ``tree A { a: 0 players: 1 }`` for the keyword although only a name fits there. A tree's
+    labels may be any word (docs/language.md, "Reserved words"); everywhere else the checker
+    refuses a reserved word as a name with E224, which says more than a syntax error."""
+    if not isinstance(error, UnexpectedToken) or "NAME" not in (error.accepts or error.expected):
+        return False
+    token = error.token
+    if token.type == "NAME" or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", str(token.value)):
+        return False
+    error.interactive_parser.feed_token(Token.new_borrow_pos("NAME", str(token.value), token))
+    return True
+
+
 def _nesting_error(node: lark.Tree | None, source: Source) -> GdlError:
     span = ast.Span(1, 1, 1, 2)
     if node is not None:
@@ -446,7 +463,7 @@ def parse(text: str, filename: str = "<input>") -> ast.GameFile:
     source = Source(filename, text)
     parser = build_parser()
     try:
-        tree = parser.parse(text)
+        tree = parser.parse(text, on_error=_keyword_as_name)
     except UnexpectedInput as error:
         first = _syntax_error(parser, error, source)
         more = _later_syntax_errors(parser, error, source)
