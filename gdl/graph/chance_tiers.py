@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from itertools import pairwise
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -80,6 +81,11 @@ class LocalTier:
     try_exact: bool
     total: int | Fraction = 0       # the players' constant sum
     stats: dict = field(default_factory=dict)
+    # the game's native passes (gdl.backends.native.chance_graph) where the pieces are solved in
+    # C; None: with numpy. Every process of a solve takes the same way (``uses_native``), so the
+    # floats are the same bits wherever a piece is solved.
+    native: Any = None
+    uses_native: bool = False
 
     # what gdl.graph.order and gdl.graph.iteration read of a graph
     def __len__(self) -> int:
@@ -108,11 +114,13 @@ def outward(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def build(n: int, player: np.ndarray, count: np.ndarray, child: np.ndarray,
           probability_index: np.ndarray, probabilities: list, terminal: dict,
-          stand_ins: tuple, try_exact: bool, widest: int) -> LocalTier | None:
+          stand_ins: tuple, try_exact: bool, widest: int, native: Any = None
+          ) -> LocalTier | None:
     """The tier as arrays, or None when its moves inside it form no cycle (the acyclic solve
     applies). ``child``: the tier's index for moves inside it, -1 for the others, which lead to
     the stand-ins in order; ``terminal``: position -> exact centred value, for the terminals of
-    the tier; ``stand_ins``: ``(low, high, exact)`` for the stand-ins."""
+    the tier; ``stand_ins``: ``(low, high, exact)`` for the stand-ins; ``native``: the game's
+    native passes, which then order and solve the tier in C (the same pieces and levels)."""
     stand_low, stand_high, stand_exact = stand_ins
     m = len(stand_low)
     size = n + m
@@ -144,13 +152,19 @@ def build(n: int, player: np.ndarray, count: np.ndarray, child: np.ndarray,
         exact_terminal=exact_terminal, level=np.zeros(size, dtype=np.int64),
         piece_first=np.zeros(1, dtype=np.int64), order=np.zeros(0, dtype=np.int64),
         floor=floor, ceiling=ceiling,
-        margin=iteration.rounding_margin(widest, largest), try_exact=try_exact)
-    if levels(local) is not None:
-        return None
-    owner = np.repeat(np.arange(n, dtype=np.int64), count)
-    inside = ~outside
-    label = weak_components(n, owner[inside], child[inside])
-    local.level[:n] = _distances(n, first, child, label)
+        margin=iteration.rounding_margin(widest, largest), try_exact=try_exact,
+        native=native, uses_native=native is not None)
+    if native is not None:
+        if not native.has_cycle(first, child):
+            return None
+        label, local.level[:n] = native.layout(n, first, child)
+    else:
+        if levels(local) is not None:
+            return None
+        owner = np.repeat(np.arange(n, dtype=np.int64), count)
+        inside = ~outside
+        label = weak_components(n, owner[inside], child[inside])
+        local.level[:n] = _distances(n, first, child, label)
     pieces, piece_of = np.unique(label, return_inverse=True)
     local.order = np.argsort(piece_of, kind="stable").astype(np.int64)
     local.piece_first = np.searchsorted(piece_of[local.order],
@@ -205,6 +219,7 @@ def save(local: LocalTier, path: Path) -> None:
 
     meta = {"n": local.n, "floor": local.floor, "ceiling": local.ceiling,
             "margin": local.margin, "try_exact": local.try_exact,
+            "uses_native": local.uses_native,
             "total": _encode_value(local.total),
             "probabilities": [_encode_value(p) for p in local.probabilities],
             "exact_terminal": [None if v is None else _encode_value(v)
@@ -228,33 +243,199 @@ def load(path: str | Path) -> LocalTier:
         exact_terminal=[None if v is None else Fraction(_decode_value(v))
                         for v in meta["exact_terminal"]],
         floor=meta["floor"], ceiling=meta["ceiling"], margin=meta["margin"],
-        try_exact=meta["try_exact"], total=_decode_value(meta["total"]), **arrays)
+        try_exact=meta["try_exact"], total=_decode_value(meta["total"]),
+        uses_native=bool(meta.get("uses_native")), **arrays)
 
 
 def solve_task(task) -> PieceAnswer:
-    """A worker's task: ``(tier file, first piece, stop)`` (or the LocalTier itself, in this
-    process): those pieces, each iterated on its own (see the module docstring)."""
-    source, start, stop = task
+    """A worker's task: ``(tier file, first piece, stop, game source)`` (or the LocalTier
+    itself, in this process): those pieces, each solved on its own (see the module docstring),
+    in C where the tier says so (the game source gives a worker the native rules)."""
+    source, start, stop, *rest = task
     local = source if isinstance(source, LocalTier) else load(source)
+    if local.uses_native and local.native is None:
+        local.native = _native_of(rest[0] if rest else None)
     bounds = local.piece_first[start:stop + 1]
     members = local.order[bounds[0]:bounds[-1]]
     piece = np.repeat(np.arange(stop - start), np.diff(bounds))
     by_position = np.argsort(members, kind="stable")
     members, piece = members[by_position], piece[by_position]
-    graph = _subgraph(local, members)
     k = len(members)
-    low, high, sweeps = piece_bounds(graph, piece)
-    low, high = low[:k], high[:k]
+    solved = None
+    if local.uses_native:
+        solved = local.native.pieces(
+            {name: getattr(local, name) for name in _ARRAYS}, start, stop,
+            (local.floor, local.ceiling, local.margin),
+            (MAX_CUT, MAX_POLICY_ROUNDS, CERTIFY_ROUNDS, WIDEN, TIGHTEN, iteration.TOLERANCE,
+             iteration.MAX_SWEEPS))
+        low, high = solved.low[members], solved.high[members]
+        sweeps = int(solved.sweeps.max(initial=0))
+    else:
+        graph = _subgraph(local, members)
+        low, high, sweeps = piece_bounds(graph, piece)
+        low, high = low[:k], high[:k]
     exact = None
     if local.try_exact:
         try:
-            exact = iteration.exact_values(graph, np.zeros(len(graph)), 1,
-                                           components(graph),
-                                           _middle(graph, low, high), graph.exact_terminal)[:k]
+            exact = _exact(local, start, stop, members, low, high, solved)
         except iteration._TooBig:
             exact = None
     table, index = _vectors(local.total, low, high, exact)
     return PieceAnswer(members, low, high, exact is not None, table, index, sweeps)
+
+
+def _exact(local: LocalTier, start: int, stop: int, members: np.ndarray, low: np.ndarray,
+           high: np.ndarray, solved) -> list:
+    """The exact values of the pieces' members (ascending), checked; raises
+    ``iteration._TooBig`` where the check cannot be made. A piece the C solved the fast way
+    with one cut position is evaluated along the order it found (``_exact_piece``); the others
+    by the strong solver's general check (``iteration.exact_values``)."""
+    guess = (local.low + local.high) / 2
+    guess[members] = (low + high) / 2
+    value: dict = {}
+    general = []
+    offset = int(local.piece_first[start])
+    arrays = None
+    for number in range(stop - start):
+        first_member = int(local.piece_first[start + number])
+        if solved is None or int(solved.cuts[number]) != 1:
+            general.append(local.order[first_member:int(local.piece_first[start + number + 1])])
+            continue
+        if arrays is None:
+            arrays = (local.first.tolist(), local.child.tolist(), local.player.tolist(),
+                      local.probability_index.tolist(), guess.tolist())
+        at = first_member - offset
+        sequence = solved.sequence[at:at + int(solved.tops[number]) + 1].tolist()
+        _exact_piece(local, arrays, sequence, value)
+    if general:
+        others = np.sort(np.concatenate(general))
+        graph = _subgraph(local, others)
+        approximate = np.concatenate((guess[others],
+                                      (graph.low[len(others):] + graph.high[len(others):]) / 2))
+        found = iteration.exact_values(graph, np.zeros(len(graph)), 1, components(graph),
+                                       approximate, graph.exact_terminal)
+        value.update(zip(others.tolist(), found[:len(others)]))
+    terminal = local.exact_terminal
+    return [value[p] if p in value else terminal[p] for p in members.tolist()]
+
+
+def _exact_piece(local: LocalTier, arrays: tuple, sequence: list, value: dict) -> None:
+    """One piece's exact values into ``value`` (tier position -> Fraction), checked.
+    ``sequence``: its movers other than the cut, children first over every move inside the
+    piece, then its one cut position (every cycle of the piece passes through it).
+
+    Under a policy (first the move best by the floats, as ``iteration.exact_values`` picks it)
+    each value is an affine function ``a + b x`` of the cut's value x: one pass in that order
+    gives every ``(a, b)`` exactly, the cut's own equation ``x = a + b x`` gives x, then every
+    value. Every decision is then checked exactly: where a move is strictly better for the
+    mover, the policy takes it and the piece is evaluated again (policy iteration). Checked
+    values satisfy the Bellman equations exactly; in a stopping game that makes them the
+    value."""
+    first, child, player, probability_index, guess = arrays
+    probabilities = local.probabilities
+    terminal = local.exact_terminal
+    limit = iteration.MAX_DIGITS * 3.33
+    slack = iteration.POLICY_SLACK
+    cut = sequence[-1]
+    order = sequence[:-1]
+    policy: dict[int, int] = {}
+    for p in sequence:
+        if player[p] >= 0:
+            sign = -1.0 if player[p] == 1 else 1.0
+            edges = range(first[p], first[p + 1])
+            seen = [guess[child[e]] * sign for e in edges]
+            top = max(seen)
+            policy[p] = next(e for e, v in zip(edges, seen) if v >= top - slack)
+    zero, one = Fraction(0), Fraction(1)
+
+    def form(p: int, a: dict, b: dict) -> tuple:
+        """``(a, b)`` of position p from its children's."""
+        if player[p] >= 0:
+            c = child[policy[p]]
+            if c in a:
+                return a[c], b[c]
+            known = terminal[c]
+            if known is None:
+                raise iteration._TooBig()
+            return known, 0
+        total_a, total_b = 0, 0
+        e, end = first[p], first[p + 1]
+        while e < end:                   # outcomes of one probability summed first
+            kind = probability_index[e]
+            run_a, run_b = 0, 0
+            while e < end and probability_index[e] == kind:
+                c = child[e]
+                if c in a:
+                    run_a += a[c]
+                    if b[c]:
+                        run_b += b[c]
+                else:
+                    known = terminal[c]
+                    if known is None:
+                        raise iteration._TooBig()
+                    run_a += known
+                e += 1
+            weight = probabilities[kind]
+            total_a += weight * run_a
+            if run_b:
+                total_b += weight * run_b
+        return total_a, total_b
+
+    for _ in range(iteration.MAX_IMPROVEMENTS):
+        a: dict = {cut: zero}
+        b: dict = {cut: one}
+        for p in order:
+            a[p], b[p] = form(p, a, b)
+        cut_a, cut_b = form(cut, a, b)
+        if cut_b == 1:
+            raise iteration._TooBig()        # the policy never leaves the cycle: no value
+        x = Fraction(cut_a) / (1 - cut_b)
+        for p in order:
+            v = a[p] + b[p] * x if b[p] else a[p]
+            if max(abs(v.numerator), v.denominator).bit_length() > limit:
+                raise iteration._TooBig()
+            value[p] = v
+        if max(abs(x.numerator), x.denominator).bit_length() > limit:
+            raise iteration._TooBig()
+        value[cut] = x
+        changed = False
+        for p in sequence:
+            kind = player[p]
+            if kind < 0:
+                continue
+            edges = range(first[p], first[p + 1])
+            if len(edges) < 2:
+                continue
+            chosen = policy[p]
+            c = child[chosen]
+            best = value[c] if c in a else terminal[c]
+            for e in edges:
+                c = child[e]
+                v = value[c] if c in a else terminal[c]
+                if (v > best) if kind == 0 else (v < best):
+                    best, chosen = v, e
+            if chosen != policy[p]:
+                policy[p] = chosen
+                changed = True
+        if not changed:
+            return
+    raise iteration._TooBig()
+
+
+def _native_of(source) -> Any:
+    """A worker's native passes, from the game source of the task (loaded once per process).
+    A tier solved in C by the coordinator is solved in C everywhere, or not at all: the
+    floats would not be the same bits."""
+    from gdl.graph.executor import game_from
+    from gdl.graph.tiers import byte_passes
+    from gdl.solvers.result import SolverError
+
+    native = None if source is None else byte_passes(game_from(source))
+    if native is None:
+        raise SolverError("a worker has no native rules for a tier the solve began in C "
+                          "(no C compiler there?); give every worker the same installation, or "
+                          "solve with --backend compile")
+    return native
 
 
 def _middle(graph: LocalTier, low: np.ndarray, high: np.ndarray) -> np.ndarray:
@@ -263,15 +444,43 @@ def _middle(graph: LocalTier, low: np.ndarray, high: np.ndarray) -> np.ndarray:
 
 
 def _vectors(total, low: np.ndarray, high: np.ndarray, exact: list | None) -> tuple[list, np.ndarray]:
-    """The value vectors (exact, or the interval's middle), tabulated for the database; made
-    where the values were found (a worker), so the coordinator only joins tables."""
+    """The value vectors (exact, or the interval's middle), tabulated for the database (the
+    distinct vectors in order of first use, encoded as ``gdl.graph.database`` encodes them, and
+    each position's entry); made where the values were found (a worker), so the coordinator
+    only joins tables."""
     from gdl.graph.tiers import _plain, _tabulate
 
     if exact is not None:
-        return _tabulate([(_plain((v + total) / 2), _plain((total - v) / 2)) for v in exact])
+        if type(total) is not int:
+            return _tabulate([(_plain((v + total) / 2), _plain((total - v) / 2)) for v in exact])
+        return _exact_table(total, exact)
     middle = (low + high) / 2
-    return _tabulate([((v + float(total)) / 2, (float(total) - v) / 2)
-                      for v in middle.tolist()])
+    # numpy's float64 arithmetic is Python's float arithmetic, element by element
+    pairs = np.stack(((middle + float(total)) / 2, (float(total) - middle) / 2), axis=1)
+    if not len(pairs):
+        return [], np.zeros(0, dtype=np.int64)
+    # equal floats are one entry, as in a dict (0.0 and -0.0 too: adding 0.0 makes -0.0 0.0),
+    # kept as first met
+    same = np.ascontiguousarray(pairs + 0.0).view(np.dtype((np.void, 16))).reshape(-1)
+    _, first_at, inverse = np.unique(same, return_index=True, return_inverse=True)
+    by_use = np.argsort(first_at, kind="stable")
+    rank = np.empty(len(by_use), dtype=np.int64)
+    rank[by_use] = np.arange(len(by_use))
+    return list(map(tuple, pairs[first_at[by_use]].tolist())), rank[inverse.reshape(-1)]
+
+
+def _exact_table(total: int, exact: list) -> tuple[list, np.ndarray]:
+    """``_vectors`` of exact values for an integer constant sum: player 0's utility x = (v +
+    total) / 2 and player 1's total - x, which over x's denominator is already in lowest terms,
+    encoded as ``database._encode_value`` does (an integer, or "numerator/denominator")."""
+    table: dict = {}
+    index = np.empty(len(exact), dtype=np.int64)
+    for i, v in enumerate(exact):
+        x = (v + total) / 2 if type(v) is Fraction else Fraction(v + total, 2)
+        n, d = x.numerator, x.denominator
+        entry = (n, total - n) if d == 1 else (f"{n}/{d}", f"{total * d - n}/{d}")
+        index[i] = table.setdefault(entry, len(table))
+    return list(table), index
 
 
 def _subgraph(local: LocalTier, members: np.ndarray) -> LocalTier:
@@ -359,7 +568,7 @@ def solve_tier(run, tier: int, keys: np.ndarray, expansion, loaded: dict,
     are not exact; None when the tier's moves form no cycle (the acyclic solve is the one)."""
     from gdl.graph import VALUE_ITERATION
     from gdl.graph.database import _decode_value
-    from gdl.graph.tiers import _save_array
+    from gdl.graph.tiers import _save_array, byte_passes
     from gdl.solvers.common import constant_sum_total
 
     info = run.game.info
@@ -428,7 +637,7 @@ def solve_tier(run, tier: int, keys: np.ndarray, expansion, loaded: dict,
     local = build(n, np.asarray(expansion.player), counts, child,
                   np.asarray(expansion.probability_index), list(expansion.probabilities),
                   terminal, (stand_low, stand_high, stand_exact.tolist()), try_exact,
-                  int(counts.max(initial=1)))
+                  int(counts.max(initial=1)), byte_passes(run.game))
     if local is None:
         return None
     local.total = total
@@ -442,7 +651,7 @@ def solve_tier(run, tier: int, keys: np.ndarray, expansion, loaded: dict,
     else:
         path = run.path(tier, "local.npz")
         save(local, path)
-        answers = run.executor.map(solve_task, [(str(path), a, b)
+        answers = run.executor.map(solve_task, [(str(path), a, b, run.source)
                                                 for a, b in tasks_for(local, workers)])
         path.unlink()
     low, high = np.empty(n), np.empty(n)
@@ -591,6 +800,12 @@ def piece_bounds(graph: LocalTier, piece: np.ndarray) -> tuple[np.ndarray, np.nd
             certified, sweeps = _certify(graph, piece, pieces, groups, cut, fast, guess, value)
             fast &= certified
     if not fast.all():
+        # a piece whose certificate failed starts afresh from the least and greatest end: the
+        # values its trials left are no bounds
+        start = _starting_bounds(graph)
+        again = np.zeros(len(graph), dtype=bool)
+        again[:len(piece)] = ~fast[piece]
+        value[again] = start[again]
         _, _, plain = bracket(graph, piece, ~fast, value)
         sweeps = max(sweeps, plain)
     return value[:, 0].copy(), value[:, 1].copy(), sweeps

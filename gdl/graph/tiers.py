@@ -135,7 +135,14 @@ class Expansion:
 
 def expand(game, keys, tier: ComponentTier | None = None) -> Expansion:
     """Every move of the positions ``keys`` (in order), with each child's key and tier (the
-    game's declared tier, or ``tier`` when given)."""
+    game's declared tier, or ``tier`` when given). In C where the game's native rules can
+    (``native_expand``), else through the protocol: the same arrays either way."""
+    fast = native_expand(game, keys, tier)
+    return fast if fast is not None else protocol_expand(game, keys, tier)
+
+
+def protocol_expand(game, keys, tier: ComponentTier | None = None) -> Expansion:
+    """``expand`` through the game protocol."""
     tier_of = tier_function(game, tier)
     current_player, legal, apply = game.current_player, game.legal_actions, game.apply
     players, counts, child_keys, child_tiers = [], [], [], []
@@ -189,6 +196,66 @@ def expand(game, keys, tier: ComponentTier | None = None) -> Expansion:
 
 
 _LENGTH_BYTE = [bytes([n]) for n in range(256)]
+
+# A game's byte-key passes in C (``game.native.chance_graph(game)``), looked up once per game
+# object (by id: the game is kept with them, so the id stays its own); None where it has none.
+_BYTE_PASSES: dict[int, tuple] = {}
+
+
+def byte_passes(game):
+    """The game's native passes over byte keys (gdl.backends.native.chance_graph's contract),
+    or None."""
+    held = _BYTE_PASSES.get(id(game))
+    if held is None or held[0] is not game:
+        make = getattr(getattr(game, "native", None), "chance_graph", None)
+        found = make(game) if make is not None else None
+        held = _BYTE_PASSES[id(game)] = (game, None if isinstance(found, str) else found)
+    return held[1]
+
+
+def native_expand(game, keys, tier: ComponentTier | None = None) -> Expansion | None:
+    """``expand`` in C (the game's native rules), or None where they cannot: no native rules,
+    keys that are not a numpy array of bytes, or a rule error or a state beyond one byte a
+    component on the way (the protocol then reports it, located)."""
+    passes = byte_passes(game)
+    if passes is None:
+        return None
+    found = passes.expand(keys, None if tier is None else (tier.growing, tier.shrinking))
+    if found is None:
+        return None
+    moves = len(found.length)
+    width = int(found.length.max()) if moves else 0
+    child_key = (np.ascontiguousarray(found.child[:, :width]).view(f"S{width}").reshape(-1)
+                 if moves else _keys_array([]))
+    # probabilities and returns numbered in order of first use, as the protocol's loop does
+    chance = np.flatnonzero(found.denominator > 0)
+    probability_index = np.full(moves, -1, dtype=np.int32)
+    probabilities: list = []
+    if len(chance):
+        pairs = np.stack((found.numerator[chance], found.denominator[chance]), axis=1)
+        distinct, first_at, inverse = np.unique(pairs, axis=0, return_index=True,
+                                                return_inverse=True)
+        by_use = np.argsort(first_at, kind="stable")
+        rank = np.empty(len(by_use), dtype=np.int32)
+        rank[by_use] = np.arange(len(by_use), dtype=np.int32)
+        probability_index[chance] = rank[inverse.reshape(-1)]
+        probabilities = [Fraction(n, d) for n, d in distinct[by_use].tolist()]
+    ends = np.flatnonzero(found.player == TERMINAL)
+    returns_index = np.full(len(found.player), -1, dtype=np.int32)
+    returns_table: list = []
+    if len(ends):
+        rows = found.returns[ends]
+        distinct, first_at, inverse = np.unique(rows, axis=0, return_index=True,
+                                                return_inverse=True)
+        by_use = np.argsort(first_at, kind="stable")
+        rank = np.empty(len(by_use), dtype=np.int32)
+        rank[by_use] = np.arange(len(by_use), dtype=np.int32)
+        returns_index[ends] = rank[inverse.reshape(-1)]
+        returns_table = [tuple(row) for row in distinct[by_use].tolist()]
+    return Expansion(player=found.player, count=found.count, child_key=child_key,
+                     child_tier=found.tier, probability_index=probability_index,
+                     probabilities=probabilities, returns_index=returns_index,
+                     returns_table=returns_table)
 
 
 def _states(keys) -> list[tuple]:
