@@ -280,7 +280,7 @@ def solve_task(task) -> PieceAnswer:
             exact = _exact(local, start, stop, members, low, high, solved)
         except iteration._TooBig:
             exact = None
-    table, index = _vectors(local.total, low, high, exact)
+    table, index = _vectors(local.total, low, high, exact, local.native)
     return PieceAnswer(members, low, high, exact is not None, table, index, sweeps)
 
 
@@ -443,30 +443,24 @@ def _middle(graph: LocalTier, low: np.ndarray, high: np.ndarray) -> np.ndarray:
     return np.concatenate(((low + high) / 2, (graph.low[len(low):] + graph.high[len(low):]) / 2))
 
 
-def _vectors(total, low: np.ndarray, high: np.ndarray, exact: list | None) -> tuple[list, np.ndarray]:
+def _vectors(total, low: np.ndarray, high: np.ndarray, exact: list | None, native: Any = None
+             ) -> tuple[list, np.ndarray]:
     """The value vectors (exact, or the interval's middle), tabulated for the database (the
     distinct vectors in order of first use, encoded as ``gdl.graph.database`` encodes them, and
     each position's entry); made where the values were found (a worker), so the coordinator
     only joins tables."""
-    from gdl.graph.tiers import _plain, _tabulate
+    from gdl.graph.tiers import _plain, _tabulate, first_use_rows
 
     if exact is not None:
         if type(total) is not int:
             return _tabulate([(_plain((v + total) / 2), _plain((total - v) / 2)) for v in exact])
         return _exact_table(total, exact)
     middle = (low + high) / 2
-    # numpy's float64 arithmetic is Python's float arithmetic, element by element
+    # numpy's float64 arithmetic is Python's float arithmetic, element by element; equal rows
+    # are one entry, as in a dict, kept as first met
     pairs = np.stack(((middle + float(total)) / 2, (float(total) - middle) / 2), axis=1)
-    if not len(pairs):
-        return [], np.zeros(0, dtype=np.int64)
-    # equal floats are one entry, as in a dict (0.0 and -0.0 too: adding 0.0 makes -0.0 0.0),
-    # kept as first met
-    same = np.ascontiguousarray(pairs + 0.0).view(np.dtype((np.void, 16))).reshape(-1)
-    _, first_at, inverse = np.unique(same, return_index=True, return_inverse=True)
-    by_use = np.argsort(first_at, kind="stable")
-    rank = np.empty(len(by_use), dtype=np.int64)
-    rank[by_use] = np.arange(len(by_use))
-    return list(map(tuple, pairs[first_at[by_use]].tolist())), rank[inverse.reshape(-1)]
+    first_at, group = first_use_rows(pairs, native)
+    return list(map(tuple, pairs[first_at].tolist())), group
 
 
 def _exact_table(total: int, exact: list) -> tuple[list, np.ndarray]:
@@ -661,7 +655,7 @@ def solve_tier(run, tier: int, keys: np.ndarray, expansion, loaded: dict,
     if not whole_exact:  # a tier is exact as a whole or not at all: floats everywhere
         answers = [answer if not answer.exact else PieceAnswer(
             answer.members, answer.low, answer.high, False,
-            *_vectors(total, answer.low, answer.high, None), answer.sweeps)
+            *_vectors(total, answer.low, answer.high, None, local.native), answer.sweeps)
             for answer in answers]
     table_ids: dict = {}
     index = np.empty(n, dtype=np.int64)

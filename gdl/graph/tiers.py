@@ -1674,6 +1674,75 @@ def _first_use(ranked: np.ndarray, entries: int) -> np.ndarray:
     return present[np.argsort(first[present], kind="stable")]
 
 
+def first_use_rows(rows: np.ndarray, passes: Any = None) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct rows of a 2-D float array as a dict of their tuples would tell them apart
+    (equal floats are one; -0.0 is made 0.0 first; no NaN), in order of first use: ``(first,
+    group)``: each distinct row's first index, and each row's number among them. With the
+    game's native passes (``passes``) a hash set in C, else a sort."""
+    rows = np.ascontiguousarray(rows + 0.0)
+    if not len(rows):
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    if passes is not None:
+        return passes.first_use(rows)
+    bits = rows.view(np.int64).reshape(len(rows), -1)
+    order = np.lexsort(bits.T[::-1])                   # stable: the first of equal rows first
+    ordered = bits[order]
+    new = np.ones(len(rows), dtype=bool)
+    new[1:] = np.any(ordered[1:] != ordered[:-1], axis=1)
+    first_sorted = order[new]                          # each distinct row's first index
+    by_use = np.argsort(first_sorted, kind="stable")
+    rank = np.empty(len(by_use), dtype=np.int64)
+    rank[by_use] = np.arange(len(by_use))
+    group = np.empty(len(rows), dtype=np.int64)
+    group[order] = rank[np.cumsum(new) - 1]
+    return first_sorted[by_use], group
+
+
+def _provisional_ids(tables: list, stored: Callable, passes: Any = None
+                     ) -> tuple[list[np.ndarray], list]:
+    """Every distinct value vector of the tiers' tables, numbered: per table, each entry's
+    number, and the vectors by number. Vectors equal as Python values are one (the one met
+    first is kept: a float table's (1.0, -1.0) and an exact table's (1, -1) are one vector, as
+    in a dict). A float table (``_FloatTable``: Pig to 100 has two million rows) is numbered
+    with numpy: its rows with a fraction part can equal no integer vector, so only those
+    without one (a handful) go through the dict, the others are told apart by their bits
+    (-0.0 made 0.0 first: it has no fraction part, so never among them)."""
+    provisional: dict = {}
+    ids: list = []
+    fractional: list[tuple[int, np.ndarray, np.ndarray]] = []     # (table, rows at, rows)
+    for number, table in enumerate(tables):
+        if isinstance(table, _FloatTable) and table.rows.ndim == 2 and len(table.rows):
+            rows = table.rows
+            whole = np.all(rows == np.floor(rows), axis=1)
+            mine = np.zeros(len(rows), dtype=np.int64)
+            at = np.flatnonzero(whole)
+            mine[at] = [provisional.setdefault(stored(tuple(row)), len(provisional))
+                        for row in rows[at].tolist()]
+            rest = np.flatnonzero(~whole)
+            fractional.append((number, rest, rows[rest]))
+            ids.append(mine)
+        else:
+            ids.append(np.array([provisional.setdefault(stored(v), len(provisional))
+                                 for v in table] or [0], dtype=np.int64))
+    entries = list(provisional)
+    if fractional and any(type(x) is float and not x.is_integer()
+                          for entry in entries if type(entry) is tuple for x in entry):
+        # a float with a fraction part in another kind of table: one dict for all, as it was
+        ids = [np.array([provisional.setdefault(stored(v), len(provisional)) for v in table]
+                        or [0], dtype=np.int64) for table in tables]
+        return ids, list(provisional)
+    if fractional:
+        rows = np.concatenate([found for _, _, found in fractional])
+        first_at, group = first_use_rows(rows, passes)
+        entries += list(map(tuple, rows[first_at].tolist()))
+        numbered = len(provisional) + group
+        start = 0
+        for number, at, found in fractional:
+            ids[number][at] = numbered[start:start + len(found)]
+            start += len(found)
+    return ids, entries
+
+
 def merge_database(solution: TieredSolution, path: str | Path, binding: dict,
                    source: str = "") -> int:
     """Write the position database of a tiered solve, byte-identical to what
@@ -1689,15 +1758,13 @@ def merge_database(solution: TieredSolution, path: str | Path, binding: dict,
     plan = _KeyPlan(run, solution.tiers)
     prepared = solution.key_section
     # every distinct value vector, numbered provisionally; `number` renumbers by first use
-    provisional: dict = {}
     info = run.game.info
 
     def stored(entry):
         return range_value(entry, info, game_ends(run)) if isinstance(entry, DrawRange) else entry
 
-    part_ids = [np.array([provisional.setdefault(stored(v), len(provisional)) for v in part.table]
-                         or [0], dtype=np.int64) for part in parts]
-    entries = list(provisional)
+    part_ids, entries = _provisional_ids([part.table for part in parts], stored,
+                                         byte_passes(run.game))
     number = np.full(len(entries), -1, dtype=np.int64)
     used = 0
     highest = max([int(np.max(part.remoteness[:], initial=0)) for part in parts] + [0])

@@ -172,6 +172,36 @@ long long gdl_bytes_expand(const unsigned char *rows, long long n, int width, co
 /* The widest key row a child can have: the state, the pending action and the outcomes. */
 int gdl_bytes_width(void) { return HAS_CHANCE ? 2 + CELLS + BYTES_OUTS_MAX : 1 + CELLS; }
 
+/* ---- exported: rows of 64-bit words told apart, in order of first use ----
+   rows[i * width ..] for i in [0, n): group[i] is the number of row i's first equal row among
+   the distinct rows in order of first use, first[g] that row's index. Returns the number of
+   distinct rows, or -3 when memory ran out. (A value table of floats, their bits: the caller
+   makes -0.0 0.0 first.) An open-addressing hash set of row indices. */
+long long gdl_first_use_rows(const uint64_t *rows, long long n, int width, long long *group,
+                             long long *first) {
+    uint64_t size = 16;
+    while (size < (uint64_t)n * 2) size *= 2;
+    long long *slot = malloc(sizeof(long long) * size);
+    if (!slot) return -3;
+    for (uint64_t j = 0; j < size; j++) slot[j] = -1;
+    long long count = 0;
+    for (long long i = 0; i < n; i++) {
+        const uint64_t *row = rows + i * width;
+        uint64_t h = 0x9e3779b97f4a7c15ULL;
+        for (int w = 0; w < width; w++) h = mix_key(h ^ row[w]);
+        uint64_t j = h & (size - 1);
+        while (slot[j] >= 0 && memcmp(rows + slot[j] * width, row, sizeof(uint64_t) * (size_t)width))
+            j = (j + 1) & (size - 1);
+        if (slot[j] < 0) {
+            slot[j] = i;
+            first[count] = i;
+            group[i] = count++;
+        } else group[i] = group[slot[j]];
+    }
+    free(slot);
+    return count;
+}
+
 #if HAS_CHANCE
 /* ---- 2. a tier with chance and cycles, piece by piece ----
    The tier's arrays (gdl.graph.chance_tiers.LocalTier): positions 0..n-1 of the tier, then

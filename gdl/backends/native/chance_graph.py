@@ -17,6 +17,8 @@ never by import. The contract:
   level inside its piece: the numbers of gdl.graph.chance_tiers's numpy passes.
 - ``has_cycle(first, child)``: whether a graph has a cycle.
 - ``pieces(...)``: each piece's certified interval (see ``gdl_chance_pieces`` in the C).
+- ``first_use(rows)``: the distinct rows of a table of 8-byte items, by their bits, in order
+  of first use (a hash set: the merge of Pig to 100's two million float values).
 """
 
 from __future__ import annotations
@@ -87,6 +89,9 @@ class ChanceGraph:
         library.gdl_bytes_expand.argtypes = [
             _void, ctypes.c_longlong, ctypes.c_int, _void, ctypes.c_int, ctypes.c_int, _void,
             _void, _void, _void, ctypes.c_int, ctypes.c_longlong, _void, _void, _void, _void]
+        library.gdl_first_use_rows.restype = ctypes.c_longlong
+        library.gdl_first_use_rows.argtypes = [_void, ctypes.c_longlong, ctypes.c_int, _void,
+                                               _void]
         if has_chance:
             library.gdl_chance_layout.argtypes = [ctypes.c_longlong, _void, _void, _void, _void]
             library.gdl_chance_has_cycle.argtypes = [ctypes.c_longlong, _void, _void]
@@ -145,6 +150,22 @@ class ChanceGraph:
                            dtype=(np.uint8, np.int32, np.int64, np.int64, np.int64)[i])
                   for i in range(5)]
         return ByteExpansion(player, count, returns[:, :self.players], *joined)
+
+    def first_use(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The distinct rows of a 2-D array of 8-byte items (compared by their bits), in
+        order of first use: ``(first, group)``, each distinct row's first index and each row's
+        number among them."""
+        rows = np.ascontiguousarray(rows)
+        n = len(rows)
+        width = rows.shape[1] if rows.ndim == 2 else 1
+        assert rows.dtype.itemsize == 8
+        group = np.empty(n, dtype=np.int64)
+        first = np.empty(max(1, n), dtype=np.int64)
+        count = self.library.gdl_first_use_rows(_pointer(rows), n, width, _pointer(group),
+                                                _pointer(first))
+        if count < 0:
+            raise MemoryError("no memory to tell a table's rows apart")
+        return first[:count], group
 
     # -- a tier with chance and cycles
     def layout(self, n: int, first: np.ndarray, child: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
