@@ -103,7 +103,8 @@ class PieceAnswer:
     low: np.ndarray
     high: np.ndarray
     exact: bool                     # whether the values are exact
-    table: list                     # the distinct value vectors, encoded for the database
+    table: Any                      # the distinct value vectors, encoded for the database (a
+                                    # list, or for floats an array of rows)
     index: np.ndarray               # each member's entry in `table`
     sweeps: int
 
@@ -513,7 +514,7 @@ def _vectors(total, low: np.ndarray, high: np.ndarray, exact: list | None, nativ
     # are one entry, as in a dict, kept as first met
     pairs = np.stack(((middle + float(total)) / 2, (float(total) - middle) / 2), axis=1)
     first_at, group = first_use_rows(pairs, native)
-    return list(map(tuple, pairs[first_at].tolist())), group
+    return pairs[first_at], group
 
 
 def _exact_table(total: int, exact: list) -> tuple[list, np.ndarray]:
@@ -694,7 +695,9 @@ def solve_tier(run, tier: int, keys: np.ndarray, expansion, loaded: dict,
         return None
     local.total = total
     note = ""
-    if len(iteration.endless_positions(local)):
+    endless = (local.native.endless(local.player, local.first, local.child)
+               if local.native is not None else len(iteration.endless_positions(local)))
+    if endless:
         return None          # what endless play is worth decides: the general path (tiers)
     workers = getattr(run.executor, "workers", 1)
     pieces = len(local.piece_first) - 1
@@ -715,12 +718,7 @@ def solve_tier(run, tier: int, keys: np.ndarray, expansion, loaded: dict,
             answer.members, answer.low, answer.high, False,
             *_vectors(total, answer.low, answer.high, None, local.native), answer.sweeps)
             for answer in answers]
-    table_ids: dict = {}
-    index = np.empty(n, dtype=np.int64)
-    for answer in answers:
-        ids = np.array([table_ids.setdefault(v, len(table_ids)) for v in answer.table]
-                       or [0], dtype=np.int64)
-        index[answer.members] = ids[answer.index]
+    table, index = _joined(answers, n, local.native)
     ends = sorted({str(v) for v in terminal.values()})
     how = {"method": VALUE_ITERATION, "exact": whole_exact, "note": note,
            "certified": certified, "ends": ends,
@@ -736,7 +734,35 @@ def solve_tier(run, tier: int, keys: np.ndarray, expansion, loaded: dict,
         how["note"] = note
         how["residual"] = float(np.max(high - low, initial=0.0))
         _save_array(run.path(tier, "bounds.npy"), np.stack((low, high), axis=1))
-    return list(table_ids), index, np.full(n, -1, dtype=np.int32), how
+    return table, index, np.full(n, -1, dtype=np.int32), how
+
+
+def _joined(answers: list, n: int, native: Any) -> tuple[Any, np.ndarray]:
+    """The answers' tables joined into the tier's (entries in order of first use, answer by
+    answer, as a dict would number them) and each position's entry: float rows (an array) by
+    their bits, exact entries through a dict."""
+    from gdl.graph.tiers import first_use_rows
+
+    index = np.empty(n, dtype=np.int64)
+    if len(answers) == 1:
+        index[answers[0].members] = answers[0].index
+        return answers[0].table, index
+    if all(isinstance(answer.table, np.ndarray) for answer in answers):
+        rows = np.concatenate([answer.table for answer in answers])
+        first_at, group = first_use_rows(rows, native)
+        start = 0
+        for answer in answers:
+            index[answer.members] = group[start:start + len(answer.table)][answer.index]
+            start += len(answer.table)
+        return rows[first_at], index
+    table_ids: dict = {}
+    for answer in answers:
+        entries = (map(tuple, answer.table.tolist()) if isinstance(answer.table, np.ndarray)
+                   else answer.table)
+        ids = np.array([table_ids.setdefault(v, len(table_ids)) for v in entries]
+                       or [0], dtype=np.int64)
+        index[answer.members] = ids[answer.index]
+    return list(table_ids), index
 
 
 # ---- reading a solved tier's interval ----------------------------------------------------------

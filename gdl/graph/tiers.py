@@ -73,6 +73,9 @@ TASK_SIZE = 20_000
 # Fewer positions than this are expanded here: sending them to a worker costs more than their
 # work (Pig's forward rounds are a few hundred positions each, thousands of them).
 PARALLEL_MIN = 2_000
+# The manifest (the checkpoint) is written at most this often while a pass goes on, and
+# always when it ends (TierRun.checkpoint).
+CHECKPOINT_SECONDS = 1.0
 
 
 class TierViolation(SolverError):
@@ -388,15 +391,32 @@ class TierRun:
     manifest: dict = field(default_factory=dict)
     tier: ComponentTier | None = None              # None: the game's declared tier
     native: Any = None                              # packed keys (gdl.graph.packed_tiers), or None
+    saved_at: float = field(default=0.0, repr=False)     # when the manifest was last written
+    unsaved: bool = field(default=False, repr=False)     # whether the manifest has news since
 
     def path(self, tier: int, part: str) -> Path:
         return self.directory / f"tier-{tier}.{part}"
 
     def save_manifest(self) -> None:
-        # no indent: json's C encoder then writes it (an indented dump is pure Python, and the
-        # manifest is written after every tier: Pig to 100's 199 dumps took a second)
+        # no indent: json's C encoder then writes it (an indented dump is pure Python)
         atomic_write(self.directory / MANIFEST,
                       json.dumps(self.manifest, sort_keys=True).encode("utf-8"))
+        self.saved_at, self.unsaved = time.monotonic(), False
+
+    def checkpoint(self) -> None:
+        """The manifest's news (a tier found or solved, its files written) written, at most
+        once in ``CHECKPOINT_SECONDS``: Pig to 100's 400 checkpoints of a 120 kB manifest cost
+        a second. The passes write what is left when they end, however they end (``flush``),
+        so only a process killed outright loses the last second's tiers, which a resumed solve
+        then finds or solves again into the same files."""
+        self.unsaved = True
+        if time.monotonic() - self.saved_at >= CHECKPOINT_SECONDS:
+            self.save_manifest()
+
+    def flush(self) -> None:
+        """The manifest written if it has news (``checkpoint``)."""
+        if self.unsaved:
+            self.save_manifest()
 
     def expand_all(self, keys: np.ndarray, tier_file: Path | None = None) -> Expansion:
         """Expand ``keys`` (all of tier file ``tier_file`` when given), in tasks spread over the
@@ -442,6 +462,15 @@ def _violation(run: TierRun, parents: np.ndarray, expansion: Expansion, tier: in
 
 
 def discover(run: TierRun) -> list[list[int]]:
+    """``find_tiers``, its last checkpoint written however it stops."""
+    try:
+        return find_tiers(run)
+    except BaseException:
+        run.flush()
+        raise
+
+
+def find_tiers(run: TierRun) -> list[list[int]]:
     """The forward pass: every tier's positions, written sorted; returns ``[tier, positions]``
     pairs, lowest tier first.
 
@@ -473,8 +502,14 @@ def discover(run: TierRun) -> list[list[int]]:
                  and hasattr(run.executor, "submit"))
     ahead: dict[int, tuple] = {}     # tier -> (the seeds it started from, its closure task)
 
-    def part_path(t: int) -> str:
+    # the moves expanded are written for the backward pass (``stored_expansion``) unless C
+    # expands them again faster than they are read
+    keep_moves = byte_passes(game) is None
+
+    def part_path(t: int) -> str | None:
         nonlocal parts
+        if not keep_moves:
+            return None
         parts += 1
         return str(run.path(t, f"expanded-{parts}.npz"))
     while pending or ahead:
@@ -506,8 +541,10 @@ def discover(run: TierRun) -> list[list[int]]:
             keys = _closed(run, tier, seeds, job.result(), later)
         else:
             expanded: list = []
-            keys = _rounds(run, tier, known, fresh, later, expanded=expanded)
-            save_expanded(part_path(tier), expanded)
+            keys = _rounds(run, tier, known, fresh, later,
+                           expanded=expanded if keep_moves else None)
+            if keep_moves:
+                save_expanded(part_path(tier), expanded)
         reached = {u: parts[0] if len(parts) == 1 else np.unique(np.concatenate(parts))
                    for u, parts in later.items()}
         _set_aside(pending, reached)
@@ -519,7 +556,7 @@ def discover(run: TierRun) -> list[list[int]]:
         run.manifest.setdefault("reaches", {})[str(tier)] = sorted(
             u for u, k in reached.items() if len(k))
         run.manifest["found"] = tiers
-        run.save_manifest()             # the checkpoint: tier found
+        run.checkpoint()                # the checkpoint: tier found
         found += len(keys)
         run.report(f"found tier {tier}:", found, found)
     for t, _ in tiers:                  # the pass is done: the manifest will list every tier
@@ -590,17 +627,19 @@ def _set_aside(pending: dict, later: dict) -> None:
 def closure_task(task) -> tuple[np.ndarray, dict] | None:
     """A worker's task: ``(game source, tier, t, seen, frontier, part file)``: tier t closed
     from ``frontier`` as ``_rounds`` does, the moves of the positions it found written to the
-    part file (``save_expanded``); ``(seen and every position found, {later tier: its
-    keys})``, or None when a move goes down a tier."""
+    part file (``save_expanded``; None: not written, C expands them again); ``(seen and every
+    position found, {later tier: its keys})``, or None when a move goes down a tier."""
     source, tier_spec, tier, seen, frontier, part = task
     game = game_from(source)
     pending: dict = {}
     expanded: list = []
     keys = _rounds(None, tier, seen, frontier, pending,
-                   expand_round=lambda batch: expand(game, batch, tier_spec), expanded=expanded)
+                   expand_round=lambda batch: expand(game, batch, tier_spec),
+                   expanded=expanded if part is not None else None)
     if keys is None:
         return None
-    save_expanded(part, expanded)
+    if part is not None:
+        save_expanded(part, expanded)
     return keys, {u: parts[0] if len(parts) == 1 else np.unique(np.concatenate(parts))
                   for u, parts in pending.items()}
 
@@ -1173,18 +1212,19 @@ def _save_tier_files(run: TierRun, tier: int, table: list, index: np.ndarray,
     _save_array(run.path(tier, "remoteness.npy"), remoteness.astype(np.int32))
     # an approximate tier has a value vector per position (Pig to 100: two million in all):
     # floats only, kept as a float array, which reads and writes faster than JSON, exactly
-    floats = _float_table(table)
+    # (a chance tier hands its float rows over as an array already)
+    floats = isinstance(table, np.ndarray) or _float_table(table)
     kept, other = (("table.npy", "table.json") if floats else ("table.json", "table.npy"))
     run.path(tier, other).unlink(missing_ok=True)          # a previous run's, in this directory
     if floats:
-        _save_array(run.path(tier, kept), np.array(table, dtype=np.float64))
+        _save_array(run.path(tier, kept), np.asarray(table, dtype=np.float64))
     else:
         atomic_write(run.path(tier, kept), json.dumps([_to_json(v) for v in table]).encode("utf-8"))
 
 
 def _record_solved(run: TierRun, tier: int, how: dict) -> None:
     run.manifest["solved"][str(tier)] = how
-    run.save_manifest()              # the checkpoint: this tier is done
+    run.checkpoint()                 # the checkpoint: this tier is done
 
 
 def _native_step(run: TierRun, tier: int, count: int):
@@ -1234,8 +1274,8 @@ def _solve_one(run: TierRun, tier: int, keys: np.ndarray, loaded: dict[int, Tier
     if run.native is not None:
         expansion = _native_expansion(run, keys)
     else:
-        expansion = stored_expansion(run, tier, keys) or run.expand_all(
-            keys, run.path(tier, "keys.npy"))
+        expansion = (native_expand(run.game, keys, run.tier) or stored_expansion(run, tier, keys)
+                     or run.expand_all(keys, run.path(tier, "keys.npy")))
     needed = set(np.unique(expansion.child_tier).tolist()) - {tier}
     for u in list(loaded):
         if u not in needed:
@@ -1285,6 +1325,14 @@ def tier_task(task) -> dict:
 
 
 def solve_tiers(run: TierRun, stop_after: int | None = None) -> None:
+    """``solve_waiting``, its last checkpoint written however it ends."""
+    try:
+        solve_waiting(run, stop_after)
+    finally:
+        run.flush()
+
+
+def solve_waiting(run: TierRun, stop_after: int | None = None) -> None:
     """The backward pass: every tier not yet solved, once the tiers it reaches are. With
     workers (and positions as bytes), tiers that do not reach each other are solved whole at
     once, each in one task (``tier_task``); otherwise a tier at a time, highest first, its

@@ -302,6 +302,40 @@ out:
     return status;
 }
 
+/* How many positions of 0..size-1 the players together can keep the play going for ever
+   from (gdl.graph.iteration.endless_positions): those never reached by the growth back from
+   the terminals, in which a chance position joins once one of its moves leads in, any other
+   once all of its moves do. -3 when memory ran out. */
+long long gdl_chance_endless(long long size, const signed char *player, const long long *first,
+                             const long long *child) {
+    long long *left = malloc(sizeof(long long) * (size_t)(size + 1));
+    long long *into = malloc(sizeof(long long) * (size_t)(size + 2));
+    long long *edge = malloc(sizeof(long long) * (size_t)(first[size] + 1));
+    long long *queue = malloc(sizeof(long long) * (size_t)(size + 1));
+    long long status = 0;
+    if (!left || !into || !edge || !queue) { status = -3; goto out; }
+    for (long long p = 0; p <= size + 1; p++) into[p] = 0;
+    for (long long e = 0; e < first[size]; e++) into[child[e] + 2]++;
+    for (long long p = 2; p <= size + 1; p++) into[p] += into[p - 1];
+    long long head = 0, tail = 0;
+    for (long long p = 0; p < size; p++) {
+        left[p] = player[p] == -1 ? 1 : first[p + 1] - first[p];
+        if (player[p] == TERMINAL_PLAYER) { left[p] = 0; queue[tail++] = p; }
+        for (long long e = first[p]; e < first[p + 1]; e++) edge[into[child[e] + 1]++] = p;
+    }
+    while (head < tail) {
+        long long c = queue[head++];
+        for (long long k = into[c]; k < into[c + 1]; k++) {
+            long long p = edge[k];
+            if (left[p] > 0 && --left[p] == 0) queue[tail++] = p;
+        }
+    }
+    status = size - tail;
+out:
+    free(left); free(into); free(edge); free(queue);
+    return status;
+}
+
 /* What a piece's solve needs, allocated once for the largest piece. */
 typedef struct {
     long long size, members;   /* the tier's positions and stand-ins; this piece's positions */

@@ -16,6 +16,8 @@ never by import. The contract:
   moves inside it, each named by its smallest position) and each position's breadth-first
   level inside its piece: the numbers of gdl.graph.chance_tiers's numpy passes.
 - ``has_cycle(first, child)``: whether a graph has a cycle.
+- ``endless(player, first, child)``: how many positions the players together can keep the
+  play going for ever from (gdl.graph.iteration.endless_positions's count).
 - ``pieces(...)``: each piece's certified interval (see ``gdl_chance_pieces`` in the C).
 - ``first_use(rows)``: the distinct rows of a table of 8-byte items, by their bits, in order
   of first use (a hash set: the merge of Pig to 100's two million float values).
@@ -95,6 +97,8 @@ class ChanceGraph:
         if has_chance:
             library.gdl_chance_layout.argtypes = [ctypes.c_longlong, _void, _void, _void, _void]
             library.gdl_chance_has_cycle.argtypes = [ctypes.c_longlong, _void, _void]
+            library.gdl_chance_endless.restype = ctypes.c_longlong
+            library.gdl_chance_endless.argtypes = [ctypes.c_longlong, _void, _void, _void]
             library.gdl_chance_pieces.argtypes = [
                 ctypes.c_longlong, _void, _void, _void, _void, _void, _void, _void, _void, _void,
                 ctypes.c_longlong, ctypes.c_longlong, ctypes.c_double, ctypes.c_double,
@@ -187,6 +191,17 @@ class ChanceGraph:
         if status < 0:
             raise MemoryError("no memory for a chance tier's order")
         return bool(status)
+
+    def endless(self, player: np.ndarray, first: np.ndarray, child: np.ndarray) -> int:
+        """How many positions the players together can keep the play going for ever from."""
+        player = np.ascontiguousarray(player, dtype=np.int8)
+        first = np.ascontiguousarray(first, dtype=np.int64)
+        child = np.ascontiguousarray(child, dtype=np.int64)
+        count = self.library.gdl_chance_endless(len(player), _pointer(player), _pointer(first),
+                                                _pointer(child))
+        if count < 0:
+            raise MemoryError("no memory for a chance tier's ends")
+        return int(count)
 
     def pieces(self, arrays: dict, start: int, stop: int, limits: tuple, settings: tuple
                ) -> PiecesSolved:
