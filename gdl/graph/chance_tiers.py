@@ -621,7 +621,7 @@ def solve_tier(run, tier: int, keys: np.ndarray, expansion, loaded: dict,
     are not exact; None when the tier's moves form no cycle (the acyclic solve is the one)."""
     from gdl.graph import VALUE_ITERATION
     from gdl.graph.database import _decode_value
-    from gdl.graph.tiers import _save_array, byte_passes
+    from gdl.graph.tiers import _FloatTable, _save_array, byte_passes, key_numbers, search_keys
     from gdl.solvers.common import constant_sum_total
 
     info = run.game.info
@@ -633,22 +633,32 @@ def solve_tier(run, tier: int, keys: np.ndarray, expansion, loaded: dict,
     n = len(keys)
     inside = expansion.child_tier == tier
     child = np.full(len(inside), -1, dtype=np.int64)
-    child[inside] = np.searchsorted(keys, expansion.child_key[inside])
+    child[inside] = search_keys(keys, expansion.child_key[inside])
     leaving = np.flatnonzero(~inside)
     m = len(leaving)
     stand_low, stand_high = np.empty(m), np.empty(m)
     stand_exact = np.full(m, None, dtype=object)
     longest = 0                              # bits of the longest exact stand-in value
     certified = True
-    for u in np.unique(expansion.child_tier[leaving]).tolist():
+    # the moves leaving, grouped by the tier they reach (one sort: Pig's reach a hundred)
+    by_tier = np.argsort(expansion.child_tier[leaving], kind="stable")
+    reached = expansion.child_tier[leaving][by_tier]
+    cuts = np.flatnonzero(np.diff(reached)) + 1
+    for a, b in zip([0, *cuts.tolist()], [*cuts.tolist(), m]):
+        if a == b:
+            continue
+        u = int(reached[a])
         result = loaded[u]
-        chosen = np.flatnonzero(expansion.child_tier[leaving] == u)
-        where = np.searchsorted(result.keys, expansion.child_key[leaving[chosen]])
+        chosen = by_tier[a:b]
+        if result.numbers is None:
+            result.numbers = key_numbers(result.keys)  # kept while the tier is loaded
+        where = search_keys(result.keys, expansion.child_key[leaving[chosen]], result.numbers)
         value_index = np.asarray(result.index)[where]
         ids, inverse = np.unique(value_index, return_inverse=True)
         inverse = inverse.reshape(-1)
-        encoded = [result.table[i] for i in ids.tolist()]
-        if any(e is None for e in encoded):
+        floats = isinstance(result.table, _FloatTable)   # no draw there
+        encoded = None if floats else [result.table[i] for i in ids.tolist()]
+        if encoded is not None and any(e is None for e in encoded):
             return None                      # a draw beyond: not a stopping game's tier
         if solved.get(str(u), {}).get("exact"):
             decoded = _decoded(result)
@@ -676,6 +686,8 @@ def solve_tier(run, tier: int, keys: np.ndarray, expansion, loaded: dict,
             stand_low[chosen], stand_high[chosen] = bounds[where, 0], bounds[where, 1]
         else:                                # approximate and not certified: no bound to carry
             certified = False
+            if encoded is None:
+                encoded = [result.table[i] for i in ids.tolist()]
             middle = np.array([float(e[0]) * 2 - float(total) for e in encoded])
             stand_low[chosen], stand_high[chosen] = middle[inverse], middle[inverse]
     if n > iteration.EXACT_LIMIT:

@@ -216,6 +216,25 @@ def byte_passes(game):
     return held[1]
 
 
+def _first_use_int_rows(rows: np.ndarray) -> tuple[list, np.ndarray]:
+    """The distinct rows of a 2-D integer array in order of first use (as lists), and each
+    row's number among them. A batch of moves has few (one probability, a few returns): a
+    stable sort of the rows, not ``np.unique``'s, which views them as structures."""
+    if (rows == rows[0]).all():
+        return [rows[0].tolist()], np.zeros(len(rows), dtype=np.int32)
+    order = np.lexsort(rows.T[::-1])               # stable: the first of equal rows first
+    ordered = rows[order]
+    new = np.ones(len(rows), dtype=bool)
+    new[1:] = np.any(ordered[1:] != ordered[:-1], axis=1)
+    first_sorted = order[new]
+    by_use = np.argsort(first_sorted, kind="stable")
+    rank = np.empty(len(by_use), dtype=np.int32)
+    rank[by_use] = np.arange(len(by_use), dtype=np.int32)
+    number = np.empty(len(rows), dtype=np.int32)
+    number[order] = rank[np.cumsum(new) - 1]
+    return rows[first_sorted[by_use]].tolist(), number
+
+
 def native_expand(game, keys, tier: ComponentTier | None = None) -> Expansion | None:
     """``expand`` in C (the game's native rules), or None where they cannot: no native rules,
     keys that are not a numpy array of bytes, or a rule error or a state beyond one byte a
@@ -236,25 +255,14 @@ def native_expand(game, keys, tier: ComponentTier | None = None) -> Expansion | 
     probabilities: list = []
     if len(chance):
         pairs = np.stack((found.numerator[chance], found.denominator[chance]), axis=1)
-        distinct, first_at, inverse = np.unique(pairs, axis=0, return_index=True,
-                                                return_inverse=True)
-        by_use = np.argsort(first_at, kind="stable")
-        rank = np.empty(len(by_use), dtype=np.int32)
-        rank[by_use] = np.arange(len(by_use), dtype=np.int32)
-        probability_index[chance] = rank[inverse.reshape(-1)]
-        probabilities = [Fraction(n, d) for n, d in distinct[by_use].tolist()]
+        distinct, probability_index[chance] = _first_use_int_rows(pairs)
+        probabilities = [Fraction(n, d) for n, d in distinct]
     ends = np.flatnonzero(found.player == TERMINAL)
     returns_index = np.full(len(found.player), -1, dtype=np.int32)
     returns_table: list = []
     if len(ends):
-        rows = found.returns[ends]
-        distinct, first_at, inverse = np.unique(rows, axis=0, return_index=True,
-                                                return_inverse=True)
-        by_use = np.argsort(first_at, kind="stable")
-        rank = np.empty(len(by_use), dtype=np.int32)
-        rank[by_use] = np.arange(len(by_use), dtype=np.int32)
-        returns_index[ends] = rank[inverse.reshape(-1)]
-        returns_table = [tuple(row) for row in distinct[by_use].tolist()]
+        distinct, returns_index[ends] = _first_use_int_rows(found.returns[ends])
+        returns_table = [tuple(row) for row in distinct]
     return Expansion(player=found.player, count=found.count, child_key=child_key,
                      child_tier=found.tier, probability_index=probability_index,
                      probabilities=probabilities, returns_index=returns_index,
@@ -703,6 +711,32 @@ def stored_expansion(run: TierRun, tier: int, keys: np.ndarray) -> Expansion | N
         returns_table=joined.returns_table)
 
 
+def key_numbers(keys: np.ndarray) -> np.ndarray | None:
+    """Byte keys of at most 8 bytes as uint64s in the same order (their bytes read as one
+    big-endian number, zeros after: numpy compares byte keys padded with zeros), or None for
+    longer keys. A binary search among numbers costs far less than among byte strings."""
+    if not isinstance(keys, np.ndarray) or keys.dtype.kind != "S" or keys.dtype.itemsize > 8:
+        return None
+    width = keys.dtype.itemsize
+    padded = np.zeros((len(keys), 8), dtype=np.uint8)
+    if width:
+        padded[:, :width] = np.ascontiguousarray(keys).view(np.uint8).reshape(len(keys), width)
+    return padded.view(">u8").reshape(len(keys)).astype(np.uint64)
+
+
+def search_keys(sorted_keys: np.ndarray, keys: np.ndarray,
+                sorted_numbers: np.ndarray | None = None) -> np.ndarray:
+    """``np.searchsorted(sorted_keys, keys)`` for byte keys, among numbers where both are at
+    most 8 bytes long (``sorted_numbers``: ``key_numbers(sorted_keys)``, when made already)."""
+    numbers = key_numbers(keys)
+    if numbers is not None:
+        if sorted_numbers is None:
+            sorted_numbers = key_numbers(sorted_keys)
+        if sorted_numbers is not None:
+            return np.searchsorted(sorted_numbers, numbers)
+    return np.searchsorted(sorted_keys, keys)
+
+
 def _add_new(seen: np.ndarray, found: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``(seen with found added, the keys of found not in seen)``: both arrays sorted and
     without duplicates, and so are the answers. An insertion by binary search, not a sort: a
@@ -728,6 +762,7 @@ class TierResult:
     remoteness: np.ndarray
     table: Any                       # encoded value vectors (database encoding): a list or _FloatTable
     bounds: Any = None               # a chance tier's certified bounds, once read (chance_tiers)
+    numbers: Any = None              # the keys as numbers (key_numbers), once made (chance_tiers)
 
     @classmethod
     def load(cls, run: TierRun, tier: int, mapped: bool = False) -> TierResult:

@@ -127,7 +127,9 @@ class ChanceGraph:
         count = np.empty(n, dtype=np.int64)
         returns = np.empty((n, max(1, self.players)), dtype=np.int64)
         parts: list[tuple] = []
-        capacity = BATCH_EDGES
+        # room for the moves of a batch, grown when one position has more (a small batch, a
+        # forward round, allocates little: page faults cost more than the expansion)
+        capacity = max(256, min(BATCH_EDGES, 8 * n))
         done = 0
         while done < n:
             child = np.empty((capacity, self.width), dtype=np.uint8)
