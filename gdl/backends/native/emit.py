@@ -733,7 +733,8 @@ class CEmitter:
             resources.files("gdl.backends.native").joinpath("prelude.h").read_text(),
         ]
         here = resources.files("gdl.backends.native")
-        search = here.joinpath("search.c").read_text() + here.joinpath("graph.c").read_text()
+        search = "".join(here.joinpath(name).read_text()
+                         for name in ("search.c", "graph.c", "chance_graph.c"))
         self.within_size(size)      # the functions the last rules needed
         return ("\n".join(header + chance + self.tables + self.functions + self.function_bodies
                           + body) + "\n" + search)
