@@ -719,6 +719,7 @@ class CEmitter:
             # The transposition table keeps states as bytes when every cell fits in one.
             f"typedef {'signed char' if self.fits_in_a_byte() else 'V'} K;",
             *graph_layout(g),
+            *search_layout(g),
             resources.files("gdl.backends.native").joinpath("prelude.h").read_text(),
         ]
         here = resources.files("gdl.backends.native")
@@ -737,6 +738,47 @@ def tier_rule(emitter: CEmitter) -> list[str]:
     return ["#define HAS_TIER 1",
             "static V rule_tier(const V *s) { return (V)(" + emitter.expr(tier, {}) + "); } "
             + emitter.where(emitter.game.spans.get("tier"))]
+
+
+def search_layout(game: ir.Game) -> list[str]:
+    """Constants for search.c's transposition table: each cell's declared range (CELL_RANGES,
+    cell_low, cell_high, where every cell has one), HASH_CELLS (what Python's hash of a cell's
+    int takes: 2, the int itself, every value a cell may hold being under 2^61 - 1 in size and
+    never -1, whose hash is -2; 1, where -1 may occur; 0, the general modular hash) and, where the
+    state packs into a 63-bit key (gdl.backends.native.codec), TT_KEYED with each cell's weight
+    (key = sum of s[i] * tt_weight[i] minus TT_KEY_BIAS, modulo 2^64, which is exact as the key
+    is below 2^63). The native rules never store a value outside its domain, so every state they
+    make keeps these; the search checks its root."""
+    from gdl.backends.native.codec import KeyCodec
+
+    codec = KeyCodec.for_game(game)
+    ranges: list[tuple[int, int] | None] = [None] * len(game.initial)
+    ranges[0] = (0, len(game.players) - 1)
+    for variable in game.variables:
+        values = [int(v) for v in variable.values]
+        for cell in range(variable.slot, variable.slot + variable.size):
+            ranges[cell] = (min(values), max(values)) if values else None
+    small = all(r is not None and abs(r[0]) < 2**61 - 1 and abs(r[1]) < 2**61 - 1 for r in ranges)
+    minus_one = any(r is not None and r[0] <= -1 <= r[1] for r in ranges)
+    lines = [f"#define HASH_CELLS {(1 if minus_one else 2) if small else 0}"]
+    if all(r is not None for r in ranges):
+        lines += ["#define CELL_RANGES 1",
+                  "static const V cell_low[CELLS] = {" + ", ".join(c_int(r[0]) for r in ranges if r) + "};",
+                  "static const V cell_high[CELLS] = {" + ", ".join(c_int(r[1]) for r in ranges if r) + "};"]
+    else:
+        lines += ["#define CELL_RANGES 0"]
+    if isinstance(codec, str):
+        return lines + ["#define TT_KEYED 0"]
+    weights, weight = [], 1
+    for size in reversed(codec.size):
+        weights.append(weight)
+        weight *= size
+    weights.reverse()
+    bias = sum(low * w for low, w in zip(codec.low, weights)) % 2**64
+    return lines + ["#define TT_KEYED 1",
+                    "static const uint64_t tt_weight[CELLS] = {"
+                    + ", ".join(f"{w}ULL" for w in weights) + "};",
+                    f"#define TT_KEY_BIAS {bias}ULL"]
 
 
 def graph_layout(game: ir.Game) -> list[str]:
