@@ -47,14 +47,20 @@ static void game_settle(V *s) {
     s[0] = first;
 }
 
+/* The action's effect on s itself (effects change the cells in place; s[0], the mover, is no
+   variable's), then the next mover. */
+static void game_advance(V *s, int action) {
+    V turn = -1, mover = s[0];
+    rule_effect(s, action, &turn);
+    V following = turn == -1 ? (mover + 1) % PLAYERS : turn;
+    if (following < 0 || following >= PLAYERS) { gdl_err = 1; following = 0; }
+    s[0] = following;
+    game_settle(s);
+}
+
 static void game_apply(const V *s, int action, V *out) {
     memcpy(out, s, sizeof(V) * CELLS);
-    V turn = -1;
-    rule_effect(out, action, &turn);
-    V following = turn == -1 ? (s[0] + 1) % PLAYERS : turn;
-    if (following < 0 || following >= PLAYERS) { gdl_err = 1; following = 0; }
-    out[0] = following;
-    game_settle(out);
+    game_advance(out, action);
 }
 
 /* A leaf's value for player 0; the vector must keep the declared sum (as gdl.solvers' Frontier checks). */
@@ -183,21 +189,19 @@ static int pick(uint64_t *rng, int n) {
 int gdl_playouts(const V *root, long long count, uint64_t seed, long long max_plies, V *sums,
                  long long *stats) {
     gdl_err = 0;
-    V a[CELLS], b[CELLS], u[PLAYERS];
+    V s[CELLS], u[PLAYERS];
     int actions[ACTIONS];
     uint64_t rng = seed;
     long long plies = 0;
     for (int p = 0; p < PLAYERS; p++) sums[p] = 0;
     for (long long k = 0; k < count && !gdl_err; k++) {
-        V *s = a, *t = b;
         memcpy(s, root, sizeof(V) * CELLS);
         long long length = 0;
         while (!gdl_err && !game_terminal(s)) {
             if (length++ >= max_plies) { gdl_err = 1; break; }
             int n = game_legal(s, actions);
             if (gdl_err) break;
-            game_apply(s, actions[pick(&rng, n)], t);
-            V *swap = s; s = t; t = swap;
+            game_advance(s, actions[pick(&rng, n)]);      /* a playout needs no copy */
             plies++;
             POLL_STOP(plies);
         }
