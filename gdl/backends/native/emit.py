@@ -121,7 +121,10 @@ class CEmitter:
         if isinstance(e, ir.Mover):
             return f"{s}[0]"
         if isinstance(e, ir.VarRef):
-            return f"{s}[{self.offset(e.var.slot, e.var.shape, e.indices, env, s)}]"
+            where = self.offset(e.var.slot, e.var.shape, e.indices, env, s)
+            if self.eager and not where.isdigit():
+                return f"{s}[GDL_CELL({where})]"
+            return f"{s}[{where}]"
         if isinstance(e, ir.ConstRef):
             return self.const_ref(e, env, s)
         if isinstance(e, ir.Unary):
@@ -139,12 +142,20 @@ class CEmitter:
                                          else old_low,
                                          high if old_high is None or (high is not None and high < old_high)
                                          else old_high)
+                right = self.eager_expr(e.right, env, s)
+                if right is not None:
+                    self.ranges = saved
+                    return f"(!!({left}) & !!({right}))"
                 right = self.expr(e.right, env, s)
                 self.ranges = saved
                 return f"(({left}) && ({right}))"
-            left, right = self.expr(e.left, env, s), self.expr(e.right, env, s)
             if e.op == "or":
-                return f"(({left}) || ({right}))"
+                left = self.expr(e.left, env, s)
+                right = self.eager_expr(e.right, env, s)
+                if right is not None:
+                    return f"(!!({left}) | !!({right}))"
+                return f"(({left}) || ({self.expr(e.right, env, s)}))"
+            left, right = self.expr(e.left, env, s), self.expr(e.right, env, s)
             # `/` is exact: an int when it divides evenly, else a rational, which the native tier
             # does not have (gdl_quot stops the search; the Python tier computes it). `//` floors.
             helper = {"+": "gdl_add", "-": "gdl_sub", "*": "gdl_mul", "/": "gdl_quot",
@@ -207,9 +218,12 @@ class CEmitter:
             return name
         name = self.define_names[id(define)] = self.fresh("d")
         params = [self.fresh("a") for _ in define.params]
-        saved, self.ranges = self.ranges, {}     # nothing is known of the arguments here
+        # Nothing is known of the arguments here, and the body is a function of its own, not
+        # part of an eager operand that is being tried (its C is not looked at as one).
+        saved, self.ranges = self.ranges, {}
+        eager, self.eager = self.eager, False
         body = self.expr(define.body, dict(zip(define.params, params)), "s")
-        self.ranges = saved
+        self.ranges, self.eager = saved, eager
         head = f"static V {name}(const V *s{''.join(f', V {p}' for p in params)})"
         self.functions.append(head + "; " + c_comment("define " + define.name))
         self.function_bodies.append(f"{head} {{ {self.where(define.span)}\n    return {body};\n}}")
@@ -287,6 +301,21 @@ class CEmitter:
             return pick(a[0] for a in args), pick(a[1] for a in args)
         if isinstance(e, ir.Let):
             return self.bounds(e.body, {**env, e.name: "?"})   # "?": a name with no known range
+        if isinstance(e, ir.Call):
+            # The body's bounds with each parameter bounded as its argument is: a name no C
+            # text can be stands for the argument while the body is looked at.
+            saved = dict(self.ranges)
+            inner = {}
+            for number, (param, arg) in enumerate(zip(e.define.params, e.args)):
+                inner[param] = name = f"<argument {number}>"
+                self.ranges.pop(name, None)
+                known = self.bounds(arg, env)
+                if known is not None:
+                    self.ranges[name] = known
+            try:
+                return self.bounds(e.define.body, inner)
+            finally:
+                self.ranges = saved
         if isinstance(e, ir.Quantifier):
             if e.kind in ("any", "all"):
                 return 0, 1
@@ -342,7 +371,41 @@ class CEmitter:
         name = self.fresh("k")
         self.tables.append(f"static const V {name}[{len(flat)}] = {{"
                            + ", ".join(c_int(v) for v in flat) + "}; " + c_comment(e.const.name))
-        return f"{name}[{self.offset(0, e.const.shape, e.indices, env, s)}]"
+        where = self.offset(0, e.const.shape, e.indices, env, s)
+        if self.eager and not where.isdigit():
+            return f"{name}[GDL_CLAMP({where}, {len(flat)})]"
+        return f"{name}[{where}]"
+
+    # Small pure operands of `and` / `or` (and of small `any` / `all`) are evaluated whether or not
+    # the left side decides, and joined with `&` / `|`: no branch on the cells, which a random
+    # playout or a search cannot predict (Connect Four's line test: whether each neighbour is
+    # the mover's). Pure: the C has no check that can stop the search (gdl_add, gdl_idx, ...),
+    # no loop, no call; its loads are clamped into the state (or the table), because an index
+    # the left side proves in range may be out of range where the left side is false, and then
+    # the value read is thrown away. Small: at most EAGER_LOADS loads, EAGER_TEXT characters.
+    EAGER_LOADS = 2
+    EAGER_TEXT = 800
+    eager = False
+    _PURE_NAMES = frozenset({"s", "V", "gdl_min", "gdl_max", "GDL_CELL", "GDL_CLAMP"})
+
+    def eager_expr(self, e: ir.Expr, env, s: str) -> str | None:
+        """``e`` as C that is safe and cheap to evaluate unconditionally, or None."""
+        if self.eager:
+            return self.expr(e, env, s)     # inside an eager operand: all of it is eager
+        tables = len(self.tables)
+        self.eager = True
+        try:
+            text = self.expr(e, env, s)
+        finally:
+            self.eager = False
+        loads = len(re.findall(r"(?<![A-Za-z0-9_])(?:s|k\d+)\[", text))
+        names = {word for word in re.findall(r"[A-Za-z_][A-Za-z0-9_]*|\d+[A-Za-z]*", text)
+                 if not word[0].isdigit()}
+        pure = all(name in self._PURE_NAMES or re.fullmatch(r"[tk]\d+", name) for name in names)
+        if pure and loads <= self.EAGER_LOADS and len(text) <= self.EAGER_TEXT:
+            return text
+        del self.tables[tables:]      # the attempt's constant tables (only its text named them)
+        return None
 
     def binder_loops(self, binders, env) -> tuple[list[str], dict[str, str]]:
         """``for`` headers binding each quantifier/loop variable to a fresh C local."""
@@ -392,11 +455,15 @@ class CEmitter:
             combos = [{**c, name: c_int(int(v))} for c in combos for v in values]
         if not combos or len(combos) > UNROLL:
             return None
+        if e.kind in ("any", "all"):
+            first = f"({self.expr(e.body, {**env, **combos[0]}, s)})"
+            rest = [self.eager_expr(e.body, {**env, **c}, s) for c in combos[1:]]
+            if all(text is not None for text in rest):
+                join = " | " if e.kind == "any" else " & "
+                return "(" + join.join(f"!!{b}" for b in [first, *(f"({t})" for t in rest)]) + ")"
+            rest = [f"({self.expr(e.body, {**env, **c}, s)})" for c in combos[1:]]
+            return "(" + (" || " if e.kind == "any" else " && ").join([first, *rest]) + ")"
         bodies = [f"({self.expr(e.body, {**env, **c}, s)})" for c in combos]
-        if e.kind == "any":
-            return "(" + " || ".join(bodies) + ")"
-        if e.kind == "all":
-            return "(" + " && ".join(bodies) + ")"
         if e.kind == "count":
             return "(" + " + ".join(f"(V)!!{b}" for b in bodies) + ")"
         if e.kind == "sum":
@@ -440,8 +507,14 @@ class CEmitter:
                 where = self.offset(st.var.slot, st.var.shape, st.indices, env, "s")
                 target, value = self.fresh("o"), self.fresh("v")
                 # A value outside the domain is never stored: every cell always holds a value
-                # of its domain, which the bounds of expressions rely on.
-                lines.append(f"{pad}{{ int {target} = {where}; V {value} = {self.expr(st.value, env)}; "
+                # of its domain, which the bounds of expressions rely on. A value whose bounds
+                # the domain covers needs no test.
+                text = self.expr(st.value, env)
+                if self.within_domain(self.bounds(st.value, env), st.var.values):
+                    lines.append(f"{pad}{{ int {target} = {where}; s[{target}] = {text}; }} "
+                                 f"{self.where(st.span)}")
+                    continue
+                lines.append(f"{pad}{{ int {target} = {where}; V {value} = {text}; "
                              f"if ({self.in_domain(value, st.var.values)}) s[{target}] = {value}; "
                              f"else gdl_err = 1; }} {self.where(st.span)}")
             elif isinstance(st, ir.If):
@@ -557,6 +630,14 @@ class CEmitter:
         raise Unsupported(f"a probability written as {type(e).__name__} (the Python tier runs it)")
 
     @staticmethod
+    def within_domain(known: tuple[int, int] | None, values) -> bool:
+        """Whether every int within ``known`` (an expression's bounds) is one of ``values``."""
+        if known is None or known[1] - known[0] > 256:
+            return False
+        domain = set(int(v) for v in values)
+        return all(v in domain for v in range(known[0], known[1] + 1))
+
+    @staticmethod
     def in_domain(value: str, values) -> str:
         values = sorted(set(int(v) for v in values))
         if values and values == list(range(values[0], values[-1] + 1)):
@@ -638,9 +719,14 @@ class CEmitter:
                 if action.by is not None and player not in action.by:
                     continue
                 env = {name: c_int(v) for (name, _, _), v in zip(action.params, ground.args)}
-                test = self.expr(action.requires, env) if action.requires is not None else "1"
-                body.append(f"    if ({test}) out[n++] = {action_id}; "
-                            + c_comment(ground.name))
+                # Written whether or not the test holds, and counted when it does: no branch to
+                # mispredict where the tests follow the position (tic-tac-toe's empty cells).
+                # out has room: before the k-th test n is at most k - 1 < ACTIONS.
+                if action.requires is None:
+                    body.append(f"    out[n++] = {action_id}; " + c_comment(ground.name))
+                else:
+                    body.append(f"    out[n] = {action_id}; n += ({self.expr(action.requires, env)}) != 0; "
+                                + c_comment(ground.name))
                 size = self.within_size(size, body[-1])
                 done += 1
                 if (not self.define_functions and done >= 8

@@ -34,3 +34,7 @@ static inline V gdl_mod(V a, V b) {
     return r;
 }
 static inline V gdl_idx(V i, V extent) { if (i < 0 || i >= extent) { gdl_err = 1; return 0; } return i; }
+/* An offset into the state (a table) that is in range wherever its value is used, and taken as 0
+   elsewhere: an eagerly evaluated operand (emit.py, eager_expr) reads within the array always. */
+#define GDL_CELL(o) ((unsigned long long)(o) < (unsigned long long)CELLS ? (o) : 0)
+#define GDL_CLAMP(o, n) ((unsigned long long)(o) < (unsigned long long)(n) ? (o) : 0)
