@@ -162,7 +162,10 @@ class CEmitter:
                       "//": "gdl_div", "%": "gdl_mod"}
             if e.op in ("+", "-", "*") and self.bounds(e, env) is not None:
                 # Both sides' bounds are known and the result fits: no overflow check, so the
-                # expression is pure and the C compiler may share and hoist it.
+                # expression is pure and the C compiler may share and hoist it. In an eager
+                # operand the bounds may rest on a left side that is false: wrapping arithmetic.
+                if self.eager:
+                    return f"gdl_w{ {'+': 'add', '-': 'sub', '*': 'mul'}[e.op]}({left}, {right})"
                 return f"(({left}) {e.op} ({right}))"
             if e.op in helper:
                 return f"{helper[e.op]}({left}, {right})"
@@ -351,6 +354,8 @@ class CEmitter:
             # An index proven to fit needs no check (the only reason gdl_idx exists).
             checked = f"({text})" if known and known[0] >= 0 and known[1] < extent else \
                 f"gdl_idx({text}, {extent})"
+            if self.eager:      # in unsigned arithmetic: wraps, never overflows (see eager_expr)
+                checked = f"GDL_U{checked}" if checked.startswith("(") else checked
             terms.append(checked if stride == 1 else f"{checked} * {stride}")
         return " + ".join(terms)
 
@@ -380,13 +385,16 @@ class CEmitter:
     # the left side decides, and joined with `&` / `|`: no branch on the cells, which a random
     # playout or a search cannot predict (Connect Four's line test: whether each neighbour is
     # the mover's). Pure: the C has no check that can stop the search (gdl_add, gdl_idx, ...),
-    # no loop, no call; its loads are clamped into the state (or the table), because an index
-    # the left side proves in range may be out of range where the left side is false, and then
-    # the value read is thrown away. Small: at most EAGER_LOADS loads, EAGER_TEXT characters.
+    # no loop, no call. What the left side proves (an index in range, bounds that rule out an
+    # overflow) may be false where the left side is, and then the operand's value is thrown
+    # away, but computing it must still be harmless: its loads are clamped into the state (or
+    # the table), its offsets and its unchecked + - * computed in wrapping (unsigned)
+    # arithmetic. Small: at most EAGER_LOADS loads, EAGER_TEXT characters.
     EAGER_LOADS = 2
     EAGER_TEXT = 800
     eager = False
-    _PURE_NAMES = frozenset({"s", "V", "gdl_min", "gdl_max", "GDL_CELL", "GDL_CLAMP"})
+    _PURE_NAMES = frozenset({"s", "V", "gdl_min", "gdl_max", "gdl_wadd", "gdl_wsub", "gdl_wmul",
+                             "GDL_CELL", "GDL_CLAMP", "GDL_U"})
 
     def eager_expr(self, e: ir.Expr, env, s: str) -> str | None:
         """``e`` as C that is safe and cheap to evaluate unconditionally, or None."""
