@@ -21,7 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from gdl.backends.load import load
 from gdl.backends.native.build import FLAGS, compiler
 from gdl.backends.native.emit import CEmitter, TooLarge, Unsupported, generate
-from gdl.tools.strategies import rule_games
+from gdl.generators.rules import rule_games
 
 GAMES = Path(__file__).resolve().parent.parent / "games"
 BUNDLED = sorted(GAMES.glob("*.game")) + sorted((GAMES / "cyclic").glob("*.game"))

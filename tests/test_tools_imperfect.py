@@ -829,3 +829,31 @@ def test_the_page_in_a_browser_shows_the_persons_view_and_plays_at_once(tmp_path
             assert "Game over" in text(driver, "status")
     finally:
         driver.quit()
+
+
+def test_solve_names_every_information_state_differently():
+    """Leduc's public card is dealt inside the call that ends the first round; the listing named
+    the states after it by the moves alone, so five different states read alike."""
+    from gdl.cli.wide import describe
+
+    game = gdl.load(GAMES / "leduc.game")
+    names: dict[str, set] = {}
+
+    def walk(state, keys):
+        kind = game.current_player(state)
+        if kind == TERMINAL:
+            return
+        if kind == CHANCE:
+            for outcome, _ in game.chance_outcomes(state):
+                child = game.apply(state, outcome)
+                walk(child, information.step(game, keys, state, None, child))
+            return
+        names.setdefault(describe(game, kind, keys[kind]), set()).add(keys[kind])
+        for action in game.legal_actions(state):
+            child = game.apply(state, action)
+            walk(child, information.step(game, keys, state, action, child))
+
+    root = game.initial_state()
+    walk(root, information.start(game, root))
+    assert sum(len(keys) for keys in names.values()) == 936     # Leduc's information states
+    assert all(len(keys) == 1 for keys in names.values())

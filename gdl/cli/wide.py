@@ -93,7 +93,8 @@ def describe(game, player: int, key) -> str:
     private variables, then the moves it saw ("?" for one hidden from it)."""
     if not (isinstance(key, tuple) and key and isinstance(key[0], tuple)):
         return _position(game, key)
-    seen = [_move(game, m) for m in key[1::2]]
+    seen = [_move(game, m) if m is not None else _public_outcome(game, player, key[i], key[i + 2])
+            for i, m in zip(range(0, len(key), 2), key[1::2])]
     moves = " ".join(m for m in seen if m) or "the start"
     own = _own_private(game, player, key[-1])
     return f"{own}, after {moves}" if own else f"after {moves}"
@@ -105,6 +106,30 @@ def _move(game, move) -> str:
     if isinstance(move, tuple):            # a joint move
         return "(" + " ".join("?" if a == -1 else game.action_name(a) for a in move) + ")"
     return "?" if move == -1 else game.action_name(move)
+
+
+def _public_outcome(game, player: int, before, after) -> str:
+    """A chance outcome as the player saw it: the shared variables it changed (``public=3``), in
+    brackets; its own private entries are named once, in front (``_own_private``). Two states
+    that differ only by such an outcome (Leduc's public card) must not read alike."""
+    checked = getattr(game, "ir", None)
+    if checked is None or not isinstance(before, tuple) or not isinstance(after, tuple):
+        return ""
+    from gdl.backends.interpret import visible_cells
+
+    cells = visible_cells(checked)[player]
+    changed = []
+    for var in checked.variables:
+        if var.name in checked.private_vars:
+            continue
+        for cell in range(var.slot, var.slot + var.size):
+            if cell not in cells:
+                continue
+            i = cells.index(cell)
+            if before[i] != after[i]:
+                index = "" if var.size == 1 else f"[{cell - var.slot}]"
+                changed.append(f"{var.name}{index}={game.show(after[i], var.type)}")
+    return "[" + " ".join(changed) + "]" if changed else ""
 
 
 def _own_private(game, player: int, observation) -> str:
