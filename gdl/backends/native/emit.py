@@ -74,6 +74,13 @@ def c_comment(text: str) -> str:
     return "/* " + comment_text(text.replace("*/", "* /").replace("/*", "/ *")) + " */"
 
 
+def _table_name(declaration: str) -> str:
+    """The name a ``static const`` table declaration of the emitter declares."""
+    found = re.match(r"static const \w+ (\w+)", declaration)
+    assert found is not None, declaration
+    return found.group(1)
+
+
 class CEmitter:
     def __init__(self, game: ir.Game, filename: str = "<input>", define_functions: bool = False):
         if game.tree is not None:
@@ -401,7 +408,7 @@ class CEmitter:
         """``e`` as C that is safe and cheap to evaluate unconditionally, or None."""
         if self.eager:
             return self.expr(e, env, s)     # inside an eager operand: all of it is eager
-        tables = len(self.tables)
+        tables, bodies = len(self.tables), len(self.function_bodies)
         self.eager = True
         try:
             text = self.expr(e, env, s)
@@ -413,7 +420,11 @@ class CEmitter:
         pure = all(name in self._PURE_NAMES or re.fullmatch(r"[tk]\d+", name) for name in names)
         if pure and loads <= self.EAGER_LOADS and len(text) <= self.EAGER_TEXT:
             return text
-        del self.tables[tables:]      # the attempt's constant tables (only its text named them)
+        # The attempt's constant tables go (unused, they are warnings), except those of a define
+        # compiled on the way: its function stays, for every later call.
+        kept = "\n".join(self.function_bodies[bodies:])
+        self.tables[tables:] = [table for table in self.tables[tables:]
+                                if re.search(rf"\b{_table_name(table)}\b", kept)]
         return None
 
     def binder_loops(self, binders, env) -> tuple[list[str], dict[str, str]]:

@@ -372,6 +372,7 @@ static long long bucket_of(AB *x, int64_t key) {
 }
 
 static Entry *tt_find(AB *x, const V *s, int64_t key, Tag tag) {
+    (void)s; (void)tag;         /* one of the two names the entry, as TT_TAGGED says */
     Entry *slot = x->table + 2 * bucket_of(x, key);
     if (ENTRY_USED(&slot[0]) && ENTRY_IS(&slot[0], s, tag)) return &slot[0];
     if (ENTRY_USED(&slot[1]) && ENTRY_IS(&slot[1], s, tag)) return &slot[1];
@@ -380,6 +381,7 @@ static Entry *tt_find(AB *x, const V *s, int64_t key, Tag tag) {
 
 static void tt_store(AB *x, const V *s, int64_t key, Tag tag, V value, int bound, int depth,
                      int best, long long work) {
+    (void)s; (void)tag;
     Entry e;
 #if TT_TAGGED
     e.tag = tag;
