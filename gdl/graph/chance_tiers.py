@@ -38,7 +38,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from fractions import Fraction
 from itertools import pairwise
+from math import gcd
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -80,6 +82,11 @@ class LocalTier:
     try_exact: bool
     total: int | Fraction = 0       # the players' constant sum
     stats: dict = field(default_factory=dict)
+    # the game's native passes (gdl.backends.native.chance_graph) where the pieces are solved in
+    # C; None: with numpy. Every process of a solve takes the same way (``uses_native``), so the
+    # floats are the same bits wherever a piece is solved.
+    native: Any = None
+    uses_native: bool = False
 
     # what gdl.graph.order and gdl.graph.iteration read of a graph
     def __len__(self) -> int:
@@ -96,7 +103,8 @@ class PieceAnswer:
     low: np.ndarray
     high: np.ndarray
     exact: bool                     # whether the values are exact
-    table: list                     # the distinct value vectors, encoded for the database
+    table: Any                      # the distinct value vectors, encoded for the database (a
+                                    # list, or for floats an array of rows)
     index: np.ndarray               # each member's entry in `table`
     sweeps: int
 
@@ -108,11 +116,13 @@ def outward(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def build(n: int, player: np.ndarray, count: np.ndarray, child: np.ndarray,
           probability_index: np.ndarray, probabilities: list, terminal: dict,
-          stand_ins: tuple, try_exact: bool, widest: int) -> LocalTier | None:
+          stand_ins: tuple, try_exact: bool, widest: int, native: Any = None
+          ) -> LocalTier | None:
     """The tier as arrays, or None when its moves inside it form no cycle (the acyclic solve
     applies). ``child``: the tier's index for moves inside it, -1 for the others, which lead to
     the stand-ins in order; ``terminal``: position -> exact centred value, for the terminals of
-    the tier; ``stand_ins``: ``(low, high, exact)`` for the stand-ins."""
+    the tier; ``stand_ins``: ``(low, high, exact)`` for the stand-ins; ``native``: the game's
+    native passes, which then order and solve the tier in C (the same pieces and levels)."""
     stand_low, stand_high, stand_exact = stand_ins
     m = len(stand_low)
     size = n + m
@@ -144,13 +154,19 @@ def build(n: int, player: np.ndarray, count: np.ndarray, child: np.ndarray,
         exact_terminal=exact_terminal, level=np.zeros(size, dtype=np.int64),
         piece_first=np.zeros(1, dtype=np.int64), order=np.zeros(0, dtype=np.int64),
         floor=floor, ceiling=ceiling,
-        margin=iteration.rounding_margin(widest, largest), try_exact=try_exact)
-    if levels(local) is not None:
-        return None
-    owner = np.repeat(np.arange(n, dtype=np.int64), count)
-    inside = ~outside
-    label = weak_components(n, owner[inside], child[inside])
-    local.level[:n] = _distances(n, first, child, label)
+        margin=iteration.rounding_margin(widest, largest), try_exact=try_exact,
+        native=native, uses_native=native is not None)
+    if native is not None:
+        if not native.has_cycle(first, child):
+            return None
+        label, local.level[:n] = native.layout(n, first, child)
+    else:
+        if levels(local) is not None:
+            return None
+        owner = np.repeat(np.arange(n, dtype=np.int64), count)
+        inside = ~outside
+        label = weak_components(n, owner[inside], child[inside])
+        local.level[:n] = _distances(n, first, child, label)
     pieces, piece_of = np.unique(label, return_inverse=True)
     local.order = np.argsort(piece_of, kind="stable").astype(np.int64)
     local.piece_first = np.searchsorted(piece_of[local.order],
@@ -205,6 +221,7 @@ def save(local: LocalTier, path: Path) -> None:
 
     meta = {"n": local.n, "floor": local.floor, "ceiling": local.ceiling,
             "margin": local.margin, "try_exact": local.try_exact,
+            "uses_native": local.uses_native,
             "total": _encode_value(local.total),
             "probabilities": [_encode_value(p) for p in local.probabilities],
             "exact_terminal": [None if v is None else _encode_value(v)
@@ -228,33 +245,250 @@ def load(path: str | Path) -> LocalTier:
         exact_terminal=[None if v is None else Fraction(_decode_value(v))
                         for v in meta["exact_terminal"]],
         floor=meta["floor"], ceiling=meta["ceiling"], margin=meta["margin"],
-        try_exact=meta["try_exact"], total=_decode_value(meta["total"]), **arrays)
+        try_exact=meta["try_exact"], total=_decode_value(meta["total"]),
+        uses_native=bool(meta.get("uses_native")), **arrays)
 
 
 def solve_task(task) -> PieceAnswer:
-    """A worker's task: ``(tier file, first piece, stop)`` (or the LocalTier itself, in this
-    process): those pieces, each iterated on its own (see the module docstring)."""
-    source, start, stop = task
+    """A worker's task: ``(tier file, first piece, stop, game source)`` (or the LocalTier
+    itself, in this process): those pieces, each solved on its own (see the module docstring),
+    in C where the tier says so (the game source gives a worker the native rules)."""
+    source, start, stop, *rest = task
     local = source if isinstance(source, LocalTier) else load(source)
+    if local.uses_native and local.native is None:
+        local.native = _native_of(rest[0] if rest else None)
     bounds = local.piece_first[start:stop + 1]
     members = local.order[bounds[0]:bounds[-1]]
     piece = np.repeat(np.arange(stop - start), np.diff(bounds))
     by_position = np.argsort(members, kind="stable")
     members, piece = members[by_position], piece[by_position]
-    graph = _subgraph(local, members)
     k = len(members)
-    low, high, sweeps = piece_bounds(graph, piece)
-    low, high = low[:k], high[:k]
+    solved = None
+    if local.uses_native:
+        solved = local.native.pieces(
+            {name: getattr(local, name) for name in _ARRAYS}, start, stop,
+            (local.floor, local.ceiling, local.margin),
+            (MAX_CUT, MAX_POLICY_ROUNDS, CERTIFY_ROUNDS, WIDEN, TIGHTEN, iteration.TOLERANCE,
+             iteration.MAX_SWEEPS))
+        low, high = solved.low[members], solved.high[members]
+        sweeps = int(solved.sweeps.max(initial=0))
+    else:
+        graph = _subgraph(local, members)
+        low, high, sweeps = piece_bounds(graph, piece)
+        low, high = low[:k], high[:k]
     exact = None
     if local.try_exact:
         try:
-            exact = iteration.exact_values(graph, np.zeros(len(graph)), 1,
-                                           components(graph),
-                                           _middle(graph, low, high), graph.exact_terminal)[:k]
+            exact = _exact(local, start, stop, members, low, high, solved)
         except iteration._TooBig:
             exact = None
-    table, index = _vectors(local.total, low, high, exact)
+    table, index = _vectors(local.total, low, high, exact, local.native)
     return PieceAnswer(members, low, high, exact is not None, table, index, sweeps)
+
+
+def _exact(local: LocalTier, start: int, stop: int, members: np.ndarray, low: np.ndarray,
+           high: np.ndarray, solved) -> list:
+    """The exact values of the pieces' members (ascending), checked, as ``(numerator,
+    denominator)`` pairs in lowest terms; raises ``iteration._TooBig`` where the check cannot
+    be made. A piece the C solved the fast way with one cut position is evaluated along the
+    order it found (``_exact_piece``); the others by the strong solver's general check
+    (``iteration.exact_values``)."""
+    guess = (local.low + local.high) / 2
+    guess[members] = (low + high) / 2
+    value: dict = {}
+    general = []
+    offset = int(local.piece_first[start])
+    arrays = None
+    for number in range(stop - start):
+        first_member = int(local.piece_first[start + number])
+        if solved is None or int(solved.cuts[number]) != 1:
+            general.append(local.order[first_member:int(local.piece_first[start + number + 1])])
+            continue
+        if arrays is None:
+            arrays = (local.first.tolist(), local.child.tolist(), local.player.tolist(),
+                      local.probability_index.tolist(), guess.tolist(),
+                      [(p.numerator, p.denominator) for p in map(Fraction, local.probabilities)],
+                      {})
+        at = first_member - offset
+        sequence = solved.sequence[at:at + int(solved.tops[number]) + 1].tolist()
+        _exact_piece(local, arrays, sequence, value)
+    if general:
+        others = np.sort(np.concatenate(general))
+        graph = _subgraph(local, others)
+        approximate = np.concatenate((guess[others],
+                                      (graph.low[len(others):] + graph.high[len(others):]) / 2))
+        found = iteration.exact_values(graph, np.zeros(len(graph)), 1, components(graph),
+                                       approximate, graph.exact_terminal)
+        value.update((p, _pair(v)) for p, v in zip(others.tolist(), found))
+    terminal = local.exact_terminal
+    return [value[p] if p in value else _pair(terminal[p]) for p in members.tolist()]
+
+
+def _pair(v) -> tuple[int, int]:
+    v = Fraction(v)
+    return v.numerator, v.denominator
+
+
+def _exact_piece(local: LocalTier, arrays: tuple, sequence: list, value: dict) -> None:
+    """One piece's exact values into ``value`` (tier position -> ``(numerator, denominator)``
+    in lowest terms), checked. ``sequence``: its movers other than the cut, children first over
+    every move inside the piece, then its one cut position (every cycle of the piece passes
+    through it).
+
+    Under a policy (first the move best by the floats, as ``iteration.exact_values`` picks it)
+    each value is an affine function ``a + b x`` of the cut's value x: one pass in that order
+    gives every ``(a, b)`` exactly, the cut's own equation ``x = a + b x`` gives x, then every
+    value. Every decision is then checked exactly: where a move is strictly better for the
+    mover, the policy takes it and the piece is evaluated again (policy iteration). Checked
+    values satisfy the Bellman equations exactly; in a stopping game that makes them the value.
+
+    The rationals are pairs of ints kept in lowest terms (``_add``, ``_scale``): the same
+    numbers as ``Fraction``'s, without its cost per operation (Pig to 100: 325,000 positions
+    checked exactly, most of the numbers small)."""
+    first, child, player, probability_index, guess, weights, terminal_pairs = arrays
+    terminal = local.exact_terminal
+    limit = iteration.MAX_DIGITS * 3.33
+    slack = iteration.POLICY_SLACK
+    cut = sequence[-1]
+    order = sequence[:-1]
+    policy: dict[int, int] = {}
+    for p in sequence:
+        if player[p] >= 0:
+            sign = -1.0 if player[p] == 1 else 1.0
+            edges = range(first[p], first[p + 1])
+            seen = [guess[child[e]] * sign for e in edges]
+            top = max(seen)
+            policy[p] = next(e for e, v in zip(edges, seen) if v >= top - slack)
+
+    def known(c: int) -> tuple[int, int]:
+        found = terminal_pairs.get(c)
+        if found is None:
+            if terminal[c] is None:
+                raise iteration._TooBig()
+            found = terminal_pairs[c] = _pair(terminal[c])
+        return found
+
+    def form(p: int, a: dict, b: dict) -> tuple:
+        """``(a, b)`` of position p from its children's (b None: zero)."""
+        if player[p] >= 0:
+            c = child[policy[p]]
+            if c in a:
+                return a[c], b[c]
+            return known(c), None
+        total_a = total_b = None
+        e, end = first[p], first[p + 1]
+        while e < end:                   # outcomes of one probability summed first
+            kind = probability_index[e]
+            run_a = run_b = None
+            while e < end and probability_index[e] == kind:
+                c = child[e]
+                if c in a:
+                    run_a = a[c] if run_a is None else _add(run_a, a[c])
+                    coefficient = b[c]
+                    if coefficient is not None:
+                        run_b = coefficient if run_b is None else _add(run_b, coefficient)
+                else:
+                    run_a = known(c) if run_a is None else _add(run_a, known(c))
+                e += 1
+            weight = weights[kind]
+            run_a = _scale(run_a, weight)
+            total_a = run_a if total_a is None else _add(total_a, run_a)
+            if run_b is not None:
+                run_b = _scale(run_b, weight)
+                total_b = run_b if total_b is None else _add(total_b, run_b)
+        return total_a, total_b
+
+    for _ in range(iteration.MAX_IMPROVEMENTS):
+        a: dict = {cut: (0, 1)}
+        b: dict = {cut: (1, 1)}
+        for p in order:
+            a[p], b[p] = form(p, a, b)
+        (an, ad), coefficient = form(cut, a, b)
+        bn, bd = coefficient if coefficient is not None else (0, 1)
+        if bn == bd:
+            raise iteration._TooBig()        # the policy never leaves the cycle: no value
+        # x = a / (1 - b) = (an / ad) * (bd / (bd - bn)), in lowest terms
+        x = _scale((an, ad), (bd, bd - bn) if bd > bn else (-bd, bn - bd))
+        if max(abs(x[0]), x[1]).bit_length() > limit:
+            raise iteration._TooBig()
+        value[cut] = x
+        for p in order:
+            coefficient = b[p]
+            v = a[p] if coefficient is None else _add(a[p], _scale(x, coefficient))
+            if max(abs(v[0]), v[1]).bit_length() > limit:
+                raise iteration._TooBig()
+            value[p] = v
+        changed = False
+        for p in sequence:
+            kind = player[p]
+            if kind < 0:
+                continue
+            edges = range(first[p], first[p + 1])
+            if len(edges) < 2:
+                continue
+            chosen = policy[p]
+            c = child[chosen]
+            best = value[c] if c in a else known(c)
+            for e in edges:
+                c = child[e]
+                v = value[c] if c in a else known(c)
+                # v > best for player 0, v < best for player 1 (denominators are positive)
+                if (v[0] * best[1] > best[0] * v[1]) if kind == 0 else \
+                        (v[0] * best[1] < best[0] * v[1]):
+                    best, chosen = v, e
+            if chosen != policy[p]:
+                policy[p] = chosen
+                changed = True
+        if not changed:
+            return
+    raise iteration._TooBig()
+
+
+def _add(x: tuple[int, int], y: tuple[int, int]) -> tuple[int, int]:
+    """x + y for rationals in lowest terms (positive denominators), in lowest terms: the
+    algorithm of Python's Fraction (Knuth, TAOCP 4.5.1)."""
+    na, da = x
+    nb, db = y
+    g = gcd(da, db)
+    if g == 1:
+        return na * db + da * nb, da * db
+    s = da // g
+    t = na * (db // g) + nb * s
+    g2 = gcd(t, g)
+    if g2 == 1:
+        return t, s * db
+    return t // g2, s * (db // g2)
+
+
+def _scale(x: tuple[int, int], y: tuple[int, int]) -> tuple[int, int]:
+    """x * y for rationals in lowest terms (positive denominators), in lowest terms."""
+    na, da = x
+    nb, db = y
+    g1 = gcd(na, db)
+    if g1 > 1:
+        na //= g1
+        db //= g1
+    g2 = gcd(nb, da)
+    if g2 > 1:
+        nb //= g2
+        da //= g2
+    return na * nb, db * da
+
+
+def _native_of(source) -> Any:
+    """A worker's native passes, from the game source of the task (loaded once per process).
+    A tier solved in C by the coordinator is solved in C everywhere, or not at all: the
+    floats would not be the same bits."""
+    from gdl.graph.executor import game_from
+    from gdl.graph.tiers import byte_passes
+    from gdl.solvers.result import SolverError
+
+    native = None if source is None else byte_passes(game_from(source))
+    if native is None:
+        raise SolverError("a worker has no native rules for a tier the solve began in C "
+                          "(no C compiler there?); give every worker the same installation, or "
+                          "solve with --backend compile")
+    return native
 
 
 def _middle(graph: LocalTier, low: np.ndarray, high: np.ndarray) -> np.ndarray:
@@ -262,16 +496,44 @@ def _middle(graph: LocalTier, low: np.ndarray, high: np.ndarray) -> np.ndarray:
     return np.concatenate(((low + high) / 2, (graph.low[len(low):] + graph.high[len(low):]) / 2))
 
 
-def _vectors(total, low: np.ndarray, high: np.ndarray, exact: list | None) -> tuple[list, np.ndarray]:
-    """The value vectors (exact, or the interval's middle), tabulated for the database; made
-    where the values were found (a worker), so the coordinator only joins tables."""
-    from gdl.graph.tiers import _plain, _tabulate
+def _vectors(total, low: np.ndarray, high: np.ndarray, exact: list | None, native: Any = None
+             ) -> tuple[list, np.ndarray]:
+    """The value vectors (exact, or the interval's middle), tabulated for the database (the
+    distinct vectors in order of first use, encoded as ``gdl.graph.database`` encodes them, and
+    each position's entry); made where the values were found (a worker), so the coordinator
+    only joins tables."""
+    from gdl.graph.tiers import _plain, _tabulate, first_use_rows
 
     if exact is not None:
-        return _tabulate([(_plain((v + total) / 2), _plain((total - v) / 2)) for v in exact])
+        if type(total) is not int:
+            values = [Fraction(n, d) for n, d in exact]
+            return _tabulate([(_plain((v + total) / 2), _plain((total - v) / 2)) for v in values])
+        return _exact_table(total, exact)
     middle = (low + high) / 2
-    return _tabulate([((v + float(total)) / 2, (float(total) - v) / 2)
-                      for v in middle.tolist()])
+    # numpy's float64 arithmetic is Python's float arithmetic, element by element; equal rows
+    # are one entry, as in a dict, kept as first met
+    pairs = np.stack(((middle + float(total)) / 2, (float(total) - middle) / 2), axis=1)
+    first_at, group = first_use_rows(pairs, native)
+    return pairs[first_at], group
+
+
+def _exact_table(total: int, exact: list) -> tuple[list, np.ndarray]:
+    """``_vectors`` of exact values (``(numerator, denominator)`` in lowest terms) for an
+    integer constant sum: player 0's utility x = (v + total) / 2 and player 1's total - x,
+    which over x's denominator is already in lowest terms, encoded as
+    ``database._encode_value`` does (an integer, or "numerator/denominator")."""
+    table: dict = {}
+    index = np.empty(len(exact), dtype=np.int64)
+    for i, (n, d) in enumerate(exact):
+        # x = (n / d + total) / 2: n + total d is prime to d, so only a 2 can cancel
+        n += total * d
+        if n % 2:
+            d *= 2
+        else:
+            n //= 2
+        entry = (n, total - n) if d == 1 else (f"{n}/{d}", f"{total * d - n}/{d}")
+        index[i] = table.setdefault(entry, len(table))
+    return list(table), index
 
 
 def _subgraph(local: LocalTier, members: np.ndarray) -> LocalTier:
@@ -359,7 +621,7 @@ def solve_tier(run, tier: int, keys: np.ndarray, expansion, loaded: dict,
     are not exact; None when the tier's moves form no cycle (the acyclic solve is the one)."""
     from gdl.graph import VALUE_ITERATION
     from gdl.graph.database import _decode_value
-    from gdl.graph.tiers import _save_array
+    from gdl.graph.tiers import _FloatTable, _save_array, byte_passes, key_numbers, search_keys
     from gdl.solvers.common import constant_sum_total
 
     info = run.game.info
@@ -371,22 +633,32 @@ def solve_tier(run, tier: int, keys: np.ndarray, expansion, loaded: dict,
     n = len(keys)
     inside = expansion.child_tier == tier
     child = np.full(len(inside), -1, dtype=np.int64)
-    child[inside] = np.searchsorted(keys, expansion.child_key[inside])
+    child[inside] = search_keys(keys, expansion.child_key[inside])
     leaving = np.flatnonzero(~inside)
     m = len(leaving)
     stand_low, stand_high = np.empty(m), np.empty(m)
     stand_exact = np.full(m, None, dtype=object)
     longest = 0                              # bits of the longest exact stand-in value
     certified = True
-    for u in np.unique(expansion.child_tier[leaving]).tolist():
+    # the moves leaving, grouped by the tier they reach (one sort: Pig's reach a hundred)
+    by_tier = np.argsort(expansion.child_tier[leaving], kind="stable")
+    reached = expansion.child_tier[leaving][by_tier]
+    cuts = np.flatnonzero(np.diff(reached)) + 1
+    for a, b in zip([0, *cuts.tolist()], [*cuts.tolist(), m]):
+        if a == b:
+            continue
+        u = int(reached[a])
         result = loaded[u]
-        chosen = np.flatnonzero(expansion.child_tier[leaving] == u)
-        where = np.searchsorted(result.keys, expansion.child_key[leaving[chosen]])
+        chosen = by_tier[a:b]
+        if result.numbers is None:
+            result.numbers = key_numbers(result.keys)  # kept while the tier is loaded
+        where = search_keys(result.keys, expansion.child_key[leaving[chosen]], result.numbers)
         value_index = np.asarray(result.index)[where]
         ids, inverse = np.unique(value_index, return_inverse=True)
         inverse = inverse.reshape(-1)
-        encoded = [result.table[i] for i in ids.tolist()]
-        if any(e is None for e in encoded):
+        floats = isinstance(result.table, _FloatTable)   # no draw there
+        encoded = None if floats else [result.table[i] for i in ids.tolist()]
+        if encoded is not None and any(e is None for e in encoded):
             return None                      # a draw beyond: not a stopping game's tier
         if solved.get(str(u), {}).get("exact"):
             decoded = _decoded(result)
@@ -414,6 +686,8 @@ def solve_tier(run, tier: int, keys: np.ndarray, expansion, loaded: dict,
             stand_low[chosen], stand_high[chosen] = bounds[where, 0], bounds[where, 1]
         else:                                # approximate and not certified: no bound to carry
             certified = False
+            if encoded is None:
+                encoded = [result.table[i] for i in ids.tolist()]
             middle = np.array([float(e[0]) * 2 - float(total) for e in encoded])
             stand_low[chosen], stand_high[chosen] = middle[inverse], middle[inverse]
     if n > iteration.EXACT_LIMIT:
@@ -428,12 +702,14 @@ def solve_tier(run, tier: int, keys: np.ndarray, expansion, loaded: dict,
     local = build(n, np.asarray(expansion.player), counts, child,
                   np.asarray(expansion.probability_index), list(expansion.probabilities),
                   terminal, (stand_low, stand_high, stand_exact.tolist()), try_exact,
-                  int(counts.max(initial=1)))
+                  int(counts.max(initial=1)), byte_passes(run.game))
     if local is None:
         return None
     local.total = total
     note = ""
-    if len(iteration.endless_positions(local)):
+    endless = (local.native.endless(local.player, local.first, local.child)
+               if local.native is not None else len(iteration.endless_positions(local)))
+    if endless:
         return None          # what endless play is worth decides: the general path (tiers)
     workers = getattr(run.executor, "workers", 1)
     pieces = len(local.piece_first) - 1
@@ -442,7 +718,7 @@ def solve_tier(run, tier: int, keys: np.ndarray, expansion, loaded: dict,
     else:
         path = run.path(tier, "local.npz")
         save(local, path)
-        answers = run.executor.map(solve_task, [(str(path), a, b)
+        answers = run.executor.map(solve_task, [(str(path), a, b, run.source)
                                                 for a, b in tasks_for(local, workers)])
         path.unlink()
     low, high = np.empty(n), np.empty(n)
@@ -452,14 +728,9 @@ def solve_tier(run, tier: int, keys: np.ndarray, expansion, loaded: dict,
     if not whole_exact:  # a tier is exact as a whole or not at all: floats everywhere
         answers = [answer if not answer.exact else PieceAnswer(
             answer.members, answer.low, answer.high, False,
-            *_vectors(total, answer.low, answer.high, None), answer.sweeps)
+            *_vectors(total, answer.low, answer.high, None, local.native), answer.sweeps)
             for answer in answers]
-    table_ids: dict = {}
-    index = np.empty(n, dtype=np.int64)
-    for answer in answers:
-        ids = np.array([table_ids.setdefault(v, len(table_ids)) for v in answer.table]
-                       or [0], dtype=np.int64)
-        index[answer.members] = ids[answer.index]
+    table, index = _joined(answers, n, local.native)
     ends = sorted({str(v) for v in terminal.values()})
     how = {"method": VALUE_ITERATION, "exact": whole_exact, "note": note,
            "certified": certified, "ends": ends,
@@ -475,7 +746,35 @@ def solve_tier(run, tier: int, keys: np.ndarray, expansion, loaded: dict,
         how["note"] = note
         how["residual"] = float(np.max(high - low, initial=0.0))
         _save_array(run.path(tier, "bounds.npy"), np.stack((low, high), axis=1))
-    return list(table_ids), index, np.full(n, -1, dtype=np.int32), how
+    return table, index, np.full(n, -1, dtype=np.int32), how
+
+
+def _joined(answers: list, n: int, native: Any) -> tuple[Any, np.ndarray]:
+    """The answers' tables joined into the tier's (entries in order of first use, answer by
+    answer, as a dict would number them) and each position's entry: float rows (an array) by
+    their bits, exact entries through a dict."""
+    from gdl.graph.tiers import first_use_rows
+
+    index = np.empty(n, dtype=np.int64)
+    if len(answers) == 1:
+        index[answers[0].members] = answers[0].index
+        return answers[0].table, index
+    if all(isinstance(answer.table, np.ndarray) for answer in answers):
+        rows = np.concatenate([answer.table for answer in answers])
+        first_at, group = first_use_rows(rows, native)
+        start = 0
+        for answer in answers:
+            index[answer.members] = group[start:start + len(answer.table)][answer.index]
+            start += len(answer.table)
+        return rows[first_at], index
+    table_ids: dict = {}
+    for answer in answers:
+        entries = (map(tuple, answer.table.tolist()) if isinstance(answer.table, np.ndarray)
+                   else answer.table)
+        ids = np.array([table_ids.setdefault(v, len(table_ids)) for v in entries]
+                       or [0], dtype=np.int64)
+        index[answer.members] = ids[answer.index]
+    return list(table_ids), index
 
 
 # ---- reading a solved tier's interval ----------------------------------------------------------
@@ -591,6 +890,12 @@ def piece_bounds(graph: LocalTier, piece: np.ndarray) -> tuple[np.ndarray, np.nd
             certified, sweeps = _certify(graph, piece, pieces, groups, cut, fast, guess, value)
             fast &= certified
     if not fast.all():
+        # a piece whose certificate failed starts afresh from the least and greatest end: the
+        # values its trials left are no bounds
+        start = _starting_bounds(graph)
+        again = np.zeros(len(graph), dtype=bool)
+        again[:len(piece)] = ~fast[piece]
+        value[again] = start[again]
         _, _, plain = bracket(graph, piece, ~fast, value)
         sweeps = max(sweeps, plain)
     return value[:, 0].copy(), value[:, 1].copy(), sweeps

@@ -73,6 +73,9 @@ TASK_SIZE = 20_000
 # Fewer positions than this are expanded here: sending them to a worker costs more than their
 # work (Pig's forward rounds are a few hundred positions each, thousands of them).
 PARALLEL_MIN = 2_000
+# The manifest (the checkpoint) is written at most this often while a pass goes on, and
+# always when it ends (TierRun.checkpoint).
+CHECKPOINT_SECONDS = 1.0
 
 
 class TierViolation(SolverError):
@@ -135,7 +138,14 @@ class Expansion:
 
 def expand(game, keys, tier: ComponentTier | None = None) -> Expansion:
     """Every move of the positions ``keys`` (in order), with each child's key and tier (the
-    game's declared tier, or ``tier`` when given)."""
+    game's declared tier, or ``tier`` when given). In C where the game's native rules can
+    (``native_expand``), else through the protocol: the same arrays either way."""
+    fast = native_expand(game, keys, tier)
+    return fast if fast is not None else protocol_expand(game, keys, tier)
+
+
+def protocol_expand(game, keys, tier: ComponentTier | None = None) -> Expansion:
+    """``expand`` through the game protocol."""
     tier_of = tier_function(game, tier)
     current_player, legal, apply = game.current_player, game.legal_actions, game.apply
     players, counts, child_keys, child_tiers = [], [], [], []
@@ -189,6 +199,74 @@ def expand(game, keys, tier: ComponentTier | None = None) -> Expansion:
 
 
 _LENGTH_BYTE = [bytes([n]) for n in range(256)]
+
+# A game's byte-key passes in C (``game.native.chance_graph(game)``), looked up once per game
+# object (by id: the game is kept with them, so the id stays its own); None where it has none.
+_BYTE_PASSES: dict[int, tuple] = {}
+
+
+def byte_passes(game):
+    """The game's native passes over byte keys (gdl.backends.native.chance_graph's contract),
+    or None."""
+    held = _BYTE_PASSES.get(id(game))
+    if held is None or held[0] is not game:
+        make = getattr(getattr(game, "native", None), "chance_graph", None)
+        found = make(game) if make is not None else None
+        held = _BYTE_PASSES[id(game)] = (game, None if isinstance(found, str) else found)
+    return held[1]
+
+
+def _first_use_int_rows(rows: np.ndarray) -> tuple[list, np.ndarray]:
+    """The distinct rows of a 2-D integer array in order of first use (as lists), and each
+    row's number among them. A batch of moves has few (one probability, a few returns): a
+    stable sort of the rows, not ``np.unique``'s, which views them as structures."""
+    if (rows == rows[0]).all():
+        return [rows[0].tolist()], np.zeros(len(rows), dtype=np.int32)
+    order = np.lexsort(rows.T[::-1])               # stable: the first of equal rows first
+    ordered = rows[order]
+    new = np.ones(len(rows), dtype=bool)
+    new[1:] = np.any(ordered[1:] != ordered[:-1], axis=1)
+    first_sorted = order[new]
+    by_use = np.argsort(first_sorted, kind="stable")
+    rank = np.empty(len(by_use), dtype=np.int32)
+    rank[by_use] = np.arange(len(by_use), dtype=np.int32)
+    number = np.empty(len(rows), dtype=np.int32)
+    number[order] = rank[np.cumsum(new) - 1]
+    return rows[first_sorted[by_use]].tolist(), number
+
+
+def native_expand(game, keys, tier: ComponentTier | None = None) -> Expansion | None:
+    """``expand`` in C (the game's native rules), or None where they cannot: no native rules,
+    keys that are not a numpy array of bytes, or a rule error or a state beyond one byte a
+    component on the way (the protocol then reports it, located)."""
+    passes = byte_passes(game)
+    if passes is None:
+        return None
+    found = passes.expand(keys, None if tier is None else (tier.growing, tier.shrinking))
+    if found is None:
+        return None
+    moves = len(found.length)
+    width = int(found.length.max()) if moves else 0
+    child_key = (np.ascontiguousarray(found.child[:, :width]).view(f"S{width}").reshape(-1)
+                 if moves else _keys_array([]))
+    # probabilities and returns numbered in order of first use, as the protocol's loop does
+    chance = np.flatnonzero(found.denominator > 0)
+    probability_index = np.full(moves, -1, dtype=np.int32)
+    probabilities: list = []
+    if len(chance):
+        pairs = np.stack((found.numerator[chance], found.denominator[chance]), axis=1)
+        distinct, probability_index[chance] = _first_use_int_rows(pairs)
+        probabilities = [Fraction(n, d) for n, d in distinct]
+    ends = np.flatnonzero(found.player == TERMINAL)
+    returns_index = np.full(len(found.player), -1, dtype=np.int32)
+    returns_table: list = []
+    if len(ends):
+        distinct, returns_index[ends] = _first_use_int_rows(found.returns[ends])
+        returns_table = [tuple(row) for row in distinct]
+    return Expansion(player=found.player, count=found.count, child_key=child_key,
+                     child_tier=found.tier, probability_index=probability_index,
+                     probabilities=probabilities, returns_index=returns_index,
+                     returns_table=returns_table)
 
 
 def _states(keys) -> list[tuple]:
@@ -321,15 +399,32 @@ class TierRun:
     manifest: dict = field(default_factory=dict)
     tier: ComponentTier | None = None              # None: the game's declared tier
     native: Any = None                              # packed keys (gdl.graph.packed_tiers), or None
+    saved_at: float = field(default=0.0, repr=False)     # when the manifest was last written
+    unsaved: bool = field(default=False, repr=False)     # whether the manifest has news since
 
     def path(self, tier: int, part: str) -> Path:
         return self.directory / f"tier-{tier}.{part}"
 
     def save_manifest(self) -> None:
-        # no indent: json's C encoder then writes it (an indented dump is pure Python, and the
-        # manifest is written after every tier: Pig to 100's 199 dumps took a second)
+        # no indent: json's C encoder then writes it (an indented dump is pure Python)
         atomic_write(self.directory / MANIFEST,
                       json.dumps(self.manifest, sort_keys=True).encode("utf-8"))
+        self.saved_at, self.unsaved = time.monotonic(), False
+
+    def checkpoint(self) -> None:
+        """The manifest's news (a tier found or solved, its files written) written, at most
+        once in ``CHECKPOINT_SECONDS``: Pig to 100's 400 checkpoints of a 120 kB manifest cost
+        a second. The passes write what is left when they end, however they end (``flush``),
+        so only a process killed outright loses the last second's tiers, which a resumed solve
+        then finds or solves again into the same files."""
+        self.unsaved = True
+        if time.monotonic() - self.saved_at >= CHECKPOINT_SECONDS:
+            self.save_manifest()
+
+    def flush(self) -> None:
+        """The manifest written if it has news (``checkpoint``)."""
+        if self.unsaved:
+            self.save_manifest()
 
     def expand_all(self, keys: np.ndarray, tier_file: Path | None = None) -> Expansion:
         """Expand ``keys`` (all of tier file ``tier_file`` when given), in tasks spread over the
@@ -375,6 +470,15 @@ def _violation(run: TierRun, parents: np.ndarray, expansion: Expansion, tier: in
 
 
 def discover(run: TierRun) -> list[list[int]]:
+    """``find_tiers``, its last checkpoint written however it stops."""
+    try:
+        return find_tiers(run)
+    except BaseException:
+        run.flush()
+        raise
+
+
+def find_tiers(run: TierRun) -> list[list[int]]:
     """The forward pass: every tier's positions, written sorted; returns ``[tier, positions]``
     pairs, lowest tier first.
 
@@ -406,8 +510,14 @@ def discover(run: TierRun) -> list[list[int]]:
                  and hasattr(run.executor, "submit"))
     ahead: dict[int, tuple] = {}     # tier -> (the seeds it started from, its closure task)
 
-    def part_path(t: int) -> str:
+    # the moves expanded are written for the backward pass (``stored_expansion``) unless C
+    # expands them again faster than they are read
+    keep_moves = byte_passes(game) is None
+
+    def part_path(t: int) -> str | None:
         nonlocal parts
+        if not keep_moves:
+            return None
         parts += 1
         return str(run.path(t, f"expanded-{parts}.npz"))
     while pending or ahead:
@@ -439,8 +549,10 @@ def discover(run: TierRun) -> list[list[int]]:
             keys = _closed(run, tier, seeds, job.result(), later)
         else:
             expanded: list = []
-            keys = _rounds(run, tier, known, fresh, later, expanded=expanded)
-            save_expanded(part_path(tier), expanded)
+            keys = _rounds(run, tier, known, fresh, later,
+                           expanded=expanded if keep_moves else None)
+            if keep_moves:
+                save_expanded(part_path(tier), expanded)
         reached = {u: parts[0] if len(parts) == 1 else np.unique(np.concatenate(parts))
                    for u, parts in later.items()}
         _set_aside(pending, reached)
@@ -452,7 +564,7 @@ def discover(run: TierRun) -> list[list[int]]:
         run.manifest.setdefault("reaches", {})[str(tier)] = sorted(
             u for u, k in reached.items() if len(k))
         run.manifest["found"] = tiers
-        run.save_manifest()             # the checkpoint: tier found
+        run.checkpoint()                # the checkpoint: tier found
         found += len(keys)
         run.report(f"found tier {tier}:", found, found)
     for t, _ in tiers:                  # the pass is done: the manifest will list every tier
@@ -523,17 +635,19 @@ def _set_aside(pending: dict, later: dict) -> None:
 def closure_task(task) -> tuple[np.ndarray, dict] | None:
     """A worker's task: ``(game source, tier, t, seen, frontier, part file)``: tier t closed
     from ``frontier`` as ``_rounds`` does, the moves of the positions it found written to the
-    part file (``save_expanded``); ``(seen and every position found, {later tier: its
-    keys})``, or None when a move goes down a tier."""
+    part file (``save_expanded``; None: not written, C expands them again); ``(seen and every
+    position found, {later tier: its keys})``, or None when a move goes down a tier."""
     source, tier_spec, tier, seen, frontier, part = task
     game = game_from(source)
     pending: dict = {}
     expanded: list = []
     keys = _rounds(None, tier, seen, frontier, pending,
-                   expand_round=lambda batch: expand(game, batch, tier_spec), expanded=expanded)
+                   expand_round=lambda batch: expand(game, batch, tier_spec),
+                   expanded=expanded if part is not None else None)
     if keys is None:
         return None
-    save_expanded(part, expanded)
+    if part is not None:
+        save_expanded(part, expanded)
     return keys, {u: parts[0] if len(parts) == 1 else np.unique(np.concatenate(parts))
                   for u, parts in pending.items()}
 
@@ -597,6 +711,32 @@ def stored_expansion(run: TierRun, tier: int, keys: np.ndarray) -> Expansion | N
         returns_table=joined.returns_table)
 
 
+def key_numbers(keys: np.ndarray) -> np.ndarray | None:
+    """Byte keys of at most 8 bytes as uint64s in the same order (their bytes read as one
+    big-endian number, zeros after: numpy compares byte keys padded with zeros), or None for
+    longer keys. A binary search among numbers costs far less than among byte strings."""
+    if not isinstance(keys, np.ndarray) or keys.dtype.kind != "S" or keys.dtype.itemsize > 8:
+        return None
+    width = keys.dtype.itemsize
+    padded = np.zeros((len(keys), 8), dtype=np.uint8)
+    if width:
+        padded[:, :width] = np.ascontiguousarray(keys).view(np.uint8).reshape(len(keys), width)
+    return padded.view(">u8").reshape(len(keys)).astype(np.uint64)
+
+
+def search_keys(sorted_keys: np.ndarray, keys: np.ndarray,
+                sorted_numbers: np.ndarray | None = None) -> np.ndarray:
+    """``np.searchsorted(sorted_keys, keys)`` for byte keys, among numbers where both are at
+    most 8 bytes long (``sorted_numbers``: ``key_numbers(sorted_keys)``, when made already)."""
+    numbers = key_numbers(keys)
+    if numbers is not None:
+        if sorted_numbers is None:
+            sorted_numbers = key_numbers(sorted_keys)
+        if sorted_numbers is not None:
+            return np.searchsorted(sorted_numbers, numbers)
+    return np.searchsorted(sorted_keys, keys)
+
+
 def _add_new(seen: np.ndarray, found: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``(seen with found added, the keys of found not in seen)``: both arrays sorted and
     without duplicates, and so are the answers. An insertion by binary search, not a sort: a
@@ -622,6 +762,7 @@ class TierResult:
     remoteness: np.ndarray
     table: Any                       # encoded value vectors (database encoding): a list or _FloatTable
     bounds: Any = None               # a chance tier's certified bounds, once read (chance_tiers)
+    numbers: Any = None              # the keys as numbers (key_numbers), once made (chance_tiers)
 
     @classmethod
     def load(cls, run: TierRun, tier: int, mapped: bool = False) -> TierResult:
@@ -1106,18 +1247,19 @@ def _save_tier_files(run: TierRun, tier: int, table: list, index: np.ndarray,
     _save_array(run.path(tier, "remoteness.npy"), remoteness.astype(np.int32))
     # an approximate tier has a value vector per position (Pig to 100: two million in all):
     # floats only, kept as a float array, which reads and writes faster than JSON, exactly
-    floats = _float_table(table)
+    # (a chance tier hands its float rows over as an array already)
+    floats = isinstance(table, np.ndarray) or _float_table(table)
     kept, other = (("table.npy", "table.json") if floats else ("table.json", "table.npy"))
     run.path(tier, other).unlink(missing_ok=True)          # a previous run's, in this directory
     if floats:
-        _save_array(run.path(tier, kept), np.array(table, dtype=np.float64))
+        _save_array(run.path(tier, kept), np.asarray(table, dtype=np.float64))
     else:
         atomic_write(run.path(tier, kept), json.dumps([_to_json(v) for v in table]).encode("utf-8"))
 
 
 def _record_solved(run: TierRun, tier: int, how: dict) -> None:
     run.manifest["solved"][str(tier)] = how
-    run.save_manifest()              # the checkpoint: this tier is done
+    run.checkpoint()                 # the checkpoint: this tier is done
 
 
 def _native_step(run: TierRun, tier: int, count: int):
@@ -1167,8 +1309,8 @@ def _solve_one(run: TierRun, tier: int, keys: np.ndarray, loaded: dict[int, Tier
     if run.native is not None:
         expansion = _native_expansion(run, keys)
     else:
-        expansion = stored_expansion(run, tier, keys) or run.expand_all(
-            keys, run.path(tier, "keys.npy"))
+        expansion = (native_expand(run.game, keys, run.tier) or stored_expansion(run, tier, keys)
+                     or run.expand_all(keys, run.path(tier, "keys.npy")))
     needed = set(np.unique(expansion.child_tier).tolist()) - {tier}
     for u in list(loaded):
         if u not in needed:
@@ -1218,6 +1360,14 @@ def tier_task(task) -> dict:
 
 
 def solve_tiers(run: TierRun, stop_after: int | None = None) -> None:
+    """``solve_waiting``, its last checkpoint written however it ends."""
+    try:
+        solve_waiting(run, stop_after)
+    finally:
+        run.flush()
+
+
+def solve_waiting(run: TierRun, stop_after: int | None = None) -> None:
     """The backward pass: every tier not yet solved, once the tiers it reaches are. With
     workers (and positions as bytes), tiers that do not reach each other are solved whole at
     once, each in one task (``tier_task``); otherwise a tier at a time, highest first, its
@@ -1607,6 +1757,75 @@ def _first_use(ranked: np.ndarray, entries: int) -> np.ndarray:
     return present[np.argsort(first[present], kind="stable")]
 
 
+def first_use_rows(rows: np.ndarray, passes: Any = None) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct rows of a 2-D float array as a dict of their tuples would tell them apart
+    (equal floats are one; -0.0 is made 0.0 first; no NaN), in order of first use: ``(first,
+    group)``: each distinct row's first index, and each row's number among them. With the
+    game's native passes (``passes``) a hash set in C, else a sort."""
+    rows = np.ascontiguousarray(rows + 0.0)
+    if not len(rows):
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    if passes is not None:
+        return passes.first_use(rows)
+    bits = rows.view(np.int64).reshape(len(rows), -1)
+    order = np.lexsort(bits.T[::-1])                   # stable: the first of equal rows first
+    ordered = bits[order]
+    new = np.ones(len(rows), dtype=bool)
+    new[1:] = np.any(ordered[1:] != ordered[:-1], axis=1)
+    first_sorted = order[new]                          # each distinct row's first index
+    by_use = np.argsort(first_sorted, kind="stable")
+    rank = np.empty(len(by_use), dtype=np.int64)
+    rank[by_use] = np.arange(len(by_use))
+    group = np.empty(len(rows), dtype=np.int64)
+    group[order] = rank[np.cumsum(new) - 1]
+    return first_sorted[by_use], group
+
+
+def _provisional_ids(tables: list, stored: Callable, passes: Any = None
+                     ) -> tuple[list[np.ndarray], list]:
+    """Every distinct value vector of the tiers' tables, numbered: per table, each entry's
+    number, and the vectors by number. Vectors equal as Python values are one (the one met
+    first is kept: a float table's (1.0, -1.0) and an exact table's (1, -1) are one vector, as
+    in a dict). A float table (``_FloatTable``: Pig to 100 has two million rows) is numbered
+    with numpy: its rows with a fraction part can equal no integer vector, so only those
+    without one (a handful) go through the dict, the others are told apart by their bits
+    (-0.0 made 0.0 first: it has no fraction part, so never among them)."""
+    provisional: dict = {}
+    ids: list = []
+    fractional: list[tuple[int, np.ndarray, np.ndarray]] = []     # (table, rows at, rows)
+    for number, table in enumerate(tables):
+        if isinstance(table, _FloatTable) and table.rows.ndim == 2 and len(table.rows):
+            rows = table.rows
+            whole = np.all(rows == np.floor(rows), axis=1)
+            mine = np.zeros(len(rows), dtype=np.int64)
+            at = np.flatnonzero(whole)
+            mine[at] = [provisional.setdefault(stored(tuple(row)), len(provisional))
+                        for row in rows[at].tolist()]
+            rest = np.flatnonzero(~whole)
+            fractional.append((number, rest, rows[rest]))
+            ids.append(mine)
+        else:
+            ids.append(np.array([provisional.setdefault(stored(v), len(provisional))
+                                 for v in table] or [0], dtype=np.int64))
+    entries = list(provisional)
+    if fractional and any(type(x) is float and not x.is_integer()
+                          for entry in entries if type(entry) is tuple for x in entry):
+        # a float with a fraction part in another kind of table: one dict for all, as it was
+        ids = [np.array([provisional.setdefault(stored(v), len(provisional)) for v in table]
+                        or [0], dtype=np.int64) for table in tables]
+        return ids, list(provisional)
+    if fractional:
+        rows = np.concatenate([found for _, _, found in fractional])
+        first_at, group = first_use_rows(rows, passes)
+        entries += list(map(tuple, rows[first_at].tolist()))
+        numbered = len(provisional) + group
+        start = 0
+        for number, at, found in fractional:
+            ids[number][at] = numbered[start:start + len(found)]
+            start += len(found)
+    return ids, entries
+
+
 def merge_database(solution: TieredSolution, path: str | Path, binding: dict,
                    source: str = "") -> int:
     """Write the position database of a tiered solve, byte-identical to what
@@ -1622,15 +1841,13 @@ def merge_database(solution: TieredSolution, path: str | Path, binding: dict,
     plan = _KeyPlan(run, solution.tiers)
     prepared = solution.key_section
     # every distinct value vector, numbered provisionally; `number` renumbers by first use
-    provisional: dict = {}
     info = run.game.info
 
     def stored(entry):
         return range_value(entry, info, game_ends(run)) if isinstance(entry, DrawRange) else entry
 
-    part_ids = [np.array([provisional.setdefault(stored(v), len(provisional)) for v in part.table]
-                         or [0], dtype=np.int64) for part in parts]
-    entries = list(provisional)
+    part_ids, entries = _provisional_ids([part.table for part in parts], stored,
+                                         byte_passes(run.game))
     number = np.full(len(entries), -1, dtype=np.int64)
     used = 0
     highest = max([int(np.max(part.remoteness[:], initial=0)) for part in parts] + [0])

@@ -74,6 +74,13 @@ def c_comment(text: str) -> str:
     return "/* " + comment_text(text.replace("*/", "* /").replace("/*", "/ *")) + " */"
 
 
+def _table_name(declaration: str) -> str:
+    """The name a ``static const`` table declaration of the emitter declares."""
+    found = re.match(r"static const \w+ (\w+)", declaration)
+    assert found is not None, declaration
+    return found.group(1)
+
+
 class CEmitter:
     def __init__(self, game: ir.Game, filename: str = "<input>", define_functions: bool = False):
         if game.tree is not None:
@@ -121,7 +128,10 @@ class CEmitter:
         if isinstance(e, ir.Mover):
             return f"{s}[0]"
         if isinstance(e, ir.VarRef):
-            return f"{s}[{self.offset(e.var.slot, e.var.shape, e.indices, env, s)}]"
+            where = self.offset(e.var.slot, e.var.shape, e.indices, env, s)
+            if self.eager and not where.isdigit():
+                return f"{s}[GDL_CELL({where})]"
+            return f"{s}[{where}]"
         if isinstance(e, ir.ConstRef):
             return self.const_ref(e, env, s)
         if isinstance(e, ir.Unary):
@@ -139,19 +149,30 @@ class CEmitter:
                                          else old_low,
                                          high if old_high is None or (high is not None and high < old_high)
                                          else old_high)
+                right = self.eager_expr(e.right, env, s)
+                if right is not None:
+                    self.ranges = saved
+                    return f"(!!({left}) & !!({right}))"
                 right = self.expr(e.right, env, s)
                 self.ranges = saved
                 return f"(({left}) && ({right}))"
-            left, right = self.expr(e.left, env, s), self.expr(e.right, env, s)
             if e.op == "or":
-                return f"(({left}) || ({right}))"
+                left = self.expr(e.left, env, s)
+                right = self.eager_expr(e.right, env, s)
+                if right is not None:
+                    return f"(!!({left}) | !!({right}))"
+                return f"(({left}) || ({self.expr(e.right, env, s)}))"
+            left, right = self.expr(e.left, env, s), self.expr(e.right, env, s)
             # `/` is exact: an int when it divides evenly, else a rational, which the native tier
             # does not have (gdl_quot stops the search; the Python tier computes it). `//` floors.
             helper = {"+": "gdl_add", "-": "gdl_sub", "*": "gdl_mul", "/": "gdl_quot",
                       "//": "gdl_div", "%": "gdl_mod"}
             if e.op in ("+", "-", "*") and self.bounds(e, env) is not None:
                 # Both sides' bounds are known and the result fits: no overflow check, so the
-                # expression is pure and the C compiler may share and hoist it.
+                # expression is pure and the C compiler may share and hoist it. In an eager
+                # operand the bounds may rest on a left side that is false: wrapping arithmetic.
+                if self.eager:
+                    return f"gdl_w{ {'+': 'add', '-': 'sub', '*': 'mul'}[e.op]}({left}, {right})"
                 return f"(({left}) {e.op} ({right}))"
             if e.op in helper:
                 return f"{helper[e.op]}({left}, {right})"
@@ -207,9 +228,12 @@ class CEmitter:
             return name
         name = self.define_names[id(define)] = self.fresh("d")
         params = [self.fresh("a") for _ in define.params]
-        saved, self.ranges = self.ranges, {}     # nothing is known of the arguments here
+        # Nothing is known of the arguments here, and the body is a function of its own, not
+        # part of an eager operand that is being tried (its C is not looked at as one).
+        saved, self.ranges = self.ranges, {}
+        eager, self.eager = self.eager, False
         body = self.expr(define.body, dict(zip(define.params, params)), "s")
-        self.ranges = saved
+        self.ranges, self.eager = saved, eager
         head = f"static V {name}(const V *s{''.join(f', V {p}' for p in params)})"
         self.functions.append(head + "; " + c_comment("define " + define.name))
         unused = "".join(f"(void){p}; " for p in ("s", *params))   # -Wunused-parameter
@@ -288,6 +312,21 @@ class CEmitter:
             return pick(a[0] for a in args), pick(a[1] for a in args)
         if isinstance(e, ir.Let):
             return self.bounds(e.body, {**env, e.name: "?"})   # "?": a name with no known range
+        if isinstance(e, ir.Call):
+            # The body's bounds with each parameter bounded as its argument is: a name no C
+            # text can be stands for the argument while the body is looked at.
+            saved = dict(self.ranges)
+            inner = {}
+            for number, (param, arg) in enumerate(zip(e.define.params, e.args)):
+                inner[param] = name = f"<argument {number}>"
+                self.ranges.pop(name, None)
+                known = self.bounds(arg, env)
+                if known is not None:
+                    self.ranges[name] = known
+            try:
+                return self.bounds(e.define.body, inner)
+            finally:
+                self.ranges = saved
         if isinstance(e, ir.Quantifier):
             if e.kind in ("any", "all"):
                 return 0, 1
@@ -323,6 +362,8 @@ class CEmitter:
             # An index proven to fit needs no check (the only reason gdl_idx exists).
             checked = f"({text})" if known and known[0] >= 0 and known[1] < extent else \
                 f"gdl_idx({text}, {extent})"
+            if self.eager:      # in unsigned arithmetic: wraps, never overflows (see eager_expr)
+                checked = f"GDL_U{checked}" if checked.startswith("(") else checked
             terms.append(checked if stride == 1 else f"{checked} * {stride}")
         return " + ".join(terms)
 
@@ -343,7 +384,48 @@ class CEmitter:
         name = self.fresh("k")
         self.tables.append(f"static const V {name}[{len(flat)}] = {{"
                            + ", ".join(c_int(v) for v in flat) + "}; " + c_comment(e.const.name))
-        return f"{name}[{self.offset(0, e.const.shape, e.indices, env, s)}]"
+        where = self.offset(0, e.const.shape, e.indices, env, s)
+        if self.eager and not where.isdigit():
+            return f"{name}[GDL_CLAMP({where}, {len(flat)})]"
+        return f"{name}[{where}]"
+
+    # Small pure operands of `and` / `or` (and of small `any` / `all`) are evaluated whether or not
+    # the left side decides, and joined with `&` / `|`: no branch on the cells, which a random
+    # playout or a search cannot predict (Connect Four's line test: whether each neighbour is
+    # the mover's). Pure: the C has no check that can stop the search (gdl_add, gdl_idx, ...),
+    # no loop, no call. What the left side proves (an index in range, bounds that rule out an
+    # overflow) may be false where the left side is, and then the operand's value is thrown
+    # away, but computing it must still be harmless: its loads are clamped into the state (or
+    # the table), its offsets and its unchecked + - * computed in wrapping (unsigned)
+    # arithmetic. Small: at most EAGER_LOADS loads, EAGER_TEXT characters.
+    EAGER_LOADS = 2
+    EAGER_TEXT = 800
+    eager = False
+    _PURE_NAMES = frozenset({"s", "V", "gdl_min", "gdl_max", "gdl_wadd", "gdl_wsub", "gdl_wmul",
+                             "GDL_CELL", "GDL_CLAMP", "GDL_U"})
+
+    def eager_expr(self, e: ir.Expr, env, s: str) -> str | None:
+        """``e`` as C that is safe and cheap to evaluate unconditionally, or None."""
+        if self.eager:
+            return self.expr(e, env, s)     # inside an eager operand: all of it is eager
+        tables, bodies = len(self.tables), len(self.function_bodies)
+        self.eager = True
+        try:
+            text = self.expr(e, env, s)
+        finally:
+            self.eager = False
+        loads = len(re.findall(r"(?<![A-Za-z0-9_])(?:s|k\d+)\[", text))
+        names = {word for word in re.findall(r"[A-Za-z_][A-Za-z0-9_]*|\d+[A-Za-z]*", text)
+                 if not word[0].isdigit()}
+        pure = all(name in self._PURE_NAMES or re.fullmatch(r"[tk]\d+", name) for name in names)
+        if pure and loads <= self.EAGER_LOADS and len(text) <= self.EAGER_TEXT:
+            return text
+        # The attempt's constant tables go (unused, they are warnings), except those of a define
+        # compiled on the way: its function stays, for every later call.
+        kept = "\n".join(self.function_bodies[bodies:])
+        self.tables[tables:] = [table for table in self.tables[tables:]
+                                if re.search(rf"\b{_table_name(table)}\b", kept)]
+        return None
 
     def binder_loops(self, binders, env) -> tuple[list[str], dict[str, str]]:
         """``for`` headers binding each quantifier/loop variable to a fresh C local."""
@@ -393,11 +475,15 @@ class CEmitter:
             combos = [{**c, name: c_int(int(v))} for c in combos for v in values]
         if not combos or len(combos) > UNROLL:
             return None
+        if e.kind in ("any", "all"):
+            first = f"({self.expr(e.body, {**env, **combos[0]}, s)})"
+            rest = [self.eager_expr(e.body, {**env, **c}, s) for c in combos[1:]]
+            if all(text is not None for text in rest):
+                join = " | " if e.kind == "any" else " & "
+                return "(" + join.join(f"!!{b}" for b in [first, *(f"({t})" for t in rest)]) + ")"
+            rest = [f"({self.expr(e.body, {**env, **c}, s)})" for c in combos[1:]]
+            return "(" + (" || " if e.kind == "any" else " && ").join([first, *rest]) + ")"
         bodies = [f"({self.expr(e.body, {**env, **c}, s)})" for c in combos]
-        if e.kind == "any":
-            return "(" + " || ".join(bodies) + ")"
-        if e.kind == "all":
-            return "(" + " && ".join(bodies) + ")"
         if e.kind == "count":
             return "(" + " + ".join(f"(V)!!{b}" for b in bodies) + ")"
         if e.kind == "sum":
@@ -441,8 +527,14 @@ class CEmitter:
                 where = self.offset(st.var.slot, st.var.shape, st.indices, env, "s")
                 target, value = self.fresh("o"), self.fresh("v")
                 # A value outside the domain is never stored: every cell always holds a value
-                # of its domain, which the bounds of expressions rely on.
-                lines.append(f"{pad}{{ int {target} = {where}; V {value} = {self.expr(st.value, env)}; "
+                # of its domain, which the bounds of expressions rely on. A value whose bounds
+                # the domain covers needs no test.
+                text = self.expr(st.value, env)
+                if self.within_domain(self.bounds(st.value, env), st.var.values):
+                    lines.append(f"{pad}{{ int {target} = {where}; s[{target}] = {text}; }} "
+                                 f"{self.where(st.span)}")
+                    continue
+                lines.append(f"{pad}{{ int {target} = {where}; V {value} = {text}; "
                              f"if ({self.in_domain(value, st.var.values)}) s[{target}] = {value}; "
                              f"else gdl_err = 1; }} {self.where(st.span)}")
             elif isinstance(st, ir.If):
@@ -559,6 +651,14 @@ class CEmitter:
         raise Unsupported(f"a probability written as {type(e).__name__} (the Python tier runs it)")
 
     @staticmethod
+    def within_domain(known: tuple[int, int] | None, values) -> bool:
+        """Whether every int within ``known`` (an expression's bounds) is one of ``values``."""
+        if known is None or known[1] - known[0] > 256:
+            return False
+        domain = set(int(v) for v in values)
+        return all(v in domain for v in range(known[0], known[1] + 1))
+
+    @staticmethod
     def in_domain(value: str, values) -> str:
         values = sorted(set(int(v) for v in values))
         if values and values == list(range(values[0], values[-1] + 1)):
@@ -648,9 +748,14 @@ class CEmitter:
                 if action.by is not None and player not in action.by:
                     continue
                 env = {name: c_int(v) for (name, _, _), v in zip(action.params, ground.args)}
-                test = self.expr(action.requires, env) if action.requires is not None else "1"
-                body.append(f"    if ({test}) out[n++] = {action_id}; "
-                            + c_comment(ground.name))
+                # Written whether or not the test holds, and counted when it does: no branch to
+                # mispredict where the tests follow the position (tic-tac-toe's empty cells).
+                # out has room: before the k-th test n is at most k - 1 < ACTIONS.
+                if action.requires is None:
+                    body.append(f"    out[n++] = {action_id}; " + c_comment(ground.name))
+                else:
+                    body.append(f"    out[n] = {action_id}; n += ({self.expr(action.requires, env)}) != 0; "
+                                + c_comment(ground.name))
                 size = self.within_size(size, body[-1])
                 done += 1
                 if (not self.define_functions and done >= 8
@@ -730,10 +835,12 @@ class CEmitter:
             # The transposition table keeps states as bytes when every cell fits in one.
             f"typedef {'signed char' if self.fits_in_a_byte() else 'V'} K;",
             *graph_layout(g),
+            *search_layout(g),
             resources.files("gdl.backends.native").joinpath("prelude.h").read_text(),
         ]
         here = resources.files("gdl.backends.native")
-        search = here.joinpath("search.c").read_text() + here.joinpath("graph.c").read_text()
+        search = "".join(here.joinpath(name).read_text()
+                         for name in ("search.c", "graph.c", "chance_graph.c"))
         self.within_size(size)      # the functions the last rules needed
         return ("\n".join(header + chance + self.tables + self.functions + self.function_bodies
                           + body) + "\n" + search)
@@ -748,6 +855,47 @@ def tier_rule(emitter: CEmitter) -> list[str]:
     return ["#define HAS_TIER 1",
             "static V rule_tier(const V *s) { return (V)(" + emitter.expr(tier, {}) + "); } "
             + emitter.where(emitter.game.spans.get("tier"))]
+
+
+def search_layout(game: ir.Game) -> list[str]:
+    """Constants for search.c's transposition table: each cell's declared range (CELL_RANGES,
+    cell_low, cell_high, where every cell has one), HASH_CELLS (what Python's hash of a cell's
+    int takes: 2, the int itself, every value a cell may hold being under 2^61 - 1 in size and
+    never -1, whose hash is -2; 1, where -1 may occur; 0, the general modular hash) and, where the
+    state packs into a 63-bit key (gdl.backends.native.codec), TT_KEYED with each cell's weight
+    (key = sum of s[i] * tt_weight[i] minus TT_KEY_BIAS, modulo 2^64, which is exact as the key
+    is below 2^63). The native rules never store a value outside its domain, so every state they
+    make keeps these; the search checks its root."""
+    from gdl.backends.native.codec import KeyCodec
+
+    codec = KeyCodec.for_game(game)
+    ranges: list[tuple[int, int] | None] = [None] * len(game.initial)
+    ranges[0] = (0, len(game.players) - 1)
+    for variable in game.variables:
+        values = [int(v) for v in variable.values]
+        for cell in range(variable.slot, variable.slot + variable.size):
+            ranges[cell] = (min(values), max(values)) if values else None
+    small = all(r is not None and abs(r[0]) < 2**61 - 1 and abs(r[1]) < 2**61 - 1 for r in ranges)
+    minus_one = any(r is not None and r[0] <= -1 <= r[1] for r in ranges)
+    lines = [f"#define HASH_CELLS {(1 if minus_one else 2) if small else 0}"]
+    if all(r is not None for r in ranges):
+        lines += ["#define CELL_RANGES 1",
+                  "static const V cell_low[CELLS] = {" + ", ".join(c_int(r[0]) for r in ranges if r) + "};",
+                  "static const V cell_high[CELLS] = {" + ", ".join(c_int(r[1]) for r in ranges if r) + "};"]
+    else:
+        lines += ["#define CELL_RANGES 0"]
+    if isinstance(codec, str):
+        return lines + ["#define TT_KEYED 0"]
+    weights, weight = [], 1
+    for size in reversed(codec.size):
+        weights.append(weight)
+        weight *= size
+    weights.reverse()
+    bias = sum(low * w for low, w in zip(codec.low, weights)) % 2**64
+    return lines + ["#define TT_KEYED 1",
+                    "static const uint64_t tt_weight[CELLS] = {"
+                    + ", ".join(f"{w}ULL" for w in weights) + "};",
+                    f"#define TT_KEY_BIAS {bias}ULL"]
 
 
 def graph_layout(game: ir.Game) -> list[str]:

@@ -34,3 +34,13 @@ static inline V gdl_mod(V a, V b) {
     return r;
 }
 static inline V gdl_idx(V i, V extent) { if (i < 0 || i >= extent) { gdl_err = 1; return 0; } return i; }
+/* For an eagerly evaluated operand (emit.py, eager_expr), which may run where what proves its
+   indices and bounds is false: an offset into the state (a table) is taken as 0 where it is out
+   of range, so every read is within the array, and arithmetic wraps (unsigned) instead of
+   overflowing; where the proof holds the values are the exact ones. */
+#define GDL_U(x) ((unsigned long long)(x))
+static inline V gdl_wadd(V a, V b) { return (V)((unsigned long long)a + (unsigned long long)b); }
+static inline V gdl_wsub(V a, V b) { return (V)((unsigned long long)a - (unsigned long long)b); }
+static inline V gdl_wmul(V a, V b) { return (V)((unsigned long long)a * (unsigned long long)b); }
+#define GDL_CELL(o) ((unsigned long long)(o) < (unsigned long long)CELLS ? (o) : 0)
+#define GDL_CLAMP(o, n) ((unsigned long long)(o) < (unsigned long long)(n) ? (o) : 0)

@@ -99,6 +99,14 @@ class NativeRules:
 
         return expander_for(game)
 
+    def chance_graph(self, game):
+        """The tiered solve's passes over byte keys, chance included, and the solve of a tier
+        with chance and cycles (a ChanceGraph of gdl.backends.native.chance_graph), or a
+        string: why there are none."""
+        from gdl.backends.native.chance_graph import chance_graph_for
+
+        return chance_graph_for(game)
+
     # -- whole searches
     def minimax(self, state, depth: int | None) -> dict | None:
         """Plain minimax from ``state``: player 0's value, the root's actions with their values

@@ -47,14 +47,20 @@ static void game_settle(V *s) {
     s[0] = first;
 }
 
+/* The action's effect on s itself (effects change the cells in place; s[0], the mover, is no
+   variable's), then the next mover. */
+static void game_advance(V *s, int action) {
+    V turn = -1, mover = s[0];
+    rule_effect(s, action, &turn);
+    V following = turn == -1 ? (mover + 1) % PLAYERS : turn;
+    if (following < 0 || following >= PLAYERS) { gdl_err = 1; following = 0; }
+    s[0] = following;
+    game_settle(s);
+}
+
 static void game_apply(const V *s, int action, V *out) {
     memcpy(out, s, sizeof(V) * CELLS);
-    V turn = -1;
-    rule_effect(out, action, &turn);
-    V following = turn == -1 ? (s[0] + 1) % PLAYERS : turn;
-    if (following < 0 || following >= PLAYERS) { gdl_err = 1; following = 0; }
-    out[0] = following;
-    game_settle(out);
+    game_advance(out, action);
 }
 
 /* A leaf's value for player 0; the vector must keep the declared sum (as gdl.solvers' Frontier checks). */
@@ -183,21 +189,19 @@ static int pick(uint64_t *rng, int n) {
 int gdl_playouts(const V *root, long long count, uint64_t seed, long long max_plies, V *sums,
                  long long *stats) {
     gdl_err = 0;
-    V a[CELLS], b[CELLS], u[PLAYERS];
+    V s[CELLS], u[PLAYERS];
     int actions[ACTIONS];
     uint64_t rng = seed;
     long long plies = 0;
     for (int p = 0; p < PLAYERS; p++) sums[p] = 0;
     for (long long k = 0; k < count && !gdl_err; k++) {
-        V *s = a, *t = b;
         memcpy(s, root, sizeof(V) * CELLS);
         long long length = 0;
         while (!gdl_err && !game_terminal(s)) {
             if (length++ >= max_plies) { gdl_err = 1; break; }
             int n = game_legal(s, actions);
             if (gdl_err) break;
-            game_apply(s, actions[pick(&rng, n)], t);
-            V *swap = s; s = t; t = swap;
+            game_advance(s, actions[pick(&rng, n)]);      /* a playout needs no copy */
             plies++;
             POLL_STOP(plies);
         }
@@ -242,21 +246,87 @@ static inline int64_t py_int_hash(V v) {
     return r == -1 ? -2 : r;
 }
 
-static int64_t py_tuple_hash(const V *s) {
-    uint64_t acc = 2870177450012600261ULL;
-    for (int i = 0; i < CELLS; i++) {
-        uint64_t lane = (uint64_t)py_int_hash(s[i]);
-        acc += lane * 14029467366897019727ULL;
-        acc = (acc << 31) | (acc >> 33);
-        acc *= 11400714785074694791ULL;
-    }
-    acc += (uint64_t)CELLS ^ (2870177450012600261ULL ^ 3527539ULL);
-    if (acc == (uint64_t)-1) return 1546275796;
-    return (int64_t)acc;
+/* Python's hash of the state tuple. A cell's lane is Python's hash of its int; HASH_CELLS (emit.py,
+   from the declared domains) says what that takes for the values a cell may hold: 2, the int
+   itself (small, never -1); 1, the same but -1 hashes as -2; 0, the general modular hash. Every
+   state the rules make keeps the domains (a store outside one stops the search), and the searches
+   that hash check their root (in_domains), so the search hashes with PY_LANE. Unrolled: the
+   lanes' products are independent, only the add-rotate-multiply is a chain. */
+#if HASH_CELLS == 2
+#define PY_LANE(v) ((uint64_t)(v))
+#elif HASH_CELLS == 1
+#define PY_LANE(v) ((uint64_t)((v) == -1 ? -2 : (v)))
+#else
+#define PY_LANE(v) ((uint64_t)py_int_hash(v))
+#endif
+#define PY_TUPLE_HASH(lane) {                                                     \
+    uint64_t acc = 2870177450012600261ULL;                                        \
+    _Pragma("GCC unroll 64")                                                      \
+    for (int i = 0; i < CELLS; i++) {                                             \
+        acc += lane(s[i]) * 14029467366897019727ULL;                              \
+        acc = (acc << 31) | (acc >> 33);                                          \
+        acc *= 11400714785074694791ULL;                                           \
+    }                                                                             \
+    acc += (uint64_t)CELLS ^ (2870177450012600261ULL ^ 3527539ULL);               \
+    return acc == (uint64_t)-1 ? 1546275796 : (int64_t)acc; }
+#define ANY_LANE(v) ((uint64_t)py_int_hash(v))
+
+static int64_t py_tuple_hash(const V *s) PY_TUPLE_HASH(PY_LANE)
+static int64_t py_tuple_hash_any(const V *s) PY_TUPLE_HASH(ANY_LANE)
+
+/* Whether every cell holds a value of its declared domain (CELL_RANGES: emit.py knows them). */
+static int in_domains(const V *s) {
+#if CELL_RANGES
+    for (int i = 0; i < CELLS; i++) if (s[i] < cell_low[i] || s[i] > cell_high[i]) return 0;
+#endif
+    (void)s;
+    return 1;
 }
 
-int64_t gdl_hash(const V *s) { return py_tuple_hash(s); }
+/* Python's hash of any state, through the search's own hash where that is the one it uses. */
+int64_t gdl_hash(const V *s) { return in_domains(s) ? py_tuple_hash(s) : py_tuple_hash_any(s); }
 
+static void pack(const V *s, K *k) {
+#pragma GCC unroll 64
+    for (int i = 0; i < CELLS; i++) k[i] = (K)s[i];
+}
+static int same(const K *k, const V *s) {
+    V differ = 0;               /* no early exit: one branch instead of one a cell */
+#pragma GCC unroll 64
+    for (int i = 0; i < CELLS; i++) differ |= (V)k[i] ^ s[i];
+    return differ == 0;
+}
+
+/* A table entry. Where the rules have a mixed-radix key that fits in 63 bits (TT_KEYED, emit.py:
+   the codec of gdl.backends.native.codec, one state one key) and the actions fit in 16 bits, an
+   entry is 32 bytes and names its state by the key plus one (0: empty), so a bucket of two is one
+   64-byte cache line: a probe touches one line, and the lines a search touches stay few enough to
+   stay in the cache (with a copy of the state, an entry was 64 bytes, a bucket two lines). Else
+   the entry keeps the state itself, a byte a cell where every cell fits in one (K). Either way
+   the buckets, the replacements and so the node counts are the Python tier's. */
+#if TT_KEYED && ACTIONS < 32768
+#define TT_TAGGED 1
+typedef struct {
+    uint64_t tag;               /* the state's key + 1; 0: empty */
+    V value;
+    long long work;
+    int depth;
+    short best;
+    signed char bound;
+} Entry;
+_Static_assert(sizeof(Entry) == 32, "two entries to a cache line");
+typedef uint64_t Tag;
+/* The state's key (sum of digit times the weight of its place, as codec.py's encode) plus one. */
+static inline Tag tt_tag(const V *s) {
+    uint64_t key = 0;
+#pragma GCC unroll 64
+    for (int i = 0; i < CELLS; i++) key += (uint64_t)s[i] * tt_weight[i];
+    return key - TT_KEY_BIAS + 1;
+}
+#define ENTRY_USED(e) ((e)->tag != 0)
+#define ENTRY_IS(e, s, t) ((e)->tag == (t))
+#else
+#define TT_TAGGED 0
 typedef struct {
     K state[CELLS];
     V value;
@@ -264,6 +334,11 @@ typedef struct {
     int depth, best;
     signed char bound, used;
 } Entry;
+typedef int Tag;
+#define tt_tag(s) 0
+#define ENTRY_USED(e) ((e)->used)
+#define ENTRY_IS(e, s, t) same((e)->state, (s))
+#endif
 
 typedef struct { K state[CELLS]; int action, used; } PvSlot;
 
@@ -288,12 +363,6 @@ typedef struct {
     int max_ply;
 } AB;
 
-static void pack(const V *s, K *k) { for (int i = 0; i < CELLS; i++) k[i] = (K)s[i]; }
-static int same(const K *k, const V *s) {
-    for (int i = 0; i < CELLS; i++) if ((V)k[i] != s[i]) return 0;
-    return 1;
-}
-
 static long long bucket_of(AB *x, int64_t key) {
     /* Python's key % buckets; for a power of two (the default) that is a mask, whatever the
        sign, and a mask costs a cycle where a division costs dozens */
@@ -302,23 +371,31 @@ static long long bucket_of(AB *x, int64_t key) {
     return i < 0 ? i + x->buckets : i;
 }
 
-static Entry *tt_find(AB *x, const V *s, int64_t key) {
+static Entry *tt_find(AB *x, const V *s, int64_t key, Tag tag) {
+    (void)s; (void)tag;         /* one of the two names the entry, as TT_TAGGED says */
     Entry *slot = x->table + 2 * bucket_of(x, key);
-    if (slot[0].used && same(slot[0].state, s)) return &slot[0];
-    if (slot[1].used && same(slot[1].state, s)) return &slot[1];
+    if (ENTRY_USED(&slot[0]) && ENTRY_IS(&slot[0], s, tag)) return &slot[0];
+    if (ENTRY_USED(&slot[1]) && ENTRY_IS(&slot[1], s, tag)) return &slot[1];
     return NULL;
 }
 
-static void tt_store(AB *x, const V *s, int64_t key, V value, int bound, int depth, int best, long long work) {
+static void tt_store(AB *x, const V *s, int64_t key, Tag tag, V value, int bound, int depth,
+                     int best, long long work) {
+    (void)s; (void)tag;
     Entry e;
+#if TT_TAGGED
+    e.tag = tag;
+#else
     pack(s, e.state);
-    e.value = value; e.bound = (signed char)bound; e.depth = depth; e.best = best; e.work = work; e.used = 1;
+    e.used = 1;
+#endif
+    e.value = value; e.bound = (signed char)bound; e.depth = depth; e.best = best; e.work = work;
     Entry *slot = x->table + 2 * bucket_of(x, key);
     Entry *first = &slot[0], *second = &slot[1];
-    if (!first->used) { *first = e; x->used++; return; }
-    if (same(first->state, s)) { if (depth >= first->depth) *first = e; return; }
-    if (!second->used) x->used++;
-    else if (!same(second->state, s)) x->replaced++;
+    if (!ENTRY_USED(first)) { *first = e; x->used++; return; }
+    if (ENTRY_IS(first, s, tag)) { if (depth >= first->depth) *first = e; return; }
+    if (!ENTRY_USED(second)) x->used++;
+    else if (!ENTRY_IS(second, s, tag)) x->replaced++;
     if (work >= first->work) { *second = *first; *first = e; }
     else *second = e;
 }
@@ -448,8 +525,10 @@ static int order_actions(AB *x, int ply, const V *s, int *actions, int n, int mo
     return 1;
 }
 
-static V ab_search(AB *x, int ply, int depth, V alpha, V beta, int sign, const int64_t *known_key) {
-    V *s = x->states + (size_t)ply * CELLS;
+/* The node `s` at `ply`: a state in the ply's own slot of x->states or a child ordering built in
+   x->children[ply - 1], searched where it lies (neither is written while it is searched). */
+static V ab_search(AB *x, int ply, const V *s, int depth, V alpha, V beta, int sign,
+                   const int64_t *known_key) {
     x->nodes++;
     POLL_STOP(x->nodes);
     int p = game_current(s);
@@ -468,7 +547,8 @@ static V ab_search(AB *x, int ply, int depth, V alpha, V beta, int sign, const i
     int table_move = NO_ACTION;
     int64_t key = known_key ? *known_key : py_tuple_hash(s);
     if (x->use_table) x->probes++;
-    Entry *entry = x->use_table ? tt_find(x, s, key) : NULL;
+    Tag tag = x->use_table ? tt_tag(s) : 0;
+    Entry *entry = x->use_table ? tt_find(x, s, key, tag) : NULL;
     if (entry) {
         int answers = entry->depth >= depth && (entry->bound == BOUND_EXACT
             || (entry->bound == BOUND_LOWER && entry->value >= beta)
@@ -489,30 +569,28 @@ static V ab_search(AB *x, int ply, int depth, V alpha, V beta, int sign, const i
     int built = order_actions(x, ply, s, actions, n, m, table_move);
     if (gdl_err) return 0;
     int *order = x->order + (size_t)ply * ACTIONS;
-    V *child = x->states + (size_t)(ply + 1) * CELLS;
+    V *slot = x->states + (size_t)(ply + 1) * CELLS;
     int scout = 0;
     for (int k = 0; k < n; k++) {
         int i = order[k];
-        if (built) memcpy(child, x->children[ply] + (size_t)i * CELLS, sizeof(V) * CELLS);
-        else { game_apply(s, actions[i], child); if (gdl_err) return 0; }
+        const V *child = built ? x->children[ply] + (size_t)i * CELLS : slot;
+        if (!built) { game_apply(s, actions[i], slot); if (gdl_err) return 0; }
         const int64_t *hint = built ? x->keys + (size_t)ply * ACTIONS + i : NULL;
         V v;
         if (scout) {
             V nb = alpha + 1;
             if (nb < beta) {
-                v = ab_search(x, ply + 1, depth - 1, alpha, nb, m, hint);
+                v = ab_search(x, ply + 1, child, depth - 1, alpha, nb, m, hint);
                 if (gdl_err) return 0;
                 if (nb <= v && v < beta) {
                     x->researches++;
-                    if (built) memcpy(child, x->children[ply] + (size_t)i * CELLS, sizeof(V) * CELLS);
-                    else game_apply(s, actions[i], child);
-                    v = ab_search(x, ply + 1, depth - 1, alpha, beta, m, hint);
+                    v = ab_search(x, ply + 1, child, depth - 1, alpha, beta, m, hint);
                 }
             } else {
-                v = ab_search(x, ply + 1, depth - 1, alpha, beta, m, hint);
+                v = ab_search(x, ply + 1, child, depth - 1, alpha, beta, m, hint);
             }
         } else {
-            v = ab_search(x, ply + 1, depth - 1, alpha, beta, m, hint);
+            v = ab_search(x, ply + 1, child, depth - 1, alpha, beta, m, hint);
             scout = x->pvs;
         }
         if (gdl_err) return 0;
@@ -527,8 +605,8 @@ static V ab_search(AB *x, int ply, int depth, V alpha, V beta, int sign, const i
     }
     int bound = best >= beta ? BOUND_LOWER : best <= alpha0 ? BOUND_UPPER : BOUND_EXACT;
     if (x->use_table)
-        tt_store(x, s, key, best, bound, x->inexact == inexact0 ? FULL_DEPTH : depth, best_move,
-                 x->nodes - nodes0);
+        tt_store(x, s, key, tag, best, bound, x->inexact == inexact0 ? FULL_DEPTH : depth,
+                 best_move, x->nodes - nodes0);
     if (alpha0 < best && best < beta && best_move != NO_ACTION) pv_put(x, s, key, best_move);
     return flip ? -best : best;
 }
@@ -544,19 +622,19 @@ static V ab_root_set(AB *x, const V *root, int search_depth, int m, int *actions
     *n_out = n;
     int built = gdl_err ? 0 : order_actions(x, 0, root, actions, n, m, NO_ACTION);
     int *order = x->order;
-    V *child = x->states + CELLS;
+    V *slot = x->states + CELLS;
     V best = NEG_INF;
     int have_ties = 0, first_tie = NO_ACTION;
     for (int i = 0; i < n; i++) best_flags[i] = 0;
     for (int k = 0; k < n && !gdl_err; k++) {
         int i = order[k];
-        if (built) memcpy(child, x->children[0] + (size_t)i * CELLS, sizeof(V) * CELLS);
-        else game_apply(root, actions[i], child);
+        const V *child = built ? x->children[0] + (size_t)i * CELLS : slot;
+        if (!built) game_apply(root, actions[i], slot);
         if (gdl_err) break;
         const int64_t *hint = built ? x->keys + i : NULL;
         V v;
         if (!have_ties) {
-            v = ab_search(x, 1, search_depth - 1, NEG_INF, POS_INF, m, hint);
+            v = ab_search(x, 1, child, search_depth - 1, NEG_INF, POS_INF, m, hint);
             if (v > best) best = v;
             have_ties = 1;
             best_flags[i] = 1;
@@ -564,14 +642,12 @@ static V ab_root_set(AB *x, const V *root, int search_depth, int m, int *actions
             continue;
         }
         V lo = best - 1, hi = best + 1;
-        v = ab_search(x, 1, search_depth - 1, lo, hi, m, hint);
+        v = ab_search(x, 1, child, search_depth - 1, lo, hi, m, hint);
         if (gdl_err) break;
         if (v <= lo) continue;
         if (v >= hi) {
             x->researches++;
-            if (built) memcpy(child, x->children[0] + (size_t)i * CELLS, sizeof(V) * CELLS);
-            else game_apply(root, actions[i], child);
-            v = ab_search(x, 1, search_depth - 1, best, POS_INF, m, hint);
+            v = ab_search(x, 1, child, search_depth - 1, best, POS_INF, m, hint);
             if (gdl_err) break;
         }
         if (v == best) best_flags[i] = 1;
@@ -591,12 +667,12 @@ static V ab_root_set(AB *x, const V *root, int search_depth, int m, int *actions
    the table's exact entry's, else an error (the Python tier then takes its own fallback). */
 static V ab_root_value(AB *x, const V *root, int search_depth, int m, int *actions,
                        int *best_flags, int *n_out) {
-    V best = ab_search(x, 0, search_depth, NEG_INF, POS_INF, m, NULL);
+    V best = ab_search(x, 0, x->states, search_depth, NEG_INF, POS_INF, m, NULL);
     *n_out = 0;
     if (gdl_err) return best;
     int action = pv_get(x, root);
     if (action == NO_ACTION && x->use_table) {
-        Entry *e = tt_find(x, root, py_tuple_hash(root));
+        Entry *e = tt_find(x, root, py_tuple_hash(root), tt_tag(root));
         if (e && e->bound == BOUND_EXACT) action = e->best;
     }
     if (action == NO_ACTION) { gdl_err = 1; return best; }
@@ -636,7 +712,10 @@ int gdl_alphabeta(const V *root, int depth, long long tt_size, int evaluation_pl
     x.pv_capacity = 1024;
     x.pv = calloc((size_t)x.pv_capacity, sizeof(PvSlot));
     int failed = 1;
-    if (x.states && x.actions && x.order && x.scores && x.keys && x.children
+    /* The table's hash and keys rely on the declared domains, which every state the rules make
+       keeps: a root outside them is the Python tier's. */
+    if (!in_domains(root)) gdl_err = 1;
+    if (!gdl_err && x.states && x.actions && x.order && x.scores && x.keys && x.children
         && (x.table || !x.use_table) && x.pv && x.rank_of) {
         failed = 0;
         int search_depth = depth < 0 ? FULL_DEPTH : depth;
@@ -669,7 +748,7 @@ int gdl_alphabeta(const V *root, int depth, long long tt_size, int evaluation_pl
                 if (repeated) break;
                 int a = pv_get(&x, s);
                 if (a == NO_ACTION && x.use_table) {
-                    Entry *e = tt_find(&x, s, py_tuple_hash(s));
+                    Entry *e = tt_find(&x, s, py_tuple_hash(s), tt_tag(s));
                     if (e && e->bound == BOUND_EXACT) a = e->best;
                 }
                 if (a == NO_ACTION) break;
