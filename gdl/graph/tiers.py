@@ -1315,6 +1315,8 @@ class TieredSolution:
     # per pass, CPU seconds: the coordinator's own (its threads too) and its tasks' (where they
     # ran); the serial share of a run with workers is coordinator / (coordinator + tasks)
     cpu: dict = field(default_factory=dict)
+    # the solve on ranked tables (gdl.graph.rank_solve), where it ran instead of the tier files
+    ranked: Any = None
 
     @property
     def positions(self) -> int:
@@ -1322,6 +1324,8 @@ class TieredSolution:
 
     def lookup(self, state) -> tuple[tuple | None, int] | None:
         """The value vector and remoteness of a state, or None if it is not reachable."""
+        if self.ranked is not None:
+            return self.ranked.lookup(state)
         tier = int(tier_function(self.run.game, self.run.tier)(state))
         if not self.run.path(tier, "keys.npy").exists():
             return None
@@ -1358,6 +1362,12 @@ def tiered_solve(game, directory: str | Path, *, binding: dict | None = None,
     run = TierRun(game=game, directory=Path(directory), binding=binding or {}, source=source,
                   executor=executor or SerialExecutor(), progress=progress)
     private_directory(run.directory)
+    if native and not resume and stop_after is None and run.executor.workers <= 1:
+        from gdl.graph.rank_solve import ranked_tiers
+
+        ranked = ranked_tiers(run, infer_tier)      # None: the ranked tables do not apply
+        if ranked is not None:
+            return ranked
     seconds: dict = {}
     cpu: dict = {}
     clock = CpuClock(run.executor)
@@ -1618,6 +1628,10 @@ def merge_database(solution: TieredSolution, path: str | Path, binding: dict,
     rank, as ``save`` numbers it. The key section comes from ``solution.key_section`` when the
     solve prepared it."""
     run = solution.run
+    if solution.ranked is not None:        # ranked tables: a database of format 2
+        from gdl.graph.database import save
+
+        return save(solution.ranked, path, binding, source)
     parts = [TierResult.load(run, t, mapped=True) for t, _ in solution.tiers]
     plan = _KeyPlan(run, solution.tiers)
     prepared = solution.key_section
