@@ -236,7 +236,8 @@ def build_tables(layout: Layout) -> Tables:
     shifted = []
     for component in components:
         w = np.array([[weight.of(component.cells, config) for weight in layout.weights]
-                      for config in component.configs], dtype=np.int64).reshape(-1, ndims)
+                      for config in component.configs],
+                     dtype=np.int64).reshape(len(component.configs), ndims)
         if ndims:
             w = w - w.min(axis=0)
         shifted.append(w)

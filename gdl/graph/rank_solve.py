@@ -36,7 +36,7 @@ from gdl.graph import rank
 from gdl.solvers.common import constant_sum_total
 
 # Layouts tried: the first guess, then each refinement.
-MAX_ATTEMPTS = 8
+MAX_ATTEMPTS = 32
 # The share of the available memory the tables may take.
 MEMORY_SHARE = 0.5
 FALLBACK_BUDGET = 4 << 30

@@ -749,19 +749,19 @@ def graph_layout(game: ir.Game) -> list[str]:
     if isinstance(codec, str):
         return ["#define GRAPH_CODEC 0", "static const V codec_low[CELLS] = {0};",
                 "static const uint64_t codec_size[CELLS] = {1};",
-                "static const int touch_start[ACTIONS + 1] = {0};",
-                "static const int touch_cells[1] = {0};",
+                "static const int effect_start[ACTIONS + 1] = {0};",
+                "static const int effect_cells[1] = {0};",
                 "static const uint64_t codec_mask[CELLS] = {0};",
                 "static const int codec_var[CELLS] = {0};"]
     masks, owners = rank_domains(game, codec)
-    touched = touched_cells(game)
+    written = written_cells(game)
     starts = [0]
-    for cells in touched:
+    for cells in written:
         starts.append(starts[-1] + len(cells))
-    flat = [cell for cells in touched for cell in cells] or [0]
+    flat = [cell for cells in written for cell in cells] or [0]
     return ["#define GRAPH_CODEC 1",
-            "static const int touch_start[ACTIONS + 1] = {" + ", ".join(map(str, starts)) + "};",
-            f"static const int touch_cells[{len(flat)}] = {{" + ", ".join(map(str, flat)) + "};",
+            "static const int effect_start[ACTIONS + 1] = {" + ", ".join(map(str, starts)) + "};",
+            f"static const int effect_cells[{len(flat)}] = {{" + ", ".join(map(str, flat)) + "};",
             "static const V codec_low[CELLS] = {" + ", ".join(c_int(v) for v in codec.low) + "};",
             "static const uint64_t codec_size[CELLS] = {"
             + ", ".join(c_int(v) for v in codec.size) + "};",
@@ -787,7 +787,7 @@ def rank_domains(game: ir.Game, codec) -> tuple[list[int], list[int]]:
     return masks, owners
 
 
-def touched_cells(game: ir.Game) -> list[list[int]]:
+def written_cells(game: ir.Game) -> list[list[int]]:
     """Per ground action, the cells its effect may write (the mover's, cell 0, always: the
     turn passes), for the ranked tables (rank.c): a child differs from its parent only there.
     An index the action's parameters fix names one cell; any other index, every cell along
@@ -796,12 +796,12 @@ def touched_cells(game: ir.Game) -> list[list[int]]:
     for ground in game.ground_actions:
         env = {name: int(value) for (name, _, _), value in zip(ground.action.params, ground.args)}
         cells = {0}
-        _touch(ground.action.effect, env, cells)
+        _written(ground.action.effect, env, cells)
         out.append(sorted(cells))
     return out
 
 
-def _touch(statements, env: dict, cells: set) -> None:
+def _written(statements, env: dict, cells: set) -> None:
     for st in statements:
         if isinstance(st, ir.Assign):
             choices = []
@@ -813,14 +813,14 @@ def _touch(statements, env: dict, cells: set) -> None:
             for combination in product(*choices):
                 cells.add(st.var.slot + sum(i * k for i, k in zip(combination, strides)))
         elif isinstance(st, ir.If):
-            _touch(st.then, env, cells)
-            _touch(st.otherwise, env, cells)
+            _written(st.then, env, cells)
+            _written(st.otherwise, env, cells)
         elif isinstance(st, ir.LetStmt):
-            _touch(st.body, {**env, st.name: _constant(st.value, env)}, cells)
+            _written(st.body, {**env, st.name: _constant(st.value, env)}, cells)
         elif isinstance(st, (ir.For, ir.Repeat, ir.Random)):
             names = [name for name, _ in st.binders] if isinstance(st, ir.For) else \
                 [st.name] if isinstance(st, ir.Random) else []
-            _touch(st.body, {**env, **{name: None for name in names}}, cells)
+            _written(st.body, {**env, **{name: None for name in names}}, cells)
 
 
 def _constant(e, env: dict) -> int | None:

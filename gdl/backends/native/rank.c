@@ -298,13 +298,13 @@ void *gdl_rank_new(const long long *header, const void *const *tables) {
     for (int c = 0; c < x->ncomp; c++)
         for (int e = x->comp_cell_start[c]; e < x->comp_cell_start[c + 1]; e++)
             x->cell_comp[x->comp_cells[e]] = c;
-    x->act_comps = malloc(((size_t)touch_start[ACTIONS] + 1) * sizeof(int));
+    x->act_comps = malloc(((size_t)effect_start[ACTIONS] + 1) * sizeof(int));
     if (!x->act_comps) { free(x->conf_flat); free(x); return NULL; }
     int used = 0;
     for (int a = 0; a < ACTIONS; a++) {
         x->act_start[a] = used;
-        for (int e = touch_start[a]; e < touch_start[a + 1]; e++) {
-            int comp = x->cell_comp[touch_cells[e]];
+        for (int e = effect_start[a]; e < effect_start[a + 1]; e++) {
+            int comp = x->cell_comp[effect_cells[e]];
             if (comp < 0) continue;
             int seen = 0;
             for (int j = x->act_start[a]; j < used; j++) if (x->act_comps[j] == comp) seen = 1;
@@ -463,7 +463,7 @@ int gdl_rank_scores(const RankCtx *x, long long *out, int cap) {
    reached slot usually differs in the last components only: only they are unranked again. A
    child differs from its parent in a few cells: only the components holding them get a new
    configuration index (those holding a cell the action's effect may write: the emitter's
-   touch_cells, an over-approximation found from the rules), and the rank is the sum along the
+   effect_cells, an over-approximation found from the rules), and the rank is the sum along the
    components as in rank_in. */
 typedef struct {
     long long rank;
