@@ -1,0 +1,201 @@
+"""How a whole `gdl solve --strong` grows with the game, against hand-written C (issue 29, item 5).
+
+    python benchmarks/growth.py                        # the default rows (README's growth table)
+    python benchmarks/growth.py --only c4-5x4 c4-6x4   # some rows
+    python benchmarks/growth.py --list                 # the rows there are
+
+Each row runs the command line as a user does, `gdl solve FILE --set ... --strong --json`, in a
+child process, after one untimed load of the same rules (so the C compile of the rules, which the
+per-user cache keeps, is not in the figures). The child's CPU seconds (user + system) and peak
+resident memory come from the kernel's accounting of that process (wait4, through the small
+launcher benchmarks/reference/measure.c, whose docstring says why not from Python's own fork,
+which would add this script's memory to a child's peak), so they cover the
+interpreter, the libraries, the layout and every pass: *positions/s* is positions per CPU second
+of the whole process, *bytes/position* its peak RSS over the positions.
+
+Beside each Connect Four row, in the same run, the hand-written C strong solver in
+benchmarks/reference/c4_strong.c (gcc -O2; a 2-bit value table over a ranking of the board,
+values only) is measured the same way. There is no hand-written strong solver of Pig (the
+references in /work/shared/bench/ref are searches to a depth), so its rows have none.
+
+The counts are checked (the script stops otherwise): Connect Four 4x4, 5x4 and 6x4 have
+161,029 / 3,945,711 / 94,910,577 positions (FACTS: Tromp), and gdl's value of the start must
+be the C solver's. The fitted growth is the slope of log(CPU s) and of log(peak bytes) against
+log(positions) over a family's rows: 1 is linear.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from fractions import Fraction
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+GDL = [sys.executable, "-m", "gdl"]
+MEASURE = Path("measure")           # the measuring program, built by main()
+
+# name: (family, rule file, --set values, positions (literature) or None, C solver arguments)
+ROWS = {
+    "c4-4x4": ("Connect Four", "connect4.game", {"columns": 4, "rows": 4}, 161_029, (4, 4)),
+    "c4-5x4": ("Connect Four", "connect4.game", {"columns": 5, "rows": 4}, 3_945_711, (5, 4)),
+    "c4-6x4": ("Connect Four", "connect4.game", {"columns": 6, "rows": 4}, 94_910_577, (6, 4)),
+    "c4-5x5": ("Connect Four", "connect4.game", {"columns": 5, "rows": 5}, 69_763_700, (5, 5)),
+    "pig-20": ("Pig", "cyclic/pig100.game", {"goal": 20}, None, None),
+    "pig-50": ("Pig", "cyclic/pig100.game", {"goal": 50}, None, None),
+    "pig-100": ("Pig", "cyclic/pig100.game", {"goal": 100}, None, None),
+}
+DEFAULT = ("c4-4x4", "c4-5x4", "pig-20", "pig-50", "c4-6x4")
+
+
+def raise_if(code: int, command: list[str], err: bytes) -> None:
+    if code:
+        raise SystemExit(f"{' '.join(command)} exited {code}:\n{err.decode()[-2000:]}")
+
+
+def run(command: list[str]) -> tuple[str, float, int, float]:
+    """Run ``command`` in a child process of the measuring program (benchmarks/reference/
+    measure.c: fork, exec, wait4); its stdout, CPU seconds (its own and its waited-for
+    children's, user + system), peak RSS in bytes, and wall seconds."""
+    started = time.perf_counter()
+    done = subprocess.run([str(MEASURE), *command], capture_output=True, cwd=ROOT)
+    wall = time.perf_counter() - started
+    raise_if(done.returncode, command, done.stderr)
+    line = [x for x in done.stderr.decode().splitlines() if x.startswith("MEASURE ")][-1]
+    user, system, peak_kb, _ = line.split()[1:]
+    return done.stdout.decode(), float(user) + float(system), int(peak_kb) * 1024, wall
+
+
+def gdl_row(name: str) -> dict:
+    family, path, params, expected, _ = ROWS[name]
+    sets = [arg for key, value in params.items() for arg in ("--set", f"{key}={value}")]
+    rules = str(ROOT / "games" / path)
+    # untimed: load the rules once, so their C is compiled and cached before the timed run
+    subprocess.run([sys.executable, "-c",
+                    "import sys, json; from pathlib import Path; from gdl.backends.load import load; "
+                    "load(Path(sys.argv[1]), json.loads(sys.argv[2]), 'native')",
+                    rules, json.dumps(params)], check=True, cwd=ROOT)
+    text, cpu, peak, wall = run([*GDL, "solve", rules, *sets, "--strong", "--json"])
+    document = json.loads(text)
+    positions = document.get("positions") or document["census"]["positions"]
+    if expected is not None and positions != expected:
+        raise SystemExit(f"{name}: {positions:,} positions, the literature says {expected:,}")
+    first = next(iter(document["values"].values())) if document.get("values") else None
+    method = document["algorithm"]
+    if document.get("keys") == "ranked":
+        method += ", ranked tables"
+    elif "tiers" in document:
+        method += f", {document['tiers']} tiers on {document.get('keys')} keys"
+    else:
+        method += f", position graph ({document.get('enumeration')} walk)"
+    return {"name": name, "family": family, "positions": positions, "value": first,
+            "method": method, "cpu": cpu, "peak": peak, "wall": wall}
+
+
+def c_row(name: str, binary: Path) -> dict | None:
+    arguments = ROWS[name][4]
+    if arguments is None:
+        return None
+    text, cpu, peak, wall = run([str(binary), *map(str, arguments)])
+    document = json.loads(text)
+    return {"positions": document["positions"], "value": document["value"], "cpu": cpu,
+            "peak": peak, "wall": wall}
+
+
+def build(directory: Path, name: str) -> Path:
+    """benchmarks/reference/NAME.c built with gcc -O2 into ``directory``."""
+    binary = directory / name
+    subprocess.run(["gcc", "-O2", "-o", str(binary), str(HERE / "reference" / f"{name}.c")],
+                   check=True)
+    return binary
+
+
+def slope(points: list[tuple[float, float]]) -> float | None:
+    """Least-squares slope of log y against log x."""
+    if len(points) < 2:
+        return None
+    xs = [math.log(x) for x, _ in points]
+    ys = [math.log(y) for _, y in points]
+    mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
+    sxx = sum((x - mx) ** 2 for x in xs)
+    return sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sxx if sxx else None
+
+
+def fmt_rate(positions: int, cpu: float) -> str:
+    return f"{positions / cpu / 1e6:.2f} M" if cpu > 0 else "—"
+
+
+def table(rows: list[tuple[dict, dict | None]]) -> str:
+    lines = ["| game | positions | gdl: how | gdl CPU s | gdl positions/s | gdl peak B/position "
+             "| C CPU s | C positions/s | C peak B/position | CPU ratio | memory ratio |",
+             "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for g, c in rows:
+        n = g["positions"]
+        cells = [g["name"], f"{n:,}", g["method"], f"{g['cpu']:.2f}", fmt_rate(n, g["cpu"]),
+                 f"{g['peak'] / n:.1f}"]
+        if c is None:
+            cells += ["—"] * 5
+        else:
+            cells += [f"{c['cpu']:.2f}", fmt_rate(n, c["cpu"]), f"{c['peak'] / n:.2f}",
+                      f"{g['cpu'] / c['cpu']:.1f}×" if c["cpu"] > 0 else "—",
+                      f"{g['peak'] / c['peak']:.1f}×"]
+        lines.append("| " + " | ".join(cells) + " |")
+    fits = []
+    for family in dict.fromkeys(g["family"] for g, _ in rows):
+        mine = [(g, c) for g, c in rows if g["family"] == family]
+        cpu = slope([(g["positions"], g["cpu"]) for g, _ in mine])
+        peak = slope([(g["positions"], g["peak"]) for g, _ in mine])
+        if cpu is not None:
+            text = f"- {family} ({len(mine)} rows): gdl CPU ∝ positions^{cpu:.2f}, " \
+                   f"peak RSS ∝ positions^{peak:.2f}"
+            theirs = [(g["positions"], c["cpu"]) for g, c in mine if c and c["cpu"] > 0]
+            if len(theirs) >= 2:
+                text += f"; C CPU ∝ positions^{slope(theirs):.2f}"
+            fits.append(text)
+    return "\n".join(lines + ([""] + fits if fits else []))
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", nargs="+", choices=sorted(ROWS), help="these rows")
+    parser.add_argument("--list", action="store_true", help="list the rows and stop")
+    args = parser.parse_args()
+    if args.list:
+        for name, (family, path, params, _, _) in ROWS.items():
+            print(f"{name:8} {family}: games/{path} {params}")
+        return 0
+    names = args.only or DEFAULT
+    rows = []
+    with tempfile.TemporaryDirectory() as directory:
+        global MEASURE
+        MEASURE = build(Path(directory), "measure")
+        binary = build(Path(directory), "c4_strong")
+        for name in names:
+            g = gdl_row(name)
+            c = c_row(name, binary)
+            if c is not None:
+                if c["positions"] != g["positions"]:
+                    raise SystemExit(f"{name}: gdl {g['positions']:,} positions, C "
+                                     f"{c['positions']:,}")
+                if g["value"] is not None and Fraction(g["value"]) != c["value"]:
+                    raise SystemExit(f"{name}: gdl's value {g['value']}, C's {c['value']}")
+            rows.append((g, c))
+            print(json.dumps({"gdl": g, "c": c}), file=sys.stderr, flush=True)
+    print(f"Python {platform.python_version()}, {os.cpu_count()} CPUs, load average "
+          f"{os.getloadavg()[0]:.1f} at the end, `python benchmarks/growth.py"
+          + (f" --only {' '.join(names)}`" if args.only else "`"))
+    print()
+    print(table(rows))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
