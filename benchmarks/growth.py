@@ -99,7 +99,7 @@ def gdl_row(name: str) -> dict:
         if abs(chance - FIRST_WINS[name]) > 1e-4:
             raise SystemExit(f"{name}: P(first player wins) {chance}, the literature says "
                              f"{FIRST_WINS[name]}")
-    method = document["algorithm"]
+    method = document["algorithm"] + ("" if document.get("exact", True) else " (not exact)")
     if document.get("keys") == "ranked":
         method += ", ranked tables"
     elif "tiers" in document:
