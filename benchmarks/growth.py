@@ -13,9 +13,13 @@ which would add this script's memory to a child's peak), so they cover the
 interpreter, the libraries, the layout and every pass: *positions/s* is positions per CPU second
 of the whole process, *bytes/position* its peak RSS over the positions.
 
-Beside each Connect Four row, in the same run, the hand-written C strong solver in
-benchmarks/reference/c4_strong.c (gcc -O2; a 2-bit value table over a ranking of the board,
-values only) is measured the same way. There is no hand-written strong solver of Pig (the
+Beside each Connect Four row, in the same run, two hand-written C strong solvers (gcc -O2, as
+gdl's own C; values only, no remoteness) are measured the same way:
+benchmarks/reference/c4_tiers.c, a tier of t discs at a time over a dense rank of the board
+(column heights, then which discs are the first player's: a bit a slot reached, 2 bits a slot
+of value), the yardstick of the ratios; and benchmarks/reference/c4_strong.c, a depth-first
+search over one 2-bit table indexed by the whole board's mixed-radix rank (its reads miss the
+cache once the table outgrows it). There is no hand-written strong solver of Pig (the
 references in /work/shared/bench/ref are searches to a depth), so its rows have none.
 
 The counts are checked (the script stops otherwise): Connect Four 4x4, 5x4, 6x4 and 5x5 have
@@ -57,6 +61,10 @@ ROWS = {
 }
 DEFAULT = ("c4-4x4", "c4-5x4", "c4-6x4", "c4-5x5", "pig-20", "pig-50", "pig-100")
 FIT_FROM = 1_000_000
+# The hand-written C solvers of Connect Four (benchmarks/reference/NAME.c), the first the
+# yardstick of the ratios: a tier at a time over dense ranks; a depth-first search over one
+# table of the whole board's rank.
+REFERENCES = {"c4_tiers": "C tiers", "c4_strong": "C DFS"}
 # P(first player wins) from the literature (Neller and Presser 2004: 0.5306), within 1e-4
 FIRST_WINS = {"pig-100": 0.5306}
 
@@ -143,41 +151,50 @@ def fmt_rate(positions: int, cpu: float) -> str:
     return f"{positions / cpu / 1e6:.2f} M" if cpu > 0 else "—"
 
 
-def table(rows: list[tuple[dict, dict | None]]) -> str:
-    lines = ["| game | positions | gdl: how | gdl CPU s | gdl positions/s | gdl peak B/position "
-             "| C CPU s | C positions/s | C peak B/position | CPU ratio | memory ratio |",
-             "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
-    for g, c in rows:
+def table(rows: list[tuple[dict, dict]]) -> str:
+    """The growth table: per row, gdl, then each C solver (columns "—" where it has none), and
+    gdl's ratios to the first C solver; then the fitted growth per family."""
+    header = "| game | positions | gdl: how | gdl CPU s | gdl positions/s | gdl peak B/position "
+    for label in REFERENCES.values():
+        header += f"| {label} CPU s | {label} positions/s | {label} peak B/position "
+    first = next(iter(REFERENCES.values()))
+    header += f"| CPU gdl / {first} | memory gdl / {first} |"
+    lines = [header, "|---|---:|---|" + "---:|" * (3 + 3 * len(REFERENCES) + 2)]
+    for g, refs in rows:
         n = g["positions"]
         cells = [g["name"], f"{n:,}", g["method"], f"{g['cpu']:.2f}", fmt_rate(n, g["cpu"]),
                  f"{g['peak'] / n:.1f}"]
-        if c is None:
-            cells += ["—"] * 5
-        else:
-            cells += [f"{c['cpu']:.2f}", fmt_rate(n, c["cpu"]), f"{c['peak'] / n:.2f}",
-                      f"{g['cpu'] / c['cpu']:.1f}×" if c["cpu"] > 0 else "—",
-                      f"{g['peak'] / c['peak']:.1f}×"]
+        for name in REFERENCES:
+            c = refs.get(name)
+            cells += ["—"] * 3 if c is None else [f"{c['cpu']:.2f}", fmt_rate(n, c["cpu"]),
+                                                   f"{c['peak'] / n:.2f}"]
+        c = refs.get(next(iter(REFERENCES)))
+        cells += ["—"] * 2 if c is None or c["cpu"] <= 0 else [
+            f"{g['cpu'] / c['cpu']:.1f}×", f"{g['peak'] / c['peak']:.1f}×"]
         lines.append("| " + " | ".join(cells) + " |")
     fits = []
     for family in dict.fromkeys(g["family"] for g, _ in rows):
-        mine = [(g, c) for g, c in rows if g["family"] == family]
+        mine = [(g, refs) for g, refs in rows if g["family"] == family]
         # small rows measure the interpreter's fixed cost (about 0.2 s, 45 MB): fit the rows
         # past FIT_FROM positions where there are two
-        large = [(g, c) for g, c in mine if g["positions"] >= FIT_FROM]
+        large = [(g, refs) for g, refs in mine if g["positions"] >= FIT_FROM]
         fitted = large if len(large) >= 2 else mine
-        cpu = slope([(g["positions"], g["cpu"]) for g, _ in fitted])
-        peak = slope([(g["positions"], g["peak"]) for g, _ in fitted])
-        if cpu is None or peak is None:
+        if len(fitted) < 2:
             continue
-        text = (f"- {family}, fitted over {', '.join(g['name'] for g, _ in fitted)}: "
-                f"gdl CPU ∝ positions^{cpu:.2f}, peak RSS ∝ positions^{peak:.2f}")
-        theirs = [(g["positions"], c["cpu"]) for g, c in fitted if c and c["cpu"] > 0]
-        their_peak = [(g["positions"], c["peak"]) for g, c in fitted if c and c["cpu"] > 0]
-        if len(theirs) >= 2:
-            text += (f"; C CPU ∝ positions^{slope(theirs):.2f}, "
-                     f"peak RSS ∝ positions^{slope(their_peak):.2f}")
-        fits.append(text)
+        parts = [fit("gdl", [(g["positions"], g) for g, _ in fitted])]
+        for name, label in REFERENCES.items():
+            theirs = [(g["positions"], refs[name]) for g, refs in fitted if name in refs]
+            if len(theirs) >= 2:
+                parts.append(fit(label, theirs))
+        fits.append(f"- {family}, fitted over {', '.join(g['name'] for g, _ in fitted)}: "
+                    + "; ".join(parts))
     return "\n".join(lines + ([""] + fits if fits else []))
+
+
+def fit(label: str, points: list[tuple[int, dict]]) -> str:
+    cpu = slope([(n, m["cpu"]) for n, m in points])
+    peak = slope([(n, m["peak"]) for n, m in points])
+    return f"{label} CPU ∝ positions^{cpu:.2f}, peak RSS ∝ positions^{peak:.2f}"
 
 
 def main() -> int:
@@ -194,18 +211,23 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as directory:
         global MEASURE
         MEASURE = build(Path(directory), "measure")
-        binary = build(Path(directory), "c4_strong")
+        binaries = {name: build(Path(directory), name) for name in REFERENCES}
         for name in names:
             g = gdl_row(name)
-            c = c_row(name, binary)
-            if c is not None:
+            refs = {}
+            for reference, binary in binaries.items():
+                c = c_row(name, binary)
+                if c is None:
+                    continue
                 if c["positions"] != g["positions"]:
-                    raise SystemExit(f"{name}: gdl {g['positions']:,} positions, C "
+                    raise SystemExit(f"{name}: gdl {g['positions']:,} positions, {reference} "
                                      f"{c['positions']:,}")
                 if g["value"] is not None and Fraction(g["value"]) != c["value"]:
-                    raise SystemExit(f"{name}: gdl's value {g['value']}, C's {c['value']}")
-            rows.append((g, c))
-            print(json.dumps({"gdl": g, "c": c}), file=sys.stderr, flush=True)
+                    raise SystemExit(f"{name}: gdl's value {g['value']}, {reference}'s "
+                                     f"{c['value']}")
+                refs[reference] = c
+            rows.append((g, refs))
+            print(json.dumps({"gdl": g, **refs}), file=sys.stderr, flush=True)
     print(f"Python {platform.python_version()}, {os.cpu_count()} CPUs, load average "
           f"{os.getloadavg()[0]:.1f} at the end, `python benchmarks/growth.py"
           + (f" --only {' '.join(names)}`" if args.only else "`"))
