@@ -210,3 +210,26 @@ def test_the_command_line_saves_and_reads_format_two(tmp_path, capsys, monkeypat
     assert two["exact"] is True and two["algorithm"] == "position database"
     assert {m["action"] for m in two["actions"]} == {"drop(0)", "drop(1)", "drop(2)", "drop(3)"}
     assert two == one
+
+
+def test_the_command_line_by_tiers_says_it_ran_on_ranked_tables(tmp_path, capsys, monkeypatch):
+    # past AUTO_TIERS positions a game that declares a tier is solved a tier at a time, and
+    # there the ranked tables take it: the line must say so, not "packed keys"
+    import gdl.cli.strong
+    import gdl.graph
+    from gdl.cli import main
+
+    monkeypatch.setattr(gdl.graph, "RANKED_MIN", 1000)
+    monkeypatch.setattr(gdl.cli.strong, "AUTO_TIERS", 1000)
+    rules = str(GAMES / "connect4.game")
+    database = tmp_path / "c4.db"
+    assert main(["solve", rules, "--set", "columns=4", "--set", "rows=4", "--strong",
+                 "--save", str(database)]) == 0
+    captured = capsys.readouterr()
+    assert "solving a tier at a time" in captured.err
+    assert "a tier at a time on 1 worker(s), through ranked tables" in captured.out
+    assert "161,029 positions" in captured.out
+    assert database.read_bytes().startswith(rank_database.MAGIC)
+    # a draw (FACTS: Tromp), and a drawn game ends on the full board: 16 plies away
+    game = load(GAMES / "connect4.game", {"columns": 4, "rows": 4}, "native")
+    assert tuple(open_database(database).lookup(game.initial_state())) == ((0, 0), 16)
