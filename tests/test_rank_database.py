@@ -232,4 +232,5 @@ def test_the_command_line_by_tiers_says_it_ran_on_ranked_tables(tmp_path, capsys
     assert database.read_bytes().startswith(rank_database.MAGIC)
     # a draw (FACTS: Tromp), and a drawn game ends on the full board: 16 plies away
     game = load(GAMES / "connect4.game", {"columns": 4, "rows": 4}, "native")
-    assert tuple(open_database(database).lookup(game.initial_state())) == ((0, 0), 16)
+    entry = open_database(database).lookup(game.initial_state())
+    assert (entry.values, entry.remoteness) == ((0, 0), 16)
