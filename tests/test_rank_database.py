@@ -196,6 +196,7 @@ def test_the_command_line_saves_and_reads_format_two(tmp_path, capsys, monkeypat
                  str(database)]) == 0
     out = capsys.readouterr().out
     assert "161,029 positions" in out and database.read_bytes().startswith(rank_database.MAGIC)
+    assert "over every reachable position, on ranked tables" in out
     assert main(["analyze", rules, *sets, "--db", str(database), "--json"]) == 0
     two = json.loads(capsys.readouterr().out)
     # the same analysis from a database of format 1 (the position graph's, RANKED_MIN back up)
