@@ -83,7 +83,9 @@ def print_strong(args, game, solution, elapsed: float, census: bool = True) -> i
         return 0
     print(f"{args.file}: {game.info.name}")
     label = solution.method + ("" if solution.exact else f" (not exact: {solution.note})")
-    print(f"  algorithm     {label} over every reachable position")
+    ranked = solution.graph.stats.get("enumeration") == "ranked"
+    print(f"  algorithm     {label} over every reachable position"
+          + (", on ranked tables (a code of 1-2 bytes a position)" if ranked else ""))
     if solution.exact and solution.note:     # e.g. which of several equilibria this is
         print(f"  note          {solution.note}")
     if values is None:

@@ -135,7 +135,10 @@ def cmd_tiered(args, game) -> int:
     else:
         print(f"{args.file}: {game.info.name}")
         label = solution.method + ("" if solution.exact else f" (not exact: {solution.note})")
-        keys = "native rules on packed keys" if solution.run.native is not None else "the protocol"
+        keys = ("ranked tables (native rules, a code of 1-2 bytes a position)"
+                if solution.ranked is not None
+                else "native rules on packed keys" if solution.run.native is not None
+                else "the protocol")
         print(f"  algorithm     {label}, a tier at a time on {workers}, through {keys}")
         if values is None:
             print(f"  value         {DRAW}")

@@ -12,6 +12,10 @@ which they can be solved (``gdl.graph.order``) and picks the method from what it
                                                     forced wins, or refused with the reason
                                                     (gdl.graph.multiplayer)
 
+A two-player constant-sum game without chance whose every move leaves its tier, with native
+rules and at least RANKED_MIN positions, is valued on ranked tables instead (gdl.graph.rank,
+gdl.graph.rank_solve): a code of a byte or two a slot, no key a position, the same answers.
+
 Like the tree solvers it sees only the protocol (``gdl.protocol``); the answers agree with them
 at every position (value vector and the set of optimal actions).
 """
@@ -34,12 +38,24 @@ RETROGRADE = "retrograde analysis"
 VALUE_ITERATION = "value iteration + exact policy check"
 
 
+# Positions from which the ranked tables (gdl.graph.rank_solve) value a game instead of its
+# position graph, where they apply: below, the graph is quicker to build and to read.
+RANKED_MIN = 300_000
+
+
 def strong_solve(game, *, max_states: int | None = None,
                  progress: Callable[[str, int, int], None] | None = None,
-                 graph: PositionGraph | None = None) -> GraphSolution:
+                 graph: PositionGraph | None = None, ranked: bool | None = None) -> GraphSolution:
     """Every reachable position of ``game``, valued. ``progress(stage, done, total)`` is called
-    now and then (stage "enumerating": positions expanded and found so far)."""
+    now and then (stage "enumerating": positions expanded and found so far). ``ranked``: value
+    it on ranked tables (gdl.graph.rank_solve: a ``RankedSolution``, the same answers) where
+    they apply and the game has at least RANKED_MIN positions (None), always (True: a
+    SolverError where they do not apply), or never (False)."""
     refuse_wide(game.info, "strong solve")
+    if graph is None and ranked is not False:
+        solution = _ranked(game, max_states, progress, required=bool(ranked))
+        if solution is not None:
+            return solution
     seconds = {}
     started = time.perf_counter()
     if graph is None:
@@ -52,6 +68,22 @@ def strong_solve(game, *, max_states: int | None = None,
     seconds["solve"] = time.perf_counter() - started
     solution.seconds = seconds
     return solution
+
+
+def _ranked(game, max_states: int | None, progress, required: bool) -> GraphSolution | None:
+    """The ranked solve where it applies (see ``strong_solve``), else None."""
+    from gdl.graph.rank_solve import NotRanked, ranked_solve, worth_ranking
+
+    if not required and (not worth_ranking(game, RANKED_MIN)
+                         or (max_states is not None and max_states < RANKED_MIN)):
+        return None
+    try:
+        return ranked_solve(game, max_states=max_states, progress=progress,
+                            min_positions=0 if required else RANKED_MIN)
+    except NotRanked as why:
+        if required:
+            raise SolverError(f"strong solve: the ranked tables do not apply: {why}") from None
+        return None
 
 
 def _solve_graph(game, graph: PositionGraph, progress) -> GraphSolution:
@@ -113,6 +145,6 @@ def solve_root(game, *, max_states: int | None = None):
                        extra={"method": solution.method, "remoteness": solution.remoteness(0)})
 
 
-__all__ = ["BACKWARD_INDUCTION", "RETROGRADE", "VALUE_ITERATION", "GraphSolution",
+__all__ = ["BACKWARD_INDUCTION", "RANKED_MIN", "RETROGRADE", "VALUE_ITERATION", "GraphSolution",
            "PositionGraph", "TooManyPositions", "default_max_states", "enumerate_positions",
            "solve_root", "strong_solve"]

@@ -298,7 +298,7 @@ def _exact(local: LocalTier, start: int, stop: int, members: np.ndarray, low: np
     value: dict = {}
     general = []
     offset = int(local.piece_first[start])
-    arrays = None
+    arrays: tuple | None = None
     for number in range(stop - start):
         first_member = int(local.piece_first[start + number])
         if solved is None or int(solved.cuts[number]) != 1:
@@ -391,6 +391,7 @@ def _exact_piece(local: LocalTier, arrays: tuple, sequence: list, value: dict) -
                     run_a = known(c) if run_a is None else _add(run_a, known(c))
                 e += 1
             weight = weights[kind]
+            assert run_a is not None            # an outcome has a child
             run_a = _scale(run_a, weight)
             total_a = run_a if total_a is None else _add(total_a, run_a)
             if run_b is not None:
@@ -661,6 +662,7 @@ def solve_tier(run, tier: int, keys: np.ndarray, expansion, loaded: dict,
         if encoded is not None and any(e is None for e in encoded):
             return None                      # a draw beyond: not a stopping game's tier
         if solved.get(str(u), {}).get("exact"):
+            assert encoded is not None          # an exact tier's values are not floats
             decoded = _decoded(result)
             exact, bits = [], []
             for i, e in zip(ids.tolist(), encoded):

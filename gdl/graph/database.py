@@ -39,6 +39,7 @@ import struct
 import tempfile
 import zlib
 from collections.abc import Callable
+from contextlib import contextmanager
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
@@ -165,7 +166,15 @@ def _compressed_rows(raw: np.ndarray, order: np.ndarray) -> bytes:
 
 
 def save(solution, path: str | Path, binding: dict, source: str = "") -> int:
-    """Write ``solution`` to ``path`` (atomically); returns the file's size in bytes."""
+    """Write ``solution`` to ``path`` (atomically); returns the file's size in bytes. A solve on
+    ranked tables (gdl.graph.rank_solution) is written in format 2 (gdl.graph.rank_database),
+    any other in format 1."""
+    from gdl.graph.rank_solution import RankedSolution
+
+    if isinstance(solution, RankedSolution):
+        from gdl.graph import rank_database
+
+        return rank_database.save(solution, path, binding, source)
     graph = solution.graph
     n = len(graph)
     raw, key, width = _keys(solution)
@@ -243,14 +252,16 @@ def _records(solution, order: np.ndarray) -> tuple[dict, np.ndarray, np.ndarray]
     return table, value_index, remoteness
 
 
-def write_file(path: Path, header: dict, compressed_sections: list[bytes]) -> int:
+def write_file(path: Path, header: dict, compressed_sections: list[bytes],
+               magic: bytes = MAGIC) -> int:
     """The database file (see the module docstring) from its header and its zlib-compressed
     sections, written atomically; its size in bytes. The single-graph save and the tiers'
-    merge (gdl.graph.tiers) both write through here, so their bytes agree by construction."""
+    merge (gdl.graph.tiers) both write through here, so their bytes agree by construction;
+    so does format 2 (gdl.graph.rank_database), with its own ``magic``."""
     blob = json.dumps(header, sort_keys=True).encode("utf-8")
 
     def write(out) -> None:
-        out.write(MAGIC)
+        out.write(magic)
         out.write(struct.pack("<I", len(blob)))
         out.write(blob)
         out.write(struct.pack("<I", len(compressed_sections)))
@@ -353,18 +364,13 @@ class PositionDatabase:
     inflates each section only up to the size the header gives it, after checking that zlib
     could produce that size from the bytes there. Anything else is a ``DatabaseError``."""
 
-    def __init__(self, path: str | Path, binding: dict | None = None):
+    def __init__(self, path: str | Path, binding: dict | None = None, data: bytes | None = None):
         self.path = str(path)
-        data = _read_regular_file(path)
-        try:
+        data = _read_regular_file(path) if data is None else data
+        with _damaged(path):
             self._parse(data)
-        except (ValueError, KeyError, TypeError, struct.error, zlib.error, json.JSONDecodeError,
-                UnicodeDecodeError, ZeroDivisionError, OverflowError, RecursionError) as error:
-            raise DatabaseError(f"{path}: not a valid gdl position database, or damaged "
-                                f"({type(error).__name__}: {_inert(str(error))}); solve again "
-                                "with --save") from None
         if binding is not None and binding != self.header["binding"]:
-            raise DatabaseError(self._stale(binding))
+            raise DatabaseError(_stale(self.path, self.header, binding))
 
     def _parse(self, data: bytes) -> None:
         if not data.startswith(MAGIC):
@@ -417,16 +423,6 @@ class PositionDatabase:
         if n > 1 and not bool(np.all(self._keys[:-1] < self._keys[1:])):
             raise ValueError("the keys are not sorted")
 
-    def _stale(self, binding: dict) -> str:
-        stored = self.header["binding"]
-        differences = [_inert(str(k)) for k in sorted(set(binding) | set(stored), key=str)
-                       if binding.get(k) != stored.get(k)]
-        source = self.header.get("source")
-        shown = _inert(source) if isinstance(source, str) and source else "?"
-        return (f"{self.path}: this database was built from other rules ({', '.join(differences)} "
-                f"differ: it was saved for {shown} with "
-                f"{_show_params(stored.get('params'))}); solve again with --save")
-
     def __len__(self) -> int:
         return self.header["positions"]
 
@@ -447,6 +443,29 @@ class PositionDatabase:
         if at >= len(self._keys) or self._keys[at] != probe[0]:
             return None
         return Entry(self._values[int(self._index[at])], int(self._remoteness[at]))
+
+
+@contextmanager
+def _damaged(path):
+    """Any error reading a database's bytes as the one DatabaseError that says it is damaged."""
+    try:
+        yield
+    except (ValueError, KeyError, TypeError, struct.error, zlib.error, json.JSONDecodeError,
+            UnicodeDecodeError, ZeroDivisionError, OverflowError, RecursionError) as error:
+        raise DatabaseError(f"{path}: not a valid gdl position database, or damaged "
+                            f"({type(error).__name__}: {_inert(str(error))}); solve again "
+                            "with --save") from None
+
+
+def _stale(path: str, header: dict, binding: dict) -> str:
+    stored = header["binding"]
+    differences = [_inert(str(k)) for k in sorted(set(binding) | set(stored), key=str)
+                   if binding.get(k) != stored.get(k)]
+    source = header.get("source")
+    shown = _inert(source) if isinstance(source, str) and source else "?"
+    return (f"{path}: this database was built from other rules ({', '.join(differences)} "
+            f"differ: it was saved for {shown} with "
+            f"{_show_params(stored.get('params'))}); solve again with --save")
 
 
 def _show_params(params) -> str:
@@ -507,7 +526,6 @@ def _checked_header(header: dict) -> tuple[int, int, dict, int | None]:
     """Every header field the reader follows, checked for type and range: the number of
     positions, the key width, the record layout and the value index's item size (None for
     ``packed16``). Raises ValueError naming the first field that is wrong."""
-    n = _count(header, "positions")
     width = _count(header, "key_width")
     kind = header.get("key")
     if kind not in KEY_KINDS:
@@ -516,6 +534,22 @@ def _checked_header(header: dict) -> tuple[int, int, dict, int | None]:
         raise ValueError("an i32 key width that is not a multiple of 4")
     if kind.endswith("v") and not width:
         raise ValueError("a key of varying length with no room for its length")
+    n = _checked_common(header)
+    record = header.get("record")
+    if not isinstance(record, dict):
+        raise ValueError("the record layout is not a JSON object")
+    if record.get("layout") == "packed16":
+        _count(record, "remoteness_bits", 1, 16)
+        return n, width, record, None
+    if record.get("layout") == "split" and record.get("index_dtype") in INDEX_DTYPES:
+        return n, width, record, INDEX_DTYPES[record["index_dtype"]]
+    raise ValueError(f"unknown record layout {_inert(repr(record))[:80]}")
+
+
+def _checked_common(header: dict) -> int:
+    """The fields both formats share, checked (a ValueError names the first that is wrong):
+    the binding, ``exact``, the players and the value table; returns the positions."""
+    n = _count(header, "positions")
     if not isinstance(header.get("binding"), dict):
         raise ValueError("the binding is not a JSON object")
     if not isinstance(header.get("exact"), bool):
@@ -536,15 +570,7 @@ def _checked_header(header: dict) -> tuple[int, int, dict, int | None]:
         lengths.add(len(vector))
     if len(lengths) > 1 or (players is not None and lengths and lengths != {len(players)}):
         raise ValueError("value vectors of different lengths, or not one value a player")
-    record = header.get("record")
-    if not isinstance(record, dict):
-        raise ValueError("the record layout is not a JSON object")
-    if record.get("layout") == "packed16":
-        _count(record, "remoteness_bits", 1, 16)
-        return n, width, record, None
-    if record.get("layout") == "split" and record.get("index_dtype") in INDEX_DTYPES:
-        return n, width, record, INDEX_DTYPES[record["index_dtype"]]
-    raise ValueError(f"unknown record layout {_inert(repr(record))[:80]}")
+    return n
 
 
 def _sound_value(v) -> bool:
@@ -596,6 +622,25 @@ def _inert(text: str) -> str:
     return "".join(c if c.isprintable() else ascii(c)[1:-1] for c in text)
 
 
-def open_database(path: str | Path, binding: dict | None = None) -> PositionDatabase:
-    """Open a saved database; with ``binding``, refuse one saved for anything else."""
-    return PositionDatabase(path, binding)
+def open_database(path: str | Path, binding: dict | None = None):
+    """Open a saved database (format 1: ``PositionDatabase``; format 2, a ranked solve's:
+    gdl.graph.rank_database's ``RankedDatabase``, the same interface); with ``binding``,
+    refuse one saved for anything else."""
+    from gdl.graph import rank_database
+
+    data = _read_regular_file(path)
+    if not data.startswith(rank_database.MAGIC):
+        if data.startswith(MAGIC[:6]) and not data.startswith(MAGIC):
+            raise DatabaseError(f"{path}: a gdl position database of another format "
+                                f"({_inert(repr(data[:8]))[:40]}): this gdl reads formats 1 "
+                                "and 2; solve again with --save")
+        return PositionDatabase(path, binding, data)
+    with _damaged(path):
+        header, offset = rank_database.header_json(data)
+        if header.get("format") != rank_database.VERSION:
+            raise ValueError(f"format {_inert(repr(header.get('format')))[:80]} under the mark "
+                             "of format 2")
+        database = rank_database.parse(str(path), data, offset, header)
+    if binding is not None and binding != header["binding"]:
+        raise DatabaseError(_stale(str(path), header, binding))
+    return database

@@ -551,8 +551,9 @@ def find_tiers(run: TierRun) -> list[list[int]]:
             expanded: list = []
             keys = _rounds(run, tier, known, fresh, later,
                            expanded=expanded if keep_moves else None)
-            if keep_moves:
-                save_expanded(part_path(tier), expanded)
+            path = part_path(tier)
+            if path is not None:
+                save_expanded(path, expanded)
         reached = {u: parts[0] if len(parts) == 1 else np.unique(np.concatenate(parts))
                    for u, parts in later.items()}
         _set_aside(pending, reached)
@@ -1465,6 +1466,8 @@ class TieredSolution:
     # per pass, CPU seconds: the coordinator's own (its threads too) and its tasks' (where they
     # ran); the serial share of a run with workers is coordinator / (coordinator + tasks)
     cpu: dict = field(default_factory=dict)
+    # the solve on ranked tables (gdl.graph.rank_solve), where it ran instead of the tier files
+    ranked: Any = None
 
     @property
     def positions(self) -> int:
@@ -1472,6 +1475,8 @@ class TieredSolution:
 
     def lookup(self, state) -> tuple[tuple | None, int] | None:
         """The value vector and remoteness of a state, or None if it is not reachable."""
+        if self.ranked is not None:
+            return self.ranked.lookup(state)
         tier = int(tier_function(self.run.game, self.run.tier)(state))
         if not self.run.path(tier, "keys.npy").exists():
             return None
@@ -1508,6 +1513,12 @@ def tiered_solve(game, directory: str | Path, *, binding: dict | None = None,
     run = TierRun(game=game, directory=Path(directory), binding=binding or {}, source=source,
                   executor=executor or SerialExecutor(), progress=progress)
     private_directory(run.directory)
+    if native and not resume and stop_after is None and run.executor.workers <= 1:
+        from gdl.graph.rank_solve import ranked_tiers
+
+        ranked = ranked_tiers(run, infer_tier)      # None: the ranked tables do not apply
+        if ranked is not None:
+            return ranked
     seconds: dict = {}
     cpu: dict = {}
     clock = CpuClock(run.executor)
@@ -1837,6 +1848,10 @@ def merge_database(solution: TieredSolution, path: str | Path, binding: dict,
     rank, as ``save`` numbers it. The key section comes from ``solution.key_section`` when the
     solve prepared it."""
     run = solution.run
+    if solution.ranked is not None:        # ranked tables: a database of format 2
+        from gdl.graph.database import save
+
+        return save(solution.ranked, path, binding, source)
     parts = [TierResult.load(run, t, mapped=True) for t, _ in solution.tiers]
     plan = _KeyPlan(run, solution.tiers)
     prepared = solution.key_section

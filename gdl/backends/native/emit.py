@@ -29,6 +29,7 @@ from __future__ import annotations
 import re
 from fractions import Fraction
 from importlib import resources
+from itertools import product
 
 from gdl.backends.native.attach import Unsupported as _Unsupported
 from gdl.backends.pycompile.safe_text import comment_text
@@ -316,15 +317,15 @@ class CEmitter:
             # The body's bounds with each parameter bounded as its argument is: a name no C
             # text can be stands for the argument while the body is looked at.
             saved = dict(self.ranges)
-            inner = {}
+            arguments: dict[str, str] = {}
             for number, (param, arg) in enumerate(zip(e.define.params, e.args)):
-                inner[param] = name = f"<argument {number}>"
+                arguments[param] = name = f"<argument {number}>"
                 self.ranges.pop(name, None)
                 known = self.bounds(arg, env)
                 if known is not None:
                     self.ranges[name] = known
             try:
-                return self.bounds(e.define.body, inner)
+                return self.bounds(e.define.body, arguments)
             finally:
                 self.ranges = saved
         if isinstance(e, ir.Quantifier):
@@ -477,10 +478,10 @@ class CEmitter:
             return None
         if e.kind in ("any", "all"):
             first = f"({self.expr(e.body, {**env, **combos[0]}, s)})"
-            rest = [self.eager_expr(e.body, {**env, **c}, s) for c in combos[1:]]
-            if all(text is not None for text in rest):
+            eager = [self.eager_expr(e.body, {**env, **c}, s) for c in combos[1:]]
+            if all(text is not None for text in eager):
                 join = " | " if e.kind == "any" else " & "
-                return "(" + join.join(f"!!{b}" for b in [first, *(f"({t})" for t in rest)]) + ")"
+                return "(" + join.join(f"!!{b}" for b in [first, *(f"({t})" for t in eager)]) + ")"
             rest = [f"({self.expr(e.body, {**env, **c}, s)})" for c in combos[1:]]
             return "(" + (" || " if e.kind == "any" else " && ").join([first, *rest]) + ")"
         bodies = [f"({self.expr(e.body, {**env, **c}, s)})" for c in combos]
@@ -840,7 +841,7 @@ class CEmitter:
         ]
         here = resources.files("gdl.backends.native")
         search = "".join(here.joinpath(name).read_text()
-                         for name in ("search.c", "graph.c", "chance_graph.c"))
+                         for name in ("search.c", "graph.c", "chance_graph.c", "rank.c"))
         self.within_size(size)      # the functions the last rules needed
         return ("\n".join(header + chance + self.tables + self.functions + self.function_bodies
                           + body) + "\n" + search)
@@ -906,11 +907,96 @@ def graph_layout(game: ir.Game) -> list[str]:
     codec = KeyCodec.for_game(game)
     if isinstance(codec, str):
         return ["#define GRAPH_CODEC 0", "static const V codec_low[CELLS] = {0};",
-                "static const uint64_t codec_size[CELLS] = {1};"]
+                "static const uint64_t codec_size[CELLS] = {1};",
+                "static const int effect_start[ACTIONS + 1] = {0};",
+                "static const int effect_cells[1] = {0};",
+                "static const uint64_t codec_mask[CELLS] = {0};",
+                "static const int codec_var[CELLS] = {0};"]
+    masks, owners = rank_domains(game, codec)
+    written = written_cells(game)
+    starts = [0]
+    for cells in written:
+        starts.append(starts[-1] + len(cells))
+    flat = [cell for cells in written for cell in cells] or [0]
     return ["#define GRAPH_CODEC 1",
+            "static const int effect_start[ACTIONS + 1] = {" + ", ".join(map(str, starts)) + "};",
+            f"static const int effect_cells[{len(flat)}] = {{" + ", ".join(map(str, flat)) + "};",
             "static const V codec_low[CELLS] = {" + ", ".join(c_int(v) for v in codec.low) + "};",
             "static const uint64_t codec_size[CELLS] = {"
-            + ", ".join(c_int(v) for v in codec.size) + "};"]
+            + ", ".join(c_int(v) for v in codec.size) + "};",
+            "static const uint64_t codec_mask[CELLS] = {"
+            + ", ".join(f"{m}ULL" for m in masks) + "};",
+            "static const int codec_var[CELLS] = {" + ", ".join(map(str, owners)) + "};"]
+
+
+def rank_domains(game: ir.Game, codec) -> tuple[list[int], list[int]]:
+    """For the ranked tables (gdl/backends/native/rank.c): per cell, its declared values as a
+    bit mask over its codec digit (bit ``v - low``; all ones where the span passes 64 values),
+    and the variable it belongs to (0: the mover, then the variables in declaration order).
+    A symbol variable's span may hold values it never takes (``{nobody, Red, Yellow}`` spans
+    the symbol ``empty`` too): the mask leaves them out."""
+    everything = (1 << 64) - 1
+    masks = [everything if size > 64 else (1 << size) - 1 for size in codec.size]
+    owners = [0] * len(codec.size)
+    for number, variable in enumerate(game.variables, start=1):
+        for cell in range(variable.slot, variable.slot + variable.size):
+            owners[cell] = number
+            if codec.size[cell] <= 64:
+                masks[cell] = sum(1 << (int(v) - codec.low[cell]) for v in set(variable.values))
+    return masks, owners
+
+
+def written_cells(game: ir.Game) -> list[list[int]]:
+    """Per ground action, the cells its effect may write (the mover's, cell 0, always: the
+    turn passes), for the ranked tables (rank.c): a child differs from its parent only there.
+    An index the action's parameters fix names one cell; any other index, every cell along
+    that dimension: a sound over-approximation, never a guess."""
+    out = []
+    for ground in game.ground_actions:
+        env = {name: int(value) for (name, _, _), value in zip(ground.action.params, ground.args)}
+        cells = {0}
+        _written(ground.action.effect, env, cells)
+        out.append(sorted(cells))
+    return out
+
+
+def _written(statements, env: dict, cells: set) -> None:
+    for st in statements:
+        if isinstance(st, ir.Assign):
+            choices = []
+            for index, extent in zip(st.indices, st.var.shape):
+                known = _constant(index, env)
+                choices.append([known] if known is not None and 0 <= known < extent
+                               else range(extent))
+            strides = ir.strides(st.var.shape)
+            for combination in product(*choices):
+                cells.add(st.var.slot + sum(i * k for i, k in zip(combination, strides)))
+        elif isinstance(st, ir.If):
+            _written(st.then, env, cells)
+            _written(st.otherwise, env, cells)
+        elif isinstance(st, ir.LetStmt):
+            _written(st.body, {**env, st.name: _constant(st.value, env)}, cells)
+        elif isinstance(st, (ir.For, ir.Repeat, ir.Random)):
+            names = [name for name, _ in st.binders] if isinstance(st, ir.For) else \
+                [st.name] if isinstance(st, ir.Random) else []
+            _written(st.body, {**env, **{name: None for name in names}}, cells)
+
+
+def _constant(e, env: dict) -> int | None:
+    """The value of an index the action's parameters fix, or None."""
+    if isinstance(e, ir.Lit) and type(e.value) is int:
+        return e.value
+    if isinstance(e, ir.Local):
+        return env.get(e.name)
+    if isinstance(e, ir.Unary) and e.op == "-":
+        inner = _constant(e.operand, env)
+        return None if inner is None else -inner
+    if isinstance(e, ir.Binary) and e.op in ("+", "-", "*"):
+        left, right = _constant(e.left, env), _constant(e.right, env)
+        if left is None or right is None:
+            return None
+        return left + right if e.op == "+" else left - right if e.op == "-" else left * right
+    return None
 
 
 def _flatten(value) -> list[int]:

@@ -121,7 +121,23 @@ class NativeExpander:
             _i64p, _i64p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p,
             ctypes.c_longlong, _i64p, ctypes.c_void_p]
         library.gdl_key_bytes.argtypes = [_u64p, ctypes.c_longlong, ctypes.c_void_p]
+        library.gdl_rank_domains.argtypes = [_u64p, _i64p]
         self.has_tier = bool(library.gdl_has_tier())
+
+    def domains(self) -> tuple[list[int], list[int]]:
+        """Per cell: its declared values as a bit mask over its codec digit (bit ``v - low``;
+        all ones past 64 values), and the variable it belongs to (0: the mover)."""
+        mask = np.zeros(len(self.codec.size), dtype=np.uint64)
+        owner = np.zeros(len(self.codec.size), dtype=np.int64)
+        self.library.gdl_rank_domains(mask.ctypes.data_as(_u64p), _pointer(owner, _i64p))
+        return [int(m) for m in mask.tolist()], owner.tolist()
+
+    def ranked(self, tables: dict, header: dict):
+        """The ranked tables' passes in C over a layout's tables (gdl.graph.rank builds them;
+        gdl/backends/native/ranked.py is the contract)."""
+        from gdl.backends.native.ranked import RankedPasses
+
+        return RankedPasses(self.library, len(self.codec.size), tables, header)
 
     def key_bytes(self, keys: np.ndarray) -> np.ndarray:
         """The states of ``keys`` as rows of one byte a cell (every domain within 0..255)."""

@@ -1,0 +1,367 @@
+"""Strong solving on ranked tables: a code of one or two bytes a slot, no key a position.
+
+``ranked_solve(game)`` values every reachable position of a two-player constant-sum game
+without chance whose native rules give it a tier (declared, or found from the moves: cells
+that only grow or only shrink) and whose every move leaves its tier:
+
+1. A layout is guessed from a sample (gdl.graph.rank) and its tables built.
+2. **Forward**, lowest tier first (gdl/backends/native/rank.c): every slot reached is expanded;
+   its children are ranked and marked in their tiers' bitmaps (a bit a slot). A state that
+   does not fit the layout makes it coarser (``rank.refine``) and the walk starts again.
+   A tier's bitmap, once final, goes to a file.
+3. **Backward**, highest tier first: each reached slot gets a code, ``1 + value index * M +
+   remoteness`` (``M``: more than any remoteness: the number of tiers), read by its parents
+   from the same kind of table. Only the tiers a tier's moves reach are in memory with it; each
+   tier's codes go to a file as soon as no lower tier needs them.
+
+The result (``RankedSolution``, gdl.graph.rank_solution) answers like a ``GraphSolution``, and
+``gdl.graph.database.save`` writes its codes as a database of format 2 without re-encoding
+them. Where the ranked solve does not apply (chance, no native rules, moves inside a tier, a
+table beyond memory), ``NotRanked`` says why and the caller solves the usual way.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+import time
+import weakref
+from collections.abc import Callable
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+
+from gdl.graph import rank
+from gdl.solvers.common import constant_sum_total
+
+# Layouts tried: the first guess, then each refinement.
+MAX_ATTEMPTS = 32
+# The share of the available memory the tables may take.
+MEMORY_SHARE = 0.5
+FALLBACK_BUDGET = 4 << 30
+
+
+INSIDE = ("a move stays inside its tier (the ranked tables solve tiers whose moves all leave "
+          "them)")
+
+
+class NotRanked(Exception):
+    """The ranked solve does not apply to this game; the message says why."""
+
+
+def memory_budget() -> int:
+    """Bytes the ranked tables may take: half of the memory available (Linux), else 4 GiB."""
+    try:
+        with open("/proc/meminfo") as meminfo:
+            for line in meminfo:
+                if line.startswith("MemAvailable:"):
+                    return int(int(line.split()[1]) * 1024 * MEMORY_SHARE)
+    except (OSError, ValueError, IndexError):
+        pass
+    return FALLBACK_BUDGET
+
+
+def expander_of(game):
+    """The game's native expander, or NotRanked with the reason it has none."""
+    from gdl.graph.positions import native_expander
+
+    if game.info.has_chance:
+        raise NotRanked("the ranked tables take no chance games yet")
+    if game.info.num_players != 2 or not game.info.is_constant_sum:
+        raise NotRanked("the ranked tables take two-player constant-sum games only")
+    expander = native_expander(game)
+    if isinstance(expander, str):
+        raise NotRanked(expander)
+    return expander
+
+
+def worth_ranking(game, at_least: int) -> bool:
+    """A quick look before a ranked solve: native rules without chance, two players, constant
+    sum, and a key space (the product of the cells' domains) of at least ``at_least`` states:
+    a game whose keys are fewer has fewer positions, and its graph is quicker."""
+    from gdl.graph.positions import native_expander
+
+    info = game.info
+    if info.has_chance or info.num_players != 2 or not info.is_constant_sum:
+        return False
+    expander = native_expander(game)
+    return not isinstance(expander, str) and expander.codec.positions >= at_least
+
+
+class _Files:
+    """A directory of per-tier arrays (reached bitmaps, codes), removed with its owner when it
+    is a temporary one."""
+
+    def __init__(self, directory: str | Path | None):
+        self.temporary = directory is None
+        self.directory = Path(tempfile.mkdtemp(prefix="gdl-ranked-")) if directory is None \
+            else Path(directory)
+        self.directory.mkdir(parents=True, exist_ok=True)
+
+    def path(self, tier: int, kind: str) -> Path:
+        return self.directory / f"ranked-{tier}.{kind}"
+
+    def write(self, tier: int, kind: str, array: np.ndarray) -> None:
+        array.tofile(self.path(tier, kind))
+
+    def read_into(self, tier: int, kind: str, out: np.ndarray) -> None:
+        with open(self.path(tier, kind), "rb") as source:
+            source.readinto(out.view(np.uint8).data)
+
+    def remove(self, tier: int, kind: str) -> None:
+        self.path(tier, kind).unlink(missing_ok=True)
+
+    def cleanup(self) -> None:
+        if self.temporary:
+            shutil.rmtree(self.directory, ignore_errors=True)
+        else:
+            for path in self.directory.glob("ranked-*"):
+                path.unlink(missing_ok=True)
+
+
+def ranked_solve(game, *, tier=None, directory: str | Path | None = None,
+                 max_states: int | None = None, min_positions: int = 0,
+                 progress: Callable[[str, int, int], None] | None = None,
+                 budget: int | None = None):
+    """Every reachable position of ``game`` valued on ranked tables (see the module docstring):
+    a ``RankedSolution``. ``tier``: the tier as ``(growing cells, shrinking cells)`` where the
+    rules declare none (None: the declared one, or one found from the moves); ``directory``:
+    where the tables' files go (a temporary directory by default, removed with the solution).
+    Raises ``NotRanked`` where it does not apply (or the game has fewer than ``min_positions``
+    positions), ``TooManyPositions`` past ``max_states``."""
+    from gdl.graph.rank_solution import RankedSolution
+
+    info = game.info
+    expander = expander_of(game)
+    total = Fraction(constant_sum_total(info, "strong solve"))
+    if total.denominator != 1:
+        raise NotRanked("the constant sum is not a whole number")
+    started = time.perf_counter()
+    codec = expander.codec
+    root = tuple(game.initial_state())
+    root_key = codec.encode(root)
+    if root_key is None:
+        raise NotRanked("the initial state is outside the declared domains")
+    if tier is None and not expander.has_tier:
+        tier = _inferred_tier(expander, root_key)
+    sample = rank.sample_states(expander, root_key, tier)
+    if sample is None:
+        raise NotRanked("a rule error in the sample")
+    if sample.inside:
+        raise NotRanked(INSIDE)
+    masks, owners = expander.domains()
+    declared = rank.declared_values(masks, codec.low, codec.size)
+    layout = rank.derive(sample.states, sample.tiers, codec.low, codec.size, masks, owners, tier)
+    budget = memory_budget() if budget is None else budget
+    files = _Files(directory)
+    seconds: dict = {}
+    try:
+        for _ in range(MAX_ATTEMPTS):
+            try:
+                tables = rank.build_tables(layout)
+            except rank.TooLarge as error:
+                raise NotRanked(f"the layout's tables are too large ({error})") from None
+            passes = expander.ranked(tables.arrays, _header(layout, tables, tier, int(total),
+                                                            budget))
+            found = _forward(passes, root, files, max_states, min_positions, progress, game)
+            if isinstance(found, tuple):
+                state, fixed, target = found
+                coarser = rank.refine(layout, declared, state, fixed, target, tables)
+                passes.close()
+                if coarser is None:
+                    raise NotRanked("a reached state fits no layout")
+                layout = coarser
+                continue
+            seconds["forward"] = time.perf_counter() - started
+            started = time.perf_counter()
+            records = found
+            solved = _backward(passes, records, files, progress)
+            seconds["backward"] = time.perf_counter() - started
+            solution = RankedSolution(game, expander, layout, tables, passes, records,
+                                      files, tier, total, *solved)
+            solution.seconds = seconds
+            if files.temporary:
+                weakref.finalize(solution, files.cleanup)
+            return solution
+        raise NotRanked(f"no layout fitted after {MAX_ATTEMPTS} tries")
+    except BaseException:
+        files.cleanup()
+        raise
+
+
+def _inferred_tier(expander, root_key: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """Cells that only grow and cells that only shrink along the moves of a breadth-first
+    sample (what gdl.graph.tiers.infer_tier finds through the protocol), as a tier; the
+    forward pass checks it on every move (a move lowering it: NotRanked)."""
+    codec = expander.codec
+    raised: set[int] = set()
+    lowered: set[int] = set()
+    seen = {root_key}
+    frontier = np.array([root_key], dtype=np.uint64)
+    while len(frontier) and len(seen) < rank.BFS_SAMPLE * 4:
+        expansion = expander.expand(frontier)
+        if expansion is None:
+            raise NotRanked("a rule error in the sample")
+        counts = np.diff(expansion.first)
+        if not len(expansion.child):
+            break
+        parents = codec.decode_many(np.repeat(frontier, counts))
+        children = codec.decode_many(expansion.child)
+        raised.update(np.flatnonzero((children > parents).any(axis=0)).tolist())
+        lowered.update(np.flatnonzero((children < parents).any(axis=0)).tolist())
+        fresh = [k for k in np.unique(expansion.child).tolist() if k not in seen]
+        seen.update(fresh)
+        frontier = np.array(fresh, dtype=np.uint64)
+    both = raised & lowered
+    return tuple(sorted(raised - both)), tuple(sorted(lowered - both))
+
+
+def _header(layout: rank.Layout, tables: rank.Tables, tier, total: int, budget: int) -> dict:
+    if tier is None:
+        tier_cells, nplus, nminus = [0], -1, 0
+    else:
+        growing, shrinking = tier
+        tier_cells, nplus, nminus = list(growing) + list(shrinking) + [0], len(growing), \
+            len(shrinking)
+    tables.arrays["tier_cells"] = np.array(tier_cells, dtype=np.int32)
+    return {"ncomp": len(layout.components), "nfixed": len(layout.fixed),
+            "ndims": len(layout.weights), "nrem": tables.nrem, "nplus": nplus,
+            "nminus": nminus, "total": total, "slot_limit": min(budget, rank.SLOT_LIMIT),
+            "budget": budget}
+
+
+class TierRecord:
+    """What the forward pass found in one tier."""
+
+    def __init__(self, value: int, info):
+        self.value = value
+        self.size = info.size
+        self.target = info.target
+        self.fixed = info.fixed
+        self.reached = info.reached
+        self.terminal = info.terminal
+        self.edges = info.edges
+        self.inside = info.inside
+        self.reaches = info.reaches
+
+
+def _forward(passes, root, files: _Files, max_states, min_positions, progress, game):
+    """The forward pass over every tier: the tiers' records, lowest first; or, where a state
+    did not fit the layout, ``(state, fixed values, target)`` of the tier it belongs to."""
+    from gdl.graph.positions import TooManyPositions
+
+    status = passes.seed(root)
+    if status == -2:
+        state = passes.failure()[5]
+        return state, None, None
+    _check(status, "the start")
+    done: dict[int, TierRecord] = {}
+    found = 0
+    while True:
+        waiting = [t for t in passes.tiers() if t not in done]
+        if not waiting:
+            break
+        tier = min(waiting)
+        status = passes.forward(tier)
+        if status == -2:
+            _, _, failed, _, _, state = passes.failure()
+            info = passes.tier_info(failed)
+            if info is None:           # the state would have started a new tier
+                return state, None, None
+            return state, info.fixed, info.target
+        if status == -5:
+            raise NotRanked("a move lowers the tier")
+        _check(status, f"tier {tier}")
+        record = done[tier] = TierRecord(tier, passes.tier_info(tier))
+        if record.inside:
+            raise NotRanked(INSIDE)
+        found += record.reached
+        if max_states is not None and found > max_states:
+            raise TooManyPositions(f"game {game.info.name!r} has more than {max_states:,} "
+                                   "reachable positions; raise --max-states if the machine "
+                                   "has the memory")
+        bits = passes.bits(tier, record.size)
+        files.write(tier, "bits", bits)
+        passes.drop(tier, 0)
+        if progress is not None:
+            progress("ranked forward", found, found)
+    if found < min_positions:
+        raise NotRanked(f"fewer than {min_positions:,} positions: the position graph is "
+                        "quicker")
+    return [done[t] for t in sorted(done)]
+
+
+def _check(status: int, where: str) -> None:
+    reasons = {-1: "a rule error (or a stuck position, or a score beyond 2^60)",
+               -3: "the tables would pass the memory budget",
+               -6: "a tier with more slots than memory holds",
+               -7: "a move stays inside its tier",
+               -8: "a table is missing", -9: "the codes disagree with the walk"}
+    if status:
+        raise NotRanked(f"{reasons.get(status, f'status {status}')} in {where}")
+
+
+def _backward(passes, records: list[TierRecord], files: _Files, progress):
+    """The backward pass: each tier's codes written to its file; returns ``(table, M, width,
+    census counts)``."""
+    table = sorted(passes.scores())
+    M = max(1, len(records))
+    width = 1 if 1 + len(table) * M <= 256 else 2
+    if 1 + len(table) * M > 65536:
+        raise NotRanked("more distinct values and remoteness than two bytes a position hold")
+    hist = passes.encoding(table, M, width)
+    # each tier's codes are kept until the lowest tier reaching it is solved
+    needed_until: dict[int, int] = {}
+    for record in records:
+        for u in record.reaches:
+            needed_until[u] = min(needed_until.get(u, record.value), record.value)
+    total = sum(r.reached for r in records)
+    done = 0
+    for record in reversed(records):
+        tier = record.value
+        if not passes.allocate(tier, 0):
+            raise NotRanked("the tables would pass the memory budget")
+        files.read_into(tier, "bits", passes.bits(tier, record.size))
+        _check(passes.backward(tier), f"tier {tier}")
+        passes.drop(tier, 0)
+        files.write(tier, "codes", passes.codes(tier, record.size))
+        for u in [tier, *record.reaches]:
+            if needed_until.get(u, tier) >= tier:
+                passes.drop(u, 1)
+        done += record.reached
+        if progress is not None:
+            progress("ranked backward", done, total)
+    return table, M, width, hist.copy()
+
+
+def ranked_tiers(run, infer_tier):
+    """A solve by tiers (gdl.graph.tiers.tiered_solve, one process) on ranked tables, in the
+    run's directory, as a ``TieredSolution`` whose ``ranked`` is the ``RankedSolution``; None
+    where the ranked tables do not apply or the game has fewer than RANKED_MIN positions (the
+    tier files then do the work)."""
+    from gdl.graph import RANKED_MIN
+    from gdl.graph.tiers import TieredSolution
+
+    game = run.game
+    if not worth_ranking(game, RANKED_MIN):
+        return None
+    tier = None
+    if getattr(game, "tier", None) is None:
+        inferred = infer_tier(game)
+        tier = (tuple(inferred.growing), tuple(inferred.shrinking))
+    started = time.process_time()
+    try:
+        solution = ranked_solve(game, tier=tier, directory=run.directory,
+                                min_positions=RANKED_MIN, progress=run.progress)
+    except NotRanked:
+        return None
+    run.native = solution.expander
+    run.manifest = {"keys": "ranked", "solved": {}, "binding": run.binding}
+    tiers = [[r.value, r.reached] for r in solution.records]
+    return TieredSolution(run, tiers, solution.method, True, "", dict(solution.seconds), None,
+                          {"solve": {"coordinator": round(time.process_time() - started, 3),
+                                     "tasks": 0.0}}, ranked=solution)
+
+
+__all__ = ["NotRanked", "memory_budget", "ranked_solve", "ranked_tiers"]
