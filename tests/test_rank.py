@@ -19,10 +19,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from gdl.backends.load import load, loads
+from gdl.generators.rules import rule_games, transposition_games
 from gdl.graph import rank, rank_solve, strong_solve
 from gdl.graph.rank_solution import RankedSolution
 from gdl.solvers.result import SolverError
-from gdl.generators.rules import rule_games, transposition_games
 
 GAMES = Path(__file__).resolve().parent.parent / "games"
 

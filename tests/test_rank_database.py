@@ -10,6 +10,7 @@ import zlib
 from pathlib import Path
 
 import pytest
+from test_security_database import unpack  # the same frame: magic, header, sections
 
 from gdl.backends.load import load
 from gdl.graph import rank_database, strong_solve
@@ -82,21 +83,6 @@ def test_a_later_format_is_refused_by_name(saved, tmp_path):
     path.write_bytes(b"GDLPOS3\n" + data[8:])
     with pytest.raises(DatabaseError, match=r"another format.*reads formats 1 and 2"):
         open_database(path)
-
-
-def unpack(data: bytes) -> tuple[dict, list[bytes]]:
-    offset = 8
-    (length,) = struct.unpack_from("<I", data, offset)
-    header = json.loads(data[offset + 4:offset + 4 + length])
-    offset += 4 + length
-    (count,) = struct.unpack_from("<I", data, offset)
-    offset += 4
-    sections = []
-    for _ in range(count):
-        (size,) = struct.unpack_from("<Q", data, offset)
-        sections.append(data[offset + 8:offset + 8 + size])
-        offset += 8 + size
-    return header, sections
 
 
 def pack(header, sections: list[bytes]) -> bytes:
