@@ -13,7 +13,6 @@ import glob
 import os
 import re
 import signal
-from contextlib import contextmanager
 
 import lark
 import pytest
@@ -26,7 +25,7 @@ import gdl
 from gdl.errors import GdlError
 from gdl.lang.grammar import grammar_text
 from gdl.protocol import CHANCE, SIMULTANEOUS, TERMINAL
-from gdl.tools.mutate import OutOfTime
+from gdl.tools.mutate import OutOfTime, limit_time
 
 GAMES = {os.path.basename(p): open(p, encoding="utf-8").read()
          for p in sorted(glob.glob(os.path.join(os.path.dirname(__file__), "..", "games",
@@ -48,26 +47,11 @@ def assert_located(error: GdlError, text: str) -> None:
     error.render()   # rendering never fails either
 
 
-@contextmanager
 def limit_cpu_time(seconds: float):
-    """Raise ``OutOfTime`` in the block once this process has used ``seconds`` of CPU time (all
-    its threads; SIGPROF). CPU, not wall time: a loaded machine stretches the wall clock, and
-    the C compiler the native back end starts runs in a process of its own, outside the count,
-    as the front end's own work is what is limited. No limit without the interval timer."""
-    if not hasattr(signal, "setitimer"):
-        yield
-        return
-
-    def expire(signum, frame):
-        raise OutOfTime
-
-    previous = signal.signal(signal.SIGPROF, expire)
-    signal.setitimer(signal.ITIMER_PROF, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_PROF, 0)
-        signal.signal(signal.SIGPROF, previous)
+    """CPU, not wall time: a loaded machine stretches the wall clock, and the C compiler the
+    native back end starts runs in a process of its own, outside the count, as the front end's
+    own work is what is limited."""
+    return limit_time(seconds, cpu=True)
 
 
 def test_the_cpu_limit_stops_a_busy_loop_and_leaves_no_timer():

@@ -74,9 +74,11 @@ class OutOfTime(BaseException):
 
 
 @contextmanager
-def limit_time(seconds: float):
-    """Raise ``OutOfTime`` in the block after ``seconds`` (SIGALRM: the main thread only; no
-    limit where the platform has no interval timer or for ``seconds <= 0``)."""
+def limit_time(seconds: float, cpu: bool = False):
+    """Raise ``OutOfTime`` in the block after ``seconds`` of wall time (SIGALRM), or with
+    ``cpu`` of this process's CPU time, all its threads (SIGPROF: a loaded machine does not
+    stretch it, and a C compiler started in a process of its own is outside it). The main thread
+    only; no limit where the platform has no interval timer or for ``seconds <= 0``."""
     if seconds <= 0 or not hasattr(signal, "setitimer"):
         yield
         return
@@ -84,13 +86,15 @@ def limit_time(seconds: float):
     def expire(signum, frame):
         raise OutOfTime
 
-    previous = signal.signal(signal.SIGALRM, expire)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    number, timer = ((signal.SIGPROF, signal.ITIMER_PROF) if cpu
+                     else (signal.SIGALRM, signal.ITIMER_REAL))
+    previous = signal.signal(number, expire)
+    signal.setitimer(timer, seconds)
     try:
         yield
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+        signal.setitimer(timer, 0)
+        signal.signal(number, previous)
 
 
 class _Crash(Exception):
