@@ -618,6 +618,12 @@ def test_fuzz_command_on_files_with_simultaneous_moves_and_hidden_information(
     assert re.search(r"simultaneous\s+exact\s+value 0\s+exploitability 0", out)
     assert re.search(r"sequence-form\s+exact\s+value 0\s+exploitability 0", out)
     assert "no disagreement" in out
+    try:
+        import pyspiel  # noqa: F401
+    except ImportError:         # a usage error that names the install, not a traceback
+        assert main(["fuzz", KUHN, "--openspiel", "--out", str(tmp_path)]) == 2
+        assert "pip install 'gdl[openspiel]'" in capsys.readouterr().err
+        return
     code = main(["fuzz", KUHN, "--openspiel", "--out", str(tmp_path), "--json"])
     out = capsys.readouterr().out
     assert code == 0, out
