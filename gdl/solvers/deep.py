@@ -20,6 +20,33 @@ STACK_BYTES = 512 * 1024 * 1024
 MAX_FRAMES = 200_000
 
 
+# The recursion limit is the interpreter's, not a thread's. It is raised while any deep search
+# runs and put back by the last one to end, in its own thread once its stack is shallow again:
+# lowered under a search that is still deep (another thread's, or one abandoned by Ctrl-C), the
+# limit makes CPython abort ("Cannot recover from stack overflow"); left raised for good, it lets
+# C recursion elsewhere (json.loads of a hostile header) overflow the main thread's stack.
+_running_lock = threading.Lock()
+_running = 0
+_limit_before = 0
+
+
+def _enter() -> None:
+    global _running, _limit_before
+    with _running_lock:
+        if _running == 0:
+            _limit_before = sys.getrecursionlimit()
+            sys.setrecursionlimit(max(_limit_before, MAX_FRAMES))
+        _running += 1
+
+
+def _leave() -> None:
+    global _running
+    with _running_lock:
+        _running -= 1
+        if _running == 0:
+            sys.setrecursionlimit(_limit_before)
+
+
 class SearchTooDeep(Exception):
     """The search went deeper than MAX_FRAMES plies."""
 
@@ -45,33 +72,29 @@ def run_deep(fn: Callable[..., T], *args: Any, on_interrupt: Callable[[], None] 
         except BaseException as error:  # handed to the caller unchanged
             outcome["error"] = error
         finally:
+            _leave()                    # here, with the worker's stack shallow again
             finished.set()
 
-    old_limit = sys.getrecursionlimit()
     old_stack = threading.stack_size()
     threading.stack_size(STACK_BYTES)
+    _enter()
     try:
-        sys.setrecursionlimit(max(old_limit, MAX_FRAMES))
         worker = threading.Thread(target=target, name="gdl-search", daemon=True)
         worker.start()
+    except BaseException:
+        _leave()
+        raise
     finally:
         threading.stack_size(old_stack)
     interrupted = False
-    try:
-        while not finished.is_set():
-            try:
-                finished.wait(0.05)
-            except KeyboardInterrupt:
-                if on_interrupt is None or interrupted:
-                    raise
-                interrupted = True
-                on_interrupt()
-    finally:
-        # Restored even when the worker is abandoned: the limit is the interpreter's, and one left
-        # at MAX_FRAMES lets later C recursion (json.loads of a hostile database header, nested
-        # 100,000 deep) overflow the main thread's stack instead of raising RecursionError. An
-        # abandoned worker deeper than the old limit then stops with RecursionError, as it should.
-        sys.setrecursionlimit(old_limit)
+    while not finished.is_set():
+        try:
+            finished.wait(0.05)
+        except KeyboardInterrupt:
+            if on_interrupt is None or interrupted:
+                raise
+            interrupted = True
+            on_interrupt()
     if "error" in outcome:
         raise outcome["error"]
     return outcome["value"]
