@@ -1,0 +1,319 @@
+"""Bottom-up evaluation of a stratified Datalog program with function terms.
+
+Relations are evaluated a strongly connected component of the dependency graph at a time, in
+topological order, so that a relation read under ``not`` is complete before it is read (the
+checker has refused programs where that is impossible). A component that depends on itself is
+iterated semi-naively: each round joins at least one fact new in the round before, until a
+round adds nothing. This module is both the plain interpreter of the rules (gdl.kif.interpreter,
+per state) and the engine of the grounder's relaxed pass (gdl.kif.ground); it knows nothing of
+games.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+from gdl.kif.program import Literal, Rule
+from gdl.kif.terms import Var, is_ground, match, relation, substitute, variables
+
+
+class TooManyFacts(Exception):
+    """The evaluation derived more facts than its budget allows."""
+
+    def __init__(self, relation_name: str, count: int):
+        super().__init__(relation_name, count)
+        self.relation = relation_name
+        self.count = count
+
+
+# ---- the dependency graph ------------------------------------------------------------------------
+
+def dependencies(rules: Iterable[Rule]) -> dict[str, dict[str, bool]]:
+    """head relation → {body relation: read under `not` somewhere}."""
+    graph: dict[str, dict[str, bool]] = {}
+    for rule in rules:
+        edges = graph.setdefault(relation(rule.head), {})
+        for literal in rule.body:
+            if literal.kind in ("pos", "neg"):
+                name = relation(literal.atom)
+                graph.setdefault(name, {})
+                edges[name] = edges.get(name, False) or literal.kind == "neg"
+    return graph
+
+
+def components(graph: dict[str, dict[str, bool]]) -> list[list[str]]:
+    """Strongly connected components, each after every component it depends on (Tarjan's
+    algorithm, iterative; nodes taken in sorted order so the result is the same every run)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    on_stack: set[str] = set()
+    stack: list[str] = []
+    result: list[list[str]] = []
+    counter = 0
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = counter
+        counter += 1
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            advanced = False
+            for child in children:
+                if child not in index:
+                    index[child] = low[child] = counter
+                    counter += 1
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph.get(child, {})))))
+                    advanced = True
+                    break
+                if child in on_stack:
+                    low[node] = min(low[node], index[child])
+            if advanced:
+                continue
+            work.pop()
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                result.append(sorted(component))
+    return result
+
+
+def reaching(graph: dict[str, dict[str, bool]], sources: set[str]) -> set[str]:
+    """Every relation that depends, directly or not, on one of ``sources`` (sources included)."""
+    readers: dict[str, set[str]] = {}
+    for head, edges in graph.items():
+        for body in edges:
+            readers.setdefault(body, set()).add(head)
+    found = set(sources)
+    frontier = list(sources)
+    while frontier:
+        for reader in readers.get(frontier.pop(), ()):
+            if reader not in found:
+                found.add(reader)
+                frontier.append(reader)
+    return found
+
+
+# ---- facts -------------------------------------------------------------------------------------
+
+class Facts:
+    """Ground atoms by relation, with indexes on argument positions built when first asked for
+    and kept up to date as facts are added. ``shared`` is another Facts whose relations this
+    one reads through without copying (the static relations, evaluated once)."""
+
+    def __init__(self, shared: Facts | None = None, shared_relations: frozenset[str] = frozenset()):
+        self.sets: dict[str, set] = {}
+        self._index: dict[tuple[str, int], dict] = {}
+        self.shared = shared
+        self.shared_relations = shared_relations
+
+    def of(self, name: str) -> set:
+        if self.shared is not None and name in self.shared_relations:
+            return self.shared.of(name)
+        return self.sets.get(name, _EMPTY)
+
+    def add(self, atom) -> bool:
+        name = relation(atom)
+        facts = self.sets.setdefault(name, set())
+        if atom in facts:
+            return False
+        facts.add(atom)
+        if isinstance(atom, tuple):
+            for position in range(1, len(atom)):
+                index = self._index.get((name, position))
+                if index is not None:
+                    index.setdefault(atom[position], []).append(atom)
+        return True
+
+    def __contains__(self, atom) -> bool:
+        return atom in self.of(relation(atom))
+
+    def candidates(self, pattern) -> Iterable:
+        """Facts that may match ``pattern`` (an atom with some ground arguments)."""
+        name = relation(pattern)
+        if self.shared is not None and name in self.shared_relations:
+            return self.shared.candidates(pattern)
+        if not isinstance(pattern, tuple):
+            return self.sets.get(name, _EMPTY)
+        for position in range(1, len(pattern)):
+            if is_ground(pattern[position]):
+                index = self._index.get((name, position))
+                if index is None:
+                    index = {}
+                    for fact in self.sets.get(name, _EMPTY):
+                        index.setdefault(fact[position], []).append(fact)
+                    self._index[(name, position)] = index
+                return index.get(pattern[position], _EMPTY_LIST)
+        return self.sets.get(name, _EMPTY)
+
+    def count(self) -> int:
+        return sum(len(s) for s in self.sets.values())
+
+
+_EMPTY: frozenset = frozenset()
+_EMPTY_LIST: list = []
+
+
+# ---- rules as plans ----------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Plan:
+    """A rule's body in the order it is joined: positive literals first where their variables
+    are best bound, each test (``not``, ``distinct``) as soon as its variables are bound."""
+    head: object
+    steps: tuple[Literal, ...]
+    rule: Rule
+
+
+def plan(rule: Rule, first: int | None = None, skip_negative: bool = False) -> Plan:
+    """The join order of a rule's body; ``first`` (an index into the body) is joined first (the
+    semi-naive round's new facts); ``skip_negative`` drops the tests of `not` (the grounder's
+    over-approximation)."""
+    positives = [i for i, lit in enumerate(rule.body) if lit.kind == "pos"]
+    tests = [i for i, lit in enumerate(rule.body)
+             if lit.kind != "pos" and not (skip_negative and lit.kind == "neg")]
+    bound: set[Var] = set()
+    steps: list[Literal] = []
+
+    def place_tests() -> None:
+        for i in list(tests):
+            literal = rule.body[i]
+            if all(v in bound for term in literal.terms for v in variables(term)):
+                steps.append(literal)
+                tests.remove(i)
+
+    place_tests()
+    if first is not None:
+        positives.remove(first)
+        steps.append(rule.body[first])
+        bound.update(variables(rule.body[first].atom))
+        place_tests()
+    while positives:
+        # the literal with the most arguments already fixed (a lookup rather than a scan)
+        def fixed(i: int) -> tuple[int, int]:
+            atom = rule.body[i].atom
+            arguments = atom[1:] if isinstance(atom, tuple) else ()
+            known = sum(1 for a in arguments if all(v in bound for v in variables(a)))
+            return (-(known == len(arguments)), -known)
+
+        best = min(positives, key=lambda i: (fixed(i), i))
+        positives.remove(best)
+        steps.append(rule.body[best])
+        bound.update(variables(rule.body[best].atom))
+        place_tests()
+    steps.extend(rule.body[i] for i in tests)   # unsafe rules never get here (the checker)
+    return Plan(rule.head, tuple(steps), rule)
+
+
+def solutions(steps: tuple[Literal, ...], facts: Facts, binding: dict, start: int = 0,
+              first_from: Iterable | None = None) -> Iterator[dict]:
+    """Every binding that satisfies the steps from ``start`` on (``first_from``: the facts the
+    first step reads instead of all of them)."""
+    if start == len(steps):
+        yield binding
+        return
+    literal = steps[start]
+    kind = literal.kind
+    if kind == "pos":
+        pattern = substitute(literal.atom, binding)
+        if first_from is not None and start == 0:
+            pool: Iterable = first_from
+        elif is_ground(pattern):
+            if pattern in facts:
+                yield from solutions(steps, facts, binding, start + 1)
+            return
+        else:
+            pool = facts.candidates(pattern)
+        for fact in pool:
+            extended = match(pattern, fact, binding)
+            if extended is not None:
+                yield from solutions(steps, facts, extended, start + 1)
+        return
+    if kind == "neg":
+        if substitute(literal.atom, binding) not in facts:
+            yield from solutions(steps, facts, binding, start + 1)
+        return
+    left, right = (substitute(t, binding) for t in literal.terms)
+    if (left != right) == (kind == "distinct"):
+        yield from solutions(steps, facts, binding, start + 1)
+
+
+class Program:
+    """Rules ready to evaluate: grouped by component, in dependency order."""
+
+    def __init__(self, rules: list[Rule], skip_negative: bool = False):
+        self.rules = rules
+        self.graph = dependencies(rules)
+        self.order = components(self.graph)
+        self.skip_negative = skip_negative
+        by_head: dict[str, list[Rule]] = {}
+        for rule in rules:
+            by_head.setdefault(relation(rule.head), []).append(rule)
+        self.by_head = by_head
+        self._plans: dict[int, tuple] = {}
+
+    def recursive(self, component: list[str]) -> bool:
+        return len(component) > 1 or component[0] in self.graph.get(component[0], {})
+
+    def _plans_of(self, number: int, component: list[str]):
+        cached = self._plans.get(number)
+        if cached is None:
+            members = set(component)
+            rules = [r for name in component for r in self.by_head.get(name, [])]
+            full = [plan(r, skip_negative=self.skip_negative) for r in rules]
+            seminaive = [(plan(r, i, self.skip_negative), relation(r.body[i].atom))
+                         for r in rules for i, lit in enumerate(r.body)
+                         if lit.kind == "pos" and relation(lit.atom) in members]
+            cached = self._plans[number] = (full, seminaive)
+        return cached
+
+    def evaluate(self, facts: Facts, relations: set[str] | None = None,
+                 limit: int | None = None) -> None:
+        """Derive every fact of ``relations`` (all relations with rules, when None) into
+        ``facts``, whose other relations are taken as given. ``limit`` bounds the number of
+        facts derived here (TooManyFacts beyond it)."""
+        derived = 0
+        for number, component in enumerate(self.order):
+            if relations is not None and not any(name in relations for name in component):
+                continue
+            if not any(name in self.by_head for name in component):
+                continue
+            full, seminaive = self._plans_of(number, component)
+            delta: dict[str, list] = {}
+            for p in full:
+                for binding in solutions(p.steps, facts, {}):
+                    atom = substitute(p.head, binding)
+                    if facts.add(atom):
+                        delta.setdefault(relation(atom), []).append(atom)
+                        derived += 1
+                        if limit is not None and derived > limit:
+                            raise TooManyFacts(relation(atom), derived)
+            if not self.recursive(component):
+                continue
+            while delta:
+                new: dict[str, list] = {}
+                for p, name in seminaive:
+                    pool = delta.get(name)
+                    if not pool:
+                        continue
+                    for binding in solutions(p.steps, facts, {}, first_from=list(pool)):
+                        atom = substitute(p.head, binding)
+                        if facts.add(atom):
+                            new.setdefault(relation(atom), []).append(atom)
+                            derived += 1
+                            if limit is not None and derived > limit:
+                                raise TooManyFacts(relation(atom), derived)
+                delta = new

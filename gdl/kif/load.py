@@ -1,0 +1,69 @@
+"""A KIF rule file as a game: checked, translated into gdl's language and built by gdl's own
+loader (so every back end, solver and tool serves it), or, where it cannot be translated,
+run by the Datalog interpreter with a note that says why.
+
+gdl.backends.load calls ``load`` for a file named ``*.kif``, handing it the loader of rule text
+(``build``), so that this package needs nothing from the back ends.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+
+from gdl.errors import Diagnostic, GdlError, Source
+from gdl.kif import game_name
+from gdl.kif.check import Description, read_description
+from gdl.kif.interpreter import KifGame, static_facts
+from gdl.kif.translate import NotTranslatable, Translation, translate
+from gdl.protocol import Game
+from gdl.span import NOWHERE
+
+
+def translated_name(filename: str) -> str:
+    """The name the translated rules go by in messages: they are not the file's own lines."""
+    return f"{filename} (as .game)"
+
+
+def check_kif(text: str, filename: str, params: Mapping | None = None) -> Description:
+    if params:
+        names = ", ".join(sorted(params))
+        raise GdlError(Diagnostic("E215", f"a KIF game has no parameters to set ({names})",
+                                  NOWHERE, hint="leave out --set", excerpt=False),
+                       Source(filename, text))
+    return read_description(text, filename)
+
+
+def translation(text: str, filename: str) -> Translation:
+    """The KIF text as gdl rule text (NotTranslatable, with the reason, where it cannot be)."""
+    description = check_kif(text, filename)
+    return translate(description, static_facts(description), game_name(filename), filename)
+
+
+def load(text: str, filename: str, params: Mapping | None, backend: str,
+         build: Callable[..., Game]) -> Game:
+    """The game of KIF text. ``backend="interpret"`` is the Datalog interpreter (the reference);
+    the others translate the rules and give the text to ``build(text, filename, params,
+    backend)``, gdl's loader of rule text. A game that cannot be translated runs in the
+    interpreter, with ``native_note`` saying why (the command line prints it)."""
+    description = check_kif(text, filename, params)
+    static = static_facts(description)
+    name = game_name(filename)
+    if backend == "interpret":
+        return _interpreted(description, name, static)
+    try:
+        result = translate(description, static, name, filename)
+    except NotTranslatable as why:
+        game = _interpreted(description, name, static)
+        game.native_note = (f"note: {filename} runs in gdl's Datalog interpreter, which is slow: "
+                            f"{why}")
+        game.native_route_missing = True       # say so whatever --backend was asked for
+        return game
+    game = build(result.text, translated_name(filename), None, backend)
+    game.kif = result         # type: ignore[attr-defined]
+    return game
+
+
+def _interpreted(description: Description, name: str, static) -> KifGame:
+    game = KifGame(description, name, static)
+    game.current_player(game.initial_state())   # a simultaneous start is refused at once (K303)
+    return game

@@ -1,0 +1,669 @@
+"""A checked KIF description → an equivalent rule file of gdl's own language (``.game`` text),
+which gdl's checker, compilers and solvers then take as they take any rule file.
+
+The rules are grounded (gdl.kif.ground) and what the translation relies on is proved first
+(gdl.kif.analysis): the state variables (a group of propositions that holds one value at a
+time becomes one variable), the passive moves, and that the turns alternate. Then:
+
+- each state-dependent relation instance (``(line x)``, ``(legal x (place 1 1))``) becomes a
+  ``define`` over the variables;
+- each move becomes an ``action`` whose ``requires`` is its legality, and whose ``effect``
+  assigns the variables that ``next`` changes when that move is made, the other roles playing
+  their only legal move. Each ``next`` is simplified under what the move's legality implies, so
+  a variable the move cannot change is not assigned at all;
+- the player to move is computed from the new state (``next to_move``): the role with a
+  non-passive legal move (the proof that the turns alternate says there is at most one);
+- ``terminal`` is the terminal relation, each role's utility its goal value (0..100).
+
+A description that cannot be translated (a relation that depends on itself through the state,
+turns that could not be proved to alternate, a grounding too large) raises NotTranslatable with
+the reason; gdl then runs it with the Datalog interpreter (gdl.kif.interpreter).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from gdl.kif import datalog
+from gdl.kif.analysis import Analysis, analyse
+from gdl.kif.check import Description
+from gdl.kif.ground import GroundGame, TooLarge, ground
+from gdl.kif.names import Names, identifier, term_identifier
+from gdl.kif.terms import is_integer, kif_text, order_key, relation
+
+LINE = 100            # wrap long expressions near this column
+INLINE_VIEW = 48      # a view whose definition is at most this big is looked into when simplifying
+
+
+class NotTranslatable(Exception):
+    """The description is sound but not translated: the reason is the message."""
+
+
+@dataclass
+class Translation:
+    text: str                                   # the rule file, in gdl's language
+    move_names: dict = field(default_factory=dict)   # KIF move -> action name
+    role_names: dict = field(default_factory=dict)   # role -> player name
+    ground: GroundGame | None = None
+    analysis: Analysis | None = None
+    # variable -> the propositions it stands for: {value as the rule file shows it: proposition}
+    variables: dict = field(default_factory=dict)
+
+    def facts(self, values: dict) -> frozenset:
+        """The KIF state (its true base propositions) of a translated state, given its
+        variables' values by name (``game.variables(state)``)."""
+        found = set()
+        for name, value in values.items():
+            props = self.variables.get(name)
+            if props is not None:
+                prop = props.get(str(value).lower() if isinstance(value, bool) else str(value))
+                if prop is not None:
+                    found.add(prop)
+        return frozenset(found)
+
+
+def translate(description: Description, static: datalog.Facts, name: str,
+              origin: str = "") -> Translation:
+    _no_recursion_through_state(description)
+    try:
+        grounded = ground(description, static)
+    except TooLarge as large:
+        raise NotTranslatable(str(large)) from None
+    analysis = analyse(grounded)
+    if not analysis.alternating:
+        raise NotTranslatable(analysis.why_not)
+    return _Writer(description, grounded, analysis, name, origin).write()
+
+
+def _no_recursion_through_state(description: Description) -> None:
+    program = datalog.Program(description.rules)
+    for component in program.order:
+        if any(n in description.on_state for n in component) and program.recursive(component):
+            names = ", ".join(f"`{n}`" for n in component)
+            raise NotTranslatable(f"{names} depend{'s' if len(component) == 1 else ''} on "
+                                  "itself through the state (a recursive relation of the "
+                                  "state, which a rule file's `define` cannot express)")
+
+
+# ---- expressions -----------------------------------------------------------------------------------
+# ("T",) true, ("F",) false, ("p", prop) a proposition of the state, ("v", atom) a view of the
+# state (a define), ("d", role, move) a move, ("not", e), ("and", parts), ("or", parts)
+
+TRUE, FALSE = ("T",), ("F",)
+
+
+def _and(parts) -> tuple:
+    kept = []
+    for part in parts:
+        if part == FALSE:
+            return FALSE
+        if part == TRUE:
+            continue
+        for piece in (part[1] if part[0] == "and" else (part,)):
+            if piece not in kept:
+                kept.append(piece)
+    if not kept:
+        return TRUE
+    return kept[0] if len(kept) == 1 else ("and", tuple(kept))
+
+
+def _or(parts) -> tuple:
+    kept = []
+    for part in parts:
+        if part == TRUE:
+            return TRUE
+        if part == FALSE:
+            continue
+        for piece in (part[1] if part[0] == "or" else (part,)):
+            if piece not in kept:
+                kept.append(piece)
+    if not kept:
+        return FALSE
+    return kept[0] if len(kept) == 1 else ("or", tuple(kept))
+
+
+def _not(part) -> tuple:
+    if part == TRUE:
+        return FALSE
+    if part == FALSE:
+        return TRUE
+    if part[0] == "not":
+        return part[1]
+    return ("not", part)
+
+
+def _size(e, limit: int) -> int:
+    """The number of nodes of ``e``, counting at most to ``limit``."""
+    count, stack = 0, [e]
+    while stack and count <= limit:
+        node = stack.pop()
+        count += 1
+        if node[0] in ("and", "or"):
+            stack.extend(node[1])
+        elif node[0] == "not":
+            stack.append(node[1])
+    return count
+
+
+class _Writer:
+    def __init__(self, description: Description, grounded: GroundGame, analysis: Analysis,
+                 name: str, origin: str):
+        self.description = description
+        self.g = grounded
+        self.a = analysis
+        self.name = name
+        self.origin = origin
+        self.moving = description.on_moves          # relations that read `does`
+        self.names = Names()
+        self._expr_cache: dict = {}
+        self._reads: dict = {}
+        self.used_views: set = set()
+        self._extra: list[str] = []
+        self._extra_names: set[str] = set()
+
+    # ---- names ---------------------------------------------------------------------------------
+
+    def symbol(self, constant) -> str:
+        return self.names.name(("symbol", constant), term_identifier(constant))
+
+    def group_var(self, key) -> str:
+        functor, _position, rest = key
+        return self.names.name(("var", key), term_identifier((functor,) + rest if rest else functor))
+
+    def bool_var(self, prop) -> str:
+        return self.names.name(("var", prop), term_identifier(prop))
+
+    def define_name(self, atom) -> str:
+        return self.names.name(("define", atom), term_identifier(atom))
+
+    def value_text(self, key, value) -> str:
+        return value if self.int_group(key) else self.symbol(value)
+
+    def int_group(self, key) -> bool:
+        return all(is_integer(v) for v in self.a.groups[key])
+
+    def none_value(self, key) -> str:
+        if self.int_group(key):
+            return str(min(int(v) for v in self.a.groups[key]) - 1)
+        return self.names.name(("symbol", "none"), "none")
+
+    # ---- building expressions -------------------------------------------------------------------
+
+    def literal(self, positive: bool, atom) -> tuple:
+        name = relation(atom)
+        if name == "true":
+            node: tuple = ("p", atom[1])
+        elif name == "does":
+            node = ("d", atom[1], atom[2])
+        elif name in self.moving:
+            node = self.moving_view(atom)
+        else:
+            node = ("v", atom)
+        return node if positive else _not(node)
+
+    def bodies_expr(self, atom) -> tuple:
+        return _or(_and(self.literal(p, a) for p, a in body) for body in self.g.bodies(atom))
+
+    def moving_view(self, atom) -> tuple:
+        """A view that reads the moves is expanded where it is used (a define cannot read them)."""
+        cached = self._expr_cache.get(("moving", atom))
+        if cached is None:
+            self._expr_cache[("moving", atom)] = FALSE   # no recursion through the state here
+            cached = self.bodies_expr(atom)
+            self._expr_cache[("moving", atom)] = cached
+        return cached
+
+    def definition(self, atom) -> tuple:
+        cached = self._expr_cache.get(("view", atom))
+        if cached is None:
+            cached = self.bodies_expr(atom)
+            self._expr_cache[("view", atom)] = cached
+        return cached
+
+    # ---- simplifying under what is known -----------------------------------------------------------
+
+    def knowledge(self, role, move) -> dict:
+        """What holds wherever ``role`` may make ``move``: the literals its legality implies,
+        with every other value of a group whose value is known."""
+        closed = self._prover.implied(("legal", role, move))
+        known: dict = {}
+        for positive, atom in closed:
+            if relation(atom) == "true":
+                known[("p", atom[1])] = positive
+                key = self.a.group_of.get(atom[1])
+                if positive and key is not None:
+                    for value in self.a.groups[key]:
+                        other = self.prop_of(key, value)
+                        if other != atom[1]:
+                            known[("p", other)] = False
+            elif relation(atom) != "does":
+                known[("v", atom)] = positive
+        return known
+
+    def prop_of(self, key, value):
+        functor, position, rest = key
+        arguments = list(rest)
+        arguments.insert(position - 1, value)
+        return (functor, *arguments)
+
+    def simplify(self, e, known: dict, moves, memo: dict) -> tuple:
+        """``e`` with what ``known`` says folded in; ``moves(role, move)`` gives what a move
+        literal is in this action (TRUE, FALSE or an expression of the state)."""
+        kind = e[0]
+        if kind in ("T", "F"):
+            return e
+        if kind == "p":
+            value = known.get(e)
+            return e if value is None else (TRUE if value else FALSE)
+        if kind == "d":
+            return self.simplify(moves(e[1], e[2]), known, moves, memo)
+        if kind == "v":
+            value = known.get(e)
+            if value is not None:
+                return TRUE if value else FALSE
+            if e in memo:
+                return memo[e]
+            memo[e] = e
+            definition = self.definition(e[1])
+            result = e
+            if definition in (TRUE, FALSE):
+                result = definition
+            elif _size(definition, INLINE_VIEW) <= INLINE_VIEW:
+                folded = self.simplify(definition, known, moves, memo)
+                if folded in (TRUE, FALSE):
+                    result = folded
+            memo[e] = result
+            return result
+        if kind == "not":
+            return _not(self.simplify(e[1], known, moves, memo))
+        parts = [self.simplify(part, known, moves, memo) for part in e[1]]
+        return _and(parts) if kind == "and" else _or(parts)
+
+    # ---- writing ---------------------------------------------------------------------------------
+
+    def write(self) -> Translation:
+        from gdl.kif.analysis import Prover
+
+        self._prover = Prover(self.g)
+        members: dict = {}
+        for prop, key in self.a.group_of.items():
+            members.setdefault(key, []).append(prop)
+        self._prover.hypothesis(members)
+
+        roles = self.g.roles
+        role_names = {role: self.names.name(("symbol", role), identifier(role)) for role in roles}
+        for key in self.a.groups:
+            for value in self.a.groups[key]:
+                if not self.int_group(key):
+                    self.symbol(value)
+        out: list[str] = []
+        origin = f" from {self.origin}" if self.origin else ""
+        out.append(f"# Translated{origin} by gdl from GDL-KIF: every rule grounded, each group of")
+        out.append("# propositions that holds one value at a time as one variable, each move an action.")
+        out.append(f'game "{self.name}"' if _printable_title(self.name) else 'game "KIF game"')
+        out.append("players " + ", ".join(role_names[r] for r in roles))
+        out.append("")
+        out += self.variables()
+        out.append("")
+        actions = self.actions(role_names)      # fills self.used_views as it goes
+        mover = self.mover(role_names)
+        terminal = self.expression_text(self.definition("terminal"), 9)
+        utilities = self.utilities(role_names)
+        if len(roles) > 1:
+            out.append("init { next to_move }")
+            out.append("")
+        out += self.defines() + self._extra
+        if mover:
+            out.append("")
+            out += mover
+        out.append("")
+        out += actions
+        out.append("")
+        out.append(f"terminal {terminal}")
+        out += utilities
+        out.append("utility in 0..100")
+        text = "\n".join(out) + "\n"
+        moves = {move: self.names.name(("action", move), term_identifier(move))
+                 for role in roles for move in self.g.moves[role]}
+        return Translation(text, moves, role_names, self.g, self.a, self._variables)
+
+    def variables(self) -> list[str]:
+        self._variables: dict = {}
+        lines = []
+        init = self.g.init
+        for key, values in self.a.groups.items():
+            name = self.group_var(key)
+            start = next((v for v in values if self.prop_of(key, v) in init), None)
+            none = self.none_value(key)
+            if self.int_group(key):
+                low = min(int(v) for v in values) - 1
+                domain = f"{low}..{max(int(v) for v in values)}"
+            else:
+                domain = "{" + ", ".join([self.symbol(v) for v in values] + [none]) + "}"
+            first = self.value_text(key, start) if start is not None else none
+            self._variables[name] = {self.value_text(key, v): self.prop_of(key, v) for v in values}
+            shown = kif_text(self.prop_of(key, "?"))
+            lines.append(f"var {name} in {domain} = {first}    # {shown}; {none}: none holds")
+        for prop in self.g.base:
+            if prop not in self.a.group_of:
+                value = "true" if prop in init else "false"
+                self._variables[self.bool_var(prop)] = {"true": prop}
+                lines.append(f"var {self.bool_var(prop)} in bool = {value}    # {kif_text(prop)}")
+        return lines
+
+    def prop_text(self, prop) -> str:
+        key = self.a.group_of.get(prop)
+        if key is None:
+            return self.bool_var(prop)
+        value = prop[key[1]]
+        return f"{self.group_var(key)} == {self.value_text(key, value)}"
+
+    def expression_text(self, e, indent: int) -> str:
+        text = self._text(e, 0)
+        return _wrap(text, indent) if len(text) + indent > LINE else text
+
+    def _text(self, e, level: int) -> str:
+        """``level``: 0 anywhere, 1 inside `and`/`not` (an `or` needs brackets), 2 inside `not`
+        (an `and` too)."""
+        kind = e[0]
+        if kind == "T":
+            return "true"
+        if kind == "F":
+            return "false"
+        if kind == "p":
+            text = self.prop_text(e[1])
+            return f"({text})" if level >= 2 and " == " in text else text
+        if kind == "v":
+            self.used_views.add(e[1])
+            return self.define_name(e[1])
+        if kind == "d":
+            raise AssertionError("a move left in an expression of the state")
+        if kind == "not":
+            return "not " + self._text(e[1], 2)
+        word = " and " if kind == "and" else " or "
+        # an `and` inside an `or` gets brackets too: the language does not need them, readers do
+        text = word.join(f"({self._text(part, 0)})" if kind == "or" and part[0] == "and"
+                         else self._text(part, 1) for part in e[1])
+        if (kind == "or" and level >= 1) or (kind == "and" and level >= 2):
+            return f"({text})"
+        return text
+
+    def defines(self) -> list[str]:
+        lines = []
+        done: set = set()
+        pending = sorted(self.used_views, key=order_key)
+        while pending:
+            atom = pending.pop(0)
+            if atom in done:
+                continue
+            done.add(atom)
+            before = set(self.used_views)
+            body = self.expression_text(self.definition(atom), 8 + len(self.define_name(atom)))
+            lines.append(f"define {self.define_name(atom)} = {body}")
+            pending += sorted(self.used_views - before - done, key=order_key)
+        lines.sort(key=lambda line: line.split(" ", 2)[1])
+        return lines
+
+    def mover(self, role_names: dict) -> list[str]:
+        roles = self.g.roles
+        if len(roles) == 1:
+            return []
+        lines = []
+        branches = []
+        for role in roles:
+            choosing = [m for m in self.g.moves[role]
+                        if m not in self.a.passive[role] and self.g.bodies(("legal", role, m))]
+            if not choosing:
+                continue
+            guard = _and(self.literal(p, atom) for p, atom in sorted(self.a.guard[role],
+                                                                      key=lambda lit: order_key(lit[1])))
+            has = _and([guard, _or(("v", ("legal", role, m)) for m in choosing)])
+            name = self.names.name(("chooses", role), f"chooses_{role_names[role]}")
+            text = self.expression_text(has, 8 + len(name))
+            lines.append(f"define {name} = {text}")
+            branches.append(f"{role_names[role]} if {name} else")
+        lines.append("# the player to move: the role with a move to choose (at most one, proved)")
+        lines.append(f"define to_move = {' '.join(branches)} {role_names[roles[0]]}")
+        return lines
+
+    def utilities(self, role_names: dict) -> list[str]:
+        lines = []
+        for role in self.g.roles:
+            goals = sorted((atom for atom in self.g.atoms_of("goal") if atom[1] == role),
+                           key=lambda atom: -int(atom[2]) if is_integer(atom[2]) else 0)
+            name = role_names[role]
+            parts = []
+            for atom in goals:
+                if not (is_integer(atom[2]) and 0 <= int(atom[2]) <= 100):
+                    raise NotTranslatable(f"a goal value of {role}, {kif_text(atom[2])}, is not "
+                                          "an integer from 0 to 100")
+                condition = self.definition(atom)
+                if condition == FALSE:
+                    continue
+                parts.append((int(atom[2]), self._text(condition, 1)))
+            missing = self.names.name(("no goal", role), f"no_goal_for_{name}")
+            lines.append(f"const {missing} = [0]    # read past its end where {name} has no goal "
+                         "(an ill-formed game)")
+            chain = " ".join(f"{value} if {text} else" for value, text in parts)
+            lines.append(_wrap(f"utility {name} = {chain} {missing}[{self.past_the_end()}]"
+                               .replace("  ", " "), 10))
+        return lines
+
+    def past_the_end(self) -> str:
+        """A define whose value is always 1, which the checker cannot fold: the index of a
+        goal that does not exist, so that reading it is an error in play (E303), not a value."""
+        name = self.names.name(("one",), "one")
+        if name not in self._extra_names:
+            self._extra_names.add(name)
+            self._extra.append(f"define {name} = count p in players: p == mover    # always 1")
+        return name
+
+    # ---- actions -----------------------------------------------------------------------------------
+
+    def actions(self, role_names: dict) -> list[str]:
+        roles = self.g.roles
+        by_move: dict = {}
+        for role in roles:
+            for move in self.g.moves[role]:
+                if self.g.bodies(("legal", role, move)):
+                    by_move.setdefault(move, []).append(role)
+        passive = self.a.passive
+        # per proposition: its next-expression with the moves left in, and which moves it reads
+        self._next = {p: self.bodies_expr(("next", p)) for p in self.g.base}
+        self._reads_moves = {p: _moves_in(e) for p, e in self._next.items()}
+        self._quiet: dict = {}
+        lines = []
+        for move in sorted(by_move, key=order_key):
+            movers = by_move[move]
+            name = self.names.name(("action", move), term_identifier(move))
+            requires = []
+            branches = []
+            for role in movers:
+                legal = ("v", ("legal", role, move))
+                requires.append(self._text(legal, 1) if len(movers) == 1 else
+                                f"(mover == {role_names[role]} and {self._text(legal, 1)})")
+                branches.append((role, self.effect(role, move, passive)))
+            head = f"action {name} by {', '.join(role_names[r] for r in movers)}"
+            lines.append(head)
+            lines.append("    requires " + _wrap(" or ".join(requires), 13))
+            if len(branches) == 1:
+                statements = branches[0][1]
+            else:
+                statements = []
+                for i, (role, effect) in enumerate(branches):
+                    word = "if" if i == 0 else "else if"
+                    if i == len(branches) - 1:
+                        statements.append("else {")
+                    else:
+                        statements.append(f"{word} mover == {role_names[role]} {{")
+                    statements += ["    " + s for s in effect]
+                    statements.append("}")
+                statements = _join_branches(statements)
+            if statements:
+                lines.append("    effect " + statements[0])
+                lines += ["           " + s for s in statements[1:]]
+        return lines
+
+    def effect(self, role, move, passive) -> list[str]:
+        known = self.knowledge(role, move)
+        known[("v", ("legal", role, move))] = True
+
+        def moves(who, what) -> tuple:
+            if who == role:
+                return TRUE if what == move else FALSE
+            if what in passive[who]:
+                return ("v", ("legal", who, what))
+            return FALSE          # only the mover has a move to choose (proved)
+
+        memo: dict = {}
+        assigned: list[tuple[str, tuple]] = []     # (variable, new value: ("value", text) or expr)
+        for key, values in self.a.groups.items():
+            props = [self.prop_of(key, v) for v in values]
+            if not any(self._may_change(p, role, move) for p in props):
+                continue
+            options = []
+            same = True
+            for value, prop in zip(values, props):
+                e = self.simplify(self._next[prop], known, moves, memo)
+                current = known.get(("p", prop))
+                if not (e == ("p", prop) or (e == FALSE and current is False)
+                        or (e == TRUE and current is True)):
+                    same = False
+                options.append((value, e))
+            if same:
+                continue
+            assigned.append((self.group_var(key), self._choice(key, options) + (key,)))
+        for prop in self.g.base:
+            if prop in self.a.group_of or not self._may_change(prop, role, move):
+                continue
+            e = self.simplify(self._next[prop], known, moves, memo)
+            if e == ("p", prop) or (e in (TRUE, FALSE) and known.get(("p", prop)) == (e == TRUE)):
+                continue
+            assigned.append((self.bool_var(prop), ("bool", e)))
+        return self.statements(assigned, len(self.g.roles) > 1)
+
+    def _may_change(self, prop, role, move) -> bool:
+        """False where the proposition is sure to keep its value when ``role`` makes ``move``."""
+        reads = self._reads_moves[prop]
+        if reads is None:          # reads no move: the same expression after every move
+            return self._next[prop] != ("p", prop)
+        if (role, move) in reads:
+            return True
+        # the move is not read: the expression is the one for any other move of this role
+        quiet = self._quiet.get((prop, role))
+        if quiet is None:
+            passive = self.a.passive
+
+            def moves(who, what) -> tuple:
+                if who == role:
+                    return FALSE
+                return ("v", ("legal", who, what)) if what in passive[who] else FALSE
+
+            quiet = self.simplify(self._next[prop], {}, moves, {}) == ("p", prop)
+            self._quiet[(prop, role)] = quiet
+        return not quiet
+
+    def _choice(self, key, options) -> tuple:
+        """The new value of a group's variable: the value whose proposition holds next."""
+        chain = [(value, e) for value, e in options if e != FALSE]
+        for value, e in chain:
+            if e == TRUE:
+                return ("value", self.value_text(key, value), [(value, e)])
+        return ("chain", self.none_value(key), chain)
+
+    def statements(self, assigned, rotate: bool) -> list[str]:
+        texts = []
+        changed = {name for name, _ in assigned}
+        lets, sets = [], []
+        for name, new in assigned:
+            if new[0] == "value":
+                sets.append(f"{name} = {new[1]}")
+                continue
+            if new[0] == "bool":
+                text = self._text(new[1], 0)
+                reads = self._reads_of(new[1])
+            else:
+                _, none, chain, key = new
+                text = " ".join(f"{self.value_text(key, value)} if {self._text(e, 1)} else"
+                                for value, e in chain) + f" {none}"
+                reads = set().union(*(self._reads_of(e) for _, e in chain)) if chain else set()
+            if reads & changed:
+                lets.append(f"let next_{name} = {text}")
+                sets.append(f"{name} = next_{name}")
+            else:
+                sets.append(f"{name} = {text}")
+        texts = lets + sets
+        if rotate:
+            texts.append("next to_move")
+        return [_wrap(t, 11) + ";" if i < len(texts) - 1 else _wrap(t, 11)
+                for i, t in enumerate(texts)]
+
+    def _reads_of(self, e) -> set:
+        """The variables an expression of the state reads, through its defines too."""
+        found: set = set()
+        stack = [e]
+        while stack:
+            node = stack.pop()
+            kind = node[0]
+            if kind == "p":
+                key = self.a.group_of.get(node[1])
+                found.add(self.group_var(key) if key is not None else self.bool_var(node[1]))
+            elif kind == "v":
+                cached = self._reads.get(node[1])
+                if cached is None:
+                    self._reads[node[1]] = set()       # views are not recursive (checked)
+                    cached = self._reads_of(self.definition(node[1]))
+                    self._reads[node[1]] = cached
+                found |= cached
+            elif kind == "not":
+                stack.append(node[1])
+            elif kind in ("and", "or"):
+                stack.extend(node[1])
+        return found
+
+
+def _moves_in(e) -> set | None:
+    """The moves an expression reads, or None when it reads none."""
+    found = set()
+    stack = [e]
+    while stack:
+        node = stack.pop()
+        if node[0] == "d":
+            found.add((node[1], node[2]))
+        elif node[0] == "not":
+            stack.append(node[1])
+        elif node[0] in ("and", "or"):
+            stack.extend(node[1])
+    return found or None
+
+
+def _join_branches(lines: list[str]) -> list[str]:
+    """``}`` followed by ``else ...`` on one line, as the rule language reads an if-chain."""
+    joined: list[str] = []
+    for line in lines:
+        if line.startswith("else") and joined and joined[-1] == "}":
+            joined[-1] = "} " + line
+        else:
+            joined.append(line)
+    return joined
+
+
+def _printable_title(name: str) -> bool:
+    return name.isprintable() and '"' not in name and "\\" not in name
+
+
+def _wrap(text: str, indent: int) -> str:
+    """A long line broken before ` or ` / ` and ` / ` else ` near LINE columns (the language's
+    layout is free: a newline is white space)."""
+    if len(text) + indent <= LINE:
+        return text
+    pieces: list[str] = []
+    line = ""
+    for word in text.split(" "):
+        if line and len(line) + 1 + len(word) + indent > LINE and word in ("or", "and", "else"):
+            pieces.append(line)
+            line = word
+        else:
+            line = f"{line} {word}" if line else word
+    pieces.append(line)
+    return ("\n" + " " * indent).join(pieces)

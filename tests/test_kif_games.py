@@ -1,0 +1,150 @@
+"""KIF games written for these tests from the GDL specification, solved by both reasoners:
+the plain Datalog interpreter (gdl.kif.interpreter) and the translated game (gdl.kif.translate),
+against values known from outside gdl."""
+
+import re
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+import gdl
+from gdl.errors import GdlError
+from gdl.graph import strong_solve
+from tests.kif_helpers import disagreements
+
+KIF = Path(__file__).resolve().parent / "data" / "kif"
+
+
+def text_of(name):
+    return (KIF / name).read_text()
+
+
+def test_tictactoe_has_5478_positions_and_is_a_draw():
+    # Published: 5,478 reachable positions, 4,520 of them with a move to make; a draw (each
+    # player's goal 50 in GDL's terms).
+    game = gdl.load(KIF / "tictactoe.kif")
+    assert game.kif is not None          # the translated path, not the interpreter
+    solution = strong_solve(game)
+    positions = len(solution.graph.keys)
+    assert positions == 5478
+    assert sum(1 for p in solution.graph.player if p >= 0) == 4520
+    assert tuple(solution.values.vectors[0]) == (50, 50)
+
+
+def test_the_interpreter_agrees_with_the_translation_on_every_tictactoe_state():
+    problems, states = disagreements(text_of("tictactoe.kif"), "tictactoe.kif")
+    assert problems == [] and states == 5478
+
+
+def nim(heaps):
+    text = text_of("nim.kif")
+    for name, size in zip("abc", heaps):
+        text = re.sub(rf"\(init \(size {name} \d+\)\)", f"(init (size {name} {size}))", text)
+    return text
+
+
+@pytest.mark.parametrize("heaps", [(1, 2, 4), (5, 8, 13), (3, 5, 6), (0, 7, 7), (2, 3, 15)])
+def test_nim_follows_boutons_rule_at_every_position(heaps):
+    # Bouton: the player to move loses exactly when the XOR of the heaps is 0. Checked at every
+    # reachable position of the translated game, from its KIF facts.
+    game = gdl.loads(nim(heaps), "nim.kif")
+    solution = strong_solve(game)
+    players = game.info.players
+    checked = 0
+    for index, state in enumerate(solution.graph.keys):
+        facts = game.kif.facts(game.variables(state))
+        sizes = {f[1]: int(f[2]) for f in facts if f[0] == "size"}
+        mover = next(f[1] for f in facts if f[0] == "control")
+        xor = sizes["a"] ^ sizes["b"] ^ sizes["c"]
+        value = solution.values.vectors[index][players.index(mover)]
+        assert value == (0 if xor == 0 else 100), (sizes, mover, value)
+        checked += 1
+    assert checked == len(solution.graph.keys)
+
+
+def test_nim_in_the_interpreter_too():
+    game = gdl.loads(nim((1, 2, 3)), "nim.kif", backend="interpret")
+    assert tuple(strong_solve(game).values.vectors[0]) == (0, 100)    # 1 ^ 2 ^ 3 = 0: first loses
+    game = gdl.loads(nim((1, 2, 4)), "nim.kif", backend="interpret")
+    assert tuple(strong_solve(game).values.vectors[0]) == (100, 0)
+
+
+# ---- the orchard: `or` and `distinct`, against a direct model of its rules --------------------
+
+@cache
+def orchard_value(at, fruit, ripe, mover):
+    """Red's goal with best play, from the rules as the file's comment states them: a move
+    steps one or two trees on, or picks the ripe fruit overhead when the other gatherer is not
+    there; two fruits win (100), a gatherer who cannot move ends the game (50 each unless
+    someone has won)."""
+    other = 1 - mover
+    if 2 in fruit:
+        return 100 if fruit[0] == 2 else 0
+    children = []
+    for to in (at[mover] + 1, at[mover] + 2):
+        if to <= 5:
+            place = list(at)
+            place[mover] = to
+            children.append((tuple(place), fruit, ripe))
+    if at[mover] in ripe and at[other] != at[mover]:
+        gained = list(fruit)
+        gained[mover] += 1
+        children.append((at, tuple(gained), ripe - {at[mover]}))
+    if not children:
+        return 50
+    values = [orchard_value(a, f, r, other) for a, f, r in children]
+    return max(values) if mover == 0 else min(values)
+
+
+@cache
+def orchard_positions():
+    seen, stack = set(), [((1, 1), (0, 0), frozenset(range(1, 6)), 0)]
+    while stack:
+        state = stack.pop()
+        if state in seen:
+            continue
+        seen.add(state)
+        at, fruit, ripe, mover = state
+        if 2 in fruit:
+            continue
+        other = 1 - mover
+        for to in (at[mover] + 1, at[mover] + 2):
+            if to <= 5:
+                place = list(at)
+                place[mover] = to
+                stack.append((tuple(place), fruit, ripe, other))
+        if at[mover] in ripe and at[other] != at[mover]:
+            gained = list(fruit)
+            gained[mover] += 1
+            stack.append((at, tuple(gained), ripe - {at[mover]}, other))
+    return len(seen)
+
+
+@pytest.mark.parametrize("backend", ["interpret", "compile"])
+def test_the_orchard_against_a_direct_model(backend):
+    game = gdl.load(KIF / "orchard.kif", backend=backend)
+    solution = strong_solve(game)
+    red = orchard_value((1, 1), (0, 0), frozenset(range(1, 6)), 0)
+    assert tuple(solution.values.vectors[0]) == (red, 100 - red)
+    assert len(solution.graph.keys) == orchard_positions()
+
+
+def test_the_orchard_agrees_state_by_state():
+    problems, _ = disagreements(text_of("orchard.kif"), "orchard.kif")
+    assert problems == []
+
+
+def test_not_stratified_is_refused_with_the_cycle():
+    with pytest.raises(GdlError) as caught:
+        gdl.load(KIF / "unstratified.kif")
+    assert {d.code for d in caught.value.diagnostics} == {"K203"}
+    assert caught.value.diagnostics[0].span.line == 5
+
+
+@pytest.mark.parametrize("backend", ["interpret", "compile", "native"])
+def test_simultaneous_moves_are_refused_by_name(backend):
+    with pytest.raises(GdlError) as caught:
+        gdl.load(KIF / "pennies.kif", backend=backend)
+    assert caught.value.code == "K303"
+    assert "simultaneous moves" in caught.value.diagnostics[0].message
