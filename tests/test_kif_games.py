@@ -29,7 +29,7 @@ def test_tictactoe_has_5478_positions_and_is_a_draw():
     positions = len(solution.graph.keys)
     assert positions == 5478
     assert sum(1 for p in solution.graph.player if p >= 0) == 4520
-    assert tuple(solution.values.vectors[0]) == (50, 50)
+    assert tuple(solution.value(0)) == (50, 50)
 
 
 def test_the_interpreter_agrees_with_the_translation_on_every_tictactoe_state():
@@ -57,7 +57,7 @@ def test_nim_follows_boutons_rule_at_every_position(heaps):
         sizes = {f[1]: int(f[2]) for f in facts if f[0] == "size"}
         mover = next(f[1] for f in facts if f[0] == "control")
         xor = sizes["a"] ^ sizes["b"] ^ sizes["c"]
-        value = solution.values.vectors[index][players.index(mover)]
+        value = solution.value(index)[players.index(mover)]
         assert value == (0 if xor == 0 else 100), (sizes, mover, value)
         checked += 1
     assert checked == len(solution.graph.keys)
@@ -65,9 +65,9 @@ def test_nim_follows_boutons_rule_at_every_position(heaps):
 
 def test_nim_in_the_interpreter_too():
     game = gdl.loads(nim((1, 2, 3)), "nim.kif", backend="interpret")
-    assert tuple(strong_solve(game).values.vectors[0]) == (0, 100)    # 1 ^ 2 ^ 3 = 0: first loses
+    assert tuple(strong_solve(game).value(0)) == (0, 100)    # 1 ^ 2 ^ 3 = 0: first loses
     game = gdl.loads(nim((1, 2, 4)), "nim.kif", backend="interpret")
-    assert tuple(strong_solve(game).values.vectors[0]) == (100, 0)
+    assert tuple(strong_solve(game).value(0)) == (100, 0)
 
 
 # ---- the orchard: `or` and `distinct`, against a direct model of its rules --------------------
@@ -126,7 +126,7 @@ def test_the_orchard_against_a_direct_model(backend):
     game = gdl.load(KIF / "orchard.kif", backend=backend)
     solution = strong_solve(game)
     red = orchard_value((1, 1), (0, 0), frozenset(range(1, 6)), 0)
-    assert tuple(solution.values.vectors[0]) == (red, 100 - red)
+    assert tuple(solution.value(0)) == (red, 100 - red)
     assert len(solution.graph.keys) == orchard_positions()
 
 

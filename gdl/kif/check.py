@@ -283,7 +283,7 @@ def _roles(rules: list[Rule]) -> tuple[tuple[str, ...], list[Diagnostic]]:
     for rule in rules:
         if relation(rule.head) == "role" and not rule.body and is_ground(rule.head):
             name = rule.head[1]
-            if not isinstance(name, str):
+            if type(name) is not str:
                 problems.append(Diagnostic("K205", "a role is a constant, not a compound term",
                                            rule.head_span, hint="(role white)"))
             elif name in roles:
@@ -313,7 +313,7 @@ def _goal_values(rules: list[Rule]) -> list[Diagnostic]:
         if relation(rule.head) != "goal":
             continue
         value = rule.head[2]
-        if isinstance(value, str) and not (is_integer(value) and 0 <= int(value) <= 100):
+        if type(value) is str and not (is_integer(value) and 0 <= int(value) <= 100):
             problems.append(Diagnostic("K207", f"the goal value {value} is not an integer from 0 "
                                        "to 100", rule.head_span,
                                        hint="a goal is a number of points: 0 to 100"))

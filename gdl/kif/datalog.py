@@ -15,7 +15,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from gdl.kif.program import Literal, Rule
-from gdl.kif.terms import Var, is_ground, match, relation, substitute, variables
+from gdl.kif.terms import Var, is_ground, match, order_key, relation, substitute, variables
 
 
 class TooManyFacts(Exception):
@@ -51,10 +51,10 @@ def components(graph: dict[str, dict[str, bool]]) -> list[list[str]]:
     stack: list[str] = []
     result: list[list[str]] = []
     counter = 0
-    for root in sorted(graph):
+    for root in sorted(graph, key=order_key):
         if root in index:
             continue
-        work = [(root, iter(sorted(graph[root])))]
+        work = [(root, iter(sorted(graph[root], key=order_key)))]
         index[root] = low[root] = counter
         counter += 1
         stack.append(root)
@@ -68,7 +68,7 @@ def components(graph: dict[str, dict[str, bool]]) -> list[list[str]]:
                     counter += 1
                     stack.append(child)
                     on_stack.add(child)
-                    work.append((child, iter(sorted(graph.get(child, {})))))
+                    work.append((child, iter(sorted(graph.get(child, {}), key=order_key))))
                     advanced = True
                     break
                 if child in on_stack:
@@ -87,7 +87,7 @@ def components(graph: dict[str, dict[str, bool]]) -> list[list[str]]:
                     component.append(member)
                     if member == node:
                         break
-                result.append(sorted(component))
+                result.append(sorted(component, key=order_key))
     return result
 
 
@@ -116,7 +116,8 @@ class Facts:
 
     def __init__(self, shared: Facts | None = None, shared_relations: frozenset[str] = frozenset()):
         self.sets: dict[str, set] = {}
-        self._index: dict[tuple[str, int], dict] = {}
+        self._index: dict[tuple[str, tuple], dict] = {}
+        self._indexes: dict[str, list] = {}     # relation -> [(positions, index)]
         self.shared = shared
         self.shared_relations = shared_relations
 
@@ -131,33 +132,33 @@ class Facts:
         if atom in facts:
             return False
         facts.add(atom)
-        if isinstance(atom, tuple):
-            for position in range(1, len(atom)):
-                index = self._index.get((name, position))
-                if index is not None:
-                    index.setdefault(atom[position], []).append(atom)
+        for positions, index in self._indexes.get(name, ()):
+            index.setdefault(tuple(atom[p] for p in positions), []).append(atom)
         return True
 
     def __contains__(self, atom) -> bool:
         return atom in self.of(relation(atom))
 
     def candidates(self, pattern) -> Iterable:
-        """Facts that may match ``pattern`` (an atom with some ground arguments)."""
+        """Facts that may match ``pattern``: those that agree with it on every ground argument
+        (through an index on exactly those positions, built when first asked for)."""
         name = relation(pattern)
         if self.shared is not None and name in self.shared_relations:
             return self.shared.candidates(pattern)
         if not isinstance(pattern, tuple):
             return self.sets.get(name, _EMPTY)
-        for position in range(1, len(pattern)):
-            if is_ground(pattern[position]):
-                index = self._index.get((name, position))
-                if index is None:
-                    index = {}
-                    for fact in self.sets.get(name, _EMPTY):
-                        index.setdefault(fact[position], []).append(fact)
-                    self._index[(name, position)] = index
-                return index.get(pattern[position], _EMPTY_LIST)
-        return self.sets.get(name, _EMPTY)
+        positions = tuple(p for p in range(1, len(pattern)) if is_ground(pattern[p]))
+        if not positions:
+            return self.sets.get(name, _EMPTY)
+        index = self._index.get((name, positions))
+        if index is None:
+            index = {}
+            for fact in self.sets.get(name, _EMPTY):
+                if len(fact) == len(pattern):
+                    index.setdefault(tuple(fact[p] for p in positions), []).append(fact)
+            self._index[(name, positions)] = index
+            self._indexes.setdefault(name, []).append((positions, index))
+        return index.get(tuple(pattern[p] for p in positions), _EMPTY_LIST)
 
     def count(self) -> int:
         return sum(len(s) for s in self.sets.values())

@@ -22,8 +22,8 @@ from gdl.kif.program import Literal, Rule
 from gdl.kif.terms import Var, order_key, relation, substitute
 from gdl.span import NOWHERE
 
-RELAXED_FACTS = 3_000_000     # atoms the relaxed evaluation may find
-GROUND_LITERALS = 4_000_000   # literals in all ground bodies together
+RELAXED_FACTS = 250_000       # atoms the relaxed evaluation may find
+GROUND_LITERALS = 1_500_000   # literals in all ground bodies together
 
 # A ground literal: (True, atom) or (False, atom), atom a ground term of a dynamic relation,
 # ``("true", p)`` or ``("does", r, m)`` included.

@@ -73,10 +73,14 @@ class Names:
         self.given: dict[object, str] = {}
         self.taken: set[str] = set(taken or ())
 
-    def name(self, thing, wanted: str) -> str:
+    def name(self, thing, wanted) -> str:
+        """The name of ``thing``: ``wanted`` (a string, or a function that makes it: called only
+        the first time) unless another thing has it."""
         known = self.given.get(thing)
         if known is not None:
             return known
+        if callable(wanted):
+            wanted = wanted()
         name, number = wanted, 1
         while name in self.taken:
             number += 1

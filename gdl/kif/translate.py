@@ -25,13 +25,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from gdl.kif import datalog
-from gdl.kif.analysis import Analysis, analyse
+from gdl.kif.analysis import WHOLE, Analysis, analyse, prop_of
 from gdl.kif.check import Description
 from gdl.kif.ground import GroundGame, TooLarge, ground
 from gdl.kif.names import Names, identifier, term_identifier
 from gdl.kif.terms import is_integer, kif_text, order_key, relation
 
 LINE = 100            # wrap long expressions near this column
+MAX_TEXT = 900_000    # characters of translated rules (gdl reads rule files up to 1,000,000)
 INLINE_VIEW = 48      # a view whose definition is at most this big is looked into when simplifying
 
 
@@ -64,25 +65,47 @@ class Translation:
 
 def translate(description: Description, static: datalog.Facts, name: str,
               origin: str = "") -> Translation:
-    _no_recursion_through_state(description)
     try:
         grounded = ground(description, static)
     except TooLarge as large:
         raise NotTranslatable(str(large)) from None
+    cycles = _cycles(grounded, description.on_moves)
     analysis = analyse(grounded)
     if not analysis.alternating:
         raise NotTranslatable(analysis.why_not)
-    return _Writer(description, grounded, analysis, name, origin).write()
+    return _Writer(description, grounded, analysis, name, origin, cycles).write()
 
 
-def _no_recursion_through_state(description: Description) -> None:
-    program = datalog.Program(description.rules)
-    for component in program.order:
-        if any(n in description.on_state for n in component) and program.recursive(component):
-            names = ", ".join(f"`{n}`" for n in component)
-            raise NotTranslatable(f"{names} depend{'s' if len(component) == 1 else ''} on "
-                                  "itself through the state (a recursive relation of the "
-                                  "state, which a rule file's `define` cannot express)")
+UNROLLED = 60_000     # atoms times levels, for all the cycles together
+
+
+def _cycles(grounded: GroundGame, moving: set[str]) -> dict:
+    """Ground atoms that depend on themselves (through the state: a path, a group of stones),
+    each with the atoms of its cycle. A recursive relation whose instances do not form cycles
+    (``(openPath a b)`` from ``(openPath a c)``, c nearer to b) needs nothing: every instance
+    is a define of its own. Cycles are unrolled: the least fixpoint of n atoms is reached in n
+    rounds, so each atom gets n levels, each reading the level before."""
+    graph: dict = {}
+    for atom, bodies in grounded.rules.items():
+        graph[atom] = {a: False for body in bodies for _, a in body if a in grounded.rules}
+    found: dict = {}
+    total = 0
+    for component in datalog.components(graph):
+        if len(component) == 1 and component[0] not in graph.get(component[0], {}):
+            continue
+        members = frozenset(component)
+        names = sorted({relation(a) for a in members})
+        if any(n in moving for n in names):
+            raise NotTranslatable(f"{', '.join(f'`{n}`' for n in names)} depend on themselves "
+                                  "through the moves, in a cycle")
+        total += len(members) ** 2
+        if total > UNROLLED:
+            raise NotTranslatable(f"{', '.join(f'`{n}`' for n in names)} depend on themselves "
+                                  f"through the state in a cycle of {len(members):,} instances, "
+                                  "too many to unroll")
+        for atom in members:
+            found[atom] = members
+    return found
 
 
 # ---- expressions -----------------------------------------------------------------------------------
@@ -90,6 +113,7 @@ def _no_recursion_through_state(description: Description) -> None:
 # state (a define), ("d", role, move) a move, ("not", e), ("and", parts), ("or", parts)
 
 TRUE, FALSE = ("T",), ("F",)
+LEVEL = "@round"     # (LEVEL, atom, k): round k of an atom of a cycle (see _cycles)
 
 
 def _and(parts) -> tuple:
@@ -147,7 +171,8 @@ def _size(e, limit: int) -> int:
 
 class _Writer:
     def __init__(self, description: Description, grounded: GroundGame, analysis: Analysis,
-                 name: str, origin: str):
+                 name: str, origin: str, cycles: dict | None = None):
+        self.cycles = cycles or {}
         self.description = description
         self.g = grounded
         self.a = analysis
@@ -159,28 +184,40 @@ class _Writer:
         self._reads: dict = {}
         self.used_views: set = set()
         self._extra: list[str] = []
+        self._int_groups: dict = {}
+        self._tables: dict = {}
+        self._written = 0
         self._extra_names: set[str] = set()
 
     # ---- names ---------------------------------------------------------------------------------
 
     def symbol(self, constant) -> str:
-        return self.names.name(("symbol", constant), term_identifier(constant))
+        return self.names.name(("symbol", constant), lambda: term_identifier(constant))
 
     def group_var(self, key) -> str:
         functor, _position, rest = key
-        return self.names.name(("var", key), term_identifier((functor,) + rest if rest else functor))
+        return self.names.name(("var", key),
+                               lambda: term_identifier((functor,) + rest if rest else functor))
 
     def bool_var(self, prop) -> str:
-        return self.names.name(("var", prop), term_identifier(prop))
+        return self.names.name(("var", prop), lambda: term_identifier(prop))
 
     def define_name(self, atom) -> str:
-        return self.names.name(("define", atom), term_identifier(atom))
+        if isinstance(atom, tuple) and atom[0] == LEVEL:      # a level of an unrolled cycle
+            return self.names.name(("define", atom),
+                                   lambda: f"{term_identifier(atom[1])}_round{atom[2]}")
+        return self.names.name(("define", atom), lambda: term_identifier(atom))
 
     def value_text(self, key, value) -> str:
+        if key[1] == WHOLE:          # (turn white move) as the symbol white_move
+            return self.names.name(("symbol", value), lambda: term_identifier(value[1:]))
         return value if self.int_group(key) else self.symbol(value)
 
     def int_group(self, key) -> bool:
-        return all(is_integer(v) for v in self.a.groups[key])
+        known = self._int_groups.get(key)
+        if known is None:
+            known = self._int_groups[key] = all(is_integer(v) for v in self.a.groups[key])
+        return known
 
     def none_value(self, key) -> str:
         if self.int_group(key):
@@ -189,7 +226,17 @@ class _Writer:
 
     # ---- building expressions -------------------------------------------------------------------
 
-    def literal(self, positive: bool, atom) -> tuple:
+    def view(self, atom, within: frozenset | None = None, level: int = 0) -> tuple:
+        """The expression that reads a view: its define, or for an atom of a cycle the last
+        round (read from inside its own cycle at round ``level``: the round before)."""
+        members = self.cycles.get(atom)
+        if members is None:
+            return ("v", atom)
+        if within is members:
+            return ("v", (LEVEL, atom, level - 1)) if level > 1 else FALSE
+        return ("v", (LEVEL, atom, len(members)))
+
+    def literal(self, positive: bool, atom, within=None, level: int = 0) -> tuple:
         name = relation(atom)
         if name == "true":
             node: tuple = ("p", atom[1])
@@ -198,11 +245,12 @@ class _Writer:
         elif name in self.moving:
             node = self.moving_view(atom)
         else:
-            node = ("v", atom)
+            node = self.view(atom, within, level)
         return node if positive else _not(node)
 
-    def bodies_expr(self, atom) -> tuple:
-        return _or(_and(self.literal(p, a) for p, a in body) for body in self.g.bodies(atom))
+    def bodies_expr(self, atom, within=None, level: int = 0) -> tuple:
+        return _or(_and(self.literal(p, a, within, level) for p, a in body)
+                   for body in self.g.bodies(atom))
 
     def moving_view(self, atom) -> tuple:
         """A view that reads the moves is expanded where it is used (a define cannot read them)."""
@@ -216,7 +264,11 @@ class _Writer:
     def definition(self, atom) -> tuple:
         cached = self._expr_cache.get(("view", atom))
         if cached is None:
-            cached = self.bodies_expr(atom)
+            if isinstance(atom, tuple) and atom[0] == LEVEL:
+                _, inner, level = atom
+                cached = self.bodies_expr(inner, self.cycles[inner], level)
+            else:
+                cached = self.bodies_expr(atom)
             self._expr_cache[("view", atom)] = cached
         return cached
 
@@ -227,7 +279,11 @@ class _Writer:
         with every other value of a group whose value is known."""
         closed = self._prover.implied(("legal", role, move))
         known: dict = {}
-        for positive, atom in closed:
+        for key, props in closed.values.items():
+            for value in self.a.groups[key]:
+                if self.prop_of(key, value) not in props:
+                    known[("p", self.prop_of(key, value))] = False
+        for positive, atom in closed.literals:
             if relation(atom) == "true":
                 known[("p", atom[1])] = positive
                 key = self.a.group_of.get(atom[1])
@@ -241,10 +297,7 @@ class _Writer:
         return known
 
     def prop_of(self, key, value):
-        functor, position, rest = key
-        arguments = list(rest)
-        arguments.insert(position - 1, value)
-        return (functor, *arguments)
+        return prop_of(key, value)
 
     def simplify(self, e, known: dict, moves, memo: dict) -> tuple:
         """``e`` with what ``known`` says folded in; ``moves(role, move)`` gives what a move
@@ -276,26 +329,34 @@ class _Writer:
             return result
         if kind == "not":
             return _not(self.simplify(e[1], known, moves, memo))
-        parts = [self.simplify(part, known, moves, memo) for part in e[1]]
-        return _and(parts) if kind == "and" else _or(parts)
+        # a node of the rules' expressions (never one built here) is simplified once per action:
+        # the views that read the moves are shared by many propositions
+        done = memo.get(id(e))
+        if done is not None:
+            return done
+        stop = FALSE if kind == "and" else TRUE
+        parts = []
+        for part in e[1]:
+            simple = self.simplify(part, known, moves, memo)
+            if simple == stop:
+                parts = [stop]
+                break
+            parts.append(simple)
+        result = _and(parts) if kind == "and" else _or(parts)
+        memo[id(e)] = result
+        return result
 
     # ---- writing ---------------------------------------------------------------------------------
 
     def write(self) -> Translation:
-        from gdl.kif.analysis import Prover
-
-        self._prover = Prover(self.g)
-        members: dict = {}
-        for prop, key in self.a.group_of.items():
-            members.setdefault(key, []).append(prop)
-        self._prover.hypothesis(members)
+        self._prover = self.a.prover      # type: ignore[attr-defined]
 
         roles = self.g.roles
         role_names = {role: self.names.name(("symbol", role), identifier(role)) for role in roles}
         for key in self.a.groups:
             for value in self.a.groups[key]:
                 if not self.int_group(key):
-                    self.symbol(value)
+                    self.value_text(key, value)
         out: list[str] = []
         origin = f" from {self.origin}" if self.origin else ""
         out.append(f"# Translated{origin} by gdl from GDL-KIF: every rule grounded, each group of")
@@ -307,7 +368,7 @@ class _Writer:
         out.append("")
         actions = self.actions(role_names)      # fills self.used_views as it goes
         mover = self.mover(role_names)
-        terminal = self.expression_text(self.definition("terminal"), 9)
+        terminal = self.expression_text(self.bodies_expr("terminal"), 9)
         utilities = self.utilities(role_names)
         if len(roles) > 1:
             out.append("init { next to_move }")
@@ -323,6 +384,9 @@ class _Writer:
         out += utilities
         out.append("utility in 0..100")
         text = "\n".join(out) + "\n"
+        if len(text) > MAX_TEXT:
+            raise NotTranslatable(f"its translation would be {len(text):,} characters long, more "
+                                  "than a rule file may hold")
         moves = {move: self.names.name(("action", move), term_identifier(move))
                  for role in roles for move in self.g.moves[role]}
         return Translation(text, moves, role_names, self.g, self.a, self._variables)
@@ -339,10 +403,10 @@ class _Writer:
                 low = min(int(v) for v in values) - 1
                 domain = f"{low}..{max(int(v) for v in values)}"
             else:
-                domain = "{" + ", ".join([self.symbol(v) for v in values] + [none]) + "}"
+                domain = "{" + ", ".join([self.value_text(key, v) for v in values] + [none]) + "}"
             first = self.value_text(key, start) if start is not None else none
             self._variables[name] = {self.value_text(key, v): self.prop_of(key, v) for v in values}
-            shown = kif_text(self.prop_of(key, "?"))
+            shown = kif_text(self.prop_of(key, "?")) if key[1] != WHOLE else f"({key[0]} ...)"
             lines.append(f"var {name} in {domain} = {first}    # {shown}; {none}: none holds")
         for prop in self.g.base:
             if prop not in self.a.group_of:
@@ -415,9 +479,10 @@ class _Writer:
                         if m not in self.a.passive[role] and self.g.bodies(("legal", role, m))]
             if not choosing:
                 continue
-            guard = _and(self.literal(p, atom) for p, atom in sorted(self.a.guard[role],
-                                                                      key=lambda lit: order_key(lit[1])))
-            has = _and([guard, _or(("v", ("legal", role, m)) for m in choosing)])
+            guarded = self.a.guard[role]
+            guard = TRUE if guarded is None else _or(
+                ("p", p) for p in sorted(guarded[1], key=order_key))
+            has = _and([guard, _or(self.view(("legal", role, m)) for m in choosing)])
             name = self.names.name(("chooses", role), f"chooses_{role_names[role]}")
             text = self.expression_text(has, 8 + len(name))
             lines.append(f"define {name} = {text}")
@@ -428,6 +493,7 @@ class _Writer:
 
     def utilities(self, role_names: dict) -> list[str]:
         lines = []
+        conditions: dict = {}
         for role in self.g.roles:
             goals = sorted((atom for atom in self.g.atoms_of("goal") if atom[1] == role),
                            key=lambda atom: -int(atom[2]) if is_integer(atom[2]) else 0)
@@ -437,9 +503,10 @@ class _Writer:
                 if not (is_integer(atom[2]) and 0 <= int(atom[2]) <= 100):
                     raise NotTranslatable(f"a goal value of {role}, {kif_text(atom[2])}, is not "
                                           "an integer from 0 to 100")
-                condition = self.definition(atom)
+                condition = self.bodies_expr(atom)
                 if condition == FALSE:
                     continue
+                conditions.setdefault(role, {})[int(atom[2])] = condition
                 parts.append((int(atom[2]), self._text(condition, 1)))
             missing = self.names.name(("no goal", role), f"no_goal_for_{name}")
             lines.append(f"const {missing} = [0]    # read past its end where {name} has no goal "
@@ -447,6 +514,10 @@ class _Writer:
             chain = " ".join(f"{value} if {text} else" for value, text in parts)
             lines.append(_wrap(f"utility {name} = {chain} {missing}[{self.past_the_end()}]"
                                .replace("  ", " "), 10))
+        total = _mirrored(conditions, self.g.roles)
+        if total is not None:
+            lines.append(f"constant-sum {total}    # each goal of one role has the other's "
+                         f"{total} - goal under the same condition")
         return lines
 
     def past_the_end(self) -> str:
@@ -479,11 +550,15 @@ class _Writer:
             requires = []
             branches = []
             for role in movers:
-                legal = ("v", ("legal", role, move))
+                legal = self.view(("legal", role, move))
                 requires.append(self._text(legal, 1) if len(movers) == 1 else
                                 f"(mover == {role_names[role]} and {self._text(legal, 1)})")
                 branches.append((role, self.effect(role, move, passive)))
             head = f"action {name} by {', '.join(role_names[r] for r in movers)}"
+            self._written += sum(len(b) for _, effect in branches for b in effect) + len(head)
+            if self._written > MAX_TEXT:
+                raise NotTranslatable(f"its translation would be longer than {MAX_TEXT:,} "
+                                      "characters, more than a rule file may hold")
             lines.append(head)
             lines.append("    requires " + _wrap(" or ".join(requires), 13))
             if len(branches) == 1:
@@ -506,13 +581,13 @@ class _Writer:
 
     def effect(self, role, move, passive) -> list[str]:
         known = self.knowledge(role, move)
-        known[("v", ("legal", role, move))] = True
+        known[self.view(("legal", role, move))] = True
 
         def moves(who, what) -> tuple:
             if who == role:
                 return TRUE if what == move else FALSE
             if what in passive[who]:
-                return ("v", ("legal", who, what))
+                return self.view(("legal", who, what))
             return FALSE          # only the mover has a move to choose (proved)
 
         memo: dict = {}
@@ -557,7 +632,7 @@ class _Writer:
             def moves(who, what) -> tuple:
                 if who == role:
                     return FALSE
-                return ("v", ("legal", who, what)) if what in passive[who] else FALSE
+                return self.view(("legal", who, what)) if what in passive[who] else FALSE
 
             quiet = self.simplify(self._next[prop], {}, moves, {}) == ("p", prop)
             self._quiet[(prop, role)] = quiet
@@ -566,10 +641,43 @@ class _Writer:
     def _choice(self, key, options) -> tuple:
         """The new value of a group's variable: the value whose proposition holds next."""
         chain = [(value, e) for value, e in options if e != FALSE]
+        if not chain:
+            return ("value", self.none_value(key), [])
         for value, e in chain:
             if e == TRUE:
                 return ("value", self.value_text(key, value), [(value, e)])
         return ("chain", self.none_value(key), chain)
+
+    def table(self, key, chain) -> str | None:
+        """Where a variable's next value depends on its own value only (a step counter, whose
+        turn it is), a table looked up with the old value: ``step_after[step + 1]``. None
+        where the chain reads anything else."""
+        values = self.a.groups[key]
+        props = {self.prop_of(key, v): v for v in values}
+        mapping: dict = {}
+        for new, e in chain:
+            for part in (e[1] if e[0] == "or" else (e,)):
+                if part[0] != "p" or part[1] not in props or props[part[1]] in mapping:
+                    return None
+                mapping[props[part[1]]] = new
+        var = self.group_var(key)
+        none = self.none_value(key)
+        if self.int_group(key):
+            low = int(none)
+            entries = [mapping.get(str(v), none) for v in range(low, max(int(v) for v in values) + 1)]
+            body = "[" + ", ".join(entries) + "]"
+            index = f"{var} - {low}" if low > 0 else f"{var} + {-low}" if low < 0 else var
+        else:
+            keys = [self.value_text(key, v) for v in values] + [none]
+            shown = {self.value_text(key, v): self.value_text(key, w) for v, w in mapping.items()}
+            body = "{" + ", ".join(f"{k}: {shown.get(k, none)}" for k in keys) + "}"
+            index = var
+        name = self._tables.get(body)
+        if name is None:
+            name = self.names.name(("table", body), f"{var}_after")
+            self._tables[body] = name
+            self._extra.append(_wrap(f"const {name} = {body}", 8 + len(name)))
+        return f"{name}[{index}]"
 
     def statements(self, assigned, rotate: bool) -> list[str]:
         texts = []
@@ -584,9 +692,14 @@ class _Writer:
                 reads = self._reads_of(new[1])
             else:
                 _, none, chain, key = new
-                text = " ".join(f"{self.value_text(key, value)} if {self._text(e, 1)} else"
-                                for value, e in chain) + f" {none}"
-                reads = set().union(*(self._reads_of(e) for _, e in chain)) if chain else set()
+                table = self.table(key, chain)
+                if table is not None:
+                    # reads its own variable only: the old value, whatever is assigned first
+                    text, reads = table, set()
+                else:
+                    text = " ".join(f"{self.value_text(key, value)} if {self._text(e, 1)} else"
+                                    for value, e in chain) + f" {none}"
+                    reads = set().union(*(self._reads_of(e) for _, e in chain)) if chain else set()
             if reads & changed:
                 lets.append(f"let next_{name} = {text}")
                 sets.append(f"{name} = next_{name}")
@@ -620,6 +733,26 @@ class _Writer:
             elif kind in ("and", "or"):
                 stack.extend(node[1])
         return found
+
+
+def _mirrored(conditions: dict, roles) -> int | None:
+    """The constant sum of a two-player game whose goals mirror each other: wherever the first
+    role's goal is v, the second's is K - v, under the very same condition (so in every
+    terminal state, each role having its one goal value, the two add up to K). None where
+    that is not so: the game is then taken as general-sum, which is never wrong."""
+    if len(roles) != 2 or any(role not in conditions for role in roles):
+        return None
+    first, second = conditions[roles[0]], conditions[roles[1]]
+    if len(first) != len(second):
+        return None
+    totals = {value + other for value, e in first.items()
+              for other, f in second.items() if e == f}
+    if len(totals) != 1:
+        return None
+    total = totals.pop()
+    if all(second.get(total - value) == e for value, e in first.items()):
+        return total
+    return None
 
 
 def _moves_in(e) -> set | None:

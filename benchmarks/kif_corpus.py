@@ -1,0 +1,290 @@
+"""The general-game-playing corpus through gdl: every KIF game read, checked, and solved where
+it can be, with the reason where it cannot.
+
+    python benchmarks/kif_corpus.py PATH                  # every *.kif under PATH
+    python benchmarks/kif_corpus.py PATH --only ticTacToe nim
+    python benchmarks/kif_corpus.py PATH --markdown docs/kif-catalogue.md --json results.json
+
+PATH is a checkout of a corpus, fetched by the user (the Tiltyard collection is the
+``ggp-org/ggp-repository`` repository on GitHub: its games are ``war/root/games/<name>/<name>.kif``);
+gdl ships none of its files. Each game runs in a fresh process, in three stages, each reported:
+
+1. **read**: parsed and checked as the GDL specification requires (gdl.kif.check), or refused
+   with the error's code and message;
+2. **load**: translated into gdl's rule language and built (gdl.kif.translate), or run by the
+   Datalog interpreter (with the reason it was not translated), or refused as a simultaneous-
+   move game (K303); the roles, and whether the turns alternate;
+3. **solve**: ``gdl solve FILE --strong --json`` with ``--max-states``: the positions, the start's
+   value and class, the seconds; or why not (more positions than the limit, the time limit).
+
+A stage that runs past its time limit is stopped and reported as such. The machine's load is
+recorded with the results: the times are wall seconds on a machine other work may share.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+
+
+def games_under(path: Path) -> list[tuple[str, Path]]:
+    """(name, file) for every .kif file under ``path``, named after the file (the corpus keeps
+    each game in a folder of its own name; a folder holding a file of another name, such as
+    futoshiki4/futoshiki.kif, is named after the folder)."""
+    found = []
+    for file in sorted(path.rglob("*.kif")):
+        name = file.parent.name if file.parent != path else file.stem
+        found.append((name, file))
+    return found
+
+
+# ---- one game, in a child process ----------------------------------------------------------------
+
+def emit(record: dict) -> None:
+    print(json.dumps(record), flush=True)
+
+
+def one(file: str, max_states: int, memory: int) -> None:
+    if memory:
+        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+    sys.path.insert(0, str(ROOT))
+    from gdl.errors import GdlError
+    from gdl.kif.check import read_description
+
+    started = time.perf_counter()
+    text = Path(file).read_text(encoding="utf-8")
+    try:
+        description = read_description(text, file)
+    except GdlError as error:
+        first = error.diagnostics[0]
+        emit({"stage": "read", "ok": False, "code": first.code, "reason": first.message,
+              "problems": len(error.diagnostics), "seconds": time.perf_counter() - started})
+        return
+    emit({"stage": "read", "ok": True, "roles": list(description.roles),
+          "seconds": time.perf_counter() - started})
+
+    import gdl
+
+    started = time.perf_counter()
+    try:
+        game = gdl.loads(text, file, backend="native")
+    except GdlError as error:
+        first = error.diagnostics[0]
+        emit({"stage": "load", "ok": False, "code": first.code, "reason": first.message,
+              "seconds": time.perf_counter() - started})
+        return
+    translated = getattr(game, "kif", None)
+    record = {"stage": "load", "ok": True, "seconds": time.perf_counter() - started,
+              "path": "translated" if translated is not None else "interpreter",
+              "sum": game.info.sum_kind}
+    if translated is None:
+        note = getattr(game, "native_note", "") or ""
+        record["reason"] = note.split(": ", 1)[-1] if ": " in note else note
+    else:
+        record["variables"] = len(translated.variables)
+        record["native"] = getattr(game, "native", None) is not None
+        if not record["native"]:
+            record["native_note"] = getattr(game, "native_note", None)
+    emit(record)
+
+    import contextlib
+    import io
+
+    from gdl.cli import main
+
+    started = time.perf_counter()
+    output, errors = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(output), contextlib.redirect_stderr(errors):
+        code = main(["solve", file, "--strong", "--json", "--max-states", str(max_states)])
+    seconds = time.perf_counter() - started
+    if code == 0:
+        document = json.loads(output.getvalue())
+        emit({"stage": "solve", "ok": True, "seconds": seconds,
+              "positions": document["census"]["positions"], "values": document["values"],
+              "class": document.get("class"), "remoteness": document.get("remoteness"),
+              "enumeration": document.get("enumeration")})
+    else:
+        message = errors.getvalue().strip().splitlines()
+        emit({"stage": "solve", "ok": False, "seconds": seconds,
+              "reason": message[0] if message else f"exit {code}"})
+
+
+# ---- the whole corpus ---------------------------------------------------------------------------------
+
+def run_game(file: Path, args) -> dict:
+    command = [sys.executable, str(Path(__file__).resolve()), "--one", str(file),
+               "--max-states", str(args.max_states), "--memory", str(args.memory)]
+    result: dict = {"file": str(file)}
+    started = time.perf_counter()
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                          cwd=ROOT) as child:
+        try:
+            out, err = child.communicate(timeout=args.timeout)
+        except subprocess.TimeoutExpired:
+            child.kill()
+            out, err = child.communicate()
+            result["timeout"] = True
+        for line in out.splitlines():
+            if line.startswith("{"):
+                record = json.loads(line)
+                result[record.pop("stage")] = record
+        if child.returncode not in (0, None) and not result.get("timeout"):
+            tail = [line for line in err.strip().splitlines() if line.strip()]
+            result["crash"] = tail[-1] if tail else f"exit {child.returncode}"
+    result["seconds"] = time.perf_counter() - started
+    return result
+
+
+def status(result: dict) -> str:
+    """One word for the table: refused, simultaneous, solved, unsolved."""
+    read = result.get("read")
+    if read is None:
+        return "crash" if "crash" in result else "timeout"
+    if not read["ok"]:
+        return "refused"
+    load = result.get("load")
+    if load is None:
+        return "timeout" if result.get("timeout") else "crash"
+    if not load["ok"]:
+        return "simultaneous" if load.get("code") == "K303" else "refused"
+    solve = result.get("solve")
+    if solve is not None and solve["ok"]:
+        return "solved"
+    return "read"
+
+
+def reason(result: dict, max_states: int, timeout: float) -> str:
+    read, load, solve = result.get("read"), result.get("load"), result.get("solve")
+    if "crash" in result and not (solve and solve.get("ok")):
+        return f"crash: {result['crash']}"
+    if read is None:
+        return f"not read within {timeout:.0f} s"
+    if not read["ok"]:
+        return f"{read['code']}: {read['reason']}"
+    if load is None:
+        return f"not translated within {timeout:.0f} s"
+    if not load["ok"]:
+        return f"{load['code']}: {load['reason']}"
+    if solve is None:
+        return f"strong solve past the time limit ({timeout:.0f} s a game)"
+    if not solve["ok"]:
+        text = solve["reason"]
+        if "more than" in text and "reachable positions" in text:
+            return f"more than {max_states:,} positions"
+        return text.removeprefix("gdl solve: error: ")
+    return ""
+
+
+def outcome(result: dict, roles: list[str]) -> str:
+    solve = result["solve"]
+    values = solve["values"]
+    shown = ", ".join(f"{role} {values.get(role)}" for role in values)
+    if solve.get("class"):
+        shown += f" ({solve['class']})"
+    return shown
+
+
+def markdown(results: list[tuple[str, dict]], args, started: str, load: str) -> str:
+    counts: dict[str, int] = {}
+    for _, result in results:
+        counts[status(result)] = counts.get(status(result), 0) + 1
+    read = sum(1 for _, r in results if r.get("read", {}).get("ok"))
+    translated = sum(1 for _, r in results if r.get("load", {}).get("path") == "translated")
+    interpreted = sum(1 for _, r in results if r.get("load", {}).get("path") == "interpreter")
+    lines = [
+        "# The general-game-playing corpus, read and solved by gdl",
+        "",
+        f"Every game of the Tiltyard collection (`ggp-org/ggp-repository`, `war/root/games`), as "
+        f"`python benchmarks/kif_corpus.py PATH --max-states {args.max_states:,} --timeout "
+        f"{args.timeout:.0f}` found it on {started} (load average {load} on this 2-core machine, "
+        "shared with other work: the seconds are wall time). Facts about each game, not the game: "
+        "gdl ships none of the corpus's files.",
+        "",
+        f"- **{len(results)} games**; **{read} read and checked** "
+        f"({len(results) - read} refused by the checks, each with its reason);",
+        f"- {translated} translated into gdl's rule language, {interpreted} run by the Datalog "
+        f"interpreter (the reason is given), {counts.get('simultaneous', 0)} refused as "
+        "simultaneous-move games (K303);",
+        f"- **{counts.get('solved', 0)} strong-solved** (every reachable position valued); the "
+        f"rest read but not solved within {args.max_states:,} positions and {args.timeout:.0f} "
+        "seconds, for the reason in the table.",
+        "",
+        "Status: *solved* (strong solve complete), *read* (read and checked, not solved), "
+        "*simultaneous* (refused by name until gdl has simultaneous-move solvers), *refused* "
+        "(not a game gdl reads: the check that fails), *timeout* / *crash*.",
+        "",
+        "| game | roles | status | path | positions | start's value | seconds | reason |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for name, result in results:
+        roles = result.get("read", {}).get("roles", [])
+        load_record = result.get("load") or {}
+        path = load_record.get("path", "")
+        solve = result.get("solve") or {}
+        positions = f"{solve['positions']:,}" if solve.get("ok") else ""
+        value = outcome(result, roles) if solve.get("ok") else ""
+        seconds = f"{result['seconds']:.1f}"
+        why = reason(result, args.max_states, args.timeout).replace("|", "\\|")
+        if path == "interpreter" and load_record.get("reason"):
+            why = (why + "; " if why else "") + "interpreter: " + load_record["reason"]
+        lines.append(f"| {name} | {len(roles) or ''} | {status(result)} | {path} | {positions} | "
+                     f"{value} | {seconds} | {why} |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("path", nargs="?", help="a checkout of a KIF corpus")
+    parser.add_argument("--one", help=argparse.SUPPRESS)
+    parser.add_argument("--only", nargs="*", default=[], help="only these games (by name)")
+    parser.add_argument("--max-states", type=int, default=20_000_000,
+                        help="the strong solve's limit on positions (default 20,000,000)")
+    parser.add_argument("--timeout", type=float, default=300.0,
+                        help="seconds for one game, all stages (default 300)")
+    parser.add_argument("--memory", type=int, default=6 * 1024**3,
+                        help="bytes of address space for one game (default 6 GiB)")
+    parser.add_argument("--markdown", help="write the catalogue here")
+    parser.add_argument("--json", help="write every result here (and read those already "
+                                       "there: games already done are not run again)")
+    args = parser.parse_args(argv)
+    if args.one:
+        one(args.one, args.max_states, args.memory)
+        return 0
+    if not args.path:
+        parser.error("give the PATH of a corpus checkout")
+    games = games_under(Path(args.path))
+    if args.only:
+        games = [(n, f) for n, f in games if n in args.only]
+    done: dict = {}
+    if args.json and Path(args.json).exists():
+        done = json.loads(Path(args.json).read_text())
+    started = time.strftime("%Y-%m-%d")
+    load = f"{os.getloadavg()[0]:.1f}"
+    results = []
+    for name, file in games:
+        if name in done:
+            result = done[name]
+        else:
+            result = run_game(file, args)
+            done[name] = result
+            if args.json:
+                Path(args.json).write_text(json.dumps(done, indent=1))
+        results.append((name, result))
+        print(f"{name:32s} {status(result):12s} {result['seconds']:7.1f}s "
+              f"{reason(result, args.max_states, args.timeout)[:90]}", flush=True)
+    if args.markdown:
+        Path(args.markdown).write_text(markdown(results, args, started, load))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
