@@ -37,14 +37,17 @@ ROOT = HERE.parent
 
 
 def games_under(path: Path) -> list[tuple[str, Path]]:
-    """(name, file) for every .kif file under ``path``, named after the file (the corpus keeps
-    each game in a folder of its own name; a folder holding a file of another name, such as
-    futoshiki4/futoshiki.kif, is named after the folder)."""
-    found = []
-    for file in sorted(path.rglob("*.kif")):
-        name = file.parent.name if file.parent != path else file.stem
-        found.append((name, file))
-    return found
+    """(name, file) for every game under ``path``. The corpus keeps each game in a folder of its
+    own name, ``<name>/<name>.kif`` (older versions in ``<name>/v0/``... are left out); a folder
+    holding a file of another name, such as ``futoshiki4/futoshiki.kif``, names the game. The
+    checkout's root will do: its ``war/root/games`` is used. A folder of .kif files, each a game,
+    too."""
+    if (path / "war" / "root" / "games").is_dir():
+        path = path / "war" / "root" / "games"
+    nested = sorted(path.glob("*/*.kif"))
+    if nested:
+        return [(file.parent.name, file) for file in nested]
+    return [(file.stem, file) for file in sorted(path.glob("*.kif"))]
 
 
 # ---- one game, in a child process ----------------------------------------------------------------

@@ -7,11 +7,11 @@ from functools import cache
 from pathlib import Path
 
 import pytest
+from kif_helpers import disagreements
 
 import gdl
 from gdl.errors import GdlError
 from gdl.graph import strong_solve
-from tests.kif_helpers import disagreements
 
 KIF = Path(__file__).resolve().parent / "data" / "kif"
 

@@ -216,15 +216,16 @@ def print_json(document) -> None:
 
 # ---- the parser --------------------------------------------------------------------------------
 
-COMMAND_MODULES = ("basic", "analyze", "play", "tree", "fmt", "fuzz", "show", "serve", "lsp")
+COMMAND_MODULES = ("basic", "analyze", "play", "tree", "fmt", "fuzz", "show", "serve", "lsp",
+                   "kif_import")
 
 
 def add_common(sub, many: bool = False) -> None:
     """The FILE argument(s) and --set, as every command that loads a game takes them."""
     if many:
-        sub.add_argument("files", nargs="+", metavar="FILE", help="rule files (.game)")
+        sub.add_argument("files", nargs="+", metavar="FILE", help="rule files (.game or .kif)")
     else:
-        sub.add_argument("file", metavar="FILE", help="a rule file (.game)")
+        sub.add_argument("file", metavar="FILE", help="a rule file (.game or .kif)")
     sub.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
                      help="override a `param` of the game (repeatable)")
     sub.add_argument("--backend", choices=("native", "compile", "interpret"), default=None,

@@ -202,6 +202,11 @@ class KifGame:
     def is_quiet(self, state) -> bool:
         return True
 
+    def current_player_at_start(self) -> int:
+        """The player to move at the start: K303 at once for a game that starts with a
+        simultaneous move, K301/K302 for one that cannot start."""
+        return self.current_player(self._initial)
+
     # ---- helpers for people ----------------------------------------------------------------------
 
     def state_text(self, state) -> str:

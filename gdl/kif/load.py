@@ -65,5 +65,5 @@ def load(text: str, filename: str, params: Mapping | None, backend: str,
 
 def _interpreted(description: Description, name: str, static) -> KifGame:
     game = KifGame(description, name, static)
-    game.current_player(game.initial_state())   # a simultaneous start is refused at once (K303)
+    game.current_player_at_start()      # a simultaneous start is refused at once (K303)
     return game
