@@ -311,18 +311,37 @@ def analyse(game: GroundGame) -> Analysis:
     return result
 
 
+SPLIT = 12    # a legality with at most this many bodies is reasoned about body by body
+
+
+def _cases(prover: Prover, atom) -> list[Closed]:
+    """Where ``atom`` holds, one of these holds: each of its bodies, closed (a legality that
+    holds for two reasons, as `noop` for the role in control that has no other move and for
+    the others, is exclusive with a move when each reason is); its closure alone when it has
+    many bodies."""
+    bodies = prover.rules.get(atom) or ()
+    if 1 < len(bodies) <= SPLIT:
+        extra = Closed(frozenset({(True, atom)}))
+        return [prover.close(body).merged(extra) for body in bodies]
+    return [prover.implied(atom)]
+
+
+def _exclusive(prover: Prover, first: list[Closed], second: list[Closed]) -> bool:
+    return all(prover.exclusive(x, y) for x in first for y in second)
+
+
 def _turns(prover: Prover, game: GroundGame, result: Analysis) -> None:
-    legal = {role: {m: prover.implied(("legal", role, m)) for m in game.moves[role]
+    legal = {role: {m: _cases(prover, ("legal", role, m)) for m in game.moves[role]
                     if game.rules.get(("legal", role, m))} for role in game.roles}
     choosing: dict[str, list[Closed]] = {}
     for role in game.roles:
         moves = legal[role]
         passive = set()
-        for move, closed in moves.items():
-            if all(prover.exclusive(closed, other) for m, other in moves.items() if m != move):
+        for move, cases in moves.items():
+            if all(_exclusive(prover, cases, other) for m, other in moves.items() if m != move):
                 passive.add(move)
         result.passive[role] = passive
-        choosing[role] = [closed for m, closed in moves.items() if m not in passive]
+        choosing[role] = [case for m, cases in moves.items() if m not in passive for case in cases]
         # a group that every choice constrains: the union of what they allow is the guard
         guard = None
         if choosing[role]:
