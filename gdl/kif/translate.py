@@ -25,7 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from gdl.kif import datalog
-from gdl.kif.analysis import WHOLE, Analysis, analyse, prop_of
+from gdl.kif.analysis import WHOLE, Analysis, analyse, prop_of, value_of
 from gdl.kif.check import Description
 from gdl.kif.ground import GroundGame, TooLarge, ground
 from gdl.kif.names import Names, identifier, term_identifier
@@ -156,6 +156,19 @@ def _not(part) -> tuple:
     return ("not", part)
 
 
+def _factored(e) -> tuple:
+    """An `or` of `and`s with the literals all of them share taken out:
+    ``(a and b) or (a and c)`` is ``a and (b or c)`` (shorter to read, and to evaluate)."""
+    if e[0] != "or":
+        return e
+    conjuncts = [part[1] if part[0] == "and" else (part,) for part in e[1]]
+    common = [c for c in conjuncts[0] if all(c in others for others in conjuncts[1:])]
+    if not common:
+        return e
+    rest = [_and(c for c in parts if c not in common) for parts in conjuncts]
+    return _and(common + [_factored(_or(rest))])
+
+
 def _size(e, limit: int) -> int:
     """The number of nodes of ``e``, counting at most to ``limit``."""
     count, stack = 0, [e]
@@ -249,8 +262,8 @@ class _Writer:
         return node if positive else _not(node)
 
     def bodies_expr(self, atom, within=None, level: int = 0) -> tuple:
-        return _or(_and(self.literal(p, a, within, level) for p, a in body)
-                   for body in self.g.bodies(atom))
+        return _factored(_or(_and(self.literal(p, a, within, level) for p, a in body)
+                             for body in self.g.bodies(atom)))
 
     def moving_view(self, atom) -> tuple:
         """A view that reads the moves is expanded where it is used (a define cannot read them)."""
@@ -443,14 +456,59 @@ class _Writer:
         if kind == "d":
             raise AssertionError("a move left in an expression of the state")
         if kind == "not":
-            return "not " + self._text(e[1], 2)
+            inner = e[1]
+            if inner[0] == "p" and inner[1] in self.a.group_of:     # cell_1_1 != b
+                key = self.a.group_of[inner[1]]
+                text = f"{self.group_var(key)} != {self.value_text(key, value_of(key, inner[1]))}"
+                return f"({text})" if level >= 2 else text
+            return "not " + self._text(inner, 2)
         word = " and " if kind == "and" else " or "
+        pieces = []
+        if kind == "or":
+            pieces, parts = self._memberships(e[1], level)
+        else:
+            parts = list(e[1])
         # an `and` inside an `or` gets brackets too: the language does not need them, readers do
-        text = word.join(f"({self._text(part, 0)})" if kind == "or" and part[0] == "and"
-                         else self._text(part, 1) for part in e[1])
+        pieces += [f"({self._text(part, 0)})" if kind == "or" and part[0] == "and"
+                   else self._text(part, 1) for part in parts]
+        if len(pieces) == 1:
+            return pieces[0]
+        text = word.join(pieces)
         if (kind == "or" and level >= 1) or (kind == "and" and level >= 2):
             return f"({text})"
         return text
+
+    def _memberships(self, parts, level: int) -> tuple[list[str], list]:
+        """The parts of an `or` that test one variable for several values, written as one test
+        (``cell_1_1 in {x, o}``, ``step in 3..7``), and the other parts."""
+        tested: dict = {}
+        for part in parts:
+            if part[0] == "p" and part[1] in self.a.group_of:
+                tested.setdefault(self.a.group_of[part[1]], []).append(part)
+        pieces, rest = [], []
+        for part in parts:
+            key = self.a.group_of.get(part[1]) if part[0] == "p" else None
+            if key is None or len(tested[key]) < 2:
+                rest.append(part)
+                continue
+            if part is not tested[key][0]:
+                continue
+            values = [value_of(key, p[1]) for p in tested[key]]
+            var = self.group_var(key)
+            if self.int_group(key):
+                numbers = sorted(int(v) for v in values)
+                runs: list[list[int]] = []
+                for n in numbers:
+                    if runs and runs[-1][1] == n - 1:
+                        runs[-1][1] = n
+                    else:
+                        runs.append([n, n])
+                pieces += [f"{var} == {low}" if low == high else f"{var} in {low}..{high}"
+                           for low, high in runs]
+            else:
+                shown = ", ".join(self.value_text(key, v) for v in values)
+                pieces.append(f"{var} in {{{shown}}}")
+        return pieces, rest
 
     def defines(self) -> list[str]:
         lines = []
@@ -674,7 +732,7 @@ class _Writer:
             index = var
         name = self._tables.get(body)
         if name is None:
-            name = self.names.name(("table", body), f"{var}_after")
+            name = self.names.name(("table", body), f"{identifier(key[0])}_after")
             self._tables[body] = name
             self._extra.append(_wrap(f"const {name} = {body}", 8 + len(name)))
         return f"{name}[{index}]"
