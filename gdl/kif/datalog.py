@@ -15,7 +15,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from gdl.kif.program import Literal, Rule
-from gdl.kif.terms import Var, is_ground, match, order_key, relation, substitute, variables
+from gdl.kif.terms import is_ground, match, order_key, relation, substitute, variables
 
 
 class TooManyFacts(Exception):
@@ -172,84 +172,85 @@ _EMPTY_LIST: list = []
 
 @dataclass(frozen=True)
 class Plan:
-    """A rule's body in the order it is joined: positive literals first where their variables
-    are best bound, each test (``not``, ``distinct``) as soon as its variables are bound."""
+    """A rule's body ready to join: its positive literals (``first``, when given, is joined
+    first: the semi-naive round's new facts) and its tests (`not`, `distinct`), each with the
+    variables it needs bound."""
     head: object
-    steps: tuple[Literal, ...]
+    positives: tuple[Literal, ...]
+    tests: tuple[tuple[Literal, frozenset], ...]
+    first: Literal | None
     rule: Rule
 
 
 def plan(rule: Rule, first: int | None = None, skip_negative: bool = False) -> Plan:
-    """The join order of a rule's body; ``first`` (an index into the body) is joined first (the
-    semi-naive round's new facts); ``skip_negative`` drops the tests of `not` (the grounder's
-    over-approximation)."""
-    positives = [i for i, lit in enumerate(rule.body) if lit.kind == "pos"]
-    tests = [i for i, lit in enumerate(rule.body)
-             if lit.kind != "pos" and not (skip_negative and lit.kind == "neg")]
-    bound: set[Var] = set()
-    steps: list[Literal] = []
-
-    def place_tests() -> None:
-        for i in list(tests):
-            literal = rule.body[i]
-            if all(v in bound for term in literal.terms for v in variables(term)):
-                steps.append(literal)
-                tests.remove(i)
-
-    place_tests()
-    if first is not None:
-        positives.remove(first)
-        steps.append(rule.body[first])
-        bound.update(variables(rule.body[first].atom))
-        place_tests()
-    while positives:
-        # the literal with the most arguments already fixed (a lookup rather than a scan)
-        def fixed(i: int) -> tuple[int, int]:
-            atom = rule.body[i].atom
-            arguments = atom[1:] if isinstance(atom, tuple) else ()
-            known = sum(1 for a in arguments if all(v in bound for v in variables(a)))
-            return (-(known == len(arguments)), -known)
-
-        best = min(positives, key=lambda i: (fixed(i), i))
-        positives.remove(best)
-        steps.append(rule.body[best])
-        bound.update(variables(rule.body[best].atom))
-        place_tests()
-    steps.extend(rule.body[i] for i in tests)   # unsafe rules never get here (the checker)
-    return Plan(rule.head, tuple(steps), rule)
+    """The join of a rule's body; ``first`` (an index into the body) is joined first;
+    ``skip_negative`` drops the tests of `not` (the grounder's over-approximation)."""
+    positives = tuple(lit for i, lit in enumerate(rule.body) if lit.kind == "pos" and i != first)
+    tests = tuple((lit, frozenset(v for t in lit.terms for v in variables(t)))
+                  for lit in rule.body
+                  if lit.kind != "pos" and not (skip_negative and lit.kind == "neg"))
+    return Plan(rule.head, positives, tests, rule.body[first] if first is not None else None, rule)
 
 
-def solutions(steps: tuple[Literal, ...], facts: Facts, binding: dict, start: int = 0,
+def solutions(p: Plan, facts: Facts, binding: dict,
               first_from: Iterable | None = None) -> Iterator[dict]:
-    """Every binding that satisfies the steps from ``start`` on (``first_from``: the facts the
-    first step reads instead of all of them)."""
-    if start == len(steps):
-        yield binding
-        return
-    literal = steps[start]
-    kind = literal.kind
-    if kind == "pos":
-        pattern = substitute(literal.atom, binding)
-        if first_from is not None and start == 0:
-            pool: Iterable = first_from
-        elif is_ground(pattern):
-            if pattern in facts:
-                yield from solutions(steps, facts, binding, start + 1)
-            return
-        else:
-            pool = facts.candidates(pattern)
+    """Every binding that satisfies the plan's body. The positive literals are joined in the
+    order the facts suggest, each time the one with the fewest candidate facts under the
+    bindings so far (a lookup through an index rather than a scan); each test as soon as its
+    variables are bound. ``first_from``: the facts the plan's ``first`` literal reads."""
+    if p.first is not None:
+        pool = first_from if first_from is not None else facts.candidates(p.first.atom)
         for fact in pool:
-            extended = match(pattern, fact, binding)
+            extended = match(p.first.atom, fact, binding)
             if extended is not None:
-                yield from solutions(steps, facts, extended, start + 1)
+                yield from _join(p.positives, p.tests, facts, extended)
         return
-    if kind == "neg":
-        if substitute(literal.atom, binding) not in facts:
-            yield from solutions(steps, facts, binding, start + 1)
+    yield from _join(p.positives, p.tests, facts, binding)
+
+
+def _join(positives: tuple, tests: tuple, facts: Facts, binding: dict) -> Iterator[dict]:
+    if tests:
+        waiting = []
+        for test in tests:
+            literal, needs = test
+            if all(v in binding for v in needs):
+                if not _holds(literal, facts, binding):
+                    return
+            else:
+                waiting.append(test)
+        tests = tuple(waiting)
+    if not positives:
+        if not tests:             # (a test whose variables nothing binds: an unsafe rule)
+            yield binding
         return
+    best, pool, best_size = 0, None, -1
+    for i, literal in enumerate(positives):
+        pattern = substitute(literal.atom, binding)
+        if is_ground(pattern):
+            size = 1 if pattern in facts else 0
+            candidates: object = (pattern,) if size else ()
+        else:
+            candidates = facts.candidates(pattern)
+            size = len(candidates)      # type: ignore[arg-type]
+        if best_size < 0 or size < best_size:
+            best, pool, best_size = i, (pattern, candidates), size
+            if size <= 1:
+                break
+    if best_size == 0:
+        return
+    rest = positives[:best] + positives[best + 1:]
+    pattern, candidates = pool          # type: ignore[misc]
+    for fact in candidates:             # type: ignore[union-attr]
+        extended = match(pattern, fact, binding)
+        if extended is not None:
+            yield from _join(rest, tests, facts, extended)
+
+
+def _holds(literal: Literal, facts: Facts, binding: dict) -> bool:
+    if literal.kind == "neg":
+        return substitute(literal.atom, binding) not in facts
     left, right = (substitute(t, binding) for t in literal.terms)
-    if (left != right) == (kind == "distinct"):
-        yield from solutions(steps, facts, binding, start + 1)
+    return (left != right) == (literal.kind == "distinct")
 
 
 class Program:
@@ -295,8 +296,9 @@ class Program:
             full, seminaive = self._plans_of(number, component)
             delta: dict[str, list] = {}
             for p in full:
-                for binding in solutions(p.steps, facts, {}):
-                    atom = substitute(p.head, binding)
+                # derived first, added after: the join may be reading the relation it adds to
+                found = _derived(p, facts, None, limit, derived)
+                for atom in found:
                     if facts.add(atom):
                         delta.setdefault(relation(atom), []).append(atom)
                         derived += 1
@@ -310,11 +312,23 @@ class Program:
                     pool = delta.get(name)
                     if not pool:
                         continue
-                    for binding in solutions(p.steps, facts, {}, first_from=list(pool)):
-                        atom = substitute(p.head, binding)
+                    found = _derived(p, facts, list(pool), limit, derived)
+                    for atom in found:
                         if facts.add(atom):
                             new.setdefault(relation(atom), []).append(atom)
                             derived += 1
                             if limit is not None and derived > limit:
                                 raise TooManyFacts(relation(atom), derived)
                 delta = new
+
+
+def _derived(p: Plan, facts: Facts, pool: list | None, limit: int | None, derived: int) -> list:
+    """The heads of a plan's solutions, collected before any is added (the join may be reading
+    the relation they go to); TooManyFacts as soon as they alone pass the limit."""
+    found = []
+    room = None if limit is None else limit - derived
+    for binding in solutions(p, facts, {}, first_from=pool):
+        found.append(substitute(p.head, binding))
+        if room is not None and len(found) > 2 * room + 1000:     # (some may be repeats)
+            raise TooManyFacts(relation(p.head), derived + len(found))
+    return found

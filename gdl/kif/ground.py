@@ -110,10 +110,10 @@ def ground(description: Description, static: datalog.Facts) -> GroundGame:
         # join the positive literals over the relaxed facts; static tests exactly; the
         # dynamic `not`s are kept as literals of the ground body
         searched = _without_dynamic_negation(rule, dynamic)
-        steps = datalog.plan(searched).steps
+        joined = datalog.plan(searched)
         dynamic_literals = [lit for lit in rule.body
                             if lit.kind in ("pos", "neg") and relation(lit.atom) in dynamic]
-        for binding in datalog.solutions(steps, relaxed, {}):
+        for binding in datalog.solutions(joined, relaxed, {}):
             head = substitute(rule.head, binding)
             body = []
             for literal in dynamic_literals:
