@@ -91,7 +91,7 @@ def one(file: str, max_states: int, memory: int) -> None:
               "sum": game.info.sum_kind}
     if translated is None:
         note = getattr(game, "native_note", "") or ""
-        record["reason"] = note.split(": ", 1)[-1] if ": " in note else note
+        record["reason"] = note.split("which is slow: ", 1)[-1]
     else:
         record["variables"] = len(translated.variables)
         record["native"] = getattr(game, "native", None) is not None
@@ -116,7 +116,8 @@ def one(file: str, max_states: int, memory: int) -> None:
               "class": document.get("class"), "remoteness": document.get("remoteness"),
               "enumeration": document.get("enumeration")})
     else:
-        message = errors.getvalue().strip().splitlines()
+        message = [line for line in errors.getvalue().strip().splitlines()
+                   if not line.startswith("note:")]
         emit({"stage": "solve", "ok": False, "seconds": seconds,
               "reason": message[0] if message else f"exit {code}"})
 
@@ -181,6 +182,8 @@ def reason(result: dict, max_states: int, timeout: float) -> str:
         return f"strong solve past the time limit ({timeout:.0f} s a game)"
     if not solve["ok"]:
         text = solve["reason"]
+        if text.startswith("note:"):
+            return f"strong solve past the time limit ({timeout:.0f} s a game)"
         if "more than" in text and "reachable positions" in text:
             return f"more than {max_states:,} positions"
         return text.removeprefix("gdl solve: error: ")
@@ -238,7 +241,8 @@ def markdown(results: list[tuple[str, dict]], args, started: str, load: str) -> 
         seconds = f"{result['seconds']:.1f}"
         why = reason(result, args.max_states, args.timeout).replace("|", "\\|")
         if path == "interpreter" and load_record.get("reason"):
-            why = (why + "; " if why else "") + "interpreter: " + load_record["reason"]
+            because = load_record["reason"].split("which is slow: ", 1)[-1]
+            why = (why + "; " if why else "") + "interpreter: " + because
         lines.append(f"| {name} | {len(roles) or ''} | {status(result)} | {path} | {positions} | "
                      f"{value} | {seconds} | {why} |")
     return "\n".join(lines) + "\n"

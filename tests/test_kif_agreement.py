@@ -37,7 +37,7 @@ def kif_games(draw):
               "(<= (below ?x ?z) (less ?x ?y) (below ?y ?z))"]    # recursion through a table
     allowed = draw(st.lists(st.sampled_from(VALUES), min_size=1, max_size=3, unique=True))
     lines += [f"(allowed {v})" for v in allowed]
-    lines += ["(init (step 0))", f"(init (control {roles[0]}))"]
+    lines += ["(init (step 0))", f"(init (control {roles[0]}))", "(init (tally 0))"]
     lines += [f"(init (cell {i} {draw(st.sampled_from(VALUES))}))" for i in range(1, cells + 1)]
     lines += [f"(init (flag {j}))" for j in range(1, flags + 1) if draw(st.booleans())]
 
@@ -64,7 +64,10 @@ def kif_games(draw):
               "(<= (touched ?i) (does ?p (set ?i ?v)))",
               "(<= (next (cell ?i ?w)) (true (cell ?i ?w)) (not (touched ?i)))",
               "(<= (next (step ?m)) (true (step ?n)) (succ ?n ?m))",
-              "(<= (next (control ?q)) (true (control ?p)) (after ?p ?q))"]
+              "(<= (next (control ?q)) (true (control ?p)) (after ?p ?q))",
+              # a counter of the states where `good` holds (a table per case of a condition)
+              "(<= (next (tally ?m)) (true (tally ?n)) good (succ ?n ?m))",
+              "(<= (next (tally ?n)) (true (tally ?n)) (not good))"]
     if flags:
         lines += ["(<= (next (flag ?j)) (does ?p (flip ?j)) (not (true (flag ?j))))",
                   "(<= (next (flag ?j)) (true (flag ?j)) (not (flipped ?j)))",
@@ -87,7 +90,8 @@ def kif_games(draw):
         lines.append("(<= terminal bad (not good))")
     # each role has exactly one goal: 100 when it is its turn and `good` holds, 50 when the
     # cells all agree, 0 otherwise
-    lines += ["(<= (goal ?p 100) (true (control ?p)) good)",
+    lines += ["(<= (goal ?p 100) (true (control ?p)) good (not (true (tally 3))))",
+              "(<= (goal ?p 100) (true (control ?p)) good (true (tally 3)))",
               "(<= (goal ?p 50) (role ?p) (not (wins ?p)) (agree))",
               "(<= (goal ?p 0) (role ?p) (not (wins ?p)) (not (agree)))",
               "(<= (wins ?p) (true (control ?p)) good)",

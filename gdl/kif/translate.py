@@ -706,20 +706,48 @@ class _Writer:
                 return ("value", self.value_text(key, value), [(value, e)])
         return ("chain", self.none_value(key), chain)
 
-    def table(self, key, chain) -> str | None:
-        """Where a variable's next value depends on its own value only (a step counter, whose
-        turn it is), a table looked up with the old value: ``step_after[step + 1]``. None
-        where the chain reads anything else."""
+    def table(self, key, chain) -> tuple[str, set] | None:
+        """Where a variable's next value depends on its own value, a table looked up with the
+        old value: ``step_after[step + 1]`` (a step counter, whose turn it is); and where it
+        depends on its own value and one condition (a counter that counts captures), one table
+        where the condition holds and one where it does not:
+        ``capture_after[capture + 1] if captured else capture_same[capture + 1]``. The text and
+        the variables the condition reads; None for any other chain."""
         values = self.a.groups[key]
         props = {self.prop_of(key, v): v for v in values}
-        mapping: dict = {}
+        cases: dict = {}            # condition -> {old value: new value}, first in chain order
         for new, e in chain:
             for part in (e[1] if e[0] == "or" else (e,)):
-                if part[0] != "p" or part[1] not in props or props[part[1]] in mapping:
+                conjuncts = part[1] if part[0] == "and" else (part,)
+                own = [c for c in conjuncts if c[0] == "p" and c[1] in props]
+                if len(own) != 1:
                     return None
-                mapping[props[part[1]]] = new
+                rest = _and(c for c in conjuncts if c is not own[0])
+                cases.setdefault(rest, {}).setdefault(props[own[0][1]], new)
+        conditions = list(cases)
+        var = self.group_var(key)
+        if conditions == [TRUE]:
+            return self.lookup(key, cases[TRUE]), set()
+        if TRUE in conditions or len(conditions) > 2:
+            return None
+        first = conditions[0]
+        reads = self._reads_of(first) - {var}
+        test = self._text(first, 1)
+        if len(conditions) == 1:      # where the condition fails, no value holds
+            return f"{self.lookup(key, cases[first])} if {test} else {self.none_value(key)}", reads
+        if conditions[1] != _not(first):
+            return None
+        return (f"{self.lookup(key, cases[first])} if {test} else "
+                f"{self.lookup(key, cases[conditions[1]])}"), reads
+
+    def lookup(self, key, mapping: dict) -> str:
+        """``name[index]`` of the table of ``mapping`` (old value -> new value; the others go to
+        none), declared once however often it is used."""
+        values = self.a.groups[key]
         var = self.group_var(key)
         none = self.none_value(key)
+        if all(mapping.get(v) == v for v in values):
+            return var                    # the identity: the variable keeps its value
         if self.int_group(key):
             low = int(none)
             entries = [mapping.get(str(v), none) for v in range(low, max(int(v) for v in values) + 1)]
@@ -730,10 +758,10 @@ class _Writer:
             shown = {self.value_text(key, v): self.value_text(key, w) for v, w in mapping.items()}
             body = "{" + ", ".join(f"{k}: {shown.get(k, none)}" for k in keys) + "}"
             index = var
-        name = self._tables.get(body)
+        name = self._tables.get((key[0], body))
         if name is None:
-            name = self.names.name(("table", body), f"{identifier(key[0])}_after")
-            self._tables[body] = name
+            name = self.names.name(("table", key[0], body), f"{identifier(key[0])}_after")
+            self._tables[(key[0], body)] = name
             self._extra.append(_wrap(f"const {name} = {body}", 8 + len(name)))
         return f"{name}[{index}]"
 
@@ -752,8 +780,8 @@ class _Writer:
                 _, none, chain, key = new
                 table = self.table(key, chain)
                 if table is not None:
-                    # reads its own variable only: the old value, whatever is assigned first
-                    text, reads = table, set()
+                    # its own variable's old value is read by its own assignment only
+                    text, reads = table
                 else:
                     text = " ".join(f"{self.value_text(key, value)} if {self._text(e, 1)} else"
                                     for value, e in chain) + f" {none}"
