@@ -148,3 +148,29 @@ def test_simultaneous_moves_are_refused_by_name(backend):
         gdl.load(KIF / "pennies.kif", backend=backend)
     assert caught.value.code == "K303"
     assert "simultaneous moves" in caught.value.diagnostics[0].message
+
+
+def test_a_relation_may_read_its_own_negation_for_other_arguments():
+    # (goal solo 100) reads (not (goal solo 0)): not stratified relation by relation, but each
+    # pattern of goal's heads reads only the other one, so gdl splits goal by pattern (as
+    # corpus puzzles such as the queens and futoshiki games need) and reads it.
+    text = """
+    (role solo)
+    (init (at 0))
+    (succ 0 1) (succ 1 2) (succ 2 3)
+    (<= (legal solo step) (true (at ?n)) (succ ?n ?m))
+    (<= (legal solo stay) (true (at ?n)))
+    (<= (next (at ?m)) (does solo step) (true (at ?n)) (succ ?n ?m))
+    (<= (next (at ?n)) (does solo stay) (true (at ?n)))
+    (<= (next done) (does solo stay))
+    (<= terminal (true done))
+    (<= terminal (true (at 3)))
+    (<= (goal solo 0) (true (at ?n)) (distinct ?n 2))
+    (<= (goal solo 100) (not (goal solo 0)))
+    """
+    for backend in ("interpret", "compile"):
+        game = gdl.loads(text, "split.kif", backend=backend)
+        # stepping to 2 and staying there is the only way to 100
+        assert strong_solve(game).value(0) == (100,)
+    problems, states = disagreements(text, "split.kif")
+    assert problems == [] and states == 7     # at 0..3, and done at 0..2

@@ -23,6 +23,7 @@ E100-E103 are syntax errors, as in the rule language.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import product
 
 from gdl.errors import Diagnostic, GdlError, Source
 from gdl.kif.datalog import components, dependencies, reaching
@@ -67,7 +68,15 @@ def check_program(program: Program, source: Source) -> Description:
     problems += _reserved_places(rules)
     problems += _safety(rules)
     graph = dependencies(rules)
-    problems += _stratified(rules, graph)
+    cycles = _stratified(rules, graph)
+    if cycles:
+        # a relation may depend on itself through `not` only for other arguments, as in
+        # (<= (goal robot 100) (not (goal robot 0))): split by the arguments of its heads
+        split = _split_by_pattern(rules, graph)
+        if split is not None and not _stratified(split, dependencies(split)):
+            rules, cycles = split, []
+            graph = dependencies(rules)
+    problems += cycles
     problems += _recursion(rules, graph)
     on_state = reaching(graph, set(STATE))
     on_moves = reaching(graph, {"does"})
@@ -242,6 +251,78 @@ def _path(graph, target: str, start: str, within: set[str]) -> list[str]:
                     following.append(body)
         frontier = following
     return [start, target]
+
+
+def _split_by_pattern(rules: list[Rule], graph) -> list[Rule] | None:
+    """The rules with each relation that depends on itself through `not` split into one
+    relation per pattern of its heads' arguments (constants kept, the rest any value):
+    ``(goal ?r 100)`` and ``(goal ?r 0)`` become ``goal__0`` and ``goal__1``, each literal that
+    reads the relation reads every part its arguments may match (a positive literal one of them,
+    in a rule of its own; a negative literal none of them), and the relation itself is the union
+    of its parts. The program means the same; it may be stratified where the original is not.
+    None when no relation can be split."""
+    component_of = {name: i for i, part in enumerate(components(graph)) for name in part}
+    bad = {relation(rule.head) for rule in rules for literal in rule.body
+           if literal.kind == "neg"
+           and component_of.get(relation(literal.atom)) == component_of.get(relation(rule.head))}
+    patterns: dict[str, list[tuple]] = {}
+    for rule in rules:
+        name = relation(rule.head)
+        if name in bad and isinstance(rule.head, tuple):
+            pattern = _pattern(rule.head)
+            if pattern not in patterns.setdefault(name, []):
+                patterns[name].append(pattern)
+    patterns = {name: found for name, found in patterns.items() if len(found) > 1}
+    if not patterns:
+        return None
+    taken = set(graph)
+
+    def part(name: str, k: int) -> str:
+        label = f"{name}__{k}"
+        while label in taken:
+            label += "_"
+        return label
+
+    parts = {name: [part(name, k) for k in range(len(found))] for name, found in patterns.items()}
+    split: list[Rule] = []
+    for rule in rules:
+        head = rule.head
+        name = relation(head)
+        if name in patterns:
+            head = (parts[name][patterns[name].index(_pattern(head))],) + head[1:]
+        choices: list[list[list[Literal]]] = []
+        for literal in rule.body:
+            name = relation(literal.atom) if literal.kind in ("pos", "neg") else None
+            if name not in patterns or not isinstance(literal.atom, tuple):
+                choices.append([[literal]])
+                continue
+            matching = [parts[name][k] for k, pattern in enumerate(patterns[name])
+                        if _may_match(pattern, literal.atom)]
+            renamed = [Literal(literal.kind, ((label,) + literal.atom[1:],), literal.span,
+                               literal.where) for label in matching]
+            # a positive literal: one of the parts (none: the rule never holds); a negative
+            # one: none of them
+            choices.append([[r] for r in renamed] if literal.kind == "pos" else [renamed])
+        for way in product(*choices):
+            body = tuple(literal for group in way for literal in group)
+            split.append(Rule(head, body, rule.span, rule.head_span, rule.head_where,
+                              rule.sentence))
+    for name, labels in parts.items():
+        arity = len(patterns[name][0])
+        arguments_ = tuple(Var(f"?a{i}") for i in range(arity))
+        for label in labels:
+            split.append(Rule((name,) + arguments_,
+                              (Literal("pos", ((label,) + arguments_,), NOWHERE),), NOWHERE,
+                              NOWHERE))
+    return split
+
+
+def _pattern(atom) -> tuple:
+    return tuple(a if is_ground(a) else None for a in arguments(atom))
+
+
+def _may_match(pattern: tuple, atom) -> bool:
+    return all(p is None or not is_ground(a) or p == a for p, a in zip(pattern, arguments(atom)))
 
 
 # ---- the recursion restriction -----------------------------------------------------------------------
