@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 
 from gdl.errors import Diagnostic, GdlError, Source
-from gdl.kif import game_name
+from gdl.kif import game_name, stored
 from gdl.kif.check import Description, read_description
 from gdl.kif.interpreter import KifGame, static_facts
 from gdl.kif.translate import NotTranslatable, Translation, translate
@@ -34,9 +34,34 @@ def check_kif(text: str, filename: str, params: Mapping | None = None) -> Descri
 
 
 def translation(text: str, filename: str) -> Translation:
-    """The KIF text as gdl rule text (NotTranslatable, with the reason, where it cannot be)."""
+    """The KIF text as gdl rule text (NotTranslatable, with the reason, where it cannot be),
+    from the per-user store when this text was translated before (gdl.kif.stored)."""
+    key = stored.key(text, filename)
+    entry = stored.read(key)
+    if entry is not None:
+        if "untranslatable" in entry:
+            raise NotTranslatable(entry["untranslatable"])
+        return _restored(entry)
     description = check_kif(text, filename)
-    return translate(description, static_facts(description), game_name(filename), filename)
+    try:
+        result = translate(description, static_facts(description), game_name(filename), filename)
+    except NotTranslatable as why:
+        stored.write(key, {"untranslatable": str(why)})
+        raise
+    stored.write(key, {"text": result.text,
+                       "moves": [[stored.as_json(m), n] for m, n in result.move_names.items()],
+                       "roles": result.role_names,
+                       "variables": {name: [[v, stored.as_json(p)] for v, p in values.items()]
+                                     for name, values in result.variables.items()}})
+    return result
+
+
+def _restored(entry: dict) -> Translation:
+    return Translation(entry["text"],
+                       {stored.from_json(m): n for m, n in entry["moves"]},
+                       dict(entry["roles"]),
+                       variables={name: {v: stored.from_json(p) for v, p in values}
+                                  for name, values in entry["variables"].items()})
 
 
 def load(text: str, filename: str, params: Mapping | None, backend: str,
@@ -45,15 +70,14 @@ def load(text: str, filename: str, params: Mapping | None, backend: str,
     the others translate the rules and give the text to ``build(text, filename, params,
     backend)``, gdl's loader of rule text. A game that cannot be translated runs in the
     interpreter, with ``native_note`` saying why (the command line prints it)."""
-    description = check_kif(text, filename, params)
-    static = static_facts(description)
-    name = game_name(filename)
-    if backend == "interpret":
-        return _interpreted(description, name, static)
+    if backend == "interpret" or params:
+        description = check_kif(text, filename, params)
+        return _interpreted(description, game_name(filename), static_facts(description))
     try:
-        result = translate(description, static, name, filename)
+        result = translation(text, filename)
     except NotTranslatable as why:
-        game = _interpreted(description, name, static)
+        description = check_kif(text, filename)
+        game = _interpreted(description, game_name(filename), static_facts(description))
         game.native_note = (f"note: {filename} runs in gdl's Datalog interpreter, which is slow: "
                             f"{why}")
         game.native_route_missing = True       # say so whatever --backend was asked for
