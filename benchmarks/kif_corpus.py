@@ -27,6 +27,7 @@ import argparse
 import json
 import os
 import resource
+import signal
 import subprocess
 import sys
 import time
@@ -56,9 +57,11 @@ def emit(record: dict) -> None:
     print(json.dumps(record), flush=True)
 
 
-def one(file: str, max_states: int, memory: int) -> None:
+def one(file: str, max_states: int, memory: int, cpu: int) -> None:
     if memory:
         resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+    if cpu:         # the kernel stops the game at this many seconds of processor time (SIGXCPU)
+        resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 5))
     sys.path.insert(0, str(ROOT))
     from gdl.errors import GdlError
     from gdl.kif.check import read_description
@@ -126,7 +129,8 @@ def one(file: str, max_states: int, memory: int) -> None:
 
 def run_game(file: Path, args) -> dict:
     command = [sys.executable, str(Path(__file__).resolve()), "--one", str(file),
-               "--max-states", str(args.max_states), "--memory", str(args.memory)]
+               "--max-states", str(args.max_states), "--memory", str(args.memory),
+               "--cpu", str(args.cpu)]
     result: dict = {"file": str(file)}
     started = time.perf_counter()
     with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
@@ -141,6 +145,8 @@ def run_game(file: Path, args) -> dict:
             if line.startswith("{"):
                 record = json.loads(line)
                 result[record.pop("stage")] = record
+        if child.returncode in (-signal.SIGXCPU, -signal.SIGKILL) and args.cpu:
+            result["timeout"] = True        # the processor-time limit (SIGKILL past the hard one)
         if child.returncode not in (0, None) and not result.get("timeout"):
             tail = [line for line in err.strip().splitlines() if line.strip()]
             result["crash"] = tail[-1] if tail else f"exit {child.returncode}"
@@ -257,6 +263,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="the strong solve's limit on positions (default 20,000,000)")
     parser.add_argument("--timeout", type=float, default=300.0,
                         help="seconds for one game, all stages (default 300)")
+    parser.add_argument("--cpu", type=int, default=0,
+                        help="seconds of processor time for one game, all stages (default: "
+                             "no limit but --timeout)")
     parser.add_argument("--memory", type=int, default=6 * 1024**3,
                         help="bytes of address space for one game (default 6 GiB)")
     parser.add_argument("--markdown", help="write the catalogue here")
@@ -264,7 +273,7 @@ def main(argv: list[str] | None = None) -> int:
                                        "there: games already done are not run again)")
     args = parser.parse_args(argv)
     if args.one:
-        one(args.one, args.max_states, args.memory)
+        one(args.one, args.max_states, args.memory, args.cpu)
         return 0
     if not args.path:
         parser.error("give the PATH of a corpus checkout")
