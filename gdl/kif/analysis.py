@@ -163,7 +163,10 @@ class Prover:
         cached = self._signatures.get(id(closed))
         if cached is not None and cached[0] is closed and cached[1] == self._version:
             return cached[2]
-        positive, negative, moves, groups = set(), set(), {}, {}
+        positive: set = set()
+        negative: set = set()
+        moves: dict = {}
+        groups: dict = {}
         alone = any(not props for props in closed.values.values())
         for sign, atom in closed.literals:
             if not sign:

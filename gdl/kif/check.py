@@ -292,11 +292,11 @@ def _split_by_pattern(rules: list[Rule], graph) -> list[Rule] | None:
             head = (parts[name][patterns[name].index(_pattern(head))],) + head[1:]
         choices: list[list[list[Literal]]] = []
         for literal in rule.body:
-            name = relation(literal.atom) if literal.kind in ("pos", "neg") else None
-            if name not in patterns or not isinstance(literal.atom, tuple):
+            used = relation(literal.atom) if literal.kind in ("pos", "neg") else None
+            if used not in patterns or not isinstance(literal.atom, tuple):
                 choices.append([[literal]])
                 continue
-            matching = [parts[name][k] for k, pattern in enumerate(patterns[name])
+            matching = [parts[used][k] for k, pattern in enumerate(patterns[used])
                         if _may_match(pattern, literal.atom)]
             renamed = [Literal(literal.kind, ((label,) + literal.atom[1:],), literal.span,
                                literal.where) for label in matching]

@@ -12,7 +12,9 @@ games.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
+from typing import Any
 
 from gdl.kif.program import Literal, Rule
 from gdl.kif.terms import is_ground, match, order_key, relation, substitute, variables
@@ -121,7 +123,7 @@ class Facts:
         self.shared = shared
         self.shared_relations = shared_relations
 
-    def of(self, name: str) -> set:
+    def of(self, name: str) -> AbstractSet:
         if self.shared is not None and name in self.shared_relations:
             return self.shared.of(name)
         return self.sets.get(name, _EMPTY)
@@ -228,10 +230,10 @@ def _join(positives: tuple, tests: tuple, facts: Facts, binding: dict) -> Iterat
         pattern = substitute(literal.atom, binding)
         if is_ground(pattern):
             size = 1 if pattern in facts else 0
-            candidates: object = (pattern,) if size else ()
+            candidates: Any = (pattern,) if size else ()
         else:
             candidates = facts.candidates(pattern)
-            size = len(candidates)      # type: ignore[arg-type]
+            size = len(candidates)
         if best_size < 0 or size < best_size:
             best, pool, best_size = i, (pattern, candidates), size
             if size <= 1:
@@ -240,7 +242,7 @@ def _join(positives: tuple, tests: tuple, facts: Facts, binding: dict) -> Iterat
         return
     rest = positives[:best] + positives[best + 1:]
     pattern, candidates = pool          # type: ignore[misc]
-    for fact in candidates:             # type: ignore[union-attr]
+    for fact in candidates:
         extended = match(pattern, fact, binding)
         if extended is not None:
             yield from _join(rest, tests, facts, extended)

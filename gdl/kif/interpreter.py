@@ -53,6 +53,8 @@ class KifGame:
     """The game protocol over the Datalog rules (see the module's docstring)."""
 
     backend = "interpret"
+    native_note: str | None = None        # why the game is not translated (gdl.kif.load sets it)
+    native_route_missing = False
 
     def __init__(self, description: Description, name: str, static: datalog.Facts | None = None):
         self.description = description

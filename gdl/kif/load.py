@@ -82,9 +82,9 @@ def load(text: str, filename: str, params: Mapping | None, backend: str,
                             f"{why}")
         game.native_route_missing = True       # say so whatever --backend was asked for
         return game
-    game = build(result.text, translated_name(filename), None, backend)
-    game.kif = result         # type: ignore[attr-defined]
-    return game
+    built = build(result.text, translated_name(filename), None, backend)
+    built.kif = result         # type: ignore[attr-defined]
+    return built
 
 
 def _interpreted(description: Description, name: str, static) -> KifGame:

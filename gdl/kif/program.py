@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from itertools import product
+from typing import Any
 
 from gdl.errors import Diagnostic
 from gdl.kif.syntax import Group, Node, Variable, Word, node_text
@@ -38,7 +39,7 @@ class Literal:
 
 @dataclass(frozen=True, slots=True)
 class Rule:
-    head: object
+    head: Any                  # a term: a constant (str) or a tuple (relation, arguments...)
     body: tuple[Literal, ...]
     span: Span                 # the whole sentence
     head_span: Span

@@ -75,8 +75,9 @@ def _open_bracket(text: str) -> tuple[int, int] | None:
 def _syntax_error(error: UnexpectedInput, source: Source) -> GdlError:
     line, column = getattr(error, "line", 0) or 0, getattr(error, "column", 0) or 0
     if isinstance(error, UnexpectedCharacters):
-        char = source.text[error.pos_in_stream] if error.pos_in_stream < len(source.text) else "?"
-        hint = ("KIF has no strings: a constant is a run of letters, digits and signs"
+        where = error.pos_in_stream or 0
+        char = source.text[where] if where < len(source.text) else "?"
+        hint: str | None = ("KIF has no strings: a constant is a run of letters, digits and signs"
                 if char == '"' else "a rule file holds brackets, words, ?variables and ;comments")
         return GdlError(Diagnostic("E101", f"unexpected character {char!r}",
                                    Span(line, column, line, column + 1), hint=hint), source)

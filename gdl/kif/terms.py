@@ -88,9 +88,10 @@ def match(pattern, ground, binding: dict) -> dict | None:
                 if part != ground[i]:
                     return None
                 continue
-            binding = match(part, ground[i], binding)
-            if binding is None:
+            inner = match(part, ground[i], binding)
+            if inner is None:
                 return None
+            binding = inner
         return binding
     return binding if pattern == ground else None
 

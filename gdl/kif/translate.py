@@ -463,7 +463,7 @@ class _Writer:
                 return f"({text})" if level >= 2 else text
             return "not " + self._text(inner, 2)
         word = " and " if kind == "and" else " or "
-        pieces = []
+        pieces: list[str] = []
         if kind == "or":
             pieces, parts = self._memberships(e[1], level)
         else:
