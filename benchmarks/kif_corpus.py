@@ -131,7 +131,7 @@ def run_game(file: Path, args) -> dict:
     command = [sys.executable, str(Path(__file__).resolve()), "--one", str(file),
                "--max-states", str(args.max_states), "--memory", str(args.memory),
                "--cpu", str(args.cpu)]
-    result: dict = {"file": str(file)}
+    result: dict = {"file": str(file), "load_average": os.getloadavg()[0]}
     started = time.perf_counter()
     with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                           cwd=ROOT) as child:
@@ -154,49 +154,100 @@ def run_game(file: Path, args) -> dict:
     return result
 
 
+def simultaneous(result: dict) -> bool:
+    """Refused as a simultaneous-move game (K303), at the start or in the solve."""
+    load, solve = result.get("load") or {}, result.get("solve") or {}
+    return load.get("code") == "K303" or "K303" in solve.get("reason", "") or \
+        "simultaneous moves" in solve.get("reason", "")
+
+
 def status(result: dict) -> str:
-    """One word for the table: refused, simultaneous, solved, unsolved."""
+    """One word for the table: refused, simultaneous, solved, read, timeout, crash."""
     read = result.get("read")
     if read is None:
         return "crash" if "crash" in result else "timeout"
     if not read["ok"]:
         return "refused"
+    if simultaneous(result):
+        return "simultaneous"
     load = result.get("load")
     if load is None:
         return "timeout" if result.get("timeout") else "crash"
     if not load["ok"]:
-        return "simultaneous" if load.get("code") == "K303" else "refused"
+        return "refused"
     solve = result.get("solve")
     if solve is not None and solve["ok"]:
         return "solved"
     return "read"
 
 
-def reason(result: dict, max_states: int, timeout: float) -> str:
+def moves(result: dict) -> str:
+    """alternating, simultaneous or one role; blank where the game was not loaded in time."""
+    roles = (result.get("read") or {}).get("roles") or []
+    if simultaneous(result):
+        return "simultaneous"
+    if len(roles) == 1:
+        return "one role"
+    load = result.get("load") or {}
+    return "alternating" if load.get("ok") else ""
+
+
+def limit_text(result: dict, args) -> str:
+    """Which limit stopped the game: the processor time (the kernel's SIGXCPU, before the wall
+    clock's limit) or the wall clock."""
+    if args.cpu and result["seconds"] < args.timeout:
+        return f"the {args.cpu} s processor-time limit"
+    return f"the {args.timeout:.0f} s wall-clock limit"
+
+
+def reason(result: dict, args) -> str:
     read, load, solve = result.get("read"), result.get("load"), result.get("solve")
+    stopped = result.get("timeout")
     if "crash" in result and not (solve and solve.get("ok")):
         return f"crash: {result['crash']}"
     if read is None:
-        return f"not read within {timeout:.0f} s"
+        return f"not read within {limit_text(result, args)}" if stopped else "no answer"
     if not read["ok"]:
         return f"{read['code']}: {read['reason']}"
     if load is None:
-        return f"not translated within {timeout:.0f} s"
+        return f"not translated and built within {limit_text(result, args)}"
     if not load["ok"]:
         return f"{load['code']}: {load['reason']}"
     if solve is None:
-        return f"strong solve past the time limit ({timeout:.0f} s a game)"
+        return f"strong solve stopped by {limit_text(result, args)}"
     if not solve["ok"]:
         text = solve["reason"]
         if text.startswith("note:"):
-            return f"strong solve past the time limit ({timeout:.0f} s a game)"
+            return f"strong solve stopped by {limit_text(result, args)}"
         if "more than" in text and "reachable positions" in text:
-            return f"more than {max_states:,} positions"
+            return f"more than {args.max_states:,} positions"
         return text.removeprefix("gdl solve: error: ")
     return ""
 
 
-def outcome(result: dict, roles: list[str]) -> str:
+def group(result: dict, args) -> str:
+    """The reason a game is not solved, as one of a few kinds (for the totals)."""
+    kind = status(result)
+    if kind == "simultaneous":
+        return "simultaneous moves (K303): for main's simultaneous-move solvers"
+    if kind == "refused":
+        record = result["read"] if not result["read"]["ok"] else result["load"]
+        return f"refused by the checks ({record['code']})"
+    if kind == "crash":
+        return "crash: " + result["crash"].split(":")[0]
+    interpreted = (result.get("load") or {}).get("path") == "interpreter"
+    where = " (in the Datalog interpreter: not translated)" if interpreted else ""
+    text = reason(result, args)
+    if text.startswith("not read") or text.startswith("not translated"):
+        return "reading, translating and building take longer than the limit"
+    if text.startswith("strong solve stopped"):
+        return "strong solve longer than the limit" + where
+    if text.startswith("more than"):
+        return f"more than {args.max_states:,} positions" + where
+    return "solve refused: " + text.split(":")[0] + where
+
+
+def outcome(result: dict) -> str:
     solve = result["solve"]
     values = solve["values"]
     shown = ", ".join(f"{role} {values.get(role)}" for role in values)
@@ -209,48 +260,74 @@ def markdown(results: list[tuple[str, dict]], args, started: str, load: str) -> 
     counts: dict[str, int] = {}
     for _, result in results:
         counts[status(result)] = counts.get(status(result), 0) + 1
-    read = sum(1 for _, r in results if r.get("read", {}).get("ok"))
-    translated = sum(1 for _, r in results if r.get("load", {}).get("path") == "translated")
-    interpreted = sum(1 for _, r in results if r.get("load", {}).get("path") == "interpreter")
+    read = sum(1 for _, r in results if (r.get("read") or {}).get("ok"))
+    translated = sum(1 for _, r in results if (r.get("load") or {}).get("path") == "translated")
+    interpreted = sum(1 for _, r in results if (r.get("load") or {}).get("path") == "interpreter")
+    kinds: dict[str, int] = {}
+    for _, result in results:
+        kind = moves(result) or "not known (not loaded within the limit)"
+        kinds[kind] = kinds.get(kind, 0) + 1
+    groups: dict[str, list[str]] = {}
+    for name, result in results:
+        if status(result) != "solved":
+            groups.setdefault(group(result, args), []).append(name)
+    loads = [r["load_average"] for _, r in results if "load_average" in r]
+    if loads:           # the machine's load average while the games ran (else at the end)
+        load = f"{min(loads):.1f} to {max(loads):.1f}"
+    limits = (f"`--cpu {args.cpu}` seconds of processor time and " if args.cpu else "") + \
+        f"`--timeout {args.timeout:.0f}` wall seconds a game, `--max-states {args.max_states:,}`"
     lines = [
         "# The general-game-playing corpus, read and solved by gdl",
         "",
-        f"Every game of the Tiltyard collection (`ggp-org/ggp-repository`, `war/root/games`), as "
-        f"`python benchmarks/kif_corpus.py PATH --max-states {args.max_states:,} --timeout "
-        f"{args.timeout:.0f}` found it on {started} (load average {load} on this 2-core machine, "
-        "shared with other work: the seconds are wall time). Facts about each game, not the game: "
-        "gdl ships none of the corpus's files.",
+        "Every game of the Tiltyard collection (`ggp-org/ggp-repository`, `war/root/games`), as "
+        f"`python benchmarks/kif_corpus.py PATH` found it on {started}, with {limits} (load "
+        f"average {load} on this 2-core machine, shared with other work: the seconds are wall "
+        "time, and a game stopped by a limit might finish with more time). Facts about each "
+        "game, not the game: gdl ships none of the corpus's files.",
+        "",
+        "## Totals",
         "",
         f"- **{len(results)} games**; **{read} read and checked** "
         f"({len(results) - read} refused by the checks, each with its reason);",
         f"- {translated} translated into gdl's rule language, {interpreted} run by the Datalog "
-        f"interpreter (the reason is given), {counts.get('simultaneous', 0)} refused as "
-        "simultaneous-move games (K303);",
-        f"- **{counts.get('solved', 0)} strong-solved** (every reachable position valued); the "
-        f"rest read but not solved within {args.max_states:,} positions and {args.timeout:.0f} "
-        "seconds, for the reason in the table.",
+        "interpreter (the reason is given in the table);",
+        "- turns: " + ", ".join(f"{count} {kind}" for kind, count in
+                                sorted(kinds.items(), key=lambda item: -item[1])) + ";",
+        f"- **{counts.get('solved', 0)} strong-solved** (every reachable position valued).",
         "",
-        "Status: *solved* (strong solve complete), *read* (read and checked, not solved), "
-        "*simultaneous* (refused by name until gdl has simultaneous-move solvers), *refused* "
-        "(not a game gdl reads: the check that fails), *timeout* / *crash*.",
+        "Why the other games are not solved:",
         "",
-        "| game | roles | status | path | positions | start's value | seconds | reason |",
-        "|---|---|---|---|---|---|---|---|",
+        "| reason | games | for example |",
+        "|---|---|---|",
+    ]
+    for why, names in sorted(groups.items(), key=lambda item: -len(item[1])):
+        lines.append(f"| {why} | {len(names)} | {', '.join(names[:4])} |")
+    lines += [
+        "",
+        "## Every game",
+        "",
+        "Status: *solved* (strong solve complete), *read* (read and checked, not solved within "
+        "the limits), *simultaneous* (a state where two roles choose at once: K303, for the "
+        "simultaneous-move solvers), *refused* (the check that fails), *timeout* / *crash*. "
+        "Path: *translated* into gdl's rule language, or run by the Datalog *interpreter*.",
+        "",
+        "| game | roles | turns | status | path | positions | start's value | seconds | reason |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for name, result in results:
-        roles = result.get("read", {}).get("roles", [])
+        roles = (result.get("read") or {}).get("roles", [])
         load_record = result.get("load") or {}
         path = load_record.get("path", "")
         solve = result.get("solve") or {}
         positions = f"{solve['positions']:,}" if solve.get("ok") else ""
-        value = outcome(result, roles) if solve.get("ok") else ""
+        value = outcome(result) if solve.get("ok") else ""
         seconds = f"{result['seconds']:.1f}"
-        why = reason(result, args.max_states, args.timeout).replace("|", "\\|")
+        why = reason(result, args).replace("|", "\\|")
         if path == "interpreter" and load_record.get("reason"):
             because = load_record["reason"].split("which is slow: ", 1)[-1]
-            why = (why + "; " if why else "") + "interpreter: " + because
-        lines.append(f"| {name} | {len(roles) or ''} | {status(result)} | {path} | {positions} | "
-                     f"{value} | {seconds} | {why} |")
+            why = (why + "; " if why else "") + "interpreter: " + because.replace("|", "\\|")
+        lines.append(f"| {name} | {len(roles) or ''} | {moves(result)} | {status(result)} | "
+                     f"{path} | {positions} | {value} | {seconds} | {why} |")
     return "\n".join(lines) + "\n"
 
 
@@ -296,7 +373,7 @@ def main(argv: list[str] | None = None) -> int:
                 Path(args.json).write_text(json.dumps(done, indent=1))
         results.append((name, result))
         print(f"{name:32s} {status(result):12s} {result['seconds']:7.1f}s "
-              f"{reason(result, args.max_states, args.timeout)[:90]}", flush=True)
+              f"{reason(result, args)[:90]}", flush=True)
     if args.markdown:
         Path(args.markdown).write_text(markdown(results, args, started, load))
     return 0

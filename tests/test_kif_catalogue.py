@@ -51,4 +51,4 @@ def test_tictactoe_through_the_harness(tmp_path):
     result = json.loads(results.read_text())["ticTacToe"]
     assert result["solve"]["positions"] == 5478
     assert result["solve"]["values"] == {"xplayer": 50, "oplayer": 50}
-    assert "| ticTacToe | 2 | solved | translated | 5,478 |" in catalogue.read_text()
+    assert "| ticTacToe | 2 | alternating | solved | translated | 5,478 |" in catalogue.read_text()
