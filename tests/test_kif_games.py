@@ -174,3 +174,34 @@ def test_a_relation_may_read_its_own_negation_for_other_arguments():
         assert strong_solve(game).value(0) == (100,)
     problems, states = disagreements(text, "split.kif")
     assert problems == [] and states == 7     # at 0..3, and done at 0..2
+
+
+def test_a_relation_that_holds_one_fact_at_a_time_read_in_a_view():
+    # (focus ?i ?j) holds for exactly one pair at a time, so the translation keeps it as one
+    # variable whose values are the pairs; the view `closed` reads it positively together with
+    # another relation (as nineBoardTicTacToe's currentBoardClosed does), which the translation
+    # writes as a test of that variable for each pair.
+    text = """
+    (role solo)
+    (index 1) (index 2)
+    (succ 0 1) (succ 1 2) (succ 2 3)
+    (init (focus 1 1))
+    (init (step 0))
+    (<= (legal solo (go ?i ?j)) (index ?i) (index ?j) (not (true (focus ?i ?j))))
+    (<= (legal solo mark) (not closed))
+    (<= (next (focus ?i ?j)) (does solo (go ?i ?j)))
+    (<= (next (focus ?i ?j)) (does solo mark) (true (focus ?i ?j)))
+    (<= (next (marked ?i ?j)) (does solo mark) (true (focus ?i ?j)))
+    (<= (next (marked ?i ?j)) (true (marked ?i ?j)))
+    (<= (next (step ?m)) (true (step ?n)) (succ ?n ?m))
+    (<= closed (true (focus ?i ?j)) (true (marked ?i ?j)))
+    (<= won (true (marked 1 1)) (true (marked 2 2)))
+    (<= terminal (true (step 3)))
+    (<= (goal solo 100) won)
+    (<= (goal solo 0) (not won))
+    """
+    game = gdl.loads(text, "focus.kif", backend="compile")
+    # three moves: mark (1 1) where the focus starts, go to (2 2), mark it
+    assert strong_solve(game).value(0) == (100,)
+    problems, _ = disagreements(text, "focus.kif")
+    assert problems == []

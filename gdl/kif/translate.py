@@ -432,7 +432,7 @@ class _Writer:
         key = self.a.group_of.get(prop)
         if key is None:
             return self.bool_var(prop)
-        value = prop[key[1]]
+        value = value_of(key, prop)
         return f"{self.group_var(key)} == {self.value_text(key, value)}"
 
     def expression_text(self, e, indent: int) -> str:
