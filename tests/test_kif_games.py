@@ -205,3 +205,32 @@ def test_a_relation_that_holds_one_fact_at_a_time_read_in_a_view():
     assert strong_solve(game).value(0) == (100,)
     problems, _ = disagreements(text, "focus.kif")
     assert problems == []
+
+
+def test_a_view_recursive_through_the_state():
+    # reach is recursive and reads the state (true (open ?y)): the translation unrolls the
+    # cycle into rounds, and writes the rounds' definitions in a stable order.
+    text = """
+    (role solo)
+    (adj a b) (adj b c) (adj c d) (adj b a) (adj c b) (adj d c)
+    (cell a) (cell b) (cell c) (cell d)
+    (succ 0 1) (succ 1 2) (succ 2 3)
+    (init (open a))
+    (init (step 0))
+    (<= (legal solo (open ?x)) (cell ?x) (not (true (open ?x))))
+    (<= (legal solo wait) (true (step ?n)))
+    (<= (next (open ?x)) (does solo (open ?x)))
+    (<= (next (open ?x)) (true (open ?x)))
+    (<= (next (step ?m)) (true (step ?n)) (succ ?n ?m))
+    (<= (reach a) (true (open a)))
+    (<= (reach ?y) (reach ?x) (adj ?x ?y) (true (open ?y)))
+    (<= terminal (true (step 3)))
+    (<= terminal (reach d))
+    (<= (goal solo 100) (reach d))
+    (<= (goal solo 0) (not (reach d)))
+    """
+    game = gdl.loads(text, "reach.kif", backend="compile")
+    # d is reached through b and c only: opening b, c, d, the three moves there are, wins
+    assert strong_solve(game).value(0) == (100,)
+    problems, _ = disagreements(text, "reach.kif")
+    assert problems == []

@@ -109,6 +109,8 @@ def order_key(term) -> tuple:
     this order (solvers break ties by it), so ``(mark 1 2)`` comes before ``(mark 1 10)``."""
     if type(term) is tuple:
         return (2, term[0], tuple(order_key(a) for a in term[1:]))
+    if type(term) is int:       # a round of an unrolled cycle (gdl.kif.translate's LEVEL atoms)
+        return (0, term, str(term))
     if _INTEGER.match(term):
         return (0, int(term), term)
     return (1, term)
