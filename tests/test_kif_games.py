@@ -234,3 +234,29 @@ def test_a_view_recursive_through_the_state():
     assert strong_solve(game).value(0) == (100,)
     problems, _ = disagreements(text, "reach.kif")
     assert problems == []
+
+
+def test_a_view_with_hundreds_of_cases_is_written_in_parts():
+    # `other` holds when any of 298 flags does: 298 cases, more than gdl's parser nests (E103
+    # past 256 levels), so the translation brackets the chain in parts
+    numbers = " ".join(f"(num {n})" for n in range(300))
+    text = f"""
+    (role solo)
+    {numbers}
+    (init (on 0))
+    (init (step 0))
+    (<= (legal solo (set ?n)) (num ?n) (not (true (on ?n))))
+    (<= (next (on ?n)) (does solo (set ?n)))
+    (<= (next (on ?n)) (true (on ?n)))
+    (<= (next (step 1)) (true (step 0)))
+    (<= terminal (true (step 1)))
+    (<= other (true (on ?n)) (distinct ?n 0) (distinct ?n 7))
+    (<= (goal solo 100) other)
+    (<= (goal solo 0) (not other))
+    """
+    game = gdl.loads(text, "flags.kif", backend="compile")
+    assert " or " in game.kif.text     # the flags are variables of their own, the view a chain
+    # any flag but 0 (already on) and 7 wins; the start and the 299 states after one move
+    assert strong_solve(game).value(0) == (100,)
+    problems, states = disagreements(text, "flags.kif")
+    assert problems == [] and states == 300

@@ -113,6 +113,7 @@ def _cycles(grounded: GroundGame, moving: set[str]) -> dict:
 # state (a define), ("d", role, move) a move, ("not", e), ("and", parts), ("or", parts)
 
 TRUE, FALSE = ("T",), ("F",)
+CHAIN = 16           # terms of one `and`/`or` chain before it is bracketed in parts
 LEVEL = "@round"     # (LEVEL, atom, k): round k of an atom of a cycle (see _cycles)
 
 
@@ -473,6 +474,11 @@ class _Writer:
                    else self._text(part, 1) for part in parts]
         if len(pieces) == 1:
             return pieces[0]
+        # gdl's parser nests `a or b or c ...` one level a term, and refuses more than 256
+        # levels (E103): a long chain is written as bracketed chains of at most CHAIN terms
+        while len(pieces) > CHAIN:
+            pieces = [f"({word.join(pieces[i:i + CHAIN])})" if len(pieces[i:i + CHAIN]) > 1
+                      else pieces[i] for i in range(0, len(pieces), CHAIN)]
         text = word.join(pieces)
         if (kind == "or" and level >= 1) or (kind == "and" and level >= 2):
             return f"({text})"
