@@ -260,3 +260,30 @@ def test_a_view_with_hundreds_of_cases_is_written_in_parts():
     assert strong_solve(game).value(0) == (100,)
     problems, states = disagreements(text, "flags.kif")
     assert problems == [] and states == 300
+
+
+def test_the_constant_none_is_not_the_absence_of_a_fact():
+    # (cell none) is a fact; no cell fact at all is another state: the translated variable
+    # keeps the two apart (circlesolitaire's disks)
+    text = """
+    (role solo)
+    (succ 0 1) (succ 1 2)
+    (init (cell none))
+    (init (step 0))
+    (<= (legal solo keep) (true (step ?n)))
+    (<= (legal solo paint) (true (step ?n)))
+    (<= (legal solo erase) (true (cell ?c)))
+    (<= (next (cell red)) (does solo paint))
+    (<= (next (cell ?c)) (does solo keep) (true (cell ?c)))
+    (<= (next (step ?m)) (true (step ?n)) (succ ?n ?m))
+    (<= empty (not (true (cell none))) (not (true (cell red))))
+    (<= terminal (true (step 2)))
+    (<= (goal solo 100) (true (cell none)))
+    (<= (goal solo 50) empty)
+    (<= (goal solo 0) (true (cell red)))
+    """
+    game = gdl.loads(text, "none.kif", backend="compile")
+    assert strong_solve(game).value(0) == (100,)      # keep, keep
+    problems, states = disagreements(text, "none.kif")
+    # step 0: none; step 1: none, red, empty; step 2: the same three
+    assert problems == [] and states == 7

@@ -236,7 +236,7 @@ class _Writer:
     def none_value(self, key) -> str:
         if self.int_group(key):
             return str(min(int(v) for v in self.a.groups[key]) - 1)
-        return self.names.name(("symbol", "none"), "none")
+        return self.names.name(("no value",), "none")      # not the KIF constant none
 
     # ---- building expressions -------------------------------------------------------------------
 
