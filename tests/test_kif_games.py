@@ -287,3 +287,30 @@ def test_the_constant_none_is_not_the_absence_of_a_fact():
     problems, states = disagreements(text, "none.kif")
     # step 0: none; step 1: none, red, empty; step 2: the same three
     assert problems == [] and states == 7
+
+
+def test_a_move_that_permutes_hundreds_of_facts_runs_in_the_interpreter():
+    # swap exchanges (a i) and (b i) for 400 indices: 800 variables each read another's old
+    # value, one `let` each, nested deeper than gdl's builders recurse (RecursionError before);
+    # the translation says so and the interpreter runs the game
+    n = 400
+    facts = " ".join(f"(index {i})" for i in range(n))
+    inits = " ".join(f"(init (a {i}))" for i in range(n)) + " " + \
+        " ".join(f"(init (b {i}))" for i in range(0, n, 2))
+    text = f"""
+    (role solo) {facts} {inits} (init (step 0)) (succ 0 1) (succ 1 2)
+    (<= (legal solo swap) (true (step ?n)))
+    (<= (legal solo stay) (true (step ?n)))
+    (<= (next (a ?i)) (does solo swap) (true (b ?i)))
+    (<= (next (b ?i)) (does solo swap) (true (a ?i)))
+    (<= (next (a ?i)) (does solo stay) (true (a ?i)))
+    (<= (next (b ?i)) (does solo stay) (true (b ?i)))
+    (<= (next (step ?m)) (true (step ?n)) (succ ?n ?m))
+    (<= terminal (true (step 2)))
+    (<= (goal solo 100) (true (a 1)))
+    (<= (goal solo 0) (not (true (a 1))))
+    """
+    game = gdl.loads(text, "swap.kif", backend="compile")
+    assert not hasattr(game, "kif") and "`let`" in game.native_note
+    # (a 1) holds at the start and (b 1) does not: an even number of swaps (none, or two) wins
+    assert strong_solve(game).value(0) == (100,)

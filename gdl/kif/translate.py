@@ -113,6 +113,7 @@ def _cycles(grounded: GroundGame, moving: set[str]) -> dict:
 # state (a define), ("d", role, move) a move, ("not", e), ("and", parts), ("or", parts)
 
 TRUE, FALSE = ("T",), ("F",)
+MAX_LETS = 200       # `let` statements in one effect (each nests the rest: see statements)
 CHAIN = 16           # terms of one `and`/`or` chain before it is bracketed in parts
 LEVEL = "@round"     # (LEVEL, atom, k): round k of an atom of a cycle (see _cycles)
 
@@ -797,6 +798,12 @@ class _Writer:
                 sets.append(f"{name} = next_{name}")
             else:
                 sets.append(f"{name} = {text}")
+        if len(lets) > MAX_LETS:
+            # each `let` nests the rest of the effect inside it, and gdl's builders recurse once
+            # a level: hundreds of them overflow Python's stack (pancakes' 720 permutations)
+            raise NotTranslatable(f"a move changes {len(lets):,} variables that read each "
+                                  f"other's old values, more than the {MAX_LETS} `let` "
+                                  "statements an effect may nest")
         texts = lets + sets
         if rotate:
             texts.append("next to_move")
