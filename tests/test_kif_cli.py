@@ -109,3 +109,12 @@ def test_the_interpreter_backend_runs_kif_too(capsys):
     code, out, _ = run(capsys, "solve", str(KIF / "nim.kif"), "--strong", "--backend", "interpret",
                        "--json")
     assert code == 0 and json.loads(out)["values"] == {"first": 100, "second": 0}
+
+
+@pytest.mark.parametrize("command", ["fmt", "show", "fuzz"])
+def test_commands_of_the_rule_language_send_kif_to_import(capsys, command):
+    # they read gdl's language only: a KIF file is a usage error that names `gdl import`,
+    # not a syntax error at its first ';'
+    code, out, err = run(capsys, command, TICTACTOE)
+    assert code == 2 and out == ""
+    assert "not GDL-KIF" in err and f"gdl import {TICTACTOE}" in err and "E100" not in err
