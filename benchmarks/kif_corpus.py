@@ -229,7 +229,8 @@ def group(result: dict, args) -> str:
     """The reason a game is not solved, as one of a few kinds (for the totals)."""
     kind = status(result)
     if kind == "simultaneous":
-        return "simultaneous moves (K303): for main's simultaneous-move solvers"
+        return ("simultaneous moves (K303): for the simultaneous-move solvers, not yet joined "
+                "to the KIF front end")
     if kind == "refused":
         record = result["read"] if not result["read"]["ok"] else result["load"]
         return f"refused by the checks ({record['code']})"
@@ -307,8 +308,9 @@ def markdown(results: list[tuple[str, dict]], args, started: str, load: str) -> 
         "## Every game",
         "",
         "Status: *solved* (strong solve complete), *read* (read and checked, not solved within "
-        "the limits), *simultaneous* (a state where two roles choose at once: K303, for the "
-        "simultaneous-move solvers), *refused* (the check that fails), *timeout* / *crash*. "
+        "the limits), *simultaneous* (a state where two roles choose at once: K303, refused "
+        "until the KIF front end hands such games to the simultaneous-move solvers), *refused* "
+        "(the check that fails), *timeout* / *crash*. "
         "Path: *translated* into gdl's rule language, or run by the Datalog *interpreter*.",
         "",
         "| game | roles | turns | status | path | positions | start's value | seconds | reason |",
