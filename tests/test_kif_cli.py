@@ -118,3 +118,15 @@ def test_commands_of_the_rule_language_send_kif_to_import(capsys, command):
     code, out, err = run(capsys, command, TICTACTOE)
     assert code == 2 and out == ""
     assert "not GDL-KIF" in err and f"gdl import {TICTACTOE}" in err and "E100" not in err
+
+
+def test_import_writes_no_rules_gdl_would_refuse(capsys, tmp_path):
+    # a chain of 60 views translates into defines nested deeper than gdl's checks allow
+    # (E103): no .game file is written, and the message says the .kif file itself still plays
+    from test_kif_games import chain_of_views
+
+    source = tmp_path / "deep.kif"
+    source.write_text(chain_of_views(60))
+    code, _, err = run(capsys, "import", str(source))
+    assert code == 1 and "E103" in err and "gdl solve" in err
+    assert not (tmp_path / "deep.game").exists()

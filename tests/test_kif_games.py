@@ -314,3 +314,35 @@ def test_a_move_that_permutes_hundreds_of_facts_runs_in_the_interpreter():
     assert not hasattr(game, "kif") and "`let`" in game.native_note
     # (a 1) holds at the start and (b 1) does not: an even number of swaps (none, or two) wins
     assert strong_solve(game).value(0) == (100,)
+
+
+def chain_of_views(length: int) -> str:
+    """A game whose terminal and goal read a chain of ``length`` views, each reading the one
+    before (as the corpus's ruleDepthLinear does): go twice to win, stop to lose."""
+    views = "\n".join(f"(<= v{i} v{i - 1} (true (step ?n)))" for i in range(1, length + 1))
+    return f"""
+    (role solo)
+    (init (step 0))
+    (succ 0 1) (succ 1 2)
+    (<= (legal solo go) (true (step ?n)))
+    (<= (legal solo stop) (true (step ?n)))
+    (<= (next (step ?m)) (does solo go) (true (step ?n)) (succ ?n ?m))
+    (<= (next (step ?n)) (does solo stop) (true (step ?n)))
+    (<= (next stopped) (does solo stop))
+    (<= v0 (true (step 2)) (not (true stopped)))
+    {views}
+    (<= terminal v{length})
+    (<= terminal (true stopped))
+    (<= (goal solo 100) v{length})
+    (<= (goal solo 0) (not v{length}))
+    """
+
+
+def test_a_translation_gdl_refuses_runs_in_the_interpreter():
+    # 60 views, each a define reading the one before: deeper than gdl's checks allow (E103,
+    # 48), so the game runs in the interpreter, and the note says why
+    game = gdl.loads(chain_of_views(60), "deep.kif", backend="compile")
+    assert not hasattr(game, "kif") and "E103" in game.native_note
+    assert strong_solve(game).value(0) == (100,)      # go, go
+    shallow = gdl.loads(chain_of_views(10), "shallow.kif", backend="compile")
+    assert hasattr(shallow, "kif") and strong_solve(shallow).value(0) == (100,)

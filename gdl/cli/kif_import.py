@@ -26,6 +26,7 @@ def cmd_import(args) -> int:
     text = read_rule_text(args.file)
     try:
         result = translation(text, args.file)
+        refused_by_checks(result.text, args.file)
     except NotTranslatable as why:
         # the other commands run such a game in the interpreter, which refuses a start where two
         # roles choose at once (K303): say which of the two this game meets
@@ -47,6 +48,22 @@ def cmd_import(args) -> int:
           f"{len(result.move_names):,} moves, {len(result.variables):,} variables "
           f"(from {terminal_safe(args.file)})", file=sys.stderr)
     return 0
+
+
+def refused_by_checks(text: str, filename: str) -> None:
+    """NotTranslatable when gdl's own checks refuse the translated rules (a limit of the
+    language, such as defines nested more than 48 deep): no .game file that gdl cannot read."""
+    from gdl.backends.load import loads
+    from gdl.errors import GdlError
+    from gdl.kif.load import translated_name
+    from gdl.kif.translate import NotTranslatable
+
+    try:
+        loads(text, translated_name(filename), backend="interpret")
+    except GdlError as error:
+        first = error.diagnostics[0]
+        raise NotTranslatable(f"its translation is refused by gdl's checks ({first.code}: "
+                              f"{first.message})") from None
 
 
 def register(commands) -> None:

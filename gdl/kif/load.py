@@ -76,15 +76,26 @@ def load(text: str, filename: str, params: Mapping | None, backend: str,
     try:
         result = translation(text, filename)
     except NotTranslatable as why:
-        description = check_kif(text, filename)
-        game = _interpreted(description, game_name(filename), static_facts(description))
-        game.native_note = (f"note: {filename} runs in gdl's Datalog interpreter, which is slow: "
-                            f"{why}")
-        game.native_route_missing = True       # say so whatever --backend was asked for
-        return game
-    built = build(result.text, translated_name(filename), None, backend)
+        return _instead(text, filename, str(why))
+    try:
+        built = build(result.text, translated_name(filename), None, backend)
+    except GdlError as error:
+        # rule text gdl's own checks refuse (a limit of the language, such as defines nested
+        # more than 48 deep): the game is still a game, run by the interpreter, with the reason
+        first = error.diagnostics[0]
+        return _instead(text, filename, f"its translation is refused by gdl's checks "
+                                        f"({first.code}: {first.message})")
     built.kif = result         # type: ignore[attr-defined]
     return built
+
+
+def _instead(text: str, filename: str, why: str) -> KifGame:
+    """The game run by the Datalog interpreter, with the note that says why."""
+    description = check_kif(text, filename)
+    game = _interpreted(description, game_name(filename), static_facts(description))
+    game.native_note = f"note: {filename} runs in gdl's Datalog interpreter, which is slow: {why}"
+    game.native_route_missing = True       # say so whatever --backend was asked for
+    return game
 
 
 def _interpreted(description: Description, name: str, static) -> KifGame:
