@@ -131,7 +131,8 @@ def run_game(file: Path, args) -> dict:
     command = [sys.executable, str(Path(__file__).resolve()), "--one", str(file),
                "--max-states", str(args.max_states), "--memory", str(args.memory),
                "--cpu", str(args.cpu)]
-    result: dict = {"file": str(file), "load_average": os.getloadavg()[0]}
+    result: dict = {"file": str(file), "load_average": os.getloadavg()[0],
+                    "limits": {"cpu": args.cpu, "timeout": args.timeout}}
     started = time.perf_counter()
     with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                           cwd=ROOT) as child:
@@ -194,10 +195,11 @@ def moves(result: dict) -> str:
 
 def limit_text(result: dict, args) -> str:
     """Which limit stopped the game: the processor time (the kernel's SIGXCPU, before the wall
-    clock's limit) or the wall clock."""
-    if args.cpu and result["seconds"] < args.timeout:
-        return f"the {args.cpu} s processor-time limit"
-    return f"the {args.timeout:.0f} s wall-clock limit"
+    clock's limit) or the wall clock; the limits the game ran with (``args``' if not kept)."""
+    limits = result.get("limits") or {"cpu": args.cpu, "timeout": args.timeout}
+    if limits["cpu"] and result["seconds"] < limits["timeout"]:
+        return f"the {limits['cpu']} s processor-time limit"
+    return f"the {limits['timeout']:.0f} s wall-clock limit"
 
 
 def reason(result: dict, args) -> str:
