@@ -346,3 +346,24 @@ def test_a_translation_gdl_refuses_runs_in_the_interpreter():
     assert strong_solve(game).value(0) == (100,)      # go, go
     shallow = gdl.loads(chain_of_views(10), "shallow.kif", backend="compile")
     assert hasattr(shallow, "kif") and strong_solve(shallow).value(0) == (100,)
+
+
+def test_a_proposition_named_p_keeps_its_name_apart():
+    # the translation's helper `one` counts over the players with a name of its own: a KIF
+    # proposition p (untwistycomplex2) made it 'p is already used in this scope' (E200)
+    text = """
+    (role solo)
+    (init (step 0))
+    (succ 0 1)
+    (<= (legal solo on) (true (step 0)))
+    (<= (legal solo off) (true (step 0)))
+    (<= (next p) (does solo on))
+    (<= (next (step ?m)) (true (step ?n)) (succ ?n ?m))
+    (<= terminal (true (step 1)))
+    (<= (goal solo 100) (true p))
+    (<= (goal solo 0) (not (true p)))
+    """
+    game = gdl.loads(text, "p.kif", backend="compile")
+    assert hasattr(game, "kif") and strong_solve(game).value(0) == (100,)     # on
+    problems, states = disagreements(text, "p.kif")
+    assert problems == [] and states == 3

@@ -591,7 +591,9 @@ class _Writer:
         name = self.names.name(("one",), "one")
         if name not in self._extra_names:
             self._extra_names.add(name)
-            self._extra.append(f"define {name} = count p in players: p == mover    # always 1")
+            bound = self.names.name(("one", "player"), "p")     # not a KIF name's (p: untwisty)
+            self._extra.append(f"define {name} = count {bound} in players: {bound} == mover"
+                               "    # always 1")
         return name
 
     # ---- actions -----------------------------------------------------------------------------------
