@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import resource
 import signal
 import subprocess
@@ -223,6 +224,8 @@ def reason(result: dict, args) -> str:
             return f"strong solve stopped by {limit_text(result, args)}"
         if "more than" in text and "reachable positions" in text:
             return f"more than {args.max_states:,} positions"
+        # an error in play, located in the translated rules: its code and message
+        text = re.sub(r"^.* \(as \.game\):\d+:\d+: error\[(\w+)\]: ", r"\1 in play: ", text)
         return text.removeprefix("gdl solve: error: ")
     return ""
 
@@ -247,6 +250,12 @@ def group(result: dict, args) -> str:
         return "strong solve longer than the limit" + where
     if text.startswith("more than"):
         return f"more than {args.max_states:,} positions" + where
+    if "can repeat positions" in text:
+        return ("positions repeat, and the rules do not say what endless play is worth (GDL "
+                "assumes games end; gdl asks for `when endless`)" + where)
+    if " in play: " in text:
+        code, message = text.split(" in play: ", 1)
+        return f"{code} in play: {message.split(', but')[0].split(' (')[0]}" + where
     return "solve refused: " + text.split(":")[0] + where
 
 
@@ -277,13 +286,19 @@ def markdown(results: list[tuple[str, dict]], args, started: str, load: str) -> 
     loads = [r["load_average"] for _, r in results if "load_average" in r]
     if loads:           # the machine's load average while the games ran (else at the end)
         load = f"{min(loads):.1f} to {max(loads):.1f}"
-    limits = (f"`--cpu {args.cpu}` seconds of processor time and " if args.cpu else "") + \
-        f"`--timeout {args.timeout:.0f}` wall seconds a game, `--max-states {args.max_states:,}`"
+    used: dict[tuple, int] = {}       # the limits the games ran with, and how many each
+    for _, result in results:
+        kept = result.get("limits") or {"cpu": args.cpu, "timeout": args.timeout}
+        used[(kept["cpu"], kept["timeout"])] = used.get((kept["cpu"], kept["timeout"]), 0) + 1
+    limits = "; ".join(
+        f"{count} games with " + (f"`--cpu {cpu}` seconds of processor time and " if cpu else "")
+        + f"`--timeout {timeout:.0f}` wall seconds" for (cpu, timeout), count in sorted(used.items()))
+    limits += f", `--max-states {args.max_states:,}`"
     lines = [
         "# The general-game-playing corpus, read and solved by gdl",
         "",
         "Every game of the Tiltyard collection (`ggp-org/ggp-repository`, `war/root/games`), as "
-        f"`python benchmarks/kif_corpus.py PATH` found it on {started}, with {limits} (load "
+        f"`python benchmarks/kif_corpus.py PATH` found it on {started}, a game at a time: {limits} (load "
         f"average {load} on this 2-core machine, shared with other work: the seconds are wall "
         "time, and a game stopped by a limit might finish with more time). Facts about each "
         "game, not the game: gdl ships none of the corpus's files.",
