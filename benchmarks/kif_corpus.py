@@ -237,8 +237,9 @@ def group(result: dict, args) -> str:
         return ("simultaneous moves (K303): for the simultaneous-move solvers, not yet joined "
                 "to the KIF front end")
     if kind == "refused":
-        record = result["read"] if not result["read"]["ok"] else result["load"]
-        return f"refused by the checks ({record['code']})"
+        if not result["read"]["ok"]:
+            return f"refused by the checks ({result['read']['code']})"
+        return f"read, but refused when loaded ({result['load']['code']})"
     if kind == "crash":
         return "crash: " + result["crash"].split(":")[0]
     interpreted = (result.get("load") or {}).get("path") == "interpreter"
