@@ -21,24 +21,26 @@ FOUNDATION = {"gdl.protocol", "gdl.moves", "gdl.errors", "gdl.span", "gdl.cache"
 LAYERS: dict[str, set[str]] = {
     "foundation": FOUNDATION,
     "gdl.lang": FOUNDATION | {"gdl.grammars"},
-    "gdl.backends": FOUNDATION | {"gdl.lang"},
+    # GDL-KIF, the second front end: parsed and checked like the rule language, translated into it.
+    "gdl.kif": FOUNDATION | {"gdl.lang", "gdl.grammars"},
+    "gdl.backends": FOUNDATION | {"gdl.lang", "gdl.kif"},
     # Solvers and the graph solver see only the game protocol (and protocol-level helpers).
     "gdl.solvers": {"gdl.protocol", "gdl.moves"},
     # (and the private-directory checks of gdl.cache, for the tier files)
     "gdl.graph": {"gdl.protocol", "gdl.moves", "gdl.solvers", "gdl.cache"},
     # The test-game generators build rule files and trees; they solve nothing.
     "gdl.generators": FOUNDATION | {"gdl.lang", "gdl.backends"},
-    "gdl.tools": FOUNDATION | {"gdl.lang", "gdl.backends", "gdl.solvers", "gdl.graph",
+    "gdl.tools": FOUNDATION | {"gdl.lang", "gdl.kif", "gdl.backends", "gdl.solvers", "gdl.graph",
                                "gdl.generators"},
-    "gdl.bridges": FOUNDATION | {"gdl.lang", "gdl.backends", "gdl.solvers", "gdl.graph",
+    "gdl.bridges": FOUNDATION | {"gdl.lang", "gdl.kif", "gdl.backends", "gdl.solvers", "gdl.graph",
                                  "gdl.generators", "gdl.tools"},
-    "gdl.serve": FOUNDATION | {"gdl.lang", "gdl.backends", "gdl.solvers", "gdl.graph",
+    "gdl.serve": FOUNDATION | {"gdl.lang", "gdl.kif", "gdl.backends", "gdl.solvers", "gdl.graph",
                                "gdl.generators", "gdl.tools"},
-    "gdl.lsp": FOUNDATION | {"gdl.lang", "gdl.backends", "gdl.tools"},
-    "gdl.cli": FOUNDATION | {"gdl.lang", "gdl.backends", "gdl.solvers", "gdl.graph",
+    "gdl.lsp": FOUNDATION | {"gdl.lang", "gdl.kif", "gdl.backends", "gdl.tools"},
+    "gdl.cli": FOUNDATION | {"gdl.lang", "gdl.kif", "gdl.backends", "gdl.solvers", "gdl.graph",
                              "gdl.generators", "gdl.tools", "gdl.bridges", "gdl.serve", "gdl.lsp"},
     # The public API (gdl/__init__.py) gathers what users need; python -m gdl runs the CLI.
-    "gdl": FOUNDATION | {"gdl.lang", "gdl.backends", "gdl.solvers", "gdl.graph", "gdl.tools"},
+    "gdl": FOUNDATION | {"gdl.lang", "gdl.kif", "gdl.backends", "gdl.solvers", "gdl.graph", "gdl.tools"},
     "gdl.__main__": {"gdl.cli"},
 }
 

@@ -21,6 +21,7 @@ from pathlib import Path
 from gdl.backends.runtime import CompiledGame
 from gdl.cache import cache_base, open_private_dir
 from gdl.errors import Source
+from gdl.kif import is_kif
 from gdl.lang.text import normalize, read_rule_file
 from gdl.protocol import Game
 
@@ -35,6 +36,7 @@ BACKENDS = ("native", "compile", "interpret")
 def loads(text: str, filename: str = "<input>", params: Mapping[str, int | bool | str] | None = None,
           backend: str = "compile") -> Game:
     """Parse, check and build a game from rule text. Raises GdlError for any mistake in it.
+    A ``filename`` ending in ``.kif`` means GDL-KIF text (gdl.kif.load).
 
     ``backend="compile"`` (the default) generates Python source for the rules (gdl.backends.compiler);
     ``backend="native"`` is that game with the rules and the search loops also compiled to machine
@@ -45,6 +47,10 @@ def loads(text: str, filename: str = "<input>", params: Mapping[str, int | bool 
     if backend not in BACKENDS:
         raise ValueError(f"unknown backend {backend!r}; choose from {', '.join(BACKENDS)}")
     text = normalize(text, filename)
+    if is_kif(filename):    # GDL-KIF: checked, translated into rule text, built by this function
+        from gdl.kif.load import load as load_kif
+
+        return load_kif(text, filename, params, backend, loads)
     if backend == "compile":
         return load_text(text, filename, params)
     if backend == "native":

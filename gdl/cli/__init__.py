@@ -108,6 +108,17 @@ def read_rule_text(path: str) -> str:
         raise UsageError(f"{terminal_safe(path)}: {reason}") from None
 
 
+def refuse_kif(path: str, command: str) -> None:
+    """A usage error for a command that reads gdl's rule language only, given a GDL-KIF file
+    (which would otherwise fail on its first ';' or '(' with a misleading syntax error)."""
+    from gdl.kif import is_kif
+
+    if is_kif(path):
+        raise UsageError(f"{terminal_safe(path)}: gdl {command} reads gdl's rule language, not "
+                         f"GDL-KIF; `gdl import {terminal_safe(path)} -o GAME.game` writes the "
+                         "game in it")
+
+
 def load_game(path: str, params: dict | None = None, backend: str | None = None):
     """Load a rule file with the command line's --backend (or ``backend``, when given)."""
     from gdl.backends.load import loads
@@ -246,15 +257,17 @@ def print_json(document) -> None:
 # ---- the parser --------------------------------------------------------------------------------
 
 COMMAND_MODULES = ("basic", "analyze", "play", "tree", "step", "exercise", "grade", "fmt", "fuzz",
-                   "show", "serve", "lsp")
+                   "show", "serve", "lsp", "kif_import")
 
 
-def add_common(sub, many: bool = False) -> None:
-    """The FILE argument(s) and --set, as every command that loads a game takes them."""
+def add_common(sub, many: bool = False, kif: bool = True) -> None:
+    """The FILE argument(s) and --set, as every command that loads a game takes them (``kif``:
+    GDL-KIF files too)."""
+    kinds = "(.game or .kif)" if kif else "(.game)"
     if many:
-        sub.add_argument("files", nargs="+", metavar="FILE", help="rule files (.game)")
+        sub.add_argument("files", nargs="+", metavar="FILE", help=f"rule files {kinds}")
     else:
-        sub.add_argument("file", metavar="FILE", help="a rule file (.game)")
+        sub.add_argument("file", metavar="FILE", help=f"a rule file {kinds}")
     sub.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
                      help="override a `param` of the game (repeatable)")
     sub.add_argument("--backend", choices=("native", "compile", "interpret"), default=None,

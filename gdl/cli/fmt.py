@@ -6,7 +6,7 @@ import difflib
 import sys
 from pathlib import Path
 
-from gdl.cli import USAGE_ERROR, UsageError, read_rule_text, replace_file
+from gdl.cli import USAGE_ERROR, UsageError, read_rule_text, refuse_kif, replace_file
 from gdl.errors import GdlError, terminal_safe
 
 
@@ -16,6 +16,7 @@ def cmd_fmt(args) -> int:
     failed = changed = unreadable = 0
     for path in args.files:
         try:
+            refuse_kif(path, "fmt")
             text = read_rule_text(path)
         except UsageError as error:
             print(f"gdl fmt: error: {error}", file=sys.stderr)

@@ -6,7 +6,7 @@ import shlex
 import sys
 from pathlib import Path
 
-from gdl.cli import UsageError, parse_sets, print_json, read_rule_text, whole
+from gdl.cli import UsageError, parse_sets, print_json, read_rule_text, refuse_kif, whole
 
 TARGET_WORDS = {"trees2": "trees, two players", "chance": "trees with chance",
                 "trees3": "trees, three players", "rules": "rule files",
@@ -108,6 +108,7 @@ def cmd_fuzz(args) -> int:
         raise UsageError("--openspiel needs FILE arguments")
     if args.files:
         for file in args.files:
+            refuse_kif(file, "fuzz")
             read_rule_text(file)    # a file that cannot be read is a usage error, before any work
         for file in args.files:
             wide = _is_wide(file, params)

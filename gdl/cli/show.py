@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 from fractions import Fraction
 
-from gdl.cli import UsageError, add_common, parse_sets, read_rule_text
+from gdl.cli import UsageError, add_common, parse_sets, read_rule_text, refuse_kif
 
 EMITS = ("ast", "ir", "python", "c")
 
@@ -23,6 +23,7 @@ def cmd_show(args) -> int:
     from gdl.lang.check import check
     from gdl.lang.parse import parse
 
+    refuse_kif(args.file, "show")
     text = read_rule_text(args.file)
     source = Source(args.file, text)
     tree = parse(text, args.file)
@@ -56,7 +57,7 @@ def register(commands) -> None:
     show = commands.add_parser(
         "show", help="print the syntax tree, the checked game, or the generated Python or C",
         epilog="Example: gdl show games/tictactoe.game --emit python")
-    add_common(show)
+    add_common(show, kif=False)
     show.add_argument("--emit", choices=EMITS, default="python",
                       help="what to print (default: python)")
     show.set_defaults(run=cmd_show)
