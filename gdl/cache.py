@@ -12,6 +12,7 @@ would depend on the working directory).
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 from pathlib import Path
@@ -54,6 +55,18 @@ class PrivateDir:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+    def read_entry(self, name: str, limit: int, format: int) -> dict | None:
+        """The JSON object in ``name`` (read as ``read`` does) whose "format" is ``format``;
+        None for anything else: a cache entry of another gdl, or damaged, is never fatal."""
+        data = self.read(name, limit)
+        if data is None:
+            return None
+        try:
+            entry = json.loads(data.decode("utf-8"))
+        except (ValueError, UnicodeError, RecursionError):
+            return None
+        return entry if isinstance(entry, dict) and entry.get("format") == format else None
 
     def read(self, name: str, limit: int | None = None) -> bytes | None:
         """The bytes of ``name``, if it is a regular file of this user's, writable by nobody

@@ -171,14 +171,8 @@ def _cache_read(key: str) -> dict | None:
     if directory is None:
         return None
     with directory:
-        data = directory.read(f"{key}.json", limit=MAX_ENTRY_BYTES)
-        if data is None:
-            return None
-        try:
-            entry = json.loads(data.decode("utf-8"))
-        except (ValueError, UnicodeError):
-            return None
-        if not isinstance(entry, dict) or entry.get("format") != FORMAT:
+        entry = directory.read_entry(f"{key}.json", MAX_ENTRY_BYTES, FORMAT)
+        if entry is None:
             return None
         code = directory.read(f"{key}.code", limit=MAX_ENTRY_BYTES)
     if code is not None:

@@ -54,14 +54,7 @@ def read(name: str) -> dict | None:
     if directory is None:
         return None
     with directory:
-        data = directory.read(f"{name}.json", limit=MAX_ENTRY_BYTES)
-    if data is None:
-        return None
-    try:
-        entry = json.loads(data.decode("utf-8"))
-    except (ValueError, UnicodeError):
-        return None
-    return entry if isinstance(entry, dict) and entry.get("format") == FORMAT else None
+        return directory.read_entry(f"{name}.json", MAX_ENTRY_BYTES, FORMAT)
 
 
 def write(name: str, entry: dict) -> None:

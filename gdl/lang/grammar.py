@@ -28,13 +28,15 @@ def grammar_text() -> str:
     return resources.files("gdl.grammars").joinpath("game.lark").read_text(encoding="utf-8")
 
 
-def build_lark(kind: str, cached: bool = True, **options: Any) -> lark.Lark:
-    """A Lark object for the grammar, its tables cached per user under a name of ``kind``, the
-    Lark and Python versions, the options and the grammar (a new grammar never reads old tables).
+def build_lark(kind: str, cached: bool = True, text: str | None = None,
+               **options: Any) -> lark.Lark:
+    """A Lark object for the grammar (``text``: another grammar, e.g. KIF's), its tables cached
+    per user under a name of ``kind``, the Lark and Python versions, the options and the grammar
+    (a new grammar never reads old tables).
 
     The cache file is opened relative to the private directory's descriptor and checked before
     it is unpickled (gdl.cache); Lark is handed the bytes, never a path it would open again."""
-    text = grammar_text()
+    text = grammar_text() if text is None else text
     directory = open_private_dir() if cached else None
     if directory is None:
         return lark.Lark(text, **options)
