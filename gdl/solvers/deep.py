@@ -64,6 +64,9 @@ def run_deep(fn: Callable[..., T], *args: Any, on_interrupt: Callable[[], None] 
     finished = threading.Event()  # not Thread.join: an interrupted join can corrupt is_alive()
 
     def target() -> None:
+        # The limit is raised and put back here, in the worker: the calling thread may take a
+        # KeyboardInterrupt at any moment, even inside Thread.start while this is already deep.
+        _enter()
         try:
             outcome["value"] = fn(*args, **kwargs)
         except RecursionError:
@@ -77,13 +80,9 @@ def run_deep(fn: Callable[..., T], *args: Any, on_interrupt: Callable[[], None] 
 
     old_stack = threading.stack_size()
     threading.stack_size(STACK_BYTES)
-    _enter()
     try:
         worker = threading.Thread(target=target, name="gdl-search", daemon=True)
         worker.start()
-    except BaseException:
-        _leave()
-        raise
     finally:
         threading.stack_size(old_stack)
     interrupted = False
