@@ -11,7 +11,8 @@ protocol, one player at a time, where in every state at most one role has a choi
 one legal move): that role is the player to move, and every other role plays its only legal
 move (its ``noop``). Where no role has a choice, the first role whose only move is not ``noop``
 moves (the first role, when all are ``noop``). A state where two roles have a choice is a
-simultaneous move, refused by name (K303) until gdl has simultaneous-move solvers;
+simultaneous move, refused by name (K303): the front end does not yet hand such games to gdl's
+simultaneous-move solvers (gdl.solvers.simultaneous);
 ``joint_moves`` and ``apply_joint`` keep the simultaneous model available to them.
 """
 
@@ -31,7 +32,8 @@ from gdl.span import NOWHERE
 STATIC_FACTS = 2_000_000      # facts the static relations may have (K210 beyond)
 STATE_FACTS = 2_000_000       # facts one state's evaluation may derive
 CACHED_STATES = 4096
-SIMULTANEOUS = "simultaneous moves: gdl's simultaneous-move solvers are not there yet"
+SIMULTANEOUS = ("simultaneous moves: the KIF front end does not hand them to gdl's "
+                "simultaneous-move solvers yet")
 
 
 def static_facts(description: Description) -> datalog.Facts:
