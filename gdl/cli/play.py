@@ -226,27 +226,58 @@ def cmd_play(args) -> int:
 
 def _human_turn(session, console: _Console, advisor, seats, players, draw) -> bool:
     """One decision of a person: prompt until a legal action is played. False to stop."""
-    from gdl.moves import MoveError
     from gdl.solvers import SolverError
     from gdl.tools.session import describe_values
 
     game = session.game
     player = session.to_move
+
+    def hint() -> None:
+        try:
+            advice = advisor.advise(game, session.state, values_per_action=True)
+        except SolverError as error:   # a solver that cannot handle the game says why
+            console.say(f"  no hint: {error}")
+            return
+        _show_hint(console, game, players, advice, describe_values)
+
     names = session.names()
-    console.say(f"{players[player]} to move. Legal: "
-                + "  ".join(f"{i}:{n}" for i, n in enumerate(names, start=1)))
+    console.say(f"{players[player]} to move. Legal: " + _numbered(names))
+    kind, got = _ask(console, players[player], names, session, seats, draw, hint, session.find)
+    if kind == "stop":
+        return False
+    if kind == "undone":
+        console.say("undone: " + " ".join(m.name for m in reversed(got)))
+        draw()
+        return True
+    session.play(got)
+    if session.to_move != CHANCE:
+        draw()
+    return True
+
+
+def _numbered(names: list[str]) -> str:
+    return "  ".join(f"{i}:{n}" for i, n in enumerate(names, start=1))
+
+
+def _ask(console: _Console, name: str, names: list[str], session, seats, draw, hint,
+         find) -> tuple[str, Any]:
+    """Prompt a person until they choose: ("move", the action ``find`` gives for their text),
+    ("undone", the moves taken back) or ("stop", None); help, board and hint are answered
+    here (``hint()`` says the hint), and a word that is also an action's name is the action."""
+    from gdl.moves import MoveError
+
     while True:
-        text = console.ask(f"{players[player]}> ")
+        text = console.ask(f"{name}> ")
         if text is None:
             console.say("End of input: the game is left unfinished.")
-            return False
+            return "stop", None
         if not text:
             continue
         command = ALIASES.get(text.lower(), text.lower())
         if text not in names and command in COMMANDS:
             if command == "quit":
                 console.say("Game abandoned.")
-                return False
+                return "stop", None
             if command == "help":
                 for word, meaning in COMMANDS.items():
                     console.say(f"  {word:<6} {meaning}")
@@ -255,33 +286,21 @@ def _human_turn(session, console: _Console, advisor, seats, players, draw) -> bo
                 continue
             if command == "board":
                 draw()
-                console.say("Legal: " + "  ".join(f"{i}:{n}" for i, n in enumerate(names, 1)))
+                console.say("Legal: " + _numbered(names))
                 continue
             if command == "undo":
                 undone = session.undo_turn(seats)
                 if not undone:
                     console.say("  nothing to undo")
                     continue
-                console.say("undone: " + " ".join(m.name for m in reversed(undone)))
-                draw()
-                return True
+                return "undone", undone
             if command == "hint":
-                try:
-                    advice = advisor.advise(game, session.state, values_per_action=True)
-                except SolverError as error:   # a solver that cannot handle the game says why
-                    console.say(f"  no hint: {error}")
-                    continue
-                _show_hint(console, game, players, advice, describe_values)
+                hint()
                 continue
         try:
-            action = session.find(text)
+            return "move", find(text)
         except MoveError as error:
             console.say(f"  {error}")
-            continue
-        session.play(action)
-        if session.to_move != CHANCE:
-            draw()
-        return True
 
 
 def _show_hint(console: _Console, game, players, advice, describe_values) -> None:
@@ -475,7 +494,6 @@ _UNDONE = object()    # the person took moves back: the position changed
 def _wide_choice(session, console: _Console, player: int, seats, equilibrium, draw,
                  together: bool):
     """The action a person chooses for ``player`` (or _STOP, _UNDONE)."""
-    from gdl.moves import MoveError
     from gdl.solvers import SolverError
 
     game = session.game
@@ -483,50 +501,25 @@ def _wide_choice(session, console: _Console, player: int, seats, equilibrium, dr
     names = [game.action_name(a) for a in session.legal_of(player)]
     others = [players[p] for p in session.acting if p != player]
     at_once = f" (at the same time as {', '.join(others)})" if together else ""
-    console.say(f"{players[player]} to move{at_once}. Legal: "
-                + "  ".join(f"{i}:{n}" for i, n in enumerate(names, start=1)))
-    while True:
-        text = console.ask(f"{players[player]}> ")
-        if text is None:
-            console.say("End of input: the game is left unfinished.")
-            return _STOP
-        if not text:
-            continue
-        command = ALIASES.get(text.lower(), text.lower())
-        if text not in names and command in COMMANDS:
-            if command == "quit":
-                console.say("Game abandoned.")
-                return _STOP
-            if command == "help":
-                for word, meaning in COMMANDS.items():
-                    console.say(f"  {word:<6} {meaning}")
-                console.say("  an action: its full name, a unique prefix of it, or its number; "
-                            "'place 1 1' means place(1,1)")
-                continue
-            if command == "board":
-                draw()
-                console.say("Legal: " + "  ".join(f"{i}:{n}" for i, n in enumerate(names, 1)))
-                continue
-            if command == "undo":
-                undone = session.undo_turn(seats)
-                if not undone:
-                    console.say("  nothing to undo")
-                    continue
-                console.say(f"undone: {len(undone)} move(s)")
-                draw()
-                return _UNDONE
-            if command == "hint":
-                try:
-                    solved = equilibrium()
-                except SolverError as error:
-                    console.say(f"  no hint: {error}")
-                    continue
-                _wide_hint(console, session, solved, player)
-                continue
+
+    def hint() -> None:
         try:
-            return session.find_for(player, text)
-        except MoveError as error:
-            console.say(f"  {error}")
+            solved = equilibrium()
+        except SolverError as error:
+            console.say(f"  no hint: {error}")
+            return
+        _wide_hint(console, session, solved, player)
+
+    console.say(f"{players[player]} to move{at_once}. Legal: " + _numbered(names))
+    kind, got = _ask(console, players[player], names, session, seats, draw, hint,
+                     lambda text: session.find_for(player, text))
+    if kind == "stop":
+        return _STOP
+    if kind == "undone":
+        console.say(f"undone: {len(got)} move(s)")
+        draw()
+        return _UNDONE
+    return got
 
 
 def _wide_hint(console: _Console, session, solved, player: int) -> None:
