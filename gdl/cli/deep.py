@@ -306,11 +306,12 @@ def solve_size_check(game, args, root, algorithm: str, native: bool = False,
         return estimate_made
     seconds = nodes * NODE_SECONDS[tier]
     problem = (f"{algorithm} would visit about {nodes:.3g} {what}, over the budget of "
-               f"{budget:.0e}: about {_duration(seconds)} at a nominal "
+               f"{budget:.0e}: about {validate.duration_text(seconds)} at a nominal "
                f"{NODE_SECONDS[tier] * 1e6:.2g} µs a node in the {tier} tier; estimated from "
                f"{how}"
-               + _suggestion(game.info, algorithm, args.depth, by_depth, budget, est,
-                             transpositions))
+               + validate.suggestion(game.info, algorithm, args.depth, by_depth, budget,
+                                     lambda: _modelled(est, "alphabeta", args.depth, None,
+                                                       True)[0]))
     if seconds > REFUSE_SECONDS and not getattr(args, "force", False):
         raise UsageError(f"refusing to search: {problem}; --force searches anyway")
     if getattr(args, "strict", False):
@@ -362,37 +363,6 @@ def _knuth(est, what: str) -> str:
         return text + (", pruning modelled as n^0.75 of the n nodes at each depth (n^0.5 "
                        "where alpha-beta orders its moves; Knuth and Moore)")
     return text
-
-
-def _suggestion(info, algorithm: str, depth: int | None, by_depth: dict, budget: int, est,
-                transpositions) -> str:
-    """What to do instead: a depth that fits (where the game has an evaluation), alpha-beta,
-    a budget, a smaller variant."""
-    fits = [d for d, n in by_depth.items() if n <= budget]
-    if info.has_evaluate and fits and (depth is None or max(fits) < depth):
-        d = max(fits)
-        return f"; try --depth {d} (about {by_depth[d]:.3g} nodes)"
-    deterministic_pair = info.num_players == 2 and info.is_constant_sum and not info.has_chance
-    if deterministic_pair and algorithm != "alphabeta":
-        other = _modelled(est, "alphabeta", depth, None, True)[0]
-        if other <= budget:
-            return f"; --algorithm alphabeta would need about {other:.3g}"
-    if algorithm == "alphabeta":
-        return "; give a time budget (--time SECONDS), or solve a smaller variant (--set)"
-    return "; solve a smaller variant (--set)"
-
-
-def _duration(seconds: float) -> str:
-    hours = seconds / 3600
-    if hours < 1 / 60:
-        return f"{seconds:.0f} s"
-    if hours < 1:
-        return f"{hours * 60:.0f} min"
-    if hours < 48:
-        return f"{hours:.1f} h"
-    if hours < 24 * 365 * 2:
-        return f"{hours / 24:.0f} days"
-    return f"{hours / 24 / 365:.2g} years"
 
 
 def solve_result_notes(result) -> list[str]:

@@ -1642,30 +1642,40 @@ def budget_problem(est: Estimate, algorithm: str, *, depth: int | None = None, i
         return None
     hours = needed * node_seconds / 3600
     text = (f"{algorithm} would visit about {needed:.3g} {what}, over the budget of "
-            f"{budget:.0e} (about {_duration(hours)} at {node_seconds * 1e6:.2g} µs a node, "
+            f"{budget:.0e} (about {duration_text(hours * 3600)} at {node_seconds * 1e6:.2g} µs a node, "
             f"measured on this game; the estimate of the nodes may be off by 10x or more)")
-    has_evaluate = info is not None and info.has_evaluate
-    fits = [d for d in range(1, len(est.tree_by_depth))
-            if search_cost(est, algorithm, d, transpositions)[0] <= budget]
-    if has_evaluate and fits and (depth is None or max(fits) < depth):
+    by_depth = {d: search_cost(est, algorithm, d, transpositions)[0]
+                for d in range(1, len(est.tree_by_depth))}
+    return text + suggestion(info, algorithm, depth, by_depth, budget,
+                             lambda: search_cost(est, "alphabeta", depth)[0])
+
+
+def suggestion(info, algorithm: str, depth: int | None, by_depth: dict[int, float], budget: int,
+               alphabeta_nodes: Callable[[], float]) -> str:
+    """What to do instead of a search over ``budget`` nodes, as a clause to append: a depth that
+    fits (``by_depth``: the nodes at each depth, where the game has an evaluation), alpha-beta
+    (``alphabeta_nodes()``: its nodes, for a two-player game without chance), a time budget, a
+    smaller variant."""
+    fits = [d for d, n in by_depth.items() if n <= budget]
+    if info is not None and info.has_evaluate and fits and (depth is None or max(fits) < depth):
         d = max(fits)
-        text += (f"; try --depth {d} (about {search_cost(est, algorithm, d, transpositions)[0]:.3g}"
-                 " nodes)")
-        return text
+        return f"; try --depth {d} (about {by_depth[d]:.3g} nodes)"
     deterministic_pair = (info is not None and info.num_players == 2 and info.is_constant_sum
                           and not info.has_chance)
     if deterministic_pair and algorithm != "alphabeta":
-        other = search_cost(est, "alphabeta", depth)[0]
+        other = alphabeta_nodes()
         if other <= budget:
-            return text + f"; --algorithm alphabeta would need about {other:.3g}"
+            return f"; --algorithm alphabeta would need about {other:.3g}"
     if algorithm == "alphabeta":
-        return text + "; give a time budget (--time SECONDS), or solve a smaller variant (--set)"
-    return text + "; solve a smaller variant (--set)"
+        return "; give a time budget (--time SECONDS), or solve a smaller variant (--set)"
+    return "; solve a smaller variant (--set)"
 
 
-def _duration(hours: float) -> str:
+def duration_text(seconds: float) -> str:
+    """A long time in the unit a person reads it in: ``40 s``, ``12 min``, ``3.5 h``, ``9 days``."""
+    hours = seconds / 3600
     if hours < 1 / 60:
-        return f"{hours * 3600:.0f} s"
+        return f"{seconds:.0f} s"
     if hours < 1:
         return f"{hours * 60:.0f} min"
     if hours < 48:
