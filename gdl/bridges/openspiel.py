@@ -161,6 +161,16 @@ def _game_type(name: str, gdl_game, parameters: dict):
         parameter_specification=parameters)
 
 
+
+_OPENSPIEL_IDS = {CHANCE: pyspiel.PlayerId.CHANCE, TERMINAL: pyspiel.PlayerId.TERMINAL,
+                  SIMULTANEOUS: pyspiel.PlayerId.SIMULTANEOUS}
+
+
+def _openspiel_player(player: int):
+    """gdl's player to move (a player, or CHANCE, TERMINAL, SIMULTANEOUS) as OpenSpiel's id."""
+    return _OPENSPIEL_IDS.get(player, player)
+
+
 class GdlGame(pyspiel.Game):
     """An OpenSpiel game over a gdl game. ``encoding`` numbers its actions and states;
     ``gdl_game`` is the game itself, for exact answers. A play still going after ``horizon``
@@ -283,12 +293,7 @@ class GdlState(pyspiel.State):
             self.get_game().gdl_game.current_player(self._state) != TERMINAL
 
     def current_player(self):
-        player = self._player()
-        if player == TERMINAL:
-            return pyspiel.PlayerId.TERMINAL
-        if player == CHANCE:
-            return pyspiel.PlayerId.CHANCE
-        return player
+        return _openspiel_player(self._player())
 
     def _legal_actions(self, player):
         # OpenSpiel asks only where current_player() is a player: never at a play cut short
@@ -411,14 +416,7 @@ class WideState(GdlState):
         return self._player() == TERMINAL and self._play.kind != TERMINAL
 
     def current_player(self):
-        player = self._player()
-        if player == SIMULTANEOUS:
-            return pyspiel.PlayerId.SIMULTANEOUS
-        if player == TERMINAL:
-            return pyspiel.PlayerId.TERMINAL
-        if player == CHANCE:
-            return pyspiel.PlayerId.CHANCE
-        return player
+        return _openspiel_player(self._player())
 
     def _legal_actions(self, player):
         if player < 0:      # OpenSpiel's legal_actions() without a player, at a joint move
