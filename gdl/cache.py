@@ -120,6 +120,15 @@ class PrivateDir:
         except OSError:
             return 0.0
 
+    def remove_oldest(self, suffixes: str | tuple[str, ...], keep: int) -> list[str]:
+        """Remove the oldest entries whose names end with ``suffixes`` until at most ``keep``
+        are left (a bounded cache); the names removed."""
+        names = sorted((n for n in self.names() if n.endswith(suffixes)), key=self.mtime)
+        removed = names[:max(0, len(names) - keep)]
+        for name in removed:
+            self.remove(name)
+        return removed
+
     def remove(self, name: str) -> None:
         try:
             os.unlink(name, dir_fd=self.fd)

@@ -197,9 +197,7 @@ def _cache_write(key: str, entry: dict, code=None) -> None:
     if directory is None:
         return
     with directory:
-        existing = sorted((n for n in directory.names() if n.endswith(".json")), key=directory.mtime)
-        for old in existing[:max(0, len(existing) - CACHE_ENTRIES + 1)]:
-            directory.remove(old)
+        for old in directory.remove_oldest(".json", CACHE_ENTRIES - 1):
             directory.remove(old[:-len(".json")] + ".code")
         if marshalled is not None:
             directory.write(f"{key}.code", marshalled)

@@ -68,9 +68,7 @@ def write(name: str, entry: dict) -> None:
     if directory is None:
         return
     with directory:
-        existing = sorted((n for n in directory.names() if n.endswith(".json")), key=directory.mtime)
-        for old in existing[:max(0, len(existing) - ENTRIES + 1)]:
-            directory.remove(old)
+        directory.remove_oldest(".json", ENTRIES - 1)
         directory.write(f"{name}.json", data)
 
 

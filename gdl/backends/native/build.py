@@ -362,10 +362,7 @@ def _remember_refusal(name: str, reason: str) -> None:
     with directory:
         directory.write(name, reason.encode("utf-8", "replace")[:MAX_REASON])
         # Bounded like the libraries: the oldest reasons go first.
-        names = sorted((n for n in directory.names() if n.endswith((".refused", ".timeout"))),
-                       key=directory.mtime)
-        for old in names[:max(0, len(names) - CACHE_ENTRIES)]:
-            directory.remove(old)
+        directory.remove_oldest((".refused", ".timeout"), CACHE_ENTRIES)
 
 
 def _forget(name: str) -> None:
