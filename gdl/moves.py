@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import re
 from collections import deque
+from itertools import product
 from typing import Any
 
-from gdl.protocol import CHANCE, TERMINAL
+from gdl.protocol import CHANCE, SIMULTANEOUS, TERMINAL
 
 
 class MoveError(ValueError):
@@ -27,6 +28,26 @@ def choices(game, state, player: int | None = None) -> list:
     if player == CHANCE:
         return [outcome for outcome, _ in game.chance_outcomes(state)]
     return list(game.legal_actions(state))
+
+
+def successors(game, state, player: int | None = None) -> list[tuple[Any, Any]]:
+    """Every move at ``state`` with the state it leads to: a legal action, a chance outcome,
+    or, where several players choose at once, a joint action (a tuple with one action per
+    acting player, in ``acting_players`` order), in a fixed order."""
+    if player is None:
+        player = game.current_player(state)
+    if player == SIMULTANEOUS:
+        acting = game.acting_players(state)
+        joints = product(*(game.legal_actions_of(state, p) for p in acting))
+        return [(joint, game.apply_joint(state, joint)) for joint in joints]
+    return [(move, game.apply(state, move)) for move in choices(game, state, player)]
+
+
+def move_text(game, move) -> str:
+    """A move as people read it: an action's name, or a joint action's names in brackets."""
+    if isinstance(move, tuple) and getattr(game.info, "simultaneous", False):
+        return "(" + " ".join(game.action_name(a) for a in move) + ")"
+    return game.action_name(move)
 
 
 _SPACED_CALL = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)\s+(.+)$")

@@ -54,7 +54,7 @@ def disagreements(text, filename="game.kif", limit=20_000):
             continue
         for move, action in zip(moves[player], actions):
             joint = [move if i == player else row[0] for i, row in enumerate(moves)]
-            after = interpreted.apply_joint(mine, joint)
+            after = interpreted.next_state(mine, joint)
             if after not in seen:
                 seen.add(after)
                 queue.append((after, compiled.apply(theirs, action)))

@@ -2,6 +2,7 @@
 native rules); the layered count remains for depths and other starts. Both give the same
 figures, and the literature's (/work/shared/FACTS.md)."""
 
+import json
 from pathlib import Path
 
 import pytest
@@ -47,3 +48,42 @@ def test_a_cycle_found_over_the_graph_is_an_endless_game():
     game = load(GAMES / "cyclic" / "give-and-take.game", backend="native")
     with pytest.raises(counting.EndlessGame, match="come back to the same state"):
         counting.count(game)
+
+
+def test_a_joint_move_is_one_ply_with_every_combination_a_branch(capsys):
+    # rock-paper-scissors: both players show one of three at once, so 3 x 3 = 9 plays of one ply;
+    # matching pennies (KIF): 2 x 2 = 4
+    rps = counting.count(load(GAMES / "rps.game", backend="compile"))
+    assert (rps.per_ply, rps.games, rps.states, rps.terminal_states) == ((1, 9), 9, 10, 9)
+    kif = Path(__file__).resolve().parent / "data" / "kif" / "pennies.kif"
+    assert main(["count", str(kif), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["per_ply"] == [1, 4]
+
+
+def test_a_game_with_joint_moves_counts_like_a_walk_of_its_histories():
+    # Goofspiel, counted by an independent walk of every history (joint moves by hand)
+    from itertools import product
+
+    from gdl.protocol import CHANCE, SIMULTANEOUS, TERMINAL
+
+    game = load(GAMES / "goofspiel.game", {"cards": 3}, "compile")
+
+    def walk(state, ply, per_ply):
+        per_ply[ply] = per_ply.get(ply, 0) + 1
+        kind = game.current_player(state)
+        if kind == TERMINAL:
+            return
+        if kind == SIMULTANEOUS:
+            acting = game.acting_players(state)
+            joints = product(*(game.legal_actions_of(state, p) for p in acting))
+            children = [game.apply_joint(state, j) for j in joints]
+        elif kind == CHANCE:
+            children = [game.apply(state, o) for o, _ in game.chance_outcomes(state)]
+        else:
+            children = [game.apply(state, a) for a in game.legal_actions(state)]
+        for child in children:
+            walk(child, ply + 1, per_ply)
+
+    per_ply: dict = {}
+    walk(game.initial_state(), 0, per_ply)
+    assert counting.count(game).per_ply == tuple(per_ply[p] for p in sorted(per_ply))

@@ -101,8 +101,19 @@ def test_imported_games_solve_alike(capsys, tmp_path, name):
 
 
 def test_import_refuses_a_simultaneous_game_by_name(capsys):
+    # gdl's language says who moves; a game where two roles choose at once is not translated,
+    # and the message says the other commands still solve it
     code, _, err = run(capsys, "import", str(KIF / "pennies.kif"), "-o", "-")
-    assert code == 1 and "K303" in err and "simultaneous moves" in err
+    assert code == 1 and "simultaneous moves" in err and "simultaneous-move solvers" in err
+
+
+def test_solve_a_simultaneous_game(capsys):
+    # matching pennies: 50 each (the textbook value), found exactly
+    code, out, _ = run(capsys, "solve", str(KIF / "pennies.kif"), "--json")
+    result = json.loads(out)
+    assert code == 0 and result["exact"] and result["values"] == {"even": 50, "odd": 50}
+    assert result["strategies"]["even"] == [{"at": "start",
+                                             "actions": {"show_heads": "1/2", "show_tails": "1/2"}}]
 
 
 def test_the_interpreter_backend_runs_kif_too(capsys):

@@ -3,6 +3,7 @@ the plain Datalog interpreter (gdl.kif.interpreter) and the translated game (gdl
 against values known from outside gdl."""
 
 import re
+from fractions import Fraction
 from functools import cache
 from pathlib import Path
 
@@ -142,12 +143,106 @@ def test_not_stratified_is_refused_with_the_cycle():
     assert caught.value.diagnostics[0].span.line == 5
 
 
+MATRIX = """
+; A 2x2 matrix game written for this test: the row and column roles choose at once; the row
+; role's goal is the matrix entry, the column role's is 100 minus it (constant sum 100).
+(role row)
+(role column)
+(init start)
+(<= (legal row (pick ?r)) (true start) (index ?r))
+(<= (legal column (pick ?c)) (true start) (index ?c))
+(index 1)
+(index 2)
+(entry 1 1 100)
+(entry 1 2 0)
+(entry 2 1 20)
+(entry 2 2 60)
+(<= (next (chose ?p ?i)) (does ?p (pick ?i)))
+(<= terminal (true (chose row ?r)))
+(<= (goal row ?v) (true (chose row ?r)) (true (chose column ?c)) (entry ?r ?c ?v))
+(<= (goal column ?w) (true (chose row ?r)) (true (chose column ?c)) (entry ?r ?c ?v)
+    (minus 100 ?v ?w))
+(minus 100 100 0)
+(minus 100 0 100)
+(minus 100 20 80)
+(minus 100 60 40)
+"""
+
+
 @pytest.mark.parametrize("backend", ["interpret", "compile", "native"])
-def test_simultaneous_moves_are_refused_by_name(backend):
+def test_matching_pennies_goes_to_the_simultaneous_move_solvers(backend):
+    # Matching pennies: even wins (100) when the sides match, odd otherwise. Its value is the
+    # textbook one: 50 each, both players showing each side with probability 1/2.
+    from gdl.protocol import CONSTANT_SUM, SIMULTANEOUS
+    from gdl.solvers import solve
+
+    game = gdl.load(KIF / "pennies.kif", backend=backend)
+    assert game.info.simultaneous
+    assert (game.info.sum_kind, game.info.utility_sum) == (CONSTANT_SUM, 100)
+    start = game.initial_state()
+    assert game.current_player(start) == SIMULTANEOUS
+    assert game.acting_players(start) == (0, 1)
+    result = solve(game, "auto")
+    assert result.extra["exact"] and tuple(result.values) == (50, 50)
+    for player in game.info.players:
+        (strategy,) = result.extra["strategies"][player].values()
+        assert set(strategy.values()) == {Fraction(1, 2)}
+
+
+def test_a_matrix_game_solves_to_its_mixed_value():
+    # The matrix [[100, 0], [20, 60]] has no saddle point (the row maximin is 20, the column
+    # minimax 60), so its value is (ad - bc) / (a + d - b - c) = 6000 / 140 = 300/7, the row
+    # role playing its first row with probability (d - c) / (a + d - b - c) = 40/140 = 2/7.
+    from gdl.solvers import solve
+
+    game = gdl.loads(MATRIX, "matrix.kif")
+    result = solve(game, "auto")
+    assert result.extra["exact"]
+    assert tuple(result.values) == (Fraction(300, 7), 100 - Fraction(300, 7))
+    (row,) = result.extra["strategies"]["row"].values()
+    assert row == {"pick_1": Fraction(2, 7), "pick_2": Fraction(5, 7)}
+
+
+def test_goals_that_do_not_add_up_alike_leave_the_game_general_sum():
+    # The same matrix with the column role's goal 100 at one end: the sums differ (200 and
+    # 100), so the game is not constant-sum, and the solver for general-sum games is chosen.
+    from gdl.protocol import GENERAL_SUM
+    from gdl.solvers import choose
+
+    text = MATRIX.replace("(minus 100 100 0)", "(minus 100 100 100)")
+    game = gdl.loads(text, "matrix.kif")
+    assert game.info.simultaneous and game.info.sum_kind == GENERAL_SUM
+    assert choose(game.info) == "cfr"
+
+
+def test_a_simultaneous_move_after_the_walk_is_refused_by_name():
+    # One role counts 0, 1, ... 299 (gdl.kif.survey walks 200 positions looking for roles
+    # that choose at once, and finds none); at 300 both roles choose. The game was taken as
+    # alternating, so the state where both choose is refused by name, saying why.
+    from gdl.graph import strong_solve
+    from gdl.kif.survey import TURN_STATES
+
+    steps = TURN_STATES + 100
+    lines = ["(role counter)", "(role other)", "(init (count 0))",
+             *(f"(succ {i} {i + 1})" for i in range(steps)),
+             "(<= (legal counter (up ?k)) (true (count ?n)) (succ ?n ?m) (succ ?m ?k))",
+             "(<= (legal counter step) (true (count ?n)) (succ ?n ?m))",
+             f"(<= (legal counter (last ?x)) (true (count {steps})) (side ?x))",
+             f"(<= (legal other (last ?x)) (true (count {steps})) (side ?x))",
+             "(<= (legal other noop) (true (count ?n)) (succ ?n ?m))",
+             "(side a)", "(side b)",
+             "(<= (next (count ?k)) (does counter (up ?k)))",
+             "(<= (next (count ?m)) (does counter step) (true (count ?n)) (succ ?n ?m))",
+             "(<= (next over) (does counter (last ?x)))",
+             "(<= terminal (true over))",
+             "(<= (goal ?r 50) (role ?r))"]
+    game = gdl.loads("\n".join(lines) + "\n", "late.kif", backend="interpret")
+    assert not game.info.simultaneous
     with pytest.raises(GdlError) as caught:
-        gdl.load(KIF / "pennies.kif", backend=backend)
+        strong_solve(game)
     assert caught.value.code == "K303"
-    assert "simultaneous moves" in caught.value.diagnostics[0].message
+    assert "counter, other each have a choice here" in caught.value.diagnostics[0].message
+    assert f"first {TURN_STATES:,} positions" in caught.value.diagnostics[0].message
 
 
 def test_a_relation_may_read_its_own_negation_for_other_arguments():

@@ -28,13 +28,15 @@ def cmd_import(args) -> int:
         result = translation(text, args.file)
         refused_by_checks(result.text, args.file)
     except NotTranslatable as why:
-        # the other commands run such a game in the interpreter, which refuses a start where two
-        # roles choose at once (K303): say which of the two this game meets
+        # the other commands run such a game in the interpreter: load it there, so that rules
+        # it cannot play either (a role without a legal move, K301) are reported as such
         from gdl.kif import interpreted
 
-        interpreted(text, args.file).current_player_at_start()
-        print(f"{terminal_safe(args.file)}: not translated: {why}; gdl still plays it, with its "
-              "Datalog interpreter (gdl solve, play, ... take the .kif file itself)", file=sys.stderr)
+        game = interpreted(text, args.file)
+        solvers = " (with the simultaneous-move solvers)" if game.info.simultaneous else ""
+        print(f"{terminal_safe(args.file)}: not translated: {why}; gdl still plays and solves "
+              f"it{solvers}, with its Datalog interpreter (gdl solve, play, ... take the .kif "
+              "file itself)", file=sys.stderr)
         return 1
     if args.output == "-":
         sys.stdout.write(result.text)

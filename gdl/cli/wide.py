@@ -91,7 +91,9 @@ def describe(game, player: int, key) -> str:
     """A player's information state (``gdl.solvers.information``) or a position (the
     simultaneous solver's strategies), as a person reads it: what the player sees of its own
     private variables, then the moves it saw ("?" for one hidden from it)."""
-    if not (isinstance(key, tuple) and key and isinstance(key[0], tuple)):
+    # an information state is a tuple that starts with an observation (a tuple of cells; a
+    # KIF game's state, a frozenset of facts); anything else is a position
+    if not (isinstance(key, tuple) and key and isinstance(key[0], (tuple, frozenset))):
         return _position(game, key)
     seen = [_move(game, m) if m is not None else _public_outcome(game, player, key[i], key[i + 2])
             for i, m in zip(range(0, len(key), 2), key[1::2])]
@@ -159,7 +161,8 @@ def _position(game, state) -> str:
     """A position of the simultaneous solver, by its variables."""
     variables = getattr(game, "variables", None)
     if variables is None:
-        return str(state)
+        facts = getattr(game, "state_text", None)        # a KIF game: its true facts
+        return " ".join(facts(state).splitlines()) if facts is not None else str(state)
     try:
         shown = variables(state)
     except Exception:

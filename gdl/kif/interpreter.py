@@ -7,33 +7,34 @@ and ``(true p)`` for every fact of the state; a joint move adds ``(does role mov
 relations that read it, and the facts of ``next`` are the following state.
 
 GDL's moves are simultaneous: every role moves at every step. A game is played through gdl's
-protocol, one player at a time, where in every state at most one role has a choice (more than
-one legal move): that role is the player to move, and every other role plays its only legal
-move (its ``noop``). Where no role has a choice, the first role whose only move is not ``noop``
-moves (the first role, when all are ``noop``). A state where two roles have a choice is a
-simultaneous move, refused by name (K303): the front end does not yet hand such games to gdl's
-simultaneous-move solvers (gdl.solvers.simultaneous);
-``joint_moves`` and ``apply_joint`` keep the simultaneous model available to them.
+protocol one player at a time where at most one role has a choice (more than one legal move):
+that role is the player to move, and every other role plays its only legal move (its ``noop``).
+Where no role has a choice, the first role whose only move is not ``noop`` moves (the first
+role, when all are ``noop``). A game in which two roles may choose at once (gdl.kif.survey
+finds out at load) is a simultaneous-move game (``info.simultaneous``): at such a state
+``current_player`` is SIMULTANEOUS and ``acting_players`` the roles that choose, for gdl's
+simultaneous-move solvers; a game taken as alternating that meets such a state later is refused
+there by name (K303).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from fractions import Fraction
 
 from gdl.errors import Diagnostic, GameRuntimeError, GdlError, Source
 from gdl.kif import datalog
 from gdl.kif.check import Description
 from gdl.kif.names import identifier, term_identifier
+from gdl.kif.survey import survey
 from gdl.kif.terms import is_integer, kif_text, order_key
-from gdl.protocol import GENERAL_SUM, TERMINAL, GameInfo
+from gdl.protocol import CONSTANT_SUM, GENERAL_SUM, SIMULTANEOUS, TERMINAL, ZERO_SUM, GameInfo
 from gdl.span import NOWHERE
 
 STATIC_FACTS = 2_000_000      # facts the static relations may have (K210 beyond)
 STATE_FACTS = 2_000_000       # facts one state's evaluation may derive
 CACHED_STATES = 4096
-SIMULTANEOUS = ("simultaneous moves: the KIF front end does not hand them to gdl's "
-                "simultaneous-move solvers yet")
 
 
 def static_facts(description: Description) -> datalog.Facts:
@@ -71,6 +72,14 @@ class KifGame:
         self._models: dict = {}
         self.info = GameInfo(name=name, players=tuple(identifier(r) for r in self.roles),
                              sum_kind=GENERAL_SUM, utility_bounds=(0, 100))
+        # the turns and the sum of the goals, from a walk of the first positions
+        found = survey(self)
+        self.surveyed = found.positions
+        total = found.constant_sum
+        self.info = replace(
+            self.info, simultaneous=found.simultaneous,
+            sum_kind=GENERAL_SUM if total is None else ZERO_SUM if total == 0 else CONSTANT_SUM,
+            utility_sum=total)
 
     # ---- the rules at one state ------------------------------------------------------------------
 
@@ -122,7 +131,7 @@ class KifGame:
                                        "non-terminal state: add a `noop` move, or end the game")
         return moves
 
-    def apply_joint(self, state, joint: Sequence) -> frozenset:
+    def next_state(self, state, joint: Sequence) -> frozenset:
         """The state after every role plays its move in ``joint`` (one per role, in order)."""
         model = datalog.Facts(self._model(state),
                               frozenset(self._static_relations | self._state_relations | {"true"}))
@@ -136,13 +145,20 @@ class KifGame:
     def initial_state(self):
         return self._initial
 
+    @staticmethod
+    def _choosers(moves: list[list]) -> list[int]:
+        return [i for i, row in enumerate(moves) if len(row) > 1]
+
     def _mover(self, state, moves: list[list]) -> int:
-        choosers = [i for i, row in enumerate(moves) if len(row) > 1]
+        choosers = self._choosers(moves)
         if len(choosers) > 1:
             names = ", ".join(self.roles[i] for i in choosers)
-            raise self._error("K303", f"{SIMULTANEOUS} ({names} each have a choice here)", state,
-                              hint="a game gdl can solve today has one role with a choice at "
-                                   "a time, the others playing their only move (noop)")
+            raise self._error(
+                "K303", f"simultaneous moves: {names} each have a choice here, in a game gdl "
+                "took as alternating (its turns could not be proved, and no two roles chose at "
+                f"once in its first {self.surveyed:,} positions)", state,
+                hint="gdl hands a game to its simultaneous-move solvers when two roles choose "
+                     "at once early on; this one is too large for that walk to tell")
         if choosers:
             return choosers[0]
         for i, row in enumerate(moves):
@@ -153,10 +169,17 @@ class KifGame:
     def current_player(self, state) -> int:
         if self.is_terminal(state):
             return TERMINAL
-        return self._mover(state, self.joint_moves(state))
+        moves = self.joint_moves(state)
+        if self.info.simultaneous and len(self._choosers(moves)) > 1:
+            return SIMULTANEOUS
+        return self._mover(state, moves)
 
     def legal_actions(self, state) -> list:
+        if self.is_terminal(state):
+            return []
         moves = self.joint_moves(state)
+        if self.info.simultaneous and len(self._choosers(moves)) > 1:
+            return []
         return list(moves[self._mover(state, moves)])
 
     def apply(self, state, action):
@@ -166,7 +189,41 @@ class KifGame:
             raise self._error("E306", f"{self.action_name(action)} is not a legal move of "
                               f"{self.roles[mover]} here", state)
         joint = [action if i == mover else row[0] for i, row in enumerate(moves)]
-        return self.apply_joint(state, joint)
+        return self.next_state(state, joint)
+
+    # ---- simultaneous moves (gdl.protocol.WideGame) ------------------------------------------------
+
+    def acting_players(self, state) -> tuple[int, ...]:
+        """At a SIMULTANEOUS state: the roles with a choice, in role order."""
+        if self.is_terminal(state):
+            return ()
+        choosers = self._choosers(self.joint_moves(state))
+        return tuple(choosers) if len(choosers) > 1 else ()
+
+    def legal_actions_of(self, state, player: int) -> list:
+        if self.is_terminal(state):
+            return []
+        return list(self.joint_moves(state)[player])
+
+    def apply_joint(self, state, joint: tuple):
+        """The state after each acting role's move in ``joint`` (``acting_players`` order),
+        every other role playing its only move."""
+        moves = self.joint_moves(state)
+        acting = self.acting_players(state)
+        if len(joint) != len(acting):
+            raise ValueError(f"{len(joint)} moves for {len(acting)} roles that choose")
+        chosen = dict(zip(acting, joint))
+        for player, move in chosen.items():
+            if move not in moves[player]:
+                raise self._error("E306", f"{self.action_name(move)} is not a legal move of "
+                                  f"{self.roles[player]} here", state)
+        return self.next_state(state, [chosen.get(i, row[0]) for i, row in enumerate(moves)])
+
+    def observation(self, state, player: int):
+        return state                    # no hidden information in GDL-KIF
+
+    def move_observation(self, state, player: int, move):
+        return move
 
     def chance_outcomes(self, state) -> list[tuple[object, Fraction]]:
         return []
@@ -205,11 +262,6 @@ class KifGame:
 
     def is_quiet(self, state) -> bool:
         return True
-
-    def current_player_at_start(self) -> int:
-        """The player to move at the start: K303 at once for a game that starts with a
-        simultaneous move, K301/K302 for one that cannot start."""
-        return self.current_player(self._initial)
 
     # ---- helpers for people ----------------------------------------------------------------------
 

@@ -72,7 +72,7 @@ def load(text: str, filename: str, params: Mapping | None, backend: str,
     interpreter, with ``native_note`` saying why (the command line prints it)."""
     if backend == "interpret" or params:
         description = check_kif(text, filename, params)
-        return _interpreted(description, game_name(filename), static_facts(description))
+        return KifGame(description, game_name(filename), static_facts(description))
     try:
         result = translation(text, filename)
     except NotTranslatable as why:
@@ -92,13 +92,8 @@ def load(text: str, filename: str, params: Mapping | None, backend: str,
 def _instead(text: str, filename: str, why: str) -> KifGame:
     """The game run by the Datalog interpreter, with the note that says why."""
     description = check_kif(text, filename)
-    game = _interpreted(description, game_name(filename), static_facts(description))
+    game = KifGame(description, game_name(filename), static_facts(description))
     game.native_note = f"note: {filename} runs in gdl's Datalog interpreter, which is slow: {why}"
     game.native_route_missing = True       # say so whatever --backend was asked for
     return game
 
-
-def _interpreted(description: Description, name: str, static) -> KifGame:
-    game = KifGame(description, name, static)
-    game.current_player_at_start()      # a simultaneous start is refused at once (K303)
-    return game

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass
 
-from gdl.moves import choices
+from gdl.moves import move_text, successors
 from gdl.protocol import TERMINAL
 
 
@@ -39,7 +39,7 @@ def reachable_states(game, root, limit: int) -> int | None:
     while queue:
         state = queue.popleft()
         try:
-            children = [game.apply(state, action) for action in choices(game, state)]
+            children = [child for _, child in successors(game, state)]
         except Exception:
             continue
         for child in children:
@@ -69,47 +69,46 @@ def find_cycle(game, root, limit: int = 100_000) -> tuple[list, list] | None:
     """(path to a state, actions around a cycle back to it) for the first cycle a depth-first
     walk from ``root`` meets, or None when the reachable states form no cycle or number more
     than ``limit`` (then nobody knows, cheaply). Iterative: no recursion limit."""
-    from gdl.moves import choices as moves_of
-
     on_path: dict = {root: 0}
     done: set = set()
-    stack = [(root, iter(moves_of(game, root)))]
-    actions: list = []
+    stack = [(root, iter(successors(game, root)))]
+    moves: list = []
     while stack:
         state, pending = stack[-1]
         advanced = False
-        for action in pending:
-            child = game.apply(state, action)
+        for move, child in pending:
             if child in on_path:
                 start = on_path[child]
-                names = [game.action_name(a) for a in actions + [action]]
+                names = [move_text(game, m) for m in moves + [move]]
                 return names[:start], names[start:]
             if child in done:
                 continue
             if len(done) + len(on_path) > limit:
                 return None
-            on_path[child] = len(actions) + 1
-            actions.append(action)
-            stack.append((child, iter(moves_of(game, child))))
+            on_path[child] = len(moves) + 1
+            moves.append(move)
+            stack.append((child, iter(successors(game, child))))
             advanced = True
             break
         if not advanced:
             stack.pop()
             del on_path[state]
             done.add(state)
-            if actions:
-                actions.pop()
+            if moves:
+                moves.pop()
     return None
 
 
 def count(game, depth: int | None = None, progress=None, root=None) -> CountResult:
     """Count the tree below ``root`` (default: the initial state), down to ``depth`` plies
-    (chance events count as plies: every outcome is a branch). ``progress(ply, layer_size)`` is
+    (chance events count as plies: every outcome is a branch; a joint move of players who choose
+    at once is one ply, every combination a branch). ``progress(ply, layer_size)`` is
     called once per ply. Without a depth, a game with a cycle (whose tree is infinite) raises
     EndlessGame at once. The whole tree of a game from its start is counted over its position
     graph (``count_over_graph``: the native walk where the game has native rules)."""
     start = game.initial_state()
-    if depth is None and (root is None or root == start):
+    joint = getattr(game.info, "simultaneous", False)     # the position graph has no joint moves
+    if depth is None and (root is None or root == start) and not joint:
         counted = count_over_graph(game, progress)
         if counted is not None:
             return counted
@@ -141,8 +140,7 @@ def count(game, depth: int | None = None, progress=None, root=None) -> CountResu
             if depth is not None and ply >= depth:
                 truncated = True
                 continue
-            children = [game.apply(state, action) for action in choices(game, state, player)]
-            for child in children:
+            for _, child in successors(game, state, player):
                 following[child] = following.get(child, 0) + histories
         layer = following
         ply += 1
