@@ -122,7 +122,7 @@ def test_the_interpreter_backend_runs_kif_too(capsys):
     assert code == 0 and json.loads(out)["values"] == {"first": 100, "second": 0}
 
 
-@pytest.mark.parametrize("command", ["fmt", "show", "fuzz"])
+@pytest.mark.parametrize("command", ["fmt", "show"])
 def test_commands_of_the_rule_language_send_kif_to_import(capsys, command):
     # they read gdl's language only: a KIF file is a usage error that names `gdl import`,
     # not a syntax error at its first ';'
@@ -141,3 +141,52 @@ def test_import_writes_no_rules_gdl_would_refuse(capsys, tmp_path):
     code, _, err = run(capsys, "import", str(source))
     assert code == 1 and "E103" in err and "gdl solve" in err
     assert not (tmp_path / "deep.game").exists()
+
+
+def test_fuzz_compares_the_translation_with_the_interpreter_and_the_solvers(capsys, tmp_path):
+    code, out, _ = run(capsys, "fuzz", str(KIF / "nim.kif"), "--examples", "3", "--json",
+                       "--out", str(tmp_path))
+    report = json.loads(out)
+    (target,) = report["runs"][0]["targets"].values()
+    assert code == 0 and report["ok"]
+    assert target["backend_states"] > 0 and "alphabeta" in target["solvers"]
+
+
+def test_fuzz_solves_a_simultaneous_kif_game_as_a_whole(capsys, tmp_path):
+    code, out, _ = run(capsys, "fuzz", str(KIF / "pennies.kif"), "--json", "--out", str(tmp_path))
+    report = json.loads(out)
+    (target,) = report["runs"][0]["targets"].values()
+    assert code == 0 and report["ok"]
+    assert {"simultaneous", "sequence-form"} <= set(target["solvers"])
+
+
+def test_fuzz_writes_a_kif_counterexample_when_the_translation_is_wrong(capsys, tmp_path,
+                                                                         monkeypatch):
+    # a planted mistake in the translation: every effect forgets its first assignment
+    from gdl.kif import translate
+
+    original = translate._Writer.statements
+    monkeypatch.setattr(translate._Writer, "statements",
+                        lambda self, assigned, rotate: original(self, assigned[1:], rotate))
+    monkeypatch.setenv("GDL_NO_CACHE", "1")
+    game = tmp_path / "nim.kif"
+    game.write_text((KIF / "nim.kif").read_text())
+    code, _, err = run(capsys, "fuzz", str(game), "--examples", "1", "--out", str(tmp_path))
+    assert code == 1 and "states differ" in err
+    (written,) = [p for p in tmp_path.glob("fuzz-counterexample-*") if p.suffix == ".kif"]
+    lines = written.read_text().splitlines()
+    assert lines[0].startswith("; gdl fuzz counterexample") and "(role" in written.read_text()
+    assert any(line.startswith(f"; reproduce: gdl fuzz {game}") for line in lines)
+
+
+def test_fuzz_says_why_an_untranslated_game_has_nothing_to_compare(capsys, monkeypatch):
+    from gdl.kif import load as kif_load
+    from gdl.kif.translate import NotTranslatable
+
+    def refuse(*_):
+        raise NotTranslatable("a planted reason")
+
+    monkeypatch.setattr(kif_load, "translate", refuse)
+    monkeypatch.setenv("GDL_NO_CACHE", "1")
+    code, _, err = run(capsys, "fuzz", str(KIF / "nim.kif"), "--examples", "1")
+    assert code == 2 and "no second reasoner" in err and "a planted reason" in err

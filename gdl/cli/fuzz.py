@@ -6,7 +6,7 @@ import shlex
 import sys
 from pathlib import Path
 
-from gdl.cli import UsageError, parse_sets, print_json, read_rule_text, refuse_kif, whole
+from gdl.cli import UsageError, parse_sets, print_json, read_rule_text, whole
 
 TARGET_WORDS = {"trees2": "trees, two players", "chance": "trees with chance",
                 "trees3": "trees, three players", "rules": "rule files",
@@ -60,28 +60,30 @@ def _output_directory(directory: Path) -> Path:
 
 def _write_counterexample(directory: Path, stem: str, failure, args, kind: str) -> tuple[Path, str]:
     generated = kind == "generated"
-    path = directory / f"{stem}.game"
+    suffix = failure.suffix
+    comment = ";" if suffix == ".kif" else "#"
+    path = directory / f"{stem}{suffix}"
     number = 1
     while path.exists():
         number += 1
-        path = directory / f"{stem}-{number}.game"
+        path = directory / f"{stem}-{number}{suffix}"
     if generated:
         reproduce = f"gdl fuzz {shlex.quote(str(path))}"
     else:
         reproduce = (f"gdl fuzz {shlex.quote(failure.target)} --examples {args.examples} "
                      f"--seed {failure.seed}" + (" --openspiel" if kind == "openspiel" else "")
                      + "".join(f" --set {shlex.quote(s)}" for s in args.set))
-    header = [f"# gdl fuzz counterexample ({failure.target}, seed {failure.seed})"]
+    header = [f"{comment} gdl fuzz counterexample ({failure.target}, seed {failure.seed})"]
     if failure.position:
-        header.append(f"# position: after {' '.join(failure.position)}")
+        header.append(f"{comment} position: after {' '.join(failure.position)}")
     elif failure.every_position:
-        header.append("# positions: every one (the game can repeat a position)")
+        header.append(f"{comment} positions: every one (the game can repeat a position)")
     elif not generated:
-        header.append("# position: the initial state")
+        header.append(f"{comment} position: the initial state")
     if failure.depth is not None:
-        header.append(f"# depth limit: {failure.depth}")
-    header += [f"#   {line}" for p in failure.problems[:12] for line in str(p).splitlines()]
-    header.append(f"# reproduce: {reproduce}")
+        header.append(f"{comment} depth limit: {failure.depth}")
+    header += [f"{comment}   {line}" for p in failure.problems[:12] for line in str(p).splitlines()]
+    header.append(f"{comment} reproduce: {reproduce}")
     path.write_text("\n".join(header) + "\n" + failure.text, encoding="utf-8")
     return path, reproduce
 
@@ -90,7 +92,7 @@ def cmd_fuzz(args) -> int:
     try:
         import hypothesis  # noqa: F401 - the generators (gdl.generators) draw with it
 
-        from gdl.tools.fuzz import TooBigToCheck, fuzz_file, fuzz_generated
+        from gdl.tools.fuzz import NothingToCompare, TooBigToCheck, fuzz_file, fuzz_generated
     except ImportError as error:
         raise UsageError(f"gdl fuzz needs the hypothesis package ({error}); "
                          "install it with: pip install hypothesis") from None
@@ -108,7 +110,6 @@ def cmd_fuzz(args) -> int:
         raise UsageError("--openspiel needs FILE arguments")
     if args.files:
         for file in args.files:
-            refuse_kif(file, "fuzz")
             read_rule_text(file)    # a file that cannot be read is a usage error, before any work
         for file in args.files:
             wide = _is_wide(file, params)
@@ -123,6 +124,8 @@ def cmd_fuzz(args) -> int:
                                  "nothing to compare (give it a max-length)") from None
             except TooBigToCheck as big:
                 raise UsageError(f"{file}: {big}; make it smaller with --set") from None
+            except NothingToCompare as nothing:
+                raise UsageError(str(nothing)) from None
             if crosscheck is not None and not wide:     # a wide game's CFR is compared above
                 summaries.append(("openspiel", _run_crosscheck(crosscheck, file, args, params)))
     else:

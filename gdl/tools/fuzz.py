@@ -1713,6 +1713,7 @@ class Failure:
     position: tuple[str, ...] = ()   # moves from the initial state (file mode)
     depth: int | None = None
     every_position: bool = False     # a game that can repeat a position, checked everywhere
+    suffix: str = ".game"            # the language of ``text``: .kif for a GDL-KIF file
 
 
 @dataclass
@@ -2061,16 +2062,85 @@ def replay(game: Any, names: Sequence[str]) -> Any:
     return state
 
 
-def _fuzz_file_part(path: str, params: dict | None, examples: int, seed: int, budget: int,
-                    include_root: bool, external: Callable | None = None) -> Summary:
+class NothingToCompare(Exception):
+    """A file gdl fuzz has no second reasoner or solver to compare on (the message says why)."""
+
+
+# States of a KIF game where the translation is compared with the Datalog interpreter.
+KIF_AGREEMENT_STATES = 20_000
+
+
+def _fuzz_kif_part(path: str, examples: int, seed: int, budget: int, include_root: bool,
+                   external: Callable | None = None) -> Summary:
+    """A GDL-KIF file: its translation compared with the Datalog interpreter at every state
+    reachable from the start (up to KIF_AGREEMENT_STATES, by the first worker), then, where they
+    agree, fuzzed as the rule file it is, every solver against the oracle. A game that is not translated is
+    checked in the interpreter alone where it has simultaneous moves (the whole game's solvers
+    against each other); any other raises NothingToCompare."""
     from gdl.backends.load import loads
+    from gdl.kif.agreement import disagreements
+    from gdl.kif.load import translated_name
+
+    text = read_rule_file(path)
+    interpreted = loads(text, path, None, backend="interpret")   # a GdlError is the user's
+    compiled = loads(text, path, None, backend="compile") if have_compiler() else interpreted
+    translation = getattr(compiled, "kif", None)
+    if translation is None:
+        if not interpreted.info.simultaneous:
+            why = getattr(compiled, "native_note", None) or "the compiler is not available"
+            raise NothingToCompare(f"{path} is not translated into gdl's language, so gdl fuzz "
+                                   f"has no second reasoner to compare with the interpreter "
+                                   f"({why.removeprefix('note: ')})")
+        summary = Summary(seed=seed, examples=examples)
+        report = summary.targets.setdefault(path, TargetReport(path))
+        started = time.perf_counter()
+        if include_root:
+            _check_wide_file(interpreted, interpreted, report,
+                             lambda problems: summary.failures.append(
+                                 Failure(path, seed, problems, text, suffix=".kif")), seed,
+                             external)
+        report.seconds += time.perf_counter() - started
+        return summary
+    if include_root:
+        # first the translation against the reference: the solvers' comparisons below are of
+        # the translated game, worth nothing if it is not the game of the file
+        started = time.perf_counter()
+        problems, states = disagreements(interpreted, compiled, KIF_AGREEMENT_STATES)
+        if problems:
+            summary = Summary(seed=seed, examples=examples)
+            report = summary.targets.setdefault(path, TargetReport(path, backend_states=states))
+            summary.failures.append(Failure(path, seed, [Problem("backend", "translate", p)
+                                                         for p in problems], text, suffix=".kif"))
+            report.seconds += time.perf_counter() - started
+            return summary
+    summary = _fuzz_file_part(translated_name(path), None, examples, seed, budget, include_root,
+                              external, text=translation.text)
+    report = summary.targets.pop(translated_name(path))
+    report.name = path
+    if include_root:
+        report.backend_states += states
+    summary.targets[path] = report
+    # a failure there is written out as the translation (a .game file), reproduced from the KIF
+    summary.failures = [replace(failure, target=path) for failure in summary.failures]
+    return summary
+
+
+def _fuzz_file_part(path: str, params: dict | None, examples: int, seed: int, budget: int,
+                    include_root: bool, external: Callable | None = None,
+                    text: str | None = None) -> Summary:
+    """One worker's share of ``fuzz_file`` (``text``: the rules, where not read from ``path``)."""
+    from gdl.backends.load import loads
+    from gdl.kif import is_kif
     from gdl.lang.format import format_text
     from gdl.lang.parse import parse
 
+    if text is None and is_kif(path):
+        return _fuzz_kif_part(path, examples, seed, budget, include_root, external)
     summary = Summary(seed=seed, examples=examples)
     report = summary.targets.setdefault(path, TargetReport(path))
     started = time.perf_counter()
-    text = read_rule_file(path)
+    if text is None:
+        text = read_rule_file(path)
     interpreted = loads(text, path, params, backend="interpret")  # a GdlError is the user's
     info = interpreted.info
     if info.hidden or info.simultaneous:
@@ -2181,7 +2251,8 @@ def _check_wide_file(game: Any, interpreted: Any, report: TargetReport, fail: Ca
     report.games += 1
     from gdl.backends.interpret import InterpretedGame
 
-    if not isinstance(game, InterpretedGame):      # the compiled tier leaves simultaneous moves out
+    # the compiled tier leaves simultaneous moves out; a KIF game has one reasoner here
+    if game is not interpreted and not isinstance(game, InterpretedGame):
         more, states = wide_backend_problems(game, interpreted)
         report.backend_states += states
         if more:
