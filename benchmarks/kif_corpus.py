@@ -92,7 +92,7 @@ def one(file: str, max_states: int, memory: int, cpu: int) -> None:
     translated = getattr(game, "kif", None)
     record = {"stage": "load", "ok": True, "seconds": time.perf_counter() - started,
               "path": "translated" if translated is not None else "interpreter",
-              "sum": game.info.sum_kind}
+              "sum": game.info.sum_kind, "simultaneous": game.info.simultaneous}
     if translated is None:
         note = getattr(game, "native_note", "") or ""
         record["reason"] = note.split("which is slow: ", 1)[-1]
@@ -110,9 +110,23 @@ def one(file: str, max_states: int, memory: int, cpu: int) -> None:
 
     started = time.perf_counter()
     output, errors = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(output), contextlib.redirect_stderr(errors):
-        code = main(["solve", file, "--strong", "--json", "--max-states", str(max_states)])
-    seconds = time.perf_counter() - started
+    if game.info.simultaneous:
+        # roles choose at once: the whole game's equilibrium (the exact solver where the game
+        # is two-player constant-sum), not a strong solve
+        with contextlib.redirect_stdout(output), contextlib.redirect_stderr(errors):
+            code = main(["solve", file, "--json"])
+        seconds = time.perf_counter() - started
+        if code == 0:
+            document = json.loads(output.getvalue())
+            emit({"stage": "solve", "ok": True, "seconds": seconds, "equilibrium": True,
+                  "algorithm": document["algorithm"], "exact": document["exact"],
+                  "values": document["values"],
+                  "information_states": document.get("information_states")})
+            return
+    else:
+        with contextlib.redirect_stdout(output), contextlib.redirect_stderr(errors):
+            code = main(["solve", file, "--strong", "--json", "--max-states", str(max_states)])
+        seconds = time.perf_counter() - started
     if code == 0:
         document = json.loads(output.getvalue())
         emit({"stage": "solve", "ok": True, "seconds": seconds,
@@ -157,21 +171,20 @@ def run_game(file: Path, args) -> dict:
 
 
 def simultaneous(result: dict) -> bool:
-    """Refused as a simultaneous-move game (K303), at the start or in the solve."""
+    """Two roles choose at once: found at load (gdl.kif.survey), or refused later in play
+    (K303, a game taken as alternating)."""
     load, solve = result.get("load") or {}, result.get("solve") or {}
-    return load.get("code") == "K303" or "K303" in solve.get("reason", "") or \
-        "simultaneous moves" in solve.get("reason", "")
+    return bool(load.get("simultaneous")) or load.get("code") == "K303" or \
+        "K303" in solve.get("reason", "")
 
 
 def status(result: dict) -> str:
-    """One word for the table: refused, simultaneous, solved, read, timeout, crash."""
+    """One word for the table: refused, solved, read, timeout, crash."""
     read = result.get("read")
     if read is None:
         return "crash" if "crash" in result else "timeout"
     if not read["ok"]:
         return "refused"
-    if simultaneous(result):
-        return "simultaneous"
     load = result.get("load")
     if load is None:
         return "timeout" if result.get("timeout") else "crash"
@@ -217,7 +230,8 @@ def reason(result: dict, args) -> str:
     if not load["ok"]:
         return f"{load['code']}: {load['reason']}"
     if solve is None:
-        return f"strong solve stopped by {limit_text(result, args)}"
+        solver = "equilibrium solve" if load.get("simultaneous") else "strong solve"
+        return f"{solver} stopped by {limit_text(result, args)}"
     if not solve["ok"]:
         text = solve["reason"]
         if text.startswith("note:"):
@@ -233,9 +247,6 @@ def reason(result: dict, args) -> str:
 def group(result: dict, args) -> str:
     """The reason a game is not solved, as one of a few kinds (for the totals)."""
     kind = status(result)
-    if kind == "simultaneous":
-        return ("simultaneous moves (K303): for the simultaneous-move solvers, not yet joined "
-                "to the KIF front end")
     if kind == "refused":
         if not result["read"]["ok"]:
             return f"refused by the checks ({result['read']['code']})"
@@ -249,6 +260,8 @@ def group(result: dict, args) -> str:
         return "reading, translating and building take longer than the limit"
     if text.startswith("strong solve stopped"):
         return "strong solve longer than the limit" + where
+    if text.startswith("equilibrium solve stopped"):
+        return "simultaneous moves: the equilibrium takes longer than the limit"
     if text.startswith("more than"):
         return f"more than {args.max_states:,} positions" + where
     if "can repeat positions" in text:
@@ -264,6 +277,8 @@ def outcome(result: dict) -> str:
     solve = result["solve"]
     values = solve["values"]
     shown = ", ".join(f"{role} {values.get(role)}" for role in values)
+    if solve.get("equilibrium"):
+        shown += f" ({solve['algorithm']}, {'exact' if solve['exact'] else 'approximate'})"
     if solve.get("class"):
         shown += f" ({solve['class']})"
     return shown
@@ -273,6 +288,7 @@ def markdown(results: list[tuple[str, dict]], args, started: str, load: str) -> 
     counts: dict[str, int] = {}
     for _, result in results:
         counts[status(result)] = counts.get(status(result), 0) + 1
+    equilibria = sum(1 for _, r in results if (r.get("solve") or {}).get("equilibrium"))
     read = sum(1 for _, r in results if (r.get("read") or {}).get("ok"))
     translated = sum(1 for _, r in results if (r.get("load") or {}).get("path") == "translated")
     interpreted = sum(1 for _, r in results if (r.get("load") or {}).get("path") == "interpreter")
@@ -312,7 +328,9 @@ def markdown(results: list[tuple[str, dict]], args, started: str, load: str) -> 
         "interpreter (the reason is given in the table);",
         "- turns: " + ", ".join(f"{count} {kind}" for kind, count in
                                 sorted(kinds.items(), key=lambda item: -item[1])) + ";",
-        f"- **{counts.get('solved', 0)} strong-solved** (every reachable position valued).",
+        f"- **{counts.get('solved', 0)} solved**: {counts.get('solved', 0) - equilibria} "
+        "strong-solved (every reachable position valued) and "
+        f"{equilibria} simultaneous-move games with the value of an equilibrium.",
         "",
         "Why the other games are not solved:",
         "",
@@ -325,10 +343,9 @@ def markdown(results: list[tuple[str, dict]], args, started: str, load: str) -> 
         "",
         "## Every game",
         "",
-        "Status: *solved* (strong solve complete), *read* (read and checked, not solved within "
-        "the limits), *simultaneous* (a state where two roles choose at once: K303, refused "
-        "until the KIF front end hands such games to the simultaneous-move solvers), *refused* "
-        "(the check that fails), *timeout* / *crash*. "
+        "Status: *solved* (strong solve complete; for a simultaneous-move game, the whole "
+        "game's equilibrium: the solver, and whether exact), *read* (read and checked, not "
+        "solved within the limits), *refused* (the check that fails), *timeout* / *crash*. "
         "Path: *translated* into gdl's rule language, or run by the Datalog *interpreter*.",
         "",
         "| game | roles | turns | status | path | positions | start's value | seconds | reason |",
@@ -339,7 +356,7 @@ def markdown(results: list[tuple[str, dict]], args, started: str, load: str) -> 
         load_record = result.get("load") or {}
         path = load_record.get("path", "")
         solve = result.get("solve") or {}
-        positions = f"{solve['positions']:,}" if solve.get("ok") else ""
+        positions = f"{solve['positions']:,}" if solve.get("positions") is not None else ""
         value = outcome(result) if solve.get("ok") else ""
         seconds = f"{result['seconds']:.1f}"
         why = reason(result, args).replace("|", "\\|")

@@ -52,6 +52,14 @@ def static_facts(description: Description) -> datalog.Facts:
     return facts
 
 
+def choosers_at_start(description: Description, static: datalog.Facts) -> list[str]:
+    """The roles with a choice at the start (two or more: a simultaneous-move game, known
+    without the walk of gdl.kif.survey)."""
+    game = KifGame(description, "", static, walk=False)
+    moves = game.legal_moves(game.initial_state())
+    return [role for role, row in zip(game.roles, moves) if len(row) > 1]
+
+
 class KifGame:
     """The game protocol over the Datalog rules (see the module's docstring)."""
 
@@ -59,7 +67,8 @@ class KifGame:
     native_note: str | None = None        # why the game is not translated (gdl.kif.load sets it)
     native_route_missing = False
 
-    def __init__(self, description: Description, name: str, static: datalog.Facts | None = None):
+    def __init__(self, description: Description, name: str, static: datalog.Facts | None = None,
+                 walk: bool = True):
         self.description = description
         self.source: Source = description.source
         self.roles = description.roles
@@ -72,6 +81,9 @@ class KifGame:
         self._models: dict = {}
         self.info = GameInfo(name=name, players=tuple(identifier(r) for r in self.roles),
                              sum_kind=GENERAL_SUM, utility_bounds=(0, 100))
+        self.surveyed = 0
+        if not walk:
+            return
         # the turns and the sum of the goals, from a walk of the first positions
         found = survey(self)
         self.surveyed = found.positions

@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from gdl.errors import Diagnostic, GdlError, Source
 from gdl.kif import game_name, stored
 from gdl.kif.check import Description, read_description
-from gdl.kif.interpreter import KifGame, static_facts
+from gdl.kif.interpreter import KifGame, choosers_at_start, static_facts
 from gdl.kif.translate import NotTranslatable, Translation, translate
 from gdl.protocol import Game
 from gdl.span import NOWHERE
@@ -43,8 +43,14 @@ def translation(text: str, filename: str) -> Translation:
             raise NotTranslatable(entry["untranslatable"])
         return _restored(entry)
     description = check_kif(text, filename)
+    static = static_facts(description)
     try:
-        result = translate(description, static_facts(description), game_name(filename), filename)
+        choosers = choosers_at_start(description, static)
+        if len(choosers) > 1:
+            # simultaneous from the start: no need to ground the rules to find it out
+            raise NotTranslatable(f"{' and '.join(choosers)} choose at once at the start "
+                                  "(simultaneous moves)")
+        result = translate(description, static, game_name(filename), filename)
     except NotTranslatable as why:
         stored.write(key, {"untranslatable": str(why)})
         raise
