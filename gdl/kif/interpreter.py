@@ -52,10 +52,9 @@ def static_facts(description: Description) -> datalog.Facts:
     return facts
 
 
-def choosers_at_start(description: Description, static: datalog.Facts) -> list[str]:
+def choosers_at_start(game: KifGame) -> list[str]:
     """The roles with a choice at the start (two or more: a simultaneous-move game, known
     without the walk of gdl.kif.survey)."""
-    game = KifGame(description, "", static, walk=False)
     moves = game.legal_moves(game.initial_state())
     return [role for role, row in zip(game.roles, moves) if len(row) > 1]
 
@@ -82,9 +81,12 @@ class KifGame:
         self.info = GameInfo(name=name, players=tuple(identifier(r) for r in self.roles),
                              sum_kind=GENERAL_SUM, utility_bounds=(0, 100))
         self.surveyed = 0
-        if not walk:
-            return
-        # the turns and the sum of the goals, from a walk of the first positions
+        if walk:
+            self.walk()
+
+    def walk(self) -> None:
+        """Find out the turns and the sum of the goals from a walk of the first positions
+        (gdl.kif.survey), and say so in ``info``."""
         found = survey(self)
         self.surveyed = found.positions
         total = found.constant_sum

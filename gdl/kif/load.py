@@ -44,8 +44,9 @@ def translation(text: str, filename: str) -> Translation:
         return _restored(entry)
     description = check_kif(text, filename)
     static = static_facts(description)
+    game = KifGame(description, game_name(filename), static, walk=False)
     try:
-        choosers = choosers_at_start(description, static)
+        choosers = choosers_at_start(game)
         if len(choosers) > 1:
             # simultaneous from the start: no need to ground the rules to find it out
             raise NotTranslatable(f"{' and '.join(choosers)} choose at once at the start "
@@ -53,6 +54,7 @@ def translation(text: str, filename: str) -> Translation:
         result = translate(description, static, game_name(filename), filename)
     except NotTranslatable as why:
         stored.write(key, {"untranslatable": str(why)})
+        why.read = game         # the interpreter runs it instead: what it worked out is kept
         raise
     stored.write(key, {"text": result.text,
                        "moves": [[stored.as_json(m), n] for m, n in result.move_names.items()],
@@ -82,7 +84,7 @@ def load(text: str, filename: str, params: Mapping | None, backend: str,
     try:
         result = translation(text, filename)
     except NotTranslatable as why:
-        return _instead(text, filename, str(why))
+        return _instead(text, filename, str(why), why.read)
     try:
         built = build(result.text, translated_name(filename), None, backend)
     except GdlError as error:
@@ -95,10 +97,13 @@ def load(text: str, filename: str, params: Mapping | None, backend: str,
     return built
 
 
-def _instead(text: str, filename: str, why: str) -> KifGame:
-    """The game run by the Datalog interpreter, with the note that says why."""
-    description = check_kif(text, filename)
-    game = KifGame(description, game_name(filename), static_facts(description))
+def _instead(text: str, filename: str, why: str, game: KifGame | None = None) -> KifGame:
+    """The game run by the Datalog interpreter, with the note that says why (``game``: the
+    interpreter's game as the translation left it, its static facts worked out, not walked)."""
+    if game is None:
+        description = check_kif(text, filename)
+        game = KifGame(description, game_name(filename), static_facts(description), walk=False)
+    game.walk()
     game.native_note = f"note: {filename} runs in gdl's Datalog interpreter, which is slow: {why}"
     game.native_route_missing = True       # say so whatever --backend was asked for
     return game

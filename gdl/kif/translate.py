@@ -23,6 +23,7 @@ the reason; gdl then runs it with the Datalog interpreter (gdl.kif.interpreter).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from gdl.kif import datalog
 from gdl.kif.analysis import WHOLE, Analysis, analyse, prop_of, value_of
@@ -37,7 +38,11 @@ INLINE_VIEW = 48      # a view whose definition is at most this big is looked in
 
 
 class NotTranslatable(Exception):
-    """The description is sound but not translated: the reason is the message."""
+    """The description is sound but not translated: the reason is the message. ``read`` is
+    the interpreter's game (gdl.kif.interpreter.KifGame, not yet walked) where it was built
+    on the way, so that the interpreter, which runs the game instead, need not start over."""
+
+    read: Any = None
 
 
 @dataclass
