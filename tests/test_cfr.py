@@ -151,3 +151,22 @@ def test_cfr_plus_matches_openspiel_cfr_plus_on_kuhn():
     expected = exploitability.exploitability(game, theirs.average_policy())
     ours = cfr_plus(KuhnPoker(), iterations=100).exploitability.exploitability
     assert abs(float(ours) - expected) < 1e-9
+
+
+def test_long_work_reports_its_progress():
+    # Goofspiel with 5 cards in a known order: (5!)^2 = 14,400 complete plays, more histories
+    # still, so writing the game out passes 4,096 histories more than once; the iterations are
+    # reported every CHECK_EVERY
+    from pathlib import Path
+
+    from gdl.backends.load import load
+    from gdl.solvers.cfr import CHECK_EVERY
+    from gdl.solvers.extensive import PROGRESS_EVERY
+
+    game = load(Path(__file__).resolve().parent.parent / "games" / "goofspiel.game",
+                {"cards": 5, "shuffled": False}, "compile")
+    seen: list = []
+    solve(game, "cfr", iterations=2 * CHECK_EVERY, progress=lambda what, n: seen.append((what, n)))
+    walked = [n for what, n in seen if what == "histories"]
+    assert walked[:2] == [PROGRESS_EVERY, 2 * PROGRESS_EVERY]
+    assert [n for what, n in seen if what == "iterations"] == [CHECK_EVERY, 2 * CHECK_EVERY]

@@ -4,6 +4,7 @@ player's strategy where it first chooses; `--json` gives every information state
 
 from __future__ import annotations
 
+import sys
 import time
 
 from gdl.cli import UsageError, print_json
@@ -33,8 +34,18 @@ def cmd_solve_wide(args, game, root) -> int:
         raise UsageError("--depth: the solvers of simultaneous moves and hidden information "
                          "solve the whole game; write a max-length to bound it")
     algorithm = choose(game.info) if args.algorithm == "auto" else args.algorithm
+    status = sys.stderr.isatty() and not args.json
+
+    def progress(what: str, count: int) -> None:        # a long solve says where it is
+        print(f"\r  {algorithm}: {count:,} {what}", end="", file=sys.stderr, flush=True)
+
     started = time.perf_counter()
-    result = solve(game, algorithm, iterations=args.iterations, seed=args.seed)
+    try:
+        result = solve(game, algorithm, iterations=args.iterations, seed=args.seed,
+                       progress=progress if status else None)
+    finally:
+        if status:
+            print("\r\033[K", end="", file=sys.stderr, flush=True)
     elapsed = time.perf_counter() - started
     extra = result.extra
     players = game.info.players

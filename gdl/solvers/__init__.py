@@ -99,7 +99,8 @@ def default_options(depth: int | None = None, budget: Any = None) -> Any:
 def solve(game: Any, algorithm: str = "auto", *, depth: int | None = None, options: Any = None,
           budget: Any = None, player: int = 0, shallow_pruning: bool | None = None,
           root_state: Any = None, table: bool | None = None, iterations: int | None = None,
-          seed: int = 0, target: float | None = None, trace: Any = None) -> SolveResult:
+          seed: int = 0, target: float | None = None, trace: Any = None,
+          progress: Any = None) -> SolveResult:
     """Solve ``game`` (from ``root_state``, default its initial state) with the named algorithm.
 
     ``options`` / ``budget`` go to alpha-beta (gdl.solvers.alphabeta.SearchOptions / Budget);
@@ -111,7 +112,9 @@ def solve(game: Any, algorithm: str = "auto", *, depth: int | None = None, optio
     and cfr, 100,000 for mccfr), ``seed`` (mccfr's sampling) and ``target`` (cfr+ and cfr stop
     once the exploitability is at most this) go to the iterative solvers. ``trace`` (a
     gdl.solvers.trace.Trace) receives the events of a tree search as it runs (the solvers of
-    simultaneous moves and hidden information emit none, and refuse one)."""
+    simultaneous moves and hidden information emit none, and refuse one). ``progress(what, n)``
+    is called now and then by the solvers of simultaneous moves and hidden information (the
+    positions or histories walked, the iterations done)."""
     if algorithm == "auto":
         algorithm = choose(game.info)
     if algorithm not in ALL_ALGORITHMS:
@@ -127,7 +130,8 @@ def solve(game: Any, algorithm: str = "auto", *, depth: int | None = None, optio
     if algorithm in WIDE_ALGORITHMS:
         from gdl.solvers.imperfect import solve_wide
 
-        return solve_wide(game, algorithm, iterations=iterations, seed=seed, target=target)
+        return solve_wide(game, algorithm, iterations=iterations, seed=seed, target=target,
+                          progress=progress)
     if algorithm == "alphabeta":
         from gdl.solvers.alphabeta import alphabeta
 

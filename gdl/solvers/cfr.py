@@ -27,7 +27,7 @@ costs a few dozen numpy calls whatever the game's size.
 from __future__ import annotations
 
 import time
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -175,30 +175,30 @@ class SequenceVectors:
 
 def cfr_plus(game: Any, *, iterations: int = 1000, target: float | None = None,
              max_seconds: float | None = None, form: extensive.ExtensiveForm | None = None,
-             check_every: int = CHECK_EVERY) -> CFRResult:
+             check_every: int = CHECK_EVERY, progress: Callable[[str, int], None] | None = None) -> CFRResult:
     """CFR+ on a two-player zero-sum (or constant-sum) game, for ``iterations`` at most; it
     stops early once the average's exploitability (NashConv / 2, in floats) is at most
     ``target``, or after ``max_seconds``."""
     require_two_zero_sum(game.info, "cfr+")
-    return _run(game, "cfr+", iterations, target, max_seconds, form, check_every)
+    return _run(game, "cfr+", iterations, target, max_seconds, form, check_every, progress)
 
 
 def cfr(game: Any, *, iterations: int = 1000, target: float | None = None,
         max_seconds: float | None = None, form: extensive.ExtensiveForm | None = None,
-        check_every: int = CHECK_EVERY) -> CFRResult:
+        check_every: int = CHECK_EVERY, progress: Callable[[str, int], None] | None = None) -> CFRResult:
     """Plain CFR (regret matching, uniform average) for any number of players and any sum;
     ``target`` bounds NashConv / number of players."""
-    return _run(game, "cfr", iterations, target, max_seconds, form, check_every)
+    return _run(game, "cfr", iterations, target, max_seconds, form, check_every, progress)
 
 
 def _run(game: Any, algorithm: str, iterations: int, target: float | None,
          max_seconds: float | None, form: extensive.ExtensiveForm | None,
-         check_every: int) -> CFRResult:
+         check_every: int, progress: Callable[[str, int], None] | None = None) -> CFRResult:
     if iterations < 1:
         raise SolverError(f"{algorithm}: the number of iterations must be at least 1")
     started = time.perf_counter()
     if form is None:
-        form = extensive.build(game, algorithm=algorithm)
+        form = extensive.build(game, algorithm=algorithm, progress=progress)
     vectors = SequenceVectors(form)
     plus = algorithm == "cfr+"
     n = vectors.n
@@ -224,6 +224,8 @@ def _run(game: Any, algorithm: str, iterations: int, target: float | None,
             plans[p] = player.plan(behaviour[p])
         done = t
         iterating += time.perf_counter() - tick
+        if progress is not None and t % check_every == 0:
+            progress("iterations", t)
         out_of_time = max_seconds is not None and time.perf_counter() - started > max_seconds
         if t % check_every == 0 or t == iterations or out_of_time:
             mean = [a / weight_sum for a in average]

@@ -25,7 +25,7 @@ met, and is always reached after the same own sequence (perfect recall).
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from fractions import Fraction
 from itertools import product
@@ -38,6 +38,7 @@ from gdl.solvers import information
 from gdl.solvers.result import SolverError
 
 DEFAULT_MAX_HISTORIES = 2_000_000
+PROGRESS_EVERY = 4096            # histories between two calls of a walk's ``progress``
 
 
 @dataclass
@@ -107,10 +108,11 @@ class ExtensiveForm:
 
 
 def build(game: Any, *, max_histories: int = DEFAULT_MAX_HISTORIES, algorithm: str = "sequence form",
-          root: Any = None) -> ExtensiveForm:
+          root: Any = None, progress: Callable[[str, int], None] | None = None) -> ExtensiveForm:
     """Walk every history of ``game`` (from ``root``, default its start) and write it out in
     sequence form. Refuses, with SolverError, a game with more than ``max_histories`` histories,
-    and one whose information states break perfect recall."""
+    and one whose information states break perfect recall. ``progress("histories", n)`` is
+    called every PROGRESS_EVERY histories."""
     n = game.info.num_players
     players = [PlayerTree() for _ in range(n)]
     leaf_seqs: list[list[int]] = [[] for _ in range(n)]
@@ -124,6 +126,8 @@ def build(game: Any, *, max_histories: int = DEFAULT_MAX_HISTORIES, algorithm: s
     while stack:
         state, keys, seqs, reach = stack.pop()
         histories += 1
+        if progress is not None and histories % PROGRESS_EVERY == 0:
+            progress("histories", histories)
         if histories > max_histories:
             raise SolverError(f"{algorithm}: game {game.info.name!r} has more than "
                               f"{max_histories:,} histories, too many to write out; use 'mccfr', "

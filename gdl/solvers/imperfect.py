@@ -19,6 +19,7 @@ answer as a ``SolveResult``, exact or labelled approximate.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
@@ -32,17 +33,19 @@ APPROXIMATE_DIGITS = 12
 
 
 def solve_wide(game: Any, algorithm: str, *, iterations: int | None = None, seed: int = 0,
-               target: float | None = None, max_seconds: float | None = None) -> SolveResult:
-    """Run one of ``WIDE_ALGORITHMS`` on ``game``."""
+               target: float | None = None, max_seconds: float | None = None,
+               progress: Callable[[str, int], None] | None = None) -> SolveResult:
+    """Run one of ``WIDE_ALGORITHMS`` on ``game``. ``progress(what, n)`` is called now and
+    then on long work: the positions or histories walked so far, or the iterations done."""
     if algorithm == SIMULTANEOUS_SOLVER:
-        return _simultaneous(game)
+        return _simultaneous(game, progress)
     if algorithm == SEQUENCE_FORM:
-        return _sequence_form(game)
+        return _sequence_form(game, progress)
     count = DEFAULT_ITERATIONS[algorithm] if iterations is None else iterations
     if algorithm == MCCFR:
-        return _mccfr(game, count, seed, max_seconds)
+        return _mccfr(game, count, seed, max_seconds, progress)
     if algorithm in (CFR_PLUS, CFR):
-        return _cfr(game, algorithm, count, target, max_seconds)
+        return _cfr(game, algorithm, count, target, max_seconds, progress)
     raise SolverError(f"unknown algorithm {algorithm!r}")
 
 
@@ -94,10 +97,10 @@ def _rounded(x: Fraction) -> Value:
     return _plain(Fraction(round(x * scale), scale))
 
 
-def _simultaneous(game: Any) -> SolveResult:
+def _simultaneous(game: Any, progress: Callable[[str, int], None] | None = None) -> SolveResult:
     from gdl.solvers.simultaneous import solve_simultaneous
 
-    solution = solve_simultaneous(game)
+    solution = solve_simultaneous(game, progress=progress)
     low, high = solution.root_bounds
     names = game.info.players
     per_player: dict[str, dict] = {name: {} for name in names}
@@ -120,10 +123,10 @@ def _simultaneous(game: Any) -> SolveResult:
                "root_strategies": root, "note": solution.note, "solution": solution})
 
 
-def _sequence_form(game: Any) -> SolveResult:
+def _sequence_form(game: Any, progress: Callable[[str, int], None] | None = None) -> SolveResult:
     from gdl.solvers.sequence_form import solve_sequence_form
 
-    solution = solve_sequence_form(game)
+    solution = solve_sequence_form(game, progress=progress)
     check = solution.exploitability
     strategies = {name: _names(game, s) for name, s in zip(game.info.players, solution.strategies)}
     root = _root_strategies(game, solution.strategies)
@@ -141,11 +144,12 @@ def _sequence_form(game: Any) -> SolveResult:
 
 
 def _cfr(game: Any, algorithm: str, iterations: int, target: float | None,
-         max_seconds: float | None) -> SolveResult:
+         max_seconds: float | None, progress: Callable[[str, int], None] | None = None) -> SolveResult:
     from gdl.solvers.cfr import cfr, cfr_plus
 
     run = cfr_plus if algorithm == CFR_PLUS else cfr
-    result = run(game, iterations=iterations, target=target, max_seconds=max_seconds)
+    result = run(game, iterations=iterations, target=target, max_seconds=max_seconds,
+                 progress=progress)
     check = result.exploitability
     root = _root_strategies(game, result.strategies)
     return SolveResult(
@@ -161,10 +165,12 @@ def _cfr(game: Any, algorithm: str, iterations: int, target: float | None,
                "solution": result})
 
 
-def _mccfr(game: Any, iterations: int, seed: int, max_seconds: float | None) -> SolveResult:
+def _mccfr(game: Any, iterations: int, seed: int, max_seconds: float | None,
+           progress: Callable[[str, int], None] | None = None) -> SolveResult:
     from gdl.solvers.mccfr import outcome_sampling
 
-    result = outcome_sampling(game, iterations=iterations, seed=seed, max_seconds=max_seconds)
+    result = outcome_sampling(game, iterations=iterations, seed=seed, max_seconds=max_seconds,
+                              progress=progress)
     check = result.exploitability
     root = _root_strategies(game, result.strategies)
     values: tuple[Value, ...] = (tuple(_rounded(v) for v in check.values) if check is not None

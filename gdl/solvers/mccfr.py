@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -75,9 +75,11 @@ class _Node:
 
 def outcome_sampling(game: Any, *, iterations: int = 100_000, seed: int = 0,
                      exploration: float = EXPLORATION, max_seconds: float | None = None,
-                     max_histories: int = extensive.DEFAULT_MAX_HISTORIES) -> MCCFRResult:
+                     max_histories: int = extensive.DEFAULT_MAX_HISTORIES,
+                     progress: Callable[[str, int], None] | None = None) -> MCCFRResult:
     """Outcome-sampling MCCFR for ``iterations`` iterations of one sampled play per player (or
-    ``max_seconds``)."""
+    ``max_seconds``); ``progress("iterations", n)`` now and then, then the walk's for the
+    exploitability check."""
     info = game.info
     if iterations < 1:
         raise SolverError("mccfr: the number of iterations must be at least 1")
@@ -91,6 +93,8 @@ def outcome_sampling(game: Any, *, iterations: int = 100_000, seed: int = 0,
         for traverser in range(info.num_players):
             _episode(game, tables, traverser, rng, exploration)
         done = t + 1
+        if progress is not None and done % extensive.PROGRESS_EVERY == 0:
+            progress("iterations", done)
         if max_seconds is not None and done % 128 == 0 \
                 and time.perf_counter() - started > max_seconds:
             break
@@ -98,7 +102,8 @@ def outcome_sampling(game: Any, *, iterations: int = 100_000, seed: int = 0,
     check: Exploitability | None = None
     form = None
     try:
-        form = extensive.build(game, max_histories=max_histories, algorithm="mccfr")
+        form = extensive.build(game, max_histories=max_histories, algorithm="mccfr",
+                               progress=progress)
     except SolverError as e:
         note = f"exploitability not computed: {e}"
     else:

@@ -42,7 +42,7 @@ from __future__ import annotations
 import os
 import sys
 import time
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -88,7 +88,8 @@ def highs_available() -> bool:
 
 
 def solve_sequence_form(game: Any, *, max_histories: int = extensive.DEFAULT_MAX_HISTORIES,
-                        verify: bool = True, use_flint: bool | None = None) -> SequenceFormSolution:
+                        verify: bool = True, use_flint: bool | None = None,
+                        progress: Callable[[str, int], None] | None = None) -> SequenceFormSolution:
     """Solve a two-player zero-sum (or constant-sum) game with hidden information or
     simultaneous moves exactly (module docstring). ``verify=False`` skips the exact re-solve
     (the answer is then labelled approximate, with its certified bounds)."""
@@ -99,7 +100,8 @@ def solve_sequence_form(game: Any, *, max_histories: int = extensive.DEFAULT_MAX
                           f"installed: {HIGHS_HINT}")
     seconds: dict[str, float] = {}
     started = time.perf_counter()
-    form = extensive.build(game, max_histories=max_histories, algorithm=ALGORITHM)
+    form = extensive.build(game, max_histories=max_histories, algorithm=ALGORITHM,
+                           progress=progress)
     seconds["build"] = time.perf_counter() - started
     program = _Program(form, total)
     started = time.perf_counter()

@@ -26,12 +26,13 @@ from __future__ import annotations
 
 import math
 from collections import deque
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
 from gdl.protocol import CHANCE, SIMULTANEOUS, TERMINAL, Action, State, Value
+from gdl.solvers.extensive import PROGRESS_EVERY
 from gdl.solvers.matrix import solve_matrix_game
 from gdl.solvers.result import SolverError
 from gdl.solvers.wide import SEQUENCE_FORM, require_two_zero_sum
@@ -82,16 +83,19 @@ class _Graph:
 
 def solve_simultaneous(game: Any, *, max_states: int = DEFAULT_MAX_STATES,
                        tolerance: float = TOLERANCE, max_sweeps: int = MAX_SWEEPS,
-                       root: State | None = None) -> SimultaneousSolution:
+                       root: State | None = None,
+                       progress: Callable[[str, int], None] | None = None) -> SimultaneousSolution:
     """Solve a two-player zero-sum (or constant-sum) game of perfect information, with or
-    without simultaneous moves (module docstring)."""
+    without simultaneous moves (module docstring). ``progress("positions", n)`` is called as
+    the walk finds positions."""
     info = game.info
     total = require_two_zero_sum(info, ALGORITHM)
     if info.hidden:
         raise SolverError(f"{ALGORITHM}: game {info.name!r} has hidden information; a position "
                           "does not start a subgame there, so values per position mean nothing. "
                           f"Use the {SEQUENCE_FORM!r} solver")
-    graph = _enumerate(game, game.initial_state() if root is None else root, max_states, total)
+    graph = _enumerate(game, game.initial_state() if root is None else root, max_states, total,
+                       progress)
     order = _children_first(graph)
     if order is not None:
         return _induction(game, graph, order, total)
@@ -104,7 +108,8 @@ def solve_simultaneous(game: Any, *, max_states: int = DEFAULT_MAX_STATES,
     return _shapley(game, graph, total, tolerance, max_sweeps)
 
 
-def _enumerate(game: Any, root: State, max_states: int, total: Value) -> _Graph:
+def _enumerate(game: Any, root: State, max_states: int, total: Value,
+               progress: Callable[[str, int], None] | None = None) -> _Graph:
     index: dict[Hashable, int] = {root: 0}
     graph = _Graph([root], [], [], [], [])
     queue = deque([root])
@@ -149,6 +154,8 @@ def _enumerate(game: Any, root: State, max_states: int, total: Value) -> _Graph:
                                       "too many to value every one")
                 graph.states.append(child)
                 queue.append(child)
+                if progress is not None and k % PROGRESS_EVERY == 0:
+                    progress("positions", k)
             numbers.append(k)
         graph.kind.append(player)
         graph.children.append(numbers)
