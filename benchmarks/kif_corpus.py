@@ -239,7 +239,8 @@ def reason(result: dict, args) -> str:
         if "more than" in text and "reachable positions" in text:
             return f"more than {args.max_states:,} positions"
         # an error in play, located in the translated rules: its code and message
-        text = re.sub(r"^.* \(as \.game\):\d+:\d+: error\[(\w+)\]: ", r"\1 in play: ", text)
+        text = re.sub(r"^.*(?: \(as \.game\):\d+:\d+|\.kif): error\[(\w+)\]: ", r"\1 in play: ",
+                      text)
         return text.removeprefix("gdl solve: error: ")
     return ""
 

@@ -9,10 +9,11 @@ simultaneous-move game, played and solved by gdl's simultaneous-move solvers) or
 ``TURN_STATES`` positions without one (the game is then taken as alternating; should a later
 position have two roles choosing, the interpreter refuses it there by name, K303, saying why).
 
-For a simultaneous-move game the walk goes on, up to ``SUM_STEPS`` moves, to collect the sums
-of the goals at the ends: when it has seen every reachable position and every end gives the
-same sum, the game is constant-sum (zero-sum for a sum of 0), which picks the exact solver.
-Detected, never assumed: a walk that stops early leaves the game general-sum.
+For a simultaneous-move game of two roles the walk goes on, up to ``SUM_STEPS`` moves, to
+collect the sums of the goals at the ends: when it has seen every reachable position and every
+end gives the same sum, the game is constant-sum (zero-sum for a sum of 0), which picks the
+exact solver (gdl's solvers for more players do not ask). Detected, never assumed: a walk that
+stops early leaves the game general-sum.
 
 An alternating game the walk covers whole (it has fewer than ``TURN_STATES`` positions) has
 its sums checked the same way.
@@ -27,7 +28,7 @@ from dataclasses import dataclass, field
 from itertools import product
 
 TURN_STATES = 200          # positions walked looking for two roles that choose at once
-SUM_STEPS = 20_000         # moves walked, in a simultaneous-move game, to check constant sum
+SUM_STEPS = 5_000          # moves walked, in a simultaneous-move game, to check constant sum
 
 
 @dataclass
@@ -62,6 +63,9 @@ def survey(game, turn_states: int = TURN_STATES, sum_steps: int = SUM_STEPS) -> 
         moves = game.joint_moves(state)
         if sum(1 for row in moves if len(row) > 1) > 1:
             result.simultaneous = True
+            if len(moves) != 2:         # the sum matters to the choice of solver for two only
+                result.positions = len(seen)
+                return result
         if not result.simultaneous and len(seen) >= turn_states:
             result.positions = len(seen)
             return result
@@ -74,6 +78,6 @@ def survey(game, turn_states: int = TURN_STATES, sum_steps: int = SUM_STEPS) -> 
             if after not in seen:
                 seen.add(after)
                 queue.append(after)
-    result.complete = not queue
+    result.complete = True
     result.positions = len(seen)
     return result
