@@ -43,6 +43,7 @@ from __future__ import annotations
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from operator import is_
 from typing import Any, Protocol
 
 CHANCE = -1
@@ -187,3 +188,79 @@ def distribution_problem(pairs: Iterable[tuple[Any, Any]]) -> str | None:
     if total != 1:
         return f"probabilities sum to {total}, not 1"
     return None
+
+
+# ---- what every consumer of the protocol checks the same way --------------------------------------
+
+class SolverError(Exception):
+    """A solver refuses a game it cannot handle, or meets a problem it cannot recover from (a
+    game that breaks the protocol's promises, such as a decision without an action)."""
+
+
+def constant_sum_total(info: GameInfo, algorithm: str) -> Value:
+    """The declared total of every utility vector; refuse games that declare none."""
+    if info.sum_kind == ZERO_SUM:
+        return 0
+    if info.sum_kind == CONSTANT_SUM:
+        if info.utility_sum is None:
+            raise SolverError(f"{algorithm}: game {info.name!r} is declared constant-sum "
+                              "but gives no utility_sum")
+        return info.utility_sum
+    raise SolverError(f"{algorithm}: game {info.name!r} is {info.sum_kind}; {algorithm} needs a "
+                      "zero-sum or constant-sum game (use maxn for general-sum games)")
+
+
+# The outcome pairs checked last. A game that hands out the same (immutable) pair objects again,
+# as compiled games do for a fixed distribution, needs no second check: same objects, same
+# values. Holding them keeps their identities from being reused.
+_checked_outcomes: tuple = ()
+
+
+def chance_outcomes(game: Any, state: State,
+                    outcomes: Sequence[tuple[Action, Fraction]] | None = None
+                    ) -> Sequence[tuple[Action, Fraction]]:
+    """The outcomes of a chance state, checked: exact, non-negative, summing to exactly 1.
+    ``outcomes``: what ``game.chance_outcomes(state)`` gave, where the caller has it already."""
+    global _checked_outcomes
+    if outcomes is None:
+        outcomes = game.chance_outcomes(state)
+    checked = _checked_outcomes
+    if outcomes and len(checked) == len(outcomes) and all(map(is_, checked, outcomes)):
+        return outcomes
+    for _, p in outcomes:
+        if isinstance(p, bool) or not isinstance(p, (int, Fraction)) or p < 0:
+            raise SolverError(f"game {game.info.name!r}: chance state {state!r} has outcome "
+                              f"probability {p!r}; probabilities must be exact and >= 0")
+    if sum(p for _, p in outcomes) != 1:
+        raise SolverError(f"game {game.info.name!r}: chance outcomes at state {state!r} "
+                          "do not sum to 1")
+    if all(type(pair) is tuple for pair in outcomes):
+        _checked_outcomes = tuple(outcomes)
+    return outcomes
+
+
+def no_legal_actions(game: Any, state: State) -> SolverError:
+    """The error for a non-terminal decision state without legal actions (a broken game)."""
+    return SolverError(f"game {game.info.name!r}: non-terminal state {state!r} has no legal "
+                       "actions")
+
+
+# ---- what a game with native rules offers the graph solver ----------------------------------------
+
+class NativeRules(Protocol):
+    """``game.native`` of a game built with native rules (gdl.backends.native): passes over
+    whole position graphs in C, which gdl.graph uses where a game has them, without importing
+    a back end. Each returns its passes, or a string: why there are none for this game."""
+
+    def graph_expander(self, game: Any) -> Any:
+        """Expansion of packed positions (gdl.backends.native.graph states the contract)."""
+        ...
+
+    def chance_graph(self, game: Any) -> Any:
+        """Passes over byte keys, chance included (gdl.backends.native.chance_graph)."""
+        ...
+
+
+def native_rules(game: Any) -> NativeRules | None:
+    """The game's native rules, or None where it has none."""
+    return getattr(game, "native", None)

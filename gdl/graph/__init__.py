@@ -28,8 +28,7 @@ from collections.abc import Callable
 from gdl.graph.order import levels as solve_order
 from gdl.graph.positions import PositionGraph, TooManyPositions, default_max_states, enumerate_positions
 from gdl.graph.solution import GraphSolution
-from gdl.protocol import CHANCE
-from gdl.solvers.common import constant_sum_total
+from gdl.protocol import CHANCE, constant_sum_total
 from gdl.solvers.result import SolverError
 from gdl.solvers.wide import refuse_wide
 

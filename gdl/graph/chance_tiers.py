@@ -623,7 +623,7 @@ def solve_tier(run, tier: int, keys: np.ndarray, expansion, loaded: dict,
     from gdl.graph import VALUE_ITERATION
     from gdl.graph.database import _decode_value
     from gdl.graph.tiers import _FloatTable, _save_array, byte_passes, key_numbers, search_keys
-    from gdl.solvers.common import constant_sum_total
+    from gdl.protocol import constant_sum_total
 
     info = run.game.info
     total = constant_sum_total(info, "strong solve")
@@ -785,7 +785,7 @@ def certified_interval(solution, state) -> tuple[tuple[Fraction, Fraction], ...]
     """Each player's value at ``state`` as a proven interval of exact fractions, where a tiered
     solve's values there are certified but not exact; else None."""
     from gdl.graph.tiers import key_of, tier_function
-    from gdl.solvers.common import constant_sum_total
+    from gdl.protocol import constant_sum_total
 
     run = solution.run
     tier = int(tier_function(run.game, run.tier)(state))
@@ -806,7 +806,7 @@ def win_probability(solution, state) -> tuple[Fraction, Fraction] | None:
     """The proven interval of the probability that player 0 wins, where every play ends in
     player 0's win or loss (two terminal values in all) and the values at ``state`` are
     certified; else None."""
-    from gdl.solvers.common import constant_sum_total
+    from gdl.protocol import constant_sum_total
 
     found = certified_interval(solution, state)
     ends = {e for how in solution.run.manifest.get("solved", {}).values()

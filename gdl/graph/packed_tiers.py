@@ -382,7 +382,7 @@ def solve_tier(run, tier: int, count: int) -> tuple[list, np.ndarray, np.ndarray
     from fractions import Fraction
 
     from gdl.graph.tiers import DrawRange, TierResult, _decode_value, _encoded
-    from gdl.solvers.common import constant_sum_total
+    from gdl.protocol import constant_sum_total
 
     info = run.game.info
     if run.manifest.get("inside", {}).get(str(tier), True) or info.num_players != 2 \

@@ -40,8 +40,7 @@ from typing import Any
 import numpy as np
 
 from gdl.graph.packed import NoNativeWalk, lookup, packed_positions
-from gdl.protocol import CHANCE, TERMINAL
-from gdl.solvers.common import chance_outcomes, no_legal_actions
+from gdl.protocol import CHANCE, TERMINAL, chance_outcomes, native_rules, no_legal_actions
 from gdl.solvers.result import SolverError
 
 # Bytes a position costs at peak (enumerating and solving, the interpreter included), measured
@@ -182,10 +181,10 @@ def native_expander(game):
     if getattr_static(game, "backend", None) != "native":
         return (getattr_static(game, "native_note", None)
                 or "the game has no native rules (backend 'native' gives them)")
-    make = getattr(getattr(game, "native", None), "graph_expander", None)
-    if make is None:
+    rules = native_rules(game)
+    if rules is None:
         return getattr(game, "native_note", None) or "the game has no native rules"
-    return make(game)
+    return rules.graph_expander(game)
 
 
 def _too_many(game, max_states: int) -> TooManyPositions:

@@ -33,7 +33,7 @@ from pathlib import Path
 import numpy as np
 
 from gdl.graph import rank
-from gdl.solvers.common import constant_sum_total
+from gdl.protocol import constant_sum_total
 
 # Layouts tried: the first guess, then each refinement.
 MAX_ATTEMPTS = 32

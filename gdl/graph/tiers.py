@@ -61,8 +61,7 @@ from gdl.graph.database import (
 from gdl.graph.executor import SerialExecutor, game_from
 from gdl.graph.positions import PositionGraph
 from gdl.graph.solution import NO_END_HIGH, NO_END_LOW
-from gdl.protocol import CHANCE, TERMINAL
-from gdl.solvers.common import chance_outcomes, constant_sum_total, no_legal_actions
+from gdl.protocol import CHANCE, TERMINAL, chance_outcomes, constant_sum_total, native_rules, no_legal_actions
 from gdl.solvers.result import SolverError
 
 MANIFEST = "manifest.json"
@@ -210,8 +209,8 @@ def byte_passes(game):
     or None."""
     held = _BYTE_PASSES.get(id(game))
     if held is None or held[0] is not game:
-        make = getattr(getattr(game, "native", None), "chance_graph", None)
-        found = make(game) if make is not None else None
+        rules = native_rules(game)
+        found = rules.chance_graph(game) if rules is not None else None
         held = _BYTE_PASSES[id(game)] = (game, None if isinstance(found, str) else found)
     return held[1]
 

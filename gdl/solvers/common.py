@@ -5,7 +5,9 @@
   evaluations), counted and checked against what ``game.info`` declares. A search that prunes
   with declared bounds or a declared sum is only sound if the game keeps its word, so a broken
   promise is an error rather than a silently wrong answer.
-- ``chance_outcomes``: a chance state's outcomes, checked to be exact and to sum to 1.
+- ``chance_outcomes``: a chance state's outcomes, checked to be exact and to sum to 1 (with
+  ``constant_sum_total`` and ``no_legal_actions``, from the protocol layer: gdl.graph uses
+  them too).
 - Principal variations as linked pairs ``(action, rest)`` built in O(1) per node and flattened
   once at the end (a tuple per node would make a 5000-ply chain quadratic).
 """
@@ -14,10 +16,18 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from fractions import Fraction
-from operator import is_
 from typing import Any, TypeVar
 
-from gdl.protocol import CONSTANT_SUM, TERMINAL, ZERO_SUM, Action, GameInfo, State, Value
+from gdl.protocol import (  # noqa: F401 - the protocol's checks, used by every search from here
+    TERMINAL,
+    Action,
+    GameInfo,
+    State,
+    Value,
+    chance_outcomes,
+    constant_sum_total,
+    no_legal_actions,
+)
 from gdl.solvers.result import SolverError, Stats
 from gdl.solvers.trace import EXACT, LOWER, UPPER, Trace
 
@@ -31,19 +41,6 @@ def pv_tuple(link: PvLink) -> tuple[Action, ...]:
         action, link = link
         actions.append(action)
     return tuple(actions)
-
-
-def constant_sum_total(info: GameInfo, algorithm: str) -> Value:
-    """The declared total of every utility vector; refuse games that declare none."""
-    if info.sum_kind == ZERO_SUM:
-        return 0
-    if info.sum_kind == CONSTANT_SUM:
-        if info.utility_sum is None:
-            raise SolverError(f"{algorithm}: game {info.name!r} is declared constant-sum "
-                              "but gives no utility_sum")
-        return info.utility_sum
-    raise SolverError(f"{algorithm}: game {info.name!r} is {info.sum_kind}; {algorithm} needs a "
-                      "zero-sum or constant-sum game (use maxn for general-sum games)")
 
 
 def require_two_player_constant_sum(info: GameInfo, algorithm: str) -> Value:
@@ -155,46 +152,12 @@ def frontier(game, stats: Stats, *, total: Value | None = None,
     return _TracedFrontier(game, stats, trace, total=total, bounds=bounds)
 
 
-# The outcome pairs checked last. A game that hands out the same (immutable) pair objects again,
-# as compiled games do for a fixed distribution, needs no second check: same objects, same
-# values. Holding them keeps their identities from being reused.
-_checked_outcomes: tuple = ()
-
-
-def chance_outcomes(game, state: State, outcomes: Sequence[tuple[Action, Fraction]] | None = None
-                    ) -> Sequence[tuple[Action, Fraction]]:
-    """The outcomes of a chance state, checked: exact, non-negative, summing to exactly 1.
-    ``outcomes``: what ``game.chance_outcomes(state)`` gave, where the caller has it already."""
-    global _checked_outcomes
-    if outcomes is None:
-        outcomes = game.chance_outcomes(state)
-    checked = _checked_outcomes
-    if outcomes and len(checked) == len(outcomes) and all(map(is_, checked, outcomes)):
-        return outcomes
-    for _, p in outcomes:
-        if isinstance(p, bool) or not isinstance(p, (int, Fraction)) or p < 0:
-            raise SolverError(f"game {game.info.name!r}: chance state {state!r} has outcome "
-                              f"probability {p!r}; probabilities must be exact and >= 0")
-    if sum(p for _, p in outcomes) != 1:
-        raise SolverError(f"game {game.info.name!r}: chance outcomes at state {state!r} "
-                          "do not sum to 1")
-    if all(type(pair) is tuple for pair in outcomes):
-        _checked_outcomes = tuple(outcomes)
-    return outcomes
-
-
 def decision_actions(game, state: State) -> Sequence[Action]:
     """Legal actions of a decision state; a non-terminal state without any is a broken game."""
     actions = game.legal_actions(state)
     if not actions:
         raise no_legal_actions(game, state)
     return actions
-
-
-def no_legal_actions(game, state: State) -> SolverError:
-    """The error for a non-terminal decision state without legal actions (a broken game)."""
-    return SolverError(f"game {game.info.name!r}: non-terminal state {state!r} has no legal "
-                       "actions")
 
 
 def unexpected_chance(game, algorithm: str) -> SolverError:

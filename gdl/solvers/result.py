@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from gdl.protocol import Action, Value
+from gdl.protocol import Action, SolverError, Value  # noqa: F401 - solvers raise it from here
 
 
 @dataclass
@@ -40,5 +40,3 @@ class SolveResult:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
-class SolverError(Exception):
-    """A solver refuses a game it cannot handle, or meets a problem it cannot recover from."""
