@@ -28,6 +28,7 @@ never as exact.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from fractions import Fraction
 
 import numpy as np
@@ -449,7 +450,8 @@ def solve_stochastic(graph, total, progress=None, endless=None, native=None) -> 
             pass
         else:
             return GraphSolution(graph, VALUE_ITERATION,
-                                 VectorValues(_pair_vectors(exact_pairs, total)), exact=True)
+                                 VectorValues(PairVectors(exact_pairs, total)),
+                                 exact=True)
     if progress is not None:
         progress("ordering", 0, len(graph))
     parts, _, layers = condensation_layers(graph)
@@ -634,27 +636,42 @@ def _general_component(members: list, arrays: tuple, probabilities: list, value)
     raise _TooBig()
 
 
-def _pair_vectors(exact: list, total) -> list:
-    """``_vectors`` of exact values given as pairs in lowest terms: for an integer constant
-    sum, player 0's utility (v + total) / 2 is (n + total d) / 2d, in lowest terms once a 2
-    that divides the numerator is taken out (n + total d is prime to d), and player 1's
-    total minus it over the same denominator: no greatest common divisor to compute."""
+class PairVectors(Sequence):
+    """Each position's exact value vector, made from its value as a pair when read: a solve
+    reads a few of them (its start's), a database save each once; none is made twice over
+    (``VectorValues.vectors`` is read by index only)."""
+
+    __slots__ = ("pairs", "total")
+
+    def __init__(self, pairs: list, total):
+        self.pairs, self.total = pairs, total
+
+    def __len__(self) -> int:
+        return len(self.pairs)
+
+    def __getitem__(self, position):        # by index only, no slices
+        return pair_vector(self.pairs[position], self.total)
+
+
+def pair_vector(exact: tuple[int, int], total) -> tuple:
+    """``_vectors``'s vector of one exact value given as a pair in lowest terms: for an integer
+    constant sum, player 0's utility (v + total) / 2 is (n + total d) / 2d, in lowest terms
+    once a 2 that divides the numerator is taken out (n + total d is prime to d), and player
+    1's total minus it over the same denominator: no greatest common divisor to compute."""
     from gdl.graph.exact_cut import fraction
 
     if type(total) is not int:
-        return _vectors([fraction(v) for v in exact], total)
-    vectors = []
-    for n, d in exact:
-        n += total * d
-        if n % 2:
-            d *= 2
-        else:
-            n //= 2
-        if d == 1:
-            vectors.append((n, total - n))
-        else:
-            vectors.append((fraction((n, d)), fraction((total * d - n, d))))
-    return vectors
+        [vector] = _vectors([fraction(exact)], total)
+        return vector
+    n, d = exact
+    n += total * d
+    if n % 2:
+        d *= 2
+    else:
+        n //= 2
+    if d == 1:
+        return n, total - n
+    return fraction((n, d)), fraction((total * d - n, d))
 
 
 def _vectors(exact: list, total) -> list:
