@@ -468,7 +468,8 @@ def bracket(graph: LocalTier, piece: np.ndarray, active: np.ndarray | None = Non
 # ---- the coordinator's side --------------------------------------------------------------------
 
 # A loaded later tier's exact values, decoded once (by id: the result is kept with them, so the
-# id stays its own): each tier reaches a hundred later ones in Pig, and parsing is slow.
+# id stays its own), with their length in bits and their nearest float: each tier reaches a
+# hundred later ones in Pig, and parsing and rounding long fractions are slow.
 _DECODED: dict[int, tuple] = {}
 
 
@@ -533,15 +534,17 @@ def solve_tier(run, tier: int, keys: np.ndarray, expansion, loaded: dict,
         if solved.get(str(u), {}).get("exact"):
             assert encoded is not None          # an exact tier's values are not floats
             decoded = _decoded(result)
-            exact, bits = [], []
+            exact, bits, nearest = [], [], []
             for i, e in zip(ids.tolist(), encoded):
                 cached = decoded.get(i)
                 if cached is None:
                     x = Fraction(_decode_value(e[0])) * 2 - total
-                    cached = decoded[i] = (x, max(abs(x.numerator), x.denominator).bit_length())
+                    cached = decoded[i] = (x, max(abs(x.numerator), x.denominator).bit_length(),
+                                           float(x))
                 exact.append(cached[0])
                 bits.append(cached[1])
-            low, high = outward(np.array([float(x) for x in exact]))
+                nearest.append(cached[2])
+            low, high = outward(np.array(nearest))
             stand_low[chosen], stand_high[chosen] = low[inverse], high[inverse]
             distinct = np.empty(len(exact), dtype=object)
             distinct[:] = exact
