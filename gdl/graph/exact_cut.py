@@ -34,7 +34,8 @@ class TooBig(Exception):
 
 def pair(v) -> Pair:
     """A number as ``(numerator, denominator)`` in lowest terms."""
-    v = Fraction(v)
+    if type(v) is not Fraction:          # an int, or another kind of number
+        v = Fraction(v)
     return v.numerator, v.denominator
 
 
