@@ -14,7 +14,7 @@ from functools import cache
 import numpy as np
 import pytest
 from helpers import GAMES
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from gdl.backends.load import load, loads
@@ -202,16 +202,57 @@ def test_a_rule_error_falls_back_and_is_reported_located(tmp_path):
     assert "E303" in str(native_error.value) and ":5:" in str(native_error.value)
 
 
+def assert_identical_graphs(native, python):
+    """The byte-key walk's graph is the protocol walk's: the same ids, keys, moves,
+    probabilities and returns (values and types)."""
+    assert native.stats["enumeration"] == "native" and "enumeration_note" not in native.stats
+    assert python.stats["enumeration"] == "protocol"
+    assert native.keys == python.keys and native.index == python.index
+    assert native.packed == python.packed
+    for name in ("player", "first", "child", "probability_index", "returns_index"):
+        mine, theirs = getattr(native, name), getattr(python, name)
+        assert mine.dtype == theirs.dtype and np.array_equal(mine, theirs), name
+    assert native.probabilities == python.probabilities
+    assert all(type(a) is type(b) for a, b in zip(native.probabilities, python.probabilities))
+    assert native.returns_table == python.returns_table
+    assert all(type(a) is type(b) for x, y in zip(native.returns_table, python.returns_table)
+               for a, b in zip(x, y))
+
+
 @needs_cc
-def test_a_chance_game_walks_through_the_protocol_and_says_why():
-    # Chance games have native rules (the native tier runs `random`), but the native walk has no
-    # chance nodes: the note must name that, not a rule error the user did not make.
-    game = load(GAMES / "cyclic" / "piglet.game", {}, backend="native")
-    assert game.native is not None and game.info.has_chance
-    graph = enumerate_positions(game)
-    assert graph.stats["enumeration"] == "protocol"
-    note = graph.stats["enumeration_note"]
-    assert "chance" in note and "rule error" not in note
+@pytest.mark.parametrize("name, params", [("cyclic/piglet.game", {"goal": 3}),
+                                          ("cyclic/pig100.game", {"goal": 12}),
+                                          ("pig.game", {"winscore": 6, "horizon": 8})])
+def test_a_chance_game_walks_over_byte_keys_numbered_as_the_protocol_walk(name, params):
+    # the packed native walk has no chance positions; the byte keys of the tiered solve have
+    native_game, python_game = both(name, params)
+    assert native_game.native is not None and native_game.info.has_chance
+    assert_identical_graphs(enumerate_positions(native_game), enumerate_positions(python_game))
+
+
+@needs_cc
+@settings(max_examples=5, deadline=None, suppress_health_check=list(HealthCheck))
+@given(rule_games(chance=True))
+def test_generated_chance_games_walk_over_byte_keys_as_through_the_protocol(rules):
+    assume("random" in rules.text)          # games without chance take the packed walk
+    native_game = loads(rules.text, "<generated>", backend="native")
+    python_game = loads(rules.text, "<generated>", backend="compile")
+    python = enumerate_positions(python_game)
+    native = enumerate_positions(native_game)
+    if native.stats["enumeration"] == "protocol":   # no native rules, or the C declined
+        return
+    assert_identical_graphs(native, python)
+
+
+@needs_cc
+def test_the_byte_walk_refuses_too_many_positions_as_the_protocol_walk_does():
+    native_game, python_game = both("cyclic/piglet.game", {"goal": 3})
+    with pytest.raises(TooManyPositions) as native_error:
+        enumerate_positions(native_game, max_states=10)
+    with pytest.raises(TooManyPositions) as python_error:
+        enumerate_positions(python_game, max_states=10)
+    assert str(native_error.value) == str(python_error.value)
+    assert "more than 10 reachable" in str(native_error.value)
 
 
 @needs_cc

@@ -118,9 +118,11 @@ def _solve_graph(game, graph: PositionGraph, progress) -> GraphSolution:
         return GraphSolution(graph, RETROGRADE, values)
     if two_player_constant_sum:
         from gdl.graph.iteration import solve_stochastic
+        from gdl.graph.tiers import byte_passes
 
         return solve_stochastic(graph, total, progress,
-                                None if info.endless_value is None else info.endless_value[0])
+                                None if info.endless_value is None else info.endless_value[0],
+                                native=byte_passes(game) if has_chance else None)
     from gdl.graph.multiplayer import solve_multiplayer
 
     return solve_multiplayer(graph, info, progress)   # or a SolverError with the reason

@@ -38,13 +38,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from fractions import Fraction
 from itertools import pairwise
-from math import gcd
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from gdl.graph import iteration
+from gdl.graph import exact_cut, iteration
+from gdl.graph.exact_cut import pair as _pair
 from gdl.graph.order import components, gather, levels, weak_components
 from gdl.graph.solution import player_intervals, win_chance
 from gdl.protocol import CHANCE, TERMINAL
@@ -324,41 +324,14 @@ def _exact(local: LocalTier, start: int, stop: int, members: np.ndarray, low: np
     return [value[p] if p in value else _pair(terminal[p]) for p in members.tolist()]
 
 
-def _pair(v) -> tuple[int, int]:
-    v = Fraction(v)
-    return v.numerator, v.denominator
-
-
 def _exact_piece(local: LocalTier, arrays: tuple, sequence: list, value: dict) -> None:
     """One piece's exact values into ``value`` (tier position -> ``(numerator, denominator)``
-    in lowest terms), checked. ``sequence``: its movers other than the cut, children first over
-    every move inside the piece, then its one cut position (every cycle of the piece passes
-    through it).
-
-    Under a policy (first the move best by the floats, as ``iteration.exact_values`` picks it)
-    each value is an affine function ``a + b x`` of the cut's value x: one pass in that order
-    gives every ``(a, b)`` exactly, the cut's own equation ``x = a + b x`` gives x, then every
-    value. Every decision is then checked exactly: where a move is strictly better for the
-    mover, the policy takes it and the piece is evaluated again (policy iteration). Checked
-    values satisfy the Bellman equations exactly; in a stopping game that makes them the value.
-
-    The rationals are pairs of ints kept in lowest terms (``_add``, ``_scale``): the same
-    numbers as ``Fraction``'s, without its cost per operation (Pig to 100: 325,000 positions
-    checked exactly, most of the numbers small)."""
-    first, child, player, probability_index, guess, weights, terminal_pairs = arrays
+    in lowest terms), checked (``gdl.graph.exact_cut``). ``sequence``: its movers other than
+    the cut, children first over every move inside the piece, then its one cut position
+    (every cycle of the piece passes through it). Pig to 100: 325,000 positions checked
+    exactly this way, most of the numbers small."""
+    *lists, terminal_pairs = arrays
     terminal = local.exact_terminal
-    limit = iteration.MAX_DIGITS * 3.33
-    slack = iteration.POLICY_SLACK
-    cut = sequence[-1]
-    order = sequence[:-1]
-    policy: dict[int, int] = {}
-    for p in sequence:
-        if player[p] >= 0:
-            sign = -1.0 if player[p] == 1 else 1.0
-            edges = range(first[p], first[p + 1])
-            seen = [guess[child[e]] * sign for e in edges]
-            top = max(seen)
-            policy[p] = next(e for e, v in zip(edges, seen) if v >= top - slack)
 
     def known(c: int) -> tuple[int, int]:
         found = terminal_pairs.get(c)
@@ -368,112 +341,8 @@ def _exact_piece(local: LocalTier, arrays: tuple, sequence: list, value: dict) -
             found = terminal_pairs[c] = _pair(terminal[c])
         return found
 
-    def form(p: int, a: dict, b: dict) -> tuple:
-        """``(a, b)`` of position p from its children's (b None: zero)."""
-        if player[p] >= 0:
-            c = child[policy[p]]
-            if c in a:
-                return a[c], b[c]
-            return known(c), None
-        total_a = total_b = None
-        e, end = first[p], first[p + 1]
-        while e < end:                   # outcomes of one probability summed first
-            kind = probability_index[e]
-            run_a = run_b = None
-            while e < end and probability_index[e] == kind:
-                c = child[e]
-                if c in a:
-                    run_a = a[c] if run_a is None else _add(run_a, a[c])
-                    coefficient = b[c]
-                    if coefficient is not None:
-                        run_b = coefficient if run_b is None else _add(run_b, coefficient)
-                else:
-                    run_a = known(c) if run_a is None else _add(run_a, known(c))
-                e += 1
-            weight = weights[kind]
-            assert run_a is not None            # an outcome has a child
-            run_a = _scale(run_a, weight)
-            total_a = run_a if total_a is None else _add(total_a, run_a)
-            if run_b is not None:
-                run_b = _scale(run_b, weight)
-                total_b = run_b if total_b is None else _add(total_b, run_b)
-        return total_a, total_b
-
-    for _ in range(iteration.MAX_IMPROVEMENTS):
-        a: dict = {cut: (0, 1)}
-        b: dict = {cut: (1, 1)}
-        for p in order:
-            a[p], b[p] = form(p, a, b)
-        (an, ad), coefficient = form(cut, a, b)
-        bn, bd = coefficient if coefficient is not None else (0, 1)
-        if bn == bd:
-            raise iteration._TooBig()        # the policy never leaves the cycle: no value
-        # x = a / (1 - b) = (an / ad) * (bd / (bd - bn)), in lowest terms
-        x = _scale((an, ad), (bd, bd - bn) if bd > bn else (-bd, bn - bd))
-        if max(abs(x[0]), x[1]).bit_length() > limit:
-            raise iteration._TooBig()
-        value[cut] = x
-        for p in order:
-            coefficient = b[p]
-            v = a[p] if coefficient is None else _add(a[p], _scale(x, coefficient))
-            if max(abs(v[0]), v[1]).bit_length() > limit:
-                raise iteration._TooBig()
-            value[p] = v
-        changed = False
-        for p in sequence:
-            kind = player[p]
-            if kind < 0:
-                continue
-            edges = range(first[p], first[p + 1])
-            if len(edges) < 2:
-                continue
-            chosen = policy[p]
-            c = child[chosen]
-            best = value[c] if c in a else known(c)
-            for e in edges:
-                c = child[e]
-                v = value[c] if c in a else known(c)
-                # v > best for player 0, v < best for player 1 (denominators are positive)
-                if (v[0] * best[1] > best[0] * v[1]) if kind == 0 else \
-                        (v[0] * best[1] < best[0] * v[1]):
-                    best, chosen = v, e
-            if chosen != policy[p]:
-                policy[p] = chosen
-                changed = True
-        if not changed:
-            return
-    raise iteration._TooBig()
-
-
-def _add(x: tuple[int, int], y: tuple[int, int]) -> tuple[int, int]:
-    """x + y for rationals in lowest terms (positive denominators), in lowest terms: the
-    algorithm of Python's Fraction (Knuth, TAOCP 4.5.1)."""
-    na, da = x
-    nb, db = y
-    g = gcd(da, db)
-    if g == 1:
-        return na * db + da * nb, da * db
-    s = da // g
-    t = na * (db // g) + nb * s
-    g2 = gcd(t, g)
-    if g2 == 1:
-        return t, s * db
-    return t // g2, s * (db // g2)
-
-
-def _scale(x: tuple[int, int], y: tuple[int, int]) -> tuple[int, int]:
-    """x * y for rationals in lowest terms (positive denominators), in lowest terms."""
-    na, da = x
-    nb, db = y
-    g1 = gcd(na, db)
-    if g1 > 1:
-        na //= g1
-        db //= g1
-    g2 = gcd(nb, da)
-    if g2 > 1:
-        nb //= g2
-        da //= g2
-    return na * nb, db * da
+    exact_cut.evaluate(tuple(lists), sequence, 1, known, value, iteration.POLICY_SLACK,
+                       iteration.MAX_DIGITS * 3.33, iteration.MAX_IMPROVEMENTS)
 
 
 def _native_of(source) -> Any:
@@ -599,7 +468,8 @@ def bracket(graph: LocalTier, piece: np.ndarray, active: np.ndarray | None = Non
 # ---- the coordinator's side --------------------------------------------------------------------
 
 # A loaded later tier's exact values, decoded once (by id: the result is kept with them, so the
-# id stays its own): each tier reaches a hundred later ones in Pig, and parsing is slow.
+# id stays its own), with their length in bits and their nearest float: each tier reaches a
+# hundred later ones in Pig, and parsing and rounding long fractions are slow.
 _DECODED: dict[int, tuple] = {}
 
 
@@ -664,15 +534,17 @@ def solve_tier(run, tier: int, keys: np.ndarray, expansion, loaded: dict,
         if solved.get(str(u), {}).get("exact"):
             assert encoded is not None          # an exact tier's values are not floats
             decoded = _decoded(result)
-            exact, bits = [], []
+            exact, bits, nearest = [], [], []
             for i, e in zip(ids.tolist(), encoded):
                 cached = decoded.get(i)
                 if cached is None:
                     x = Fraction(_decode_value(e[0])) * 2 - total
-                    cached = decoded[i] = (x, max(abs(x.numerator), x.denominator).bit_length())
+                    cached = decoded[i] = (x, max(abs(x.numerator), x.denominator).bit_length(),
+                                           float(x))
                 exact.append(cached[0])
                 bits.append(cached[1])
-            low, high = outward(np.array([float(x) for x in exact]))
+                nearest.append(cached[2])
+            low, high = outward(np.array(nearest))
             stand_low[chosen], stand_high[chosen] = low[inverse], high[inverse]
             distinct = np.empty(len(exact), dtype=object)
             distinct[:] = exact

@@ -28,10 +28,12 @@ never as exact.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from fractions import Fraction
 
 import numpy as np
 
+from gdl.graph.exact_cut import TooBig as _TooBig
 from gdl.graph.induction import centred_terminals
 from gdl.graph.order import components, edge_owner, gather, levels
 from gdl.graph.retrograde import attractor
@@ -44,10 +46,6 @@ POLICY_SLACK = 1e-9      # moves within this of the best float value count as be
 EXACT_LIMIT = 300_000    # positions: beyond this the exact check is not attempted
 MAX_DIGITS = 2_000       # digits of a numerator or denominator before the exact check gives up
 MAX_IMPROVEMENTS = 50
-
-
-class _TooBig(Exception):
-    pass
 
 
 def endless_positions(graph) -> np.ndarray:
@@ -428,9 +426,12 @@ def _improve(members, player, first, child, policy, value) -> bool:
     return changed
 
 
-def solve_stochastic(graph, total, progress=None, endless=None) -> GraphSolution:
+def solve_stochastic(graph, total, progress=None, endless=None, native=None) -> GraphSolution:
     """Every position of a two-player constant-sum game with chance and cycles. ``endless``:
-    player 0's utility for a play that never ends, where the rules declare it."""
+    player 0's utility for a play that never ends, where the rules declare it. ``native``:
+    the game's native passes (gdl.backends.native.chance_graph), which then guess the values
+    and order the exact check of a stopping game (``native_exact``); where that check cannot be
+    made, the general way below decides, as without them."""
     from gdl.graph import VALUE_ITERATION
 
     terminal = centred_terminals(graph, total)
@@ -439,6 +440,18 @@ def solve_stochastic(graph, total, progress=None, endless=None) -> GraphSolution
 
         raise SolverError("strong solve: utilities too large for value iteration")
     centred, scale = terminal
+    if (native is not None and len(graph) <= EXACT_LIMIT
+            and not native.endless(graph.player, graph.first, graph.child)):
+        if progress is not None:
+            progress("checking exactly", 0, len(graph))
+        try:
+            exact_pairs = native_exact(graph, centred, scale, native)
+        except _TooBig:
+            pass
+        else:
+            return GraphSolution(graph, VALUE_ITERATION,
+                                 VectorValues(PairVectors(exact_pairs, total)),
+                                 exact=True)
     if progress is not None:
         progress("ordering", 0, len(graph))
     parts, _, layers = condensation_layers(graph)
@@ -544,6 +557,121 @@ def _not_stopping(graph, total, centred, scale, parts, layers, endless, endless_
     vectors = [((v + float(total)) / 2, (float(total) - v) / 2) for v in approximate.tolist()]
     return GraphSolution(graph, VALUE_ITERATION, VectorValues(vectors), exact=False,
                          residual=residual, note=note)
+
+
+# Float policy rounds of a component in the native guess (``native_exact``): its policy only
+# starts the exact check, which improves it further where it is not yet optimal.
+GUESS_POLICY_ROUNDS = 30
+GUESS_MAX_CUT = 8
+
+
+def native_exact(graph, centred: np.ndarray, scale: int, native) -> list:
+    """Player 0's exact centred values (divided by ``scale``) of a stopping game, as pairs
+    ``(numerator, denominator)`` in lowest terms, checked; raises _TooBig where the check
+    cannot be made. The C (``native.graph_guess``) finds the strongly connected components,
+    sinks first, a cut in each through which its every cycle passes, an order children first,
+    and float values by policy iteration over the cut; then each component is checked
+    exactly along that order (``gdl.graph.exact_cut``), or, where its cut has more than one
+    position, by the general check of ``_evaluate`` and ``_improve``."""
+    from gdl.graph import exact_cut
+
+    table = np.array([float(p) for p in graph.probabilities] or [0.0])
+    index = graph.probability_index
+    weight = np.where(index >= 0, table[np.maximum(index, 0)], 0.0)
+    found = native.graph_guess(graph.player, graph.first, graph.child, weight,
+                               centred.astype(np.float64) / scale,
+                               (GUESS_MAX_CUT, GUESS_POLICY_ROUNDS, TOLERANCE, MAX_SWEEPS))
+    player = graph.player.tolist()
+    first = graph.first.tolist()
+    child = graph.child.tolist()
+    probability_index = index.tolist()
+    value: list = [None] * len(graph)
+    for position in np.flatnonzero(graph.player == TERMINAL).tolist():
+        value[position] = exact_cut.pair(Fraction(int(centred[position]), scale))
+    arrays = (first, child, player, probability_index, found.value.tolist(),
+              [exact_cut.pair(p) for p in graph.probabilities])
+    sequence = found.sequence.tolist()
+    bounds = found.component_first.tolist()
+    limit = MAX_DIGITS * 3.33
+    for number, cuts in enumerate(found.cuts.tolist()):
+        members = sequence[bounds[number]:bounds[number + 1]]
+        if cuts in (0, 1):
+            exact_cut.evaluate(arrays, members, cuts, value.__getitem__, value, POLICY_SLACK,
+                               limit, MAX_IMPROVEMENTS)
+        else:
+            _general_component(members, arrays, graph.probabilities, _AsFractions(value))
+    return value
+
+
+class _AsFractions:
+    """A list of pairs read and written as Fractions: the general check's view of it."""
+
+    def __init__(self, pairs: list):
+        self.pairs = pairs
+
+    def __getitem__(self, position: int) -> Fraction:
+        from gdl.graph.exact_cut import fraction
+
+        return fraction(self.pairs[position])
+
+    def __setitem__(self, position: int, v: Fraction) -> None:
+        self.pairs[position] = (v.numerator, v.denominator)
+
+
+def _general_component(members: list, arrays: tuple, probabilities: list, value) -> None:
+    """One component's exact values by the general check (``exact_values``'s, for one)."""
+    first, child, player, probability_index, guess, _ = arrays
+    policy: dict[int, int] = {}
+    for position in members:
+        kind = player[position]
+        if kind >= 0:
+            edges = range(first[position], first[position + 1])
+            seen = [guess[child[e]] * (1 if kind == 0 else -1) for e in edges]
+            top = max(seen)
+            policy[position] = next(e for e, v in zip(edges, seen) if v >= top - POLICY_SLACK)
+    for _ in range(MAX_IMPROVEMENTS):
+        _evaluate(members, player, first, child, probability_index, probabilities, policy, value)
+        if not _improve(members, player, first, child, policy, value):
+            return
+    raise _TooBig()
+
+
+class PairVectors(Sequence):
+    """Each position's exact value vector, made from its value as a pair when read: a solve
+    reads a few of them (its start's), a database save each once; none is made twice over
+    (``VectorValues.vectors`` is read by index only)."""
+
+    __slots__ = ("pairs", "total")
+
+    def __init__(self, pairs: list, total):
+        self.pairs, self.total = pairs, total
+
+    def __len__(self) -> int:
+        return len(self.pairs)
+
+    def __getitem__(self, position):        # by index only, no slices
+        return pair_vector(self.pairs[position], self.total)
+
+
+def pair_vector(exact: tuple[int, int], total) -> tuple:
+    """``_vectors``'s vector of one exact value given as a pair in lowest terms: for an integer
+    constant sum, player 0's utility (v + total) / 2 is (n + total d) / 2d, in lowest terms
+    once a 2 that divides the numerator is taken out (n + total d is prime to d), and player
+    1's total minus it over the same denominator: no greatest common divisor to compute."""
+    from gdl.graph.exact_cut import fraction
+
+    if type(total) is not int:
+        [vector] = _vectors([fraction(exact)], total)
+        return vector
+    n, d = exact
+    n += total * d
+    if n % 2:
+        d *= 2
+    else:
+        n //= 2
+    if d == 1:
+        return n, total - n
+    return fraction((n, d)), fraction((total * d - n, d))
 
 
 def _vectors(exact: list, total) -> list:

@@ -2,10 +2,11 @@
 
 ``enumerate_positions(game)`` walks the game breadth-first from its initial state and returns
 a ``PositionGraph``. A game with native rules (``backend="native"``) is walked in C over packed
-64-bit keys (gdl.graph.packed); any other game, or one the native walk cannot take (chance,
-states beyond 63 bits, a rule error), through the protocol, and ``stats["enumeration_note"]``
-says why in one line. Both give the same positions, moves and returns; only the numbering
-differs:
+64-bit keys (gdl.graph.packed), a chance game over byte keys (gdl.graph.byte_walk, numbered as
+the protocol walk numbers them); any other game, or one the native walks cannot take (states
+beyond 63 bits or a byte a component, a rule error), through the protocol, and
+``stats["enumeration_note"]`` says why in one line. All give the same positions, moves and
+returns; only the numbering of the packed walk differs:
 
 - position ``i`` (0 is the initial state; the others follow discovery order in the protocol
   walk, increasing key order — the order of the states — in the native one, so ids are
@@ -39,6 +40,7 @@ from typing import Any
 
 import numpy as np
 
+from gdl.graph.byte_walk import byte_positions, chance_passes
 from gdl.graph.packed import NoNativeWalk, lookup, packed_positions
 from gdl.protocol import CHANCE, TERMINAL, chance_outcomes, native_rules, no_legal_actions
 from gdl.solvers.result import SolverError
@@ -157,6 +159,12 @@ def enumerate_positions(game, *, max_states: int | None = None,
     if max_states is None:
         max_states = default_max_states()
     max_states = min(max_states, 2**31 - 1)     # position ids are 32-bit
+    passes = chance_passes(game)
+    if passes is not None:
+        graph = byte_positions(game, passes, max_states, progress,
+                               lambda: _too_many(game, max_states))
+        if graph is not None:
+            return graph
     root = game.initial_state()
     graph = None
     if _packable(root):

@@ -22,6 +22,7 @@ counted along optimal moves; it is -1 for a draw and for games with chance or mo
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from itertools import pairwise
@@ -127,7 +128,7 @@ class TwoPlayerValues:
 
 @dataclass
 class VectorValues:
-    vectors: list                   # position -> tuple of exact values (None: not solved)
+    vectors: Sequence               # position -> tuple of exact values (None: not solved)
     # A chance game whose players can keep a play going, without `when endless`: for each
     # draw (no value), its values were endless play worth the least end, the greatest, and
     # their middle (which decides its optimal moves).

@@ -515,8 +515,10 @@ static int piece_improve(Piece *q, const long long *which, long long count) {
     return changed;
 }
 
-/* Policy iteration in floats over the cut: the policy's values in q->value. */
-static void piece_policy(Piece *q, int rounds) {
+/* Policy iteration in floats over the cut: the policy's values in q->value. Returns 0, or 1
+   when not even the first policy's system could be solved (q->value then holds the starting
+   values: the members' bounds' middles). */
+static int piece_policy(Piece *q, int rounds) {
     long long width = 1 + q->ncut;
     double rows[MAX_CUT_SOLVE * (MAX_CUT_SOLVE + 1)], x[MAX_CUT_SOLVE];
     for (long long k = 0; k < q->members; k++) q->policy[k] = 0;
@@ -533,7 +535,7 @@ static void piece_policy(Piece *q, int rounds) {
         for (long long i = 0; i < q->ntopo; i++)
             form_update(q, q->topo[i], q->form + q->topo[i] * width);
         for (long long j = 0; j < q->ncut; j++) form_update(q, q->cut[j], rows + j * width);
-        if (cut_solve(q->ncut, rows, x)) break;       /* left to the certificate */
+        if (cut_solve(q->ncut, rows, x)) return round == 0;   /* left to the certificate */
         for (long long i = 0; i < q->ntopo + q->ncut; i++) {
             long long k = i < q->ntopo ? q->topo[i] : q->cut[i - q->ntopo];
             const double *f = q->form + k * width;
@@ -545,6 +547,7 @@ static void piece_policy(Piece *q, int rounds) {
         changed |= piece_improve(q, q->cut, q->ncut);
         if (!changed) break;
     }
+    return 0;
 }
 
 /* One sweep children first from the cut's bounds; the cut's updates in new_lo / new_hi (not
@@ -740,6 +743,209 @@ out:
     free(q.local); free(q.lo); free(q.hi); free(q.topo); free(q.cut); free(q.policy);
     free(q.form); free(q.value); free(q.remaining); free(q.queue); free(q.into); free(q.edge);
     free(is_cut);
+    return status;
+}
+/* ---- 3. a whole position graph with chance and cycles (gdl.graph.iteration) ----
+   The one-graph solve of a stopping game values every position exactly (policy iteration in
+   exact arithmetic, in Python); what it needs from here is a good first policy and an order to
+   evaluate it in. gdl_chance_graph_guess gives both, component by component:
+
+   - the strongly connected components (Tarjan's algorithm, iteratively), which come out sinks
+     first: every move out of a component leads to one already valued;
+   - in each, a *cut*: the targets of the back edges of a depth-first search inside the
+     component from its first position found (Tarjan's root), so that every cycle of the
+     component passes through the cut (in Pig the search enters a pair of banked scores at a
+     turn start, which every cycle of the pair passes through: a cut of one);
+   - the other positions children first over the moves inside the component (piece_order),
+     and float policy iteration over the cut's values (piece_policy, as for a tier's piece);
+     a component whose cut has more than `max_cut` positions, or whose first policy's system
+     is singular, is iterated plainly instead (Gauss-Seidel in the search's post-order, until
+     no value moves more than `tolerance`). */
+
+/* A Gauss-Seidel sweep over `count` positions of `order` (positions), in place; the largest
+   change. */
+static double graph_sweep(const signed char *player, const long long *first, const long long *child,
+                          const double *weight, double *value, const long long *order,
+                          long long count) {
+    double change = 0.0;
+    for (long long i = 0; i < count; i++) {
+        long long p = order[i];
+        double v = 0.0;
+        if (player[p] == -1) {
+            for (long long e = first[p]; e < first[p + 1]; e++) v += weight[e] * value[child[e]];
+        } else {
+            for (long long e = first[p]; e < first[p + 1]; e++) {
+                double x = value[child[e]];
+                if (e == first[p] || (player[p] == 1 ? x < v : x > v)) v = x;
+            }
+        }
+        double moved = magnitude(v - value[p]);
+        if (moved > change) change = moved;
+        value[p] = v;
+    }
+    return change;
+}
+
+/* Every position's value guessed (a float: player 0's centred value; `value` holds the
+   terminals' on entry, and is written everywhere else), and the order for the exact check:
+   the non-terminal positions component by component, sinks first, in `sequence`, component c
+   at sequence[component_first[c] .. component_first[c + 1]); there, when cuts[c] >= 0, its
+   positions other than the cut children first, then its cuts[c] cut positions; when cuts[c]
+   is -1 (iterated plainly), its positions in no particular order. *components is set to the
+   number of components. Returns 0, -3 when memory ran out, -4 when stopped. */
+int gdl_chance_graph_guess(long long size, const signed char *player, const long long *first,
+                           const long long *child, const double *weight, double *value,
+                           int max_cut, int policy_rounds, double tolerance,
+                           long long max_sweeps, long long *sequence, long long *component_first,
+                           long long *cuts, long long *components) {
+    long long *index = malloc(sizeof(long long) * (size_t)(size + 1));
+    long long *lowlink = malloc(sizeof(long long) * (size_t)(size + 1));
+    long long *next = malloc(sizeof(long long) * (size_t)(size + 1));
+    long long *call = malloc(sizeof(long long) * (size_t)(size + 1));
+    long long *stack = malloc(sizeof(long long) * (size_t)(size + 1));
+    long long *root = malloc(sizeof(long long) * (size_t)(size + 1));
+    signed char *on = malloc((size_t)(size + 1));
+    Piece q;
+    memset(&q, 0, sizeof q);
+    signed char *is_cut = NULL, *state = NULL;
+    long long *post = NULL, *path = NULL, *path_next = NULL;
+    int status = 0;
+    long long count = 0;                        /* components written */
+    if (!index || !lowlink || !next || !call || !stack || !root || !on) { status = -3; goto out; }
+    if (max_cut > MAX_CUT_SOLVE) max_cut = MAX_CUT_SOLVE;
+    /* 1. the components, sinks first (Tarjan), each's positions in `sequence` */
+    long long counter = 0, depth = 0, top = 0, written = 0;
+    component_first[0] = 0;
+    for (long long p = 0; p < size; p++) { index[p] = -1; on[p] = 0; }
+    for (long long s = 0; s < size; s++) {
+        if (index[s] >= 0) continue;
+        index[s] = lowlink[s] = counter++;
+        stack[top++] = s; on[s] = 1; next[s] = first[s]; call[depth++] = s;
+        while (depth > 0) {
+            long long v = call[depth - 1];
+            if (next[v] < first[v + 1]) {
+                long long w = child[next[v]++];
+                if (index[w] < 0) {
+                    index[w] = lowlink[w] = counter++;
+                    stack[top++] = w; on[w] = 1; next[w] = first[w]; call[depth++] = w;
+                } else if (on[w] && index[w] < lowlink[v]) {
+                    lowlink[v] = index[w];
+                }
+                continue;
+            }
+            depth--;
+            if (depth > 0 && lowlink[v] < lowlink[call[depth - 1]])
+                lowlink[call[depth - 1]] = lowlink[v];
+            if (lowlink[v] != index[v]) continue;
+            if (stack[top - 1] == v && player[v] == TERMINAL_PLAYER) {   /* a terminal: known */
+                on[v] = 0; top--;
+                continue;
+            }
+            long long w;
+            do {
+                w = stack[--top];
+                on[w] = 0;
+                sequence[written++] = w;
+            } while (w != v);
+            root[count] = v;
+            component_first[++count] = written;
+        }
+        if (gdl_stop_flag) { status = -4; goto out; }
+    }
+    *components = count;
+    /* 2. each component valued, sinks first */
+    long long largest = 1, edges = 1;
+    for (long long c = 0; c < count; c++) {
+        long long m = component_first[c + 1] - component_first[c], here = 0;
+        if (m > largest) largest = m;
+        for (long long i = component_first[c]; i < component_first[c + 1]; i++)
+            here += first[sequence[i] + 1] - first[sequence[i]];
+        if (here > edges) edges = here;
+    }
+    size_t m = (size_t)largest;
+    q.size = size; q.player = player; q.first = first; q.child = child; q.weight = weight;
+    q.low = value; q.high = value;            /* a child outside the component: its value */
+    q.local = index;                          /* reused: -1 outside the component */
+    long long *member = malloc(sizeof(long long) * m);
+    q.member = member;
+    q.topo = malloc(sizeof(long long) * m); q.cut = malloc(sizeof(long long) * m);
+    q.policy = malloc(sizeof(long long) * m);
+    q.form = malloc(sizeof(double) * m * (MAX_CUT_SOLVE + 1));
+    q.value = malloc(sizeof(double) * m);
+    q.remaining = malloc(sizeof(long long) * m); q.queue = malloc(sizeof(long long) * m);
+    q.into = malloc(sizeof(long long) * (m + 2)); q.edge = malloc(sizeof(long long) * (size_t)edges);
+    is_cut = malloc(m); state = malloc(m);
+    post = malloc(sizeof(long long) * m); path = malloc(sizeof(long long) * m);
+    path_next = malloc(sizeof(long long) * m);
+    if (!member || !q.topo || !q.cut || !q.policy || !q.form || !q.value || !q.remaining
+        || !q.queue || !q.into || !q.edge || !is_cut || !state || !post || !path || !path_next) {
+        free(member); status = -3; goto out;
+    }
+    for (long long p = 0; p < size; p++) {
+        index[p] = -1;
+        if (player[p] != TERMINAL_PLAYER) value[p] = 0.0;
+    }
+    for (long long c = 0; c < count && status == 0; c++) {
+        long long *mine = sequence + component_first[c];
+        long long members = component_first[c + 1] - component_first[c];
+        /* the root first: the search inside the component starts there */
+        long long at = 0;
+        for (long long k = 0; k < members; k++) {
+            member[k] = mine[k];
+            if (mine[k] == root[c]) at = k;
+        }
+        member[at] = member[0];
+        member[0] = root[c];
+        q.members = members;
+        for (long long k = 0; k < members; k++) { index[member[k]] = k; is_cut[k] = 0; state[k] = 0; }
+        /* a depth-first search inside the component: back edges' targets are the cut */
+        long long ncut = 0, npost = 0, height = 0;
+        path[height] = 0; path_next[height++] = first[member[0]]; state[0] = 1;
+        while (height > 0) {
+            long long k = path[height - 1], p = member[k];
+            if (path_next[height - 1] < first[p + 1]) {
+                long long j = index[child[path_next[height - 1]++]];
+                if (j < 0) continue;
+                if (state[j] == 0) {
+                    state[j] = 1;
+                    path[height] = j; path_next[height++] = first[member[j]];
+                } else if (state[j] == 1 && !is_cut[j]) {
+                    is_cut[j] = 1;
+                    q.cut[ncut++] = j;
+                }
+                continue;
+            }
+            state[k] = 2;
+            post[npost++] = k;
+            height--;
+        }
+        int fast = 0;
+        q.ncut = ncut;
+        q.ntopo = 0;
+        if (ncut <= max_cut && !piece_order(&q, is_cut) && !piece_policy(&q, policy_rounds)) {
+            fast = 1;
+            for (long long k = 0; k < members; k++) value[member[k]] = q.value[k];
+            for (long long i = 0; i < q.ntopo; i++) mine[i] = member[q.topo[i]];
+            for (long long j = 0; j < ncut; j++) mine[q.ntopo + j] = member[q.cut[j]];
+            cuts[c] = ncut;
+        }
+        if (!fast) {
+            for (long long i = 0; i < npost; i++) mine[i] = member[post[i]];
+            long long sweeps = 0;
+            while (graph_sweep(player, first, child, weight, value, mine, members) > tolerance
+                   && ++sweeps < max_sweeps)
+                if ((sweeps & 63) == 0 && gdl_stop_flag) { status = -4; break; }
+            cuts[c] = -1;
+        }
+        for (long long k = 0; k < members; k++) index[member[k]] = -1;
+        if ((c & 255) == 0 && gdl_stop_flag) status = -4;
+    }
+    free(member);
+out:
+    free(index); free(lowlink); free(next); free(call); free(stack); free(root); free(on);
+    free(q.topo); free(q.cut); free(q.policy); free(q.form); free(q.value); free(q.remaining);
+    free(q.queue); free(q.into); free(q.edge); free(is_cut); free(state); free(post);
+    free(path); free(path_next);
     return status;
 }
 #endif

@@ -19,6 +19,8 @@ never by import. The contract:
 - ``endless(player, first, child)``: how many positions the players together can keep the
   play going for ever from (gdl.graph.iteration.endless_positions's count).
 - ``pieces(...)``: each piece's certified interval (see ``gdl_chance_pieces`` in the C).
+- ``graph_guess(...)``: a whole position graph's values guessed in floats, component by
+  component, and the order its exact check may follow (see ``gdl_chance_graph_guess``).
 - ``first_use(rows)``: the distinct rows of a table of 8-byte items, by their bits, in order
   of first use (a hash set: the merge of Pig to 100's two million float values).
 """
@@ -48,6 +50,18 @@ class ByteExpansion:
     tier: np.ndarray            # int64 per move: the child's tier
     numerator: np.ndarray       # int64 per move: its probability (0 / 0 for a decision's)
     denominator: np.ndarray
+
+
+@dataclass
+class GraphGuess:
+    value: np.ndarray           # float64 per position: player 0's centred value, guessed
+    # the non-terminal positions component by component (strongly connected, sinks first):
+    # component c is sequence[component_first[c]:component_first[c + 1]], there its positions
+    # other than its cut children first, then its cuts[c] cut positions (every cycle of the
+    # component passes through them); cuts[c] == -1: no such order was found
+    sequence: np.ndarray
+    component_first: np.ndarray
+    cuts: np.ndarray
 
 
 @dataclass
@@ -105,6 +119,9 @@ class ChanceGraph:
                 ctypes.c_double, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_double,
                 ctypes.c_int, ctypes.c_double, ctypes.c_longlong, _void, _void, _void, _void,
                 _void, _void, _void]
+            library.gdl_chance_graph_guess.argtypes = [
+                ctypes.c_longlong, _void, _void, _void, _void, _void, ctypes.c_int, ctypes.c_int,
+                ctypes.c_double, ctypes.c_longlong, _void, _void, _void, _void]
 
     # -- byte keys
     def expand(self, keys: np.ndarray, tier=None) -> ByteExpansion | None:
@@ -243,3 +260,33 @@ class ChanceGraph:
             raise ValueError("a piece of a chance tier has a move to a position outside it")
         return PiecesSolved(low, high, sweeps[:pieces], fast[:pieces].astype(bool), sequence,
                             tops[:pieces], cuts[:pieces])
+
+    def graph_guess(self, player: np.ndarray, first: np.ndarray, child: np.ndarray,
+                    weight: np.ndarray, terminal: np.ndarray, settings: tuple) -> GraphGuess:
+        """A position graph's values guessed, and its components in the order an exact check
+        may follow them (``GraphGuess``): ``weight`` each move's probability (0 for a
+        decision's), ``terminal`` player 0's centred value at the terminals (read there only);
+        ``settings`` ``(max cut, policy rounds, tolerance, max sweeps)``."""
+        player = np.ascontiguousarray(player, dtype=np.int8)
+        first = np.ascontiguousarray(first, dtype=np.int64)
+        child = np.ascontiguousarray(child, dtype=np.int64)
+        weight = np.ascontiguousarray(weight, dtype=np.float64)
+        value = np.array(terminal, dtype=np.float64)
+        size = len(player)
+        sequence = np.empty(max(1, size), dtype=np.int64)
+        component_first = np.zeros(size + 1, dtype=np.int64)
+        cuts = np.empty(max(1, size), dtype=np.int64)
+        count = ctypes.c_longlong(0)
+        max_cut, policy_rounds, tolerance, max_sweeps = settings
+        status = interruptible(self.library, lambda: self.library.gdl_chance_graph_guess(
+            size, _pointer(player), _pointer(first), _pointer(child), _pointer(weight),
+            _pointer(value), max_cut, policy_rounds, tolerance, max_sweeps, _pointer(sequence),
+            _pointer(component_first), _pointer(cuts), ctypes.addressof(count)))
+        if status == -4:
+            raise KeyboardInterrupt
+        if status:
+            raise MemoryError("no memory for a chance graph's components")
+        components = count.value
+        end = int(component_first[components])
+        return GraphGuess(value, sequence[:end], component_first[:components + 1],
+                          cuts[:components])
