@@ -58,7 +58,7 @@ def cmd_tiered(args, game) -> int:
     from gdl.cli import moves_arg
     from gdl.cli.strong import DRAW, binding, certified_json, certified_lines, progress_line
     from gdl.graph.executor import make_executor
-    from gdl.graph.tiers import TierViolation, merge_database, tiered_solve
+    from gdl.graph.tiers import TierViolation, byte_passes, merge_database, tiered_solve
 
     if moves_arg(args) or args.position:
         raise UsageError("a solve by tiers (--workers, --scheduler, --tier-dir, --resume) "
@@ -138,6 +138,7 @@ def cmd_tiered(args, game) -> int:
         keys = ("ranked tables (native rules, a code of 1-2 bytes a position)"
                 if solution.ranked is not None
                 else "native rules on packed keys" if solution.run.native is not None
+                else "native rules on byte keys" if byte_passes(game) is not None
                 else "the protocol")
         print(f"  algorithm     {label}, a tier at a time on {workers}, through {keys}")
         if values is None:

@@ -20,7 +20,7 @@ from inspect import getattr_static
 
 import numpy as np
 
-from gdl.protocol import TERMINAL
+from gdl.protocol import TERMINAL, native_rules
 
 BATCH = 1 << 16             # positions expanded per call
 
@@ -30,8 +30,8 @@ def chance_passes(game):
     statically, as ``positions.native_expander`` looks the packed expander up."""
     if getattr_static(game, "backend", None) != "native" or not game.info.has_chance:
         return None
-    make = getattr(getattr(game, "native", None), "chance_graph", None)
-    found = make(game) if make is not None else None
+    rules = native_rules(game)
+    found = rules.chance_graph(game) if rules is not None else None
     return None if found is None or isinstance(found, str) else found
 
 
