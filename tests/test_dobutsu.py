@@ -72,7 +72,8 @@ def over(pos):
     return -1 if lion < 3 else None
 
 
-def children(pos):
+def children(pos, drops=True):
+    """The positions after each move; without ``drops`` a captured piece leaves the game."""
     board, mine, theirs = pos
     result = []
     for s in range(12):
@@ -82,7 +83,7 @@ def children(pos):
             if board[t].isupper():
                 continue
             new, hand = list(board), list(mine)
-            if board[t] != ".":
+            if board[t] != "." and drops:
                 hand[HELD[board[t]]] += 1
             new[t] = "H" if board[s] == "C" and t >= 9 else board[s]
             new[s] = "."
@@ -97,14 +98,14 @@ def children(pos):
     return result
 
 
-def perft(pos, depth):
+def perft(pos, depth, drops=True):
     """(histories of each length up to ``depth``, distinct positions met, of which over)."""
     per_ply, layer, seen = [1], Counter({(pos, 0): 1}), {(pos, 0)}
     for _ in range(depth):
         following = Counter()
         for (p, parity), n in layer.items():
             if over(p) is None:
-                for child in children(p):
+                for child in children(p, drops):
                     following[(child, 1 - parity)] += n
         per_ply.append(sum(following.values()))
         seen.update(following)
@@ -141,9 +142,20 @@ def test_perft_against_the_model():
     assert (result.states, result.terminal_states) == (states, ended)
 
 
-def test_perft_is_the_same_in_the_interpreter_and_natively():
-    per_ply, _, _ = perft(START, 3)
-    assert count(load("interpret"), depth=3).per_ply == per_ply
+def test_perft_of_the_variant_without_drops():
+    game = gdl.load(GAMES / "dobutsu.game", {"drops": False}, backend="compile")
+    per_ply, states, ended = perft(START, 7, drops=False)
+    result = count(game, depth=7)
+    assert result.per_ply == per_ply
+    assert (result.states, result.terminal_states) == (states, ended)
+
+
+def test_perft_is_the_same_in_the_interpreter():
+    assert count(load("interpret"), depth=3).per_ply == perft(START, 3)[0]
+
+
+@pytest.mark.slow       # builds the native library of the rules (seconds, once per cache)
+def test_perft_is_the_same_natively():
     assert count(load("native"), depth=5).per_ply == perft(START, 5)[0]
 
 
