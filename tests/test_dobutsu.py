@@ -260,3 +260,19 @@ def test_steps_against_the_model(rows, steps):
     board = "".join(rows)
     assert len(children((board, (0, 0, 0), (0, 0, 0)))) == steps
     assert len(legal(game, board_state(game, rows))) == steps
+
+
+def test_the_start_comes_back_with_the_other_player_to_move():
+    # Sente loses a move: its giraffe steps aside (c4-c3-c2), the lion goes round the triangle
+    # b4-c4-c3 and the giraffe comes home, 7 moves, while Gote's giraffe steps out and back 3
+    # times (6 moves). Nothing can take a lion on the way. So every position is reachable with
+    # either player to move (the half turn of the board maps the game to itself and the start to
+    # itself), and a walk that tells the player to move apart meets twice Tanaka's positions
+    # turned to the first player (docs/dobutsu.md).
+    game = load()
+    sente = ["move(0,2,1,0)", "move(1,2,1,0)", "move(0,1,0,1)", "move(0,2,1,0)",
+             "move(1,2,-1,-1)", "move(2,2,-1,0)", "move(1,2,-1,0)"]
+    gote = ["move(3,0,-1,0)", "move(2,0,1,0)"] * 3
+    moves = [m for pair in zip(sente, gote) for m in pair] + sente[-1:]
+    state = play(game, game.initial_state(), *moves)
+    assert state == position(game, {"mover": "Gote"})
