@@ -17,8 +17,8 @@ every position by retrograde analysis (not gdl's solver: a reference, like c4_ti
 It prints the counts beside Tanaka's and exits 1 if one differs. `--no-drops` takes the variant
 without drops (`--set drops=false`: no published figures); `--against-gdl` also solves that
 variant with gdl's own strong solver, folds its positions the same way (numpy) and checks that
-every folded class has one value and one remoteness, and that the counts of won, lost and drawn
-positions, the start's value and remoteness and the longest remoteness are the C walk's.
+every folded class has one value and one remoteness, the C walk's, and that the counts of won,
+lost and drawn positions, the start's value and remoteness and the longest remoteness agree.
 """
 
 from __future__ import annotations
@@ -64,9 +64,10 @@ def load(drops: bool):
     return game
 
 
-def run_walk(game, program: str) -> dict:
+def run_walk(game, program: str, dump: str | None = None) -> dict:
     expander = game.native.graph_expander(game)
     root = expander.codec.encode(game.initial_state())
+    extra = [dump] if dump else []
     with tempfile.TemporaryDirectory() as scratch:
         binary = os.path.join(scratch, program)
         subprocess.run(["gcc", "-O2", "-o", binary, str(REFERENCE / f"{program}.c"), "-ldl"],
@@ -74,7 +75,7 @@ def run_walk(game, program: str) -> dict:
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         started = time.monotonic()
         out = subprocess.run([binary, game.native.library._name, str(root),
-                              str(game.native.library.gdl_actions())],
+                              str(game.native.library.gdl_actions()), *extra],
                              check=True, stdout=subprocess.PIPE, text=True).stdout
         wall = time.monotonic() - started
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -116,8 +117,9 @@ def canonical(keys: np.ndarray) -> np.ndarray:
     return np.minimum(encode(turned), encode(mirrored))
 
 
-def against_gdl(game, walked: dict) -> int:
+def against_gdl(game, walked: dict, dump: str) -> int:
     """Solve ``game`` with gdl's strong solver and compare its folded classes with the C walk's
+    answers, class by class (``dump``: the C walk's keys, values and remoteness), and its
     counts (see the module docstring). Returns the number of differences."""
     from gdl.graph import strong_solve
     from gdl.protocol import TERMINAL
@@ -152,6 +154,23 @@ def against_gdl(game, walked: dict) -> int:
                   "start": {1: "win", -1: "loss", 0: "draw"}[int(head[root_class])],
                   "start_remoteness": max(int(remote[root_class]), 0),
                   "longest": int(remote.max())}
+    raw = np.fromfile(dump, dtype=np.uint8)
+    n = len(raw) // 10
+    c_keys = raw[:8 * n].view(np.uint64)
+    c_value = raw[8 * n:9 * n].astype(np.int64)
+    c_remote = raw[9 * n:].astype(np.int64)
+    c_order = np.argsort(c_keys)
+    c_value, c_remote = c_value[c_order], c_remote[c_order]
+    if len(c_keys) != len(classes) or (c_keys[c_order] != classes).any():
+        print("  the C walk's positions are not gdl's folded classes")
+        return wrong + 1
+    c_mine = np.select([c_value == 1, c_value == 2], [1, -1], 0)
+    decided = head != 2                                       # not terminal
+    mismatch = decided & ((c_mine != head) | (np.where(head == 0, 0, c_remote)
+                                              != np.maximum(remote, 0)))
+    print(f"  every non-terminal class: value and remoteness, gdl against the C walk: "
+          f"{int(mismatch.sum()):,} differ of {int(decided.sum()):,}")
+    wrong += int(mismatch.any())
     for name, got in gdl_counts.items():
         mark = "ok" if walked[name] == got else "DIFFERS"
         wrong += walked[name] != got
@@ -167,7 +186,11 @@ def main(argv=None) -> int:
                         help="compare with gdl's own strong solve (the variant without drops)")
     args = parser.parse_args(argv)
     game = load(drops=not args.no_drops)
-    walked = run_walk(game, "dobutsu_solve" if args.solve else "dobutsu_census")
+    if args.against_gdl and not (args.solve and args.no_drops):
+        parser.error("--against-gdl takes --solve --no-drops (gdl cannot solve the full game)")
+    scratch = tempfile.TemporaryDirectory()
+    dump = os.path.join(scratch.name, "solved") if args.against_gdl else None
+    walked = run_walk(game, "dobutsu_solve" if args.solve else "dobutsu_census", dump)
     wrong = 0
     expected = {} if args.no_drops else dict(TANAKA, **(TANAKA_SOLVED if args.solve else {}))
     for name, value in walked.items():
@@ -184,7 +207,8 @@ def main(argv=None) -> int:
         print(f"a walk that tells the player to move and mirror images apart meets at most "
               f"4 x positions - 2 x symmetric = {states:,} states")
     if args.against_gdl:
-        wrong += against_gdl(game, walked)
+        wrong += against_gdl(game, walked, dump)
+    scratch.cleanup()
     return 1 if wrong else 0
 
 

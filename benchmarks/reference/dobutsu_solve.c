@@ -19,6 +19,9 @@
    All values are for the player to move, Sente in every canonical key, so a child's value is
    the opponent's: the half turn swaps the sides.
 
+   With a fourth argument, every position's key, value and remoteness are written to that file
+   (benchmarks/dobutsu_census.py --against-gdl compares them with gdl's own answers).
+
    Printed: the census (as dobutsu_census.c), the non-terminal positions won, lost and drawn
    for the player to move (Tanaka: 56,474,473 / 40,328,395 / 2,682,700), the start's value and
    remoteness, the longest remoteness, and the CPU seconds of each stage. */
@@ -126,7 +129,8 @@ static uint32_t id_of(uint64_t key, int add) {
 static double seconds(clock_t since) { return (double)(clock() - since) / CLOCKS_PER_SEC; }
 
 int main(int argc, char **argv) {
-    if (argc != 4) die("usage: dobutsu_solve LIBRARY ROOT_KEY ACTIONS");
+    if (argc != 4 && argc != 5) die("usage: dobutsu_solve LIBRARY ROOT_KEY ACTIONS [DUMP]");
+    const char *dump = argc == 5 ? argv[4] : NULL;
     void *library = dlopen(argv[1], RTLD_NOW);
     if (!library) die(dlerror());
     expand_fn expand = (expand_fn)dlsym(library, "gdl_graph_expand");
@@ -218,8 +222,8 @@ int main(int argc, char **argv) {
             }
     }
     free(fill);
-    free(slots);            /* the keys are not needed any more */
-    free(keys);
+    free(slots);            /* the keys are not needed any more, but to be dumped */
+    if (!dump) free(keys);
     double parent_seconds = seconds(clock1);
     fprintf(stderr, "parents: %.0f s\n", parent_seconds);
 
@@ -263,6 +267,13 @@ int main(int argc, char **argv) {
         if (value[p] != UNKNOWN && remoteness[p] > longest) longest = remoteness[p];
     }
     double solve_seconds = seconds(clock2);
+    if (dump) {             /* every position: its key, value (0 draw, 1 win, 2 loss), remoteness */
+        FILE *out = fopen(dump, "wb");
+        if (!out || fwrite(keys, sizeof(uint64_t), (size_t)found, out) != (size_t)found
+            || fwrite(value, 1, (size_t)found, out) != (size_t)found
+            || fwrite(remoteness, 1, (size_t)found, out) != (size_t)found || fclose(out))
+            die("cannot write the dump");
+    }
     const char *name[] = {"draw", "win", "loss"};
     printf("positions %lld\nterminal_win %lld\nterminal_loss %lld\nnon_terminal %lld\n"
            "moves %lld\nwon %lld\nlost %lld\ndrawn %lld\nstart %s\nstart_remoteness %d\n"
