@@ -276,3 +276,19 @@ def test_the_start_comes_back_with_the_other_player_to_move():
     moves = [m for pair in zip(sente, gote) for m in pair] + sente[-1:]
     state = play(game, game.initial_state(), *moves)
     assert state == position(game, {"mover": "Gote"})
+
+
+def test_the_mirror_image_of_the_start_is_reachable():
+    # The chicks are exchanged (b3 x b2, recaptured by the elephant from c1), then Sente walks
+    # its elephant a4-b3-c4 and its giraffe c4-c3-b3-a3-a4, Gote its elephant b2-a1 and its
+    # giraffe a1-a2-b2-c2-c1, and both drop their chick back: the start mirrored, Gote to move.
+    # No lion is ever attacked on the way. With the previous test, every position's mirror
+    # image and half turn are reachable too, so a walk that tells them apart meets exactly
+    # 4 x Tanaka's positions - 2 x the boards that are their own mirror image (docs/dobutsu.md).
+    game = load()
+    moves = ["move(1,1,1,0)", "move(3,2,-1,-1)", "move(0,2,1,0)", "move(3,0,-1,0)",
+             "move(0,0,1,1)", "move(2,1,1,-1)", "move(1,1,-1,1)", "move(2,0,0,1)",
+             "move(1,2,0,-1)", "move(2,1,0,1)", "move(1,1,0,-1)", "move(2,2,1,0)",
+             "move(1,0,-1,0)", "drop(2,2,1)", "drop(2,1,1)"]
+    state = play(game, game.initial_state(), *moves)
+    assert state == board_state(game, ["GLE", ".C.", ".c.", "elg"], mover="Gote")
