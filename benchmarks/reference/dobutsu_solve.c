@@ -9,8 +9,8 @@
    1. The census walk (breadth-first over canonical keys, terminal positions not expanded) also
       numbers the positions (discovery order; a hash set of 32-bit ids into the key array) and
       keeps each position's number of moves (one byte) and, at a terminal, its result.
-   2. The non-terminal positions are expanded again to lay out every move reversed (a child's
-      parents, 4 bytes a move).
+   2. Each move's child id, kept by the walk (4 bytes a move), is laid out reversed: a
+      position's parents (4 bytes a move), the keys and the hash set freed first.
    3. Retrograde analysis, a remoteness at a time, with a counter per position (the moves not yet
       known to lose for it): a position joins as a win when one move leads to a loss for the
       opponent, as a loss when every move leads to a win for the opponent; its remoteness is
@@ -154,9 +154,11 @@ int main(int argc, char **argv) {
     uint64_t batch[BATCH];
     if (!child) die("out of memory");
 
-    /* 1. the walk */
+    /* 1. the walk, keeping each move's child id (4 bytes a move) */
     clock_t clock0 = clock();
-    long long done = 0, moves = 0, wins = 0, losses = 0;
+    long long done = 0, moves = 0, wins = 0, losses = 0, move_capacity = 1 << 20;
+    uint32_t *forward = malloc((size_t)move_capacity * sizeof(uint32_t));
+    if (!forward) die("out of memory");
     while (done < found) {
         long long n = found - done < BATCH ? found - done : BATCH;
         memcpy(batch, keys + done, (size_t)n * sizeof(uint64_t));
@@ -166,6 +168,10 @@ int main(int argc, char **argv) {
             while (found + n * actions > value_capacity) value_capacity *= 2;
             value = grow_array(value, (size_t)value_capacity);
             degree = grow_array(degree, (size_t)value_capacity);
+        }
+        if (moves + first[n] > move_capacity) {
+            while (moves + first[n] > move_capacity) move_capacity *= 2;
+            forward = grow_array(forward, (size_t)move_capacity * sizeof(uint32_t));
         }
         for (long long i = 0; i < n; i++) {
             long long p = done + i;
@@ -179,51 +185,29 @@ int main(int argc, char **argv) {
             if (count > 255) die("more than 255 moves");
             value[p] = UNKNOWN;
             degree[p] = (uint8_t)count;
-            moves += count;
-            for (long long e = first[i]; e < first[i + 1]; e++) id_of(canonical(child[e]), 1);
+            for (long long e = first[i]; e < first[i + 1]; e++)
+                forward[moves++] = id_of(canonical(child[e]), 1);
         }
         done += n;
     }
+    if (moves >= (long long)UINT32_MAX) die("more moves than 32-bit offsets");
     double walk_seconds = seconds(clock0);
     fprintf(stderr, "walk: %lld positions, %lld moves, %.0f s\n", found, moves, walk_seconds);
-
-    /* 2. the moves reversed: parents of each position, by counting then filling */
-    clock_t clock1 = clock();
-    uint32_t *parent_first = calloc((size_t)found + 1, sizeof(uint32_t));
-    if (!parent_first || moves >= (long long)UINT32_MAX) die("out of memory (parents)");
-    /* counting pass */
-    for (done = 0; done < found; done += BATCH) {
-        long long n = found - done < BATCH ? found - done : BATCH;
-        long long m = 0;
-        for (long long i = 0; i < n; i++) if (value[done + i] == UNKNOWN) batch[m++] = keys[done + i];
-        if (!m) continue;
-        if (expand(batch, m, player, first, child, (long long)BATCH * actions, returns) != m)
-            die("the rules failed to expand a position");
-        for (long long e = 0; e < first[m]; e++) parent_first[id_of(canonical(child[e]), 0) + 1]++;
-    }
-    for (long long i = 0; i < found; i++) parent_first[i + 1] += parent_first[i];
-    uint32_t *parents = malloc((size_t)moves * sizeof(uint32_t));
-    uint32_t *fill = malloc((size_t)found * sizeof(uint32_t));
-    if (!parents || !fill) die("out of memory (parents)");
-    memcpy(fill, parent_first, (size_t)found * sizeof(uint32_t));
-    for (done = 0; done < found; done += BATCH) {
-        long long n = found - done < BATCH ? found - done : BATCH;
-        long long m = 0;
-        uint32_t ids[BATCH];
-        for (long long i = 0; i < n; i++)
-            if (value[done + i] == UNKNOWN) { ids[m] = (uint32_t)(done + i); batch[m++] = keys[done + i]; }
-        if (!m) continue;
-        if (expand(batch, m, player, first, child, (long long)BATCH * actions, returns) != m)
-            die("the rules failed to expand a position");
-        for (long long i = 0; i < m; i++)
-            for (long long e = first[i]; e < first[i + 1]; e++) {
-                uint32_t c = id_of(canonical(child[e]), 0);
-                parents[fill[c]++] = ids[i];
-            }
-    }
-    free(fill);
     free(slots);            /* the keys are not needed any more, but to be dumped */
     if (!dump) free(keys);
+
+    /* 2. the moves reversed: each position's parents, by counting then filling */
+    clock_t clock1 = clock();
+    uint32_t *parent_first = calloc((size_t)found + 1, sizeof(uint32_t));
+    uint32_t *parents = malloc((size_t)moves * sizeof(uint32_t));
+    if (!parent_first || !parents) die("out of memory (parents)");
+    for (long long e = 0; e < moves; e++) parent_first[forward[e] + 1]++;
+    for (long long i = 0; i < found; i++) parent_first[i + 1] += parent_first[i];
+    for (long long p = 0, e = 0; p < found; p++)
+        for (int k = 0; k < degree[p]; k++, e++) parents[parent_first[forward[e]]++] = (uint32_t)p;
+    free(forward);
+    for (long long i = found; i > 0; i--) parent_first[i] = parent_first[i - 1];   /* back */
+    parent_first[0] = 0;
     double parent_seconds = seconds(clock1);
     fprintf(stderr, "parents: %.0f s\n", parent_seconds);
 
