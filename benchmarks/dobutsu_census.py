@@ -4,6 +4,7 @@ docs/dobutsu.md).
     python benchmarks/dobutsu_census.py                  # the census: 246,803,167 positions
     python benchmarks/dobutsu_census.py --solve          # and every position's value
     python benchmarks/dobutsu_census.py --solve --no-drops --against-gdl
+    python benchmarks/dobutsu_census.py --walk 200000000  # gdl's own walk, up to a limit
 
 gdl's own walk (`gdl solve --strong`) tells apart the player to move and a board's mirror image,
 so it meets about four times the 246,803,167 positions Tanaka counted, more than its hash set
@@ -178,14 +179,38 @@ def against_gdl(game, walked: dict, dump: str) -> int:
     return wrong
 
 
+def gdl_walk(game, limit: int) -> int:
+    """gdl's own walk of the positions (the native expander's ``reach``, what ``gdl solve
+    --strong`` runs first), stopped past ``limit`` positions: its pace and peak memory."""
+    expander = game.native.graph_expander(game)
+    started = time.monotonic()
+    last = [started]
+
+    def progress(done: int, found: int) -> None:
+        now = time.monotonic()
+        if now - last[0] >= 10:
+            last[0] = now
+            print(f"{now - started:7.1f} s  expanded {done:>13,}  found {found:>13,}", flush=True)
+
+    reached = expander.reach(expander.codec.encode(game.initial_state()), limit, progress)
+    found = f"more than {limit:,}" if reached.keys is None else f"{len(reached.keys):,}"
+    print(f"{reached.outcome}: {found} positions, {time.monotonic() - started:.1f} s, peak "
+          f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6:.2f} GB")
+    return 0
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--solve", action="store_true", help="value every position too")
     parser.add_argument("--no-drops", action="store_true", help="the variant without drops")
     parser.add_argument("--against-gdl", action="store_true",
                         help="compare with gdl's own strong solve (the variant without drops)")
+    parser.add_argument("--walk", type=int, metavar="LIMIT",
+                        help="time gdl's own walk up to LIMIT positions instead")
     args = parser.parse_args(argv)
     game = load(drops=not args.no_drops)
+    if args.walk:
+        return gdl_walk(game, args.walk)
     if args.against_gdl and not (args.solve and args.no_drops):
         parser.error("--against-gdl takes --solve --no-drops (gdl cannot solve the full game)")
     scratch = tempfile.TemporaryDirectory()
