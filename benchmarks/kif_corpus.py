@@ -32,6 +32,7 @@ import signal
 import subprocess
 import sys
 import time
+from fractions import Fraction
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -179,7 +180,7 @@ def simultaneous(result: dict) -> bool:
 
 
 def status(result: dict) -> str:
-    """One word for the table: refused, solved, read, timeout, crash."""
+    """One word for the table: refused, solved, approximate, read, timeout, crash."""
     read = result.get("read")
     if read is None:
         return "crash" if "crash" in result else "timeout"
@@ -192,7 +193,8 @@ def status(result: dict) -> str:
         return "refused"
     solve = result.get("solve")
     if solve is not None and solve["ok"]:
-        return "solved"
+        # an iterative solver's equilibrium is near one, not one: said as such
+        return "approximate" if solve.get("equilibrium") and not solve["exact"] else "solved"
     return "read"
 
 
@@ -277,6 +279,9 @@ def group(result: dict, args) -> str:
 def outcome(result: dict) -> str:
     solve = result["solve"]
     values = solve["values"]
+    if solve.get("equilibrium") and not solve["exact"]:
+        # an approximate equilibrium's value on a fine grid says no more than its first digits
+        values = {role: f"≈{float(Fraction(str(v))):.2f}" for role, v in values.items()}
     shown = ", ".join(f"{role} {values.get(role)}" for role in values)
     if solve.get("equilibrium"):
         shown += f" ({solve['algorithm']}, {'exact' if solve['exact'] else 'approximate'})"
@@ -289,7 +294,8 @@ def markdown(results: list[tuple[str, dict]], args, started: str, load: str) -> 
     counts: dict[str, int] = {}
     for _, result in results:
         counts[status(result)] = counts.get(status(result), 0) + 1
-    equilibria = sum(1 for _, r in results if (r.get("solve") or {}).get("equilibrium"))
+    exact_equilibria = sum(1 for _, r in results if (r.get("solve") or {}).get("equilibrium")
+                           and r["solve"]["exact"])
     read = sum(1 for _, r in results if (r.get("read") or {}).get("ok"))
     translated = sum(1 for _, r in results if (r.get("load") or {}).get("path") == "translated")
     interpreted = sum(1 for _, r in results if (r.get("load") or {}).get("path") == "interpreter")
@@ -299,7 +305,7 @@ def markdown(results: list[tuple[str, dict]], args, started: str, load: str) -> 
         kinds[kind] = kinds.get(kind, 0) + 1
     groups: dict[str, list[str]] = {}
     for name, result in results:
-        if status(result) != "solved":
+        if status(result) not in ("solved", "approximate"):
             groups.setdefault(group(result, args), []).append(name)
     loads = [r["load_average"] for _, r in results if "load_average" in r]
     if loads:           # the machine's load average while the games ran (else at the end)
@@ -329,9 +335,13 @@ def markdown(results: list[tuple[str, dict]], args, started: str, load: str) -> 
         "interpreter (the reason is given in the table);",
         "- turns: " + ", ".join(f"{count} {kind}" for kind, count in
                                 sorted(kinds.items(), key=lambda item: -item[1])) + ";",
-        f"- **{counts.get('solved', 0)} solved**: {counts.get('solved', 0) - equilibria} "
+        f"- **{counts.get('solved', 0)} solved**: {counts.get('solved', 0) - exact_equilibria} "
         "strong-solved (every reachable position valued) and "
-        f"{equilibria} simultaneous-move games with the value of an equilibrium.",
+        f"{exact_equilibria} simultaneous-move game{'' if exact_equilibria == 1 else 's'} with "
+        "the exact value of an equilibrium; "
+        f"{counts.get('approximate', 0)} more simultaneous-move games with an approximate "
+        "equilibrium (CFR's average strategy after 1,000 iterations: a game of more than two "
+        "roles, or whose goals do not always add up alike).",
         "",
         "Why the other games are not solved:",
         "",
@@ -345,7 +355,8 @@ def markdown(results: list[tuple[str, dict]], args, started: str, load: str) -> 
         "## Every game",
         "",
         "Status: *solved* (strong solve complete; for a simultaneous-move game, the whole "
-        "game's equilibrium: the solver, and whether exact), *read* (read and checked, not "
+        "game's exact equilibrium), *approximate* (a simultaneous-move game's equilibrium found "
+        "approximately, by CFR), *read* (read and checked, not "
         "solved within the limits), *refused* (the check that fails), *timeout* / *crash*. "
         "Path: *translated* into gdl's rule language, or run by the Datalog *interpreter*.",
         "",
