@@ -21,7 +21,7 @@ import pytest
 
 from gdl.backends.load import load
 from gdl.backends.position import position
-from gdl.graph import chance_tiers, strong_solve, tier_run, tier_store, tiers
+from gdl.graph import chance_tiers, strong_solve, tier_pass, tier_run, tier_store, tiers
 from gdl.graph.database import save
 from gdl.graph.executor import DaskExecutor, ProcessExecutor
 from gdl.graph.tiers import merge_database, tiered_solve
@@ -36,7 +36,7 @@ BINDING = {"test": 1}
 def every_batch_to_the_workers(monkeypatch):
     """Small games' batches go to the workers too (by default they stay in this process), and
     each tier is cut for them (by default tiers that do not reach each other go whole, at once)."""
-    for module in (tiers, chance_tiers):
+    for module in (tier_run, tier_pass, chance_tiers):
         monkeypatch.setattr(module, "PARALLEL_MIN", 0)
     monkeypatch.setattr(tiers, "WHOLE_TIER_MAX", 0)
 
