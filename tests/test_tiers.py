@@ -117,7 +117,7 @@ def test_a_local_dask_cluster_gives_the_same_database(tmp_path, monkeypatch):
     distributed = pytest.importorskip("dask.distributed")
     from gdl.graph import chance_tiers
 
-    for module in (tiers, chance_tiers):     # every batch to the workers, however small
+    for module in (tier_run, tier_pass, chance_tiers):    # every batch to the workers, however small
         monkeypatch.setattr(module, "PARALLEL_MIN", 0)
     file, params = GAMES / "cyclic/piglet.game", {"goal": 3}
     game = load(file, params)
