@@ -148,6 +148,48 @@ def test_every_package_ships():
     assert packages <= listed, f"add to [tool.setuptools] packages: {sorted(packages - listed)}"
 
 
+# ---- the tiered solve's rooms ---------------------------------------------------------------------
+
+# gdl/graph/tiers.py and its rooms, bottom-up (ARCHITECTURE.md): a room imports only rooms of a
+# lower level, so they form a line, not a circle (rooms of one level import none of each other).
+TIER_ROOMS: list[tuple[str, ...]] = [
+    ("gdl.graph.tier_keys",),
+    ("gdl.graph.tier_expand",),
+    ("gdl.graph.tier_run",),
+    ("gdl.graph.tier_store",),
+    ("gdl.graph.tier_pass",),
+    ("gdl.graph.packed_tiers", "gdl.graph.chance_tiers"),
+    ("gdl.graph.tier_solve",),
+    ("gdl.graph.tier_solution",),
+    ("gdl.graph.tier_merge",),
+    ("gdl.graph.tiers",),
+]
+
+
+def upward_room_imports(source: str, imports: list[tuple[int, str]]) -> list[str]:
+    """The imports of tier room ``source`` that reach a room of its own level or above."""
+    level = {room: number for number, rooms in enumerate(TIER_ROOMS) for room in rooms}
+    return [f"{source}:{line} imports {target}" for line, target in imports
+            if target in level and target != source and level[target] >= level[source]]
+
+
+def test_the_tier_rooms_form_a_line():
+    rooms = [room for level in TIER_ROOMS for room in level]
+    paths = {module_name(p): p for p in SOURCES}
+    assert set(rooms) <= set(paths), "a tier room listed here is gone: update TIER_ROOMS"
+    unlisted = sorted(m for m in paths if m.startswith("gdl.graph.tier_") and m not in rooms)
+    assert not unlisted, f"add these rooms to TIER_ROOMS (and ARCHITECTURE.md): {unlisted}"
+    wrong = [found for room in rooms
+             for found in upward_room_imports(room, imported_modules(paths[room]))]
+    assert not wrong, "a tier room imports one above it (a circle):\n" + "\n".join(wrong)
+
+
+def test_the_room_checker_catches_an_import_upwards():
+    assert upward_room_imports("gdl.graph.tier_store", [(3, "gdl.graph.tiers")])
+    assert upward_room_imports("gdl.graph.chance_tiers", [(5, "gdl.graph.packed_tiers")])
+    assert not upward_room_imports("gdl.graph.tier_store", [(3, "gdl.graph.tier_keys"),
+                                                            (4, "gdl.graph.database")])
+
 # ---- function length ------------------------------------------------------------------------------
 
 MAX_FUNCTION_LINES = 150

@@ -17,7 +17,17 @@ import pytest
 
 from gdl.backends.load import load, loads
 from gdl.cli import main
-from gdl.graph import enumerate_positions, strong_solve, tiers
+from gdl.graph import (
+    enumerate_positions,
+    strong_solve,
+    tier_keys,
+    tier_merge,
+    tier_pass,
+    tier_run,
+    tier_solve,
+    tier_store,
+    tiers,
+)
 from gdl.graph.database import open_database, save
 from gdl.graph.executor import DaskExecutor, ProcessExecutor
 from gdl.graph.tiers import TiersStopped, TierViolation, infer_tier, merge_database, tiered_solve
@@ -36,6 +46,12 @@ SMALL = [
     ("cyclic/rounds.game", {}),                      # cycles in every tier, draws across them
     ("cyclic/standoff.game", {}),                    # chance, and plays that never end
 ]
+
+
+def parallel_min(monkeypatch, value: int) -> None:
+    """``PARALLEL_MIN`` set where it is read: the run's expansions and the forward pass."""
+    for room in (tier_run, tier_pass):
+        monkeypatch.setattr(room, "PARALLEL_MIN", value)
 
 
 def serial_database(game, path: Path) -> bytes:
@@ -85,7 +101,7 @@ def test_the_compiled_and_interpreted_tiers_agree():
 
 
 def test_two_worker_processes_give_the_same_database(tmp_path, monkeypatch):
-    monkeypatch.setattr(tiers, "PARALLEL_MIN", 0)       # every batch to the workers, however small
+    parallel_min(monkeypatch, 0)       # every batch to the workers, however small
     file, params = GAMES / "connect4.game", {"columns": 4, "rows": 3}
     game = load(file, params)
     executor = ProcessExecutor(2)
@@ -101,7 +117,7 @@ def test_a_local_dask_cluster_gives_the_same_database(tmp_path, monkeypatch):
     distributed = pytest.importorskip("dask.distributed")
     from gdl.graph import chance_tiers
 
-    for module in (tiers, chance_tiers):     # every batch to the workers, however small
+    for module in (tier_run, tier_pass, chance_tiers):    # every batch to the workers, however small
         monkeypatch.setattr(module, "PARALLEL_MIN", 0)
     file, params = GAMES / "cyclic/piglet.game", {"goal": 3}
     game = load(file, params)
@@ -113,7 +129,7 @@ def test_a_local_dask_cluster_gives_the_same_database(tmp_path, monkeypatch):
         by_dask = tiered_database(game, tmp_path, "dask", executor=executor,
                                   source=functools.partial(load, file, params))
         # the forward pass's tiers closed in tasks submitted one at a time (Dask futures)
-        monkeypatch.setattr(tiers, "PARALLEL_MIN", 2_000)
+        parallel_min(monkeypatch, 2_000)
         hops = functools.partial(loads, HOPS, "hops.game")
         hops_by_dask = tiered_database(hops(), tmp_path, "hops", executor=executor, source=hops,
                                        native=False)
@@ -226,7 +242,7 @@ zero-sum
 
 def test_a_wrong_inference_falls_back_to_one_tier(tmp_path, monkeypatch):
     game = loads(RISE_AND_FALL, "rise.game")
-    monkeypatch.setattr(tiers, "INFER_SAMPLE", 2)   # sees x go up only, never the drop
+    monkeypatch.setattr(tier_keys, "INFER_SAMPLE", 2)   # sees x go up only, never the drop
     assert infer_tier(game).growing != ()
     found = tiered_solve(game, tmp_path / "t", binding=BINDING)
     assert len(found.tiers) == 1                    # the drop lowered it: one tier instead
@@ -242,13 +258,13 @@ def test_tiers_with_moves_inside_are_solved_in_pieces_on_the_workers(tmp_path, m
     from gdl.graph import chance_tiers
 
     monkeypatch.setattr(chance_tiers, "applies", lambda info: False)
-    monkeypatch.setattr(tiers, "SPLIT_MIN", 0)
-    monkeypatch.setattr(tiers, "PARALLEL_MIN", 0)
+    monkeypatch.setattr(tier_solve, "SPLIT_MIN", 0)
+    parallel_min(monkeypatch, 0)
     monkeypatch.setattr(tiers, "WHOLE_TIER_MAX", 0)     # no tier in one task: cut, every one
     file, params = GAMES / "cyclic/pig100.game", {"goal": 7, "sides": 3}
     game = load(file, params)
     cut: list = []
-    original = tiers._pieces
+    original = tier_solve._pieces
 
     def pieces(graph, n, parts):
         found = original(graph, n, parts)
@@ -263,7 +279,7 @@ def test_tiers_with_moves_inside_are_solved_in_pieces_on_the_workers(tmp_path, m
         cut.append(len(found))
         return found
 
-    monkeypatch.setattr(tiers, "_pieces", pieces)
+    monkeypatch.setattr(tier_solve, "_pieces", pieces)
     executor = ProcessExecutor(2)
     try:
         by_pieces = tiered_database(game, tmp_path, "pieces", executor=executor,
@@ -276,11 +292,11 @@ def test_tiers_with_moves_inside_are_solved_in_pieces_on_the_workers(tmp_path, m
 
 def test_the_merge_a_bucket_at_a_time_writes_the_same_database(tmp_path, monkeypatch):
     # small buckets: the merge sorts and compresses many key ranges one after another
-    monkeypatch.setattr(tiers, "MERGE_BUCKET", 500)
+    monkeypatch.setattr(tier_merge, "MERGE_BUCKET", 500)
     game = load(GAMES / "connect4.game", {"columns": 4, "rows": 3})
     assert tiered_database(game, tmp_path, "buckets") == serial_database(game, tmp_path / "s.db")
-    assert len(tiers._buckets([tiers.TierResult.load(
-        tiers.TierRun(game, tmp_path / "buckets.tiers", BINDING), t) for t in range(13)],
+    assert len(tier_merge._buckets([tier_store.TierResult.load(
+        tier_run.TierRun(game, tmp_path / "buckets.tiers", BINDING), t) for t in range(13)],
         12031, "S40")) > 10
 
 
@@ -303,14 +319,14 @@ def test_a_tier_of_float_values_kept_as_an_array_merges_as_its_json_table(tmp_pa
     monkeypatch.setattr(iteration, "EXACT_LIMIT", 0)       # approximate: float value vectors
     as_array = tiered_database(game, tmp_path, "array")
     assert list((tmp_path / "array.tiers").glob("tier-*.table.npy"))
-    monkeypatch.setattr(tiers, "_float_table", lambda table: False)
-    save = tiers._save_tier_files
+    monkeypatch.setattr(tier_store, "_float_table", lambda table: False)
+    save = tiers.save_tier_files
 
     def as_rows(run, tier, table, index, remoteness):    # a chance tier hands over an array
         rows = [tuple(map(float, row)) for row in table] if isinstance(table, np.ndarray) else table
         save(run, tier, rows, index, remoteness)
 
-    monkeypatch.setattr(tiers, "_save_tier_files", as_rows)
+    monkeypatch.setattr(tiers, "save_tier_files", as_rows)
     as_json = tiered_database(game, tmp_path, "json")
     assert not list((tmp_path / "json.tiers").glob("tier-*.table.npy"))
     assert as_array == as_json
@@ -335,7 +351,7 @@ tier pos
 
 def test_the_forward_pass_in_tasks_closes_each_tier_as_one_process_does(tmp_path):
     # with two workers a tier reached from few positions is closed in one task while the next
-    # tier is closed from the positions known so far (tiers.discover); through the protocol
+    # tier is closed from the positions known so far (tier_pass.discover); through the protocol
     source = functools.partial(loads, HOPS, "hops.game")
     game = source()
     executor = ProcessExecutor(2)
@@ -453,17 +469,17 @@ def test_draws_across_tiers_give_the_whole_graphs_retrograde_database(tmp_path, 
     solution = tiered_solve(game, tmp_path / "one.tiers", binding=BINDING, resume=True)
     assert solution.method == "retrograde analysis"
     draws = {t for t, _ in solution.tiers
-             if any(isinstance(entry, tiers.DrawRange)
-                    for entry in tiers.TierResult.load(solution.run, t).table)}
+             if any(isinstance(entry, tier_store.DrawRange)
+                    for entry in tier_store.TierResult.load(solution.run, t).table)}
     assert any(u in draws for t in draws for u in tiers.needs(solution.run, t))  # across tiers
     # tier 2's decided positions count their remoteness through tier 3's, which are not 0
     assert 3 in tiers.needs(solution.run, 2)
-    assert (tiers.TierResult.load(solution.run, 2).remoteness >= 0).any()
-    assert tiers.TierResult.load(solution.run, 3).remoteness.max() > 0
+    assert (tier_store.TierResult.load(solution.run, 2).remoteness >= 0).any()
+    assert tier_store.TierResult.load(solution.run, 3).remoteness.max() > 0
     source = functools.partial(load, file, params, backend)
     for name, whole in (("whole", tiers.WHOLE_TIER_MAX), ("pieces", 0)):
         monkeypatch.setattr(tiers, "WHOLE_TIER_MAX", whole)
-        monkeypatch.setattr(tiers, "SPLIT_MIN", 0)
+        monkeypatch.setattr(tier_solve, "SPLIT_MIN", 0)
         executor = ProcessExecutor(2)
         try:
             assert tiered_database(game, tmp_path, name, executor=executor,
@@ -485,7 +501,7 @@ def test_draws_by_tiers_whatever_endless_play_is_worth_give_the_whole_graphs_dat
     game = loads(text, "rounds.game", params=params)
     serial = serial_database(game, tmp_path / "serial.db")
     assert tiered_database(game, tmp_path, "one") == serial
-    monkeypatch.setattr(tiers, "SPLIT_MIN", 0)
+    monkeypatch.setattr(tier_solve, "SPLIT_MIN", 0)
     executor = ProcessExecutor(2)
     try:
         assert tiered_database(game, tmp_path, "pieces", executor=executor, source=functools.partial(

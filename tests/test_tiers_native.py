@@ -18,7 +18,7 @@ import pytest
 from test_tiers import COUNTDOWN, Stop, stop_after_found
 
 from gdl.backends.load import load, loads
-from gdl.graph import packed_tiers, strong_solve, tiers
+from gdl.graph import packed_tiers, strong_solve, tier_merge
 from gdl.graph.database import save
 from gdl.graph.executor import DaskExecutor, ProcessExecutor
 from gdl.graph.tiers import TiersStopped, TierViolation, merge_database, tiered_solve
@@ -103,7 +103,7 @@ def test_two_workers_and_small_tasks_give_the_same_database(tmp_path, monkeypatc
     reference = serial_database(game, tmp_path / "serial.db")
     monkeypatch.setattr(packed_tiers, "LOCAL_LIMIT", 40)     # many tasks a tier: the
     monkeypatch.setattr(packed_tiers, "NATIVE_TASK", 97)     # partition must not matter
-    monkeypatch.setattr(tiers, "MERGE_BUCKET", 1000)    # the merge and the key thread in step
+    monkeypatch.setattr(tier_merge, "MERGE_BUCKET", 1000)    # the merge and the key thread in step
     executor = ProcessExecutor(2)
     try:
         solution, by_two = tiered(game, tmp_path, "two", executor=executor,
@@ -121,8 +121,8 @@ def test_two_workers_and_small_tasks_give_the_same_database(tmp_path, monkeypatc
 def test_a_failing_key_section_thread_fails_the_merge_without_a_hang(tmp_path, monkeypatch):
     file, params = GAMES / "connect4.game", {"columns": 4, "rows": 3}
     game = load(file, params, "native")
-    monkeypatch.setattr(tiers, "MERGE_BUCKET", 1000)
-    original = tiers._KeyPlan.sorted_bucket
+    monkeypatch.setattr(tier_merge, "MERGE_BUCKET", 1000)
+    original = tier_merge._KeyPlan.sorted_bucket
     calls: list = []
 
     def sorted_bucket(plan, ranges):
@@ -131,7 +131,7 @@ def test_a_failing_key_section_thread_fails_the_merge_without_a_hang(tmp_path, m
             raise OSError("disk full")
         return original(plan, ranges)
 
-    monkeypatch.setattr(tiers._KeyPlan, "sorted_bucket", sorted_bucket)
+    monkeypatch.setattr(tier_merge._KeyPlan, "sorted_bucket", sorted_bucket)
     executor = ProcessExecutor(2)
     try:
         with pytest.raises(OSError, match="disk full"):

@@ -21,7 +21,7 @@ import pytest
 
 from gdl.backends.load import load
 from gdl.backends.position import position
-from gdl.graph import chance_tiers, strong_solve, tiers
+from gdl.graph import chance_tiers, strong_solve, tier_pass, tier_run, tier_store, tiers
 from gdl.graph.database import save
 from gdl.graph.executor import DaskExecutor, ProcessExecutor
 from gdl.graph.tiers import merge_database, tiered_solve
@@ -36,7 +36,7 @@ BINDING = {"test": 1}
 def every_batch_to_the_workers(monkeypatch):
     """Small games' batches go to the workers too (by default they stay in this process), and
     each tier is cut for them (by default tiers that do not reach each other go whole, at once)."""
-    for module in (tiers, chance_tiers):
+    for module in (tier_run, tier_pass, chance_tiers):
         monkeypatch.setattr(module, "PARALLEL_MIN", 0)
     monkeypatch.setattr(tiers, "WHOLE_TIER_MAX", 0)
 
@@ -284,7 +284,10 @@ def test_the_merge_writes_more_than_65536_distinct_values(tmp_path):
     import json as json_module
 
     from gdl.graph.database import atomic_write, open_database
-    from gdl.graph.tiers import TieredSolution, TierRun, _save_array, state_of
+    from gdl.graph.tier_keys import state_of
+    from gdl.graph.tier_run import TierRun
+    from gdl.graph.tier_store import save_array
+    from gdl.graph.tiers import TieredSolution
 
     game = load(PIGLET, {"goal": 2})
     run = TierRun(game=game, directory=tmp_path / "t", binding=BINDING)
@@ -292,9 +295,9 @@ def test_the_merge_writes_more_than_65536_distinct_values(tmp_path):
     n = 70_000
     # five-component states (1, i // 65536 + 1, i // 256 % 256, i % 256, 1): sorted keys
     rows = [bytes([5, 1, i // 65536 + 1, i // 256 % 256, i % 256, 1]) for i in range(n)]
-    _save_array(run.path(0, "keys.npy"), np.array(rows, dtype="S6"))
-    _save_array(run.path(0, "values.npy"), np.arange(n, dtype=np.int32))
-    _save_array(run.path(0, "remoteness.npy"), np.full(n, -1, dtype=np.int32))
+    save_array(run.path(0, "keys.npy"), np.array(rows, dtype="S6"))
+    save_array(run.path(0, "values.npy"), np.arange(n, dtype=np.int32))
+    save_array(run.path(0, "remoteness.npy"), np.full(n, -1, dtype=np.int32))
     table = [[i / n, -i / n] for i in range(n)]
     atomic_write(run.path(0, "table.json"), json_module.dumps(table).encode("utf-8"))
     solution = TieredSolution(run, [[0, n]], "value iteration", False, "", {})
@@ -370,7 +373,7 @@ def test_a_worker_reads_no_results_kept_from_another_run(tmp_path, monkeypatch):
     reached = tiers.needs(run, 3)
     poisoned = {}
     for u in reached:
-        result = tiers.TierResult.load(run, u)
+        result = tier_store.TierResult.load(run, u)
         result.table = [("1", "-1")] * len(result.table)
         poisoned[u] = result
     monkeypatch.setattr(tiers, "_WORKER_RESULTS", {"another run": poisoned})
@@ -426,13 +429,13 @@ def test_the_backward_pass_reads_the_forward_pass_moves_and_expands_again_withou
     serial = tmp_path / "serial.db"
     save(strong_solve(game), serial, BINDING)
     expanded: list = []
-    original = tiers.TierRun.expand_all
+    original = tier_run.TierRun.expand_all
 
     def counting(run, keys, tier_file=None):
         expanded.append(len(keys))
         return original(run, keys, tier_file)
 
-    monkeypatch.setattr(tiers.TierRun, "expand_all", counting)
+    monkeypatch.setattr(tier_run.TierRun, "expand_all", counting)
     with pytest.raises(tiers.TiersStopped):           # the forward pass alone
         tiered_solve(game, tmp_path / "t", binding=BINDING, stop_after=0)
     forward = sum(expanded)                           # every position once

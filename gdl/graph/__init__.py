@@ -118,7 +118,7 @@ def _solve_graph(game, graph: PositionGraph, progress) -> GraphSolution:
         return GraphSolution(graph, RETROGRADE, values)
     if two_player_constant_sum:
         from gdl.graph.iteration import solve_stochastic
-        from gdl.graph.tiers import byte_passes
+        from gdl.graph.tier_expand import byte_passes
 
         return solve_stochastic(graph, total, progress,
                                 None if info.endless_value is None else info.endless_value[0],

@@ -1,6 +1,6 @@
 """A tier with chance and cycles inside it (Pig's banked points), solved on dense arrays.
 
-``gdl.graph.tiers`` calls ``solve_tier`` for every tier of a two-player constant-sum game with
+``gdl.graph.tier_solve`` calls ``solve_tier`` for every tier of a two-player constant-sum game with
 chance whose moves inside the tier form a cycle (in Pig a 1 brings the turn back to a turn
 total of 0). The tier's moves are built once as index arrays: each move's child (a position of
 the tier, or a *stand-in* for a position of a later tier, which carries that position's
@@ -47,6 +47,9 @@ from gdl.graph import exact_cut, iteration
 from gdl.graph.exact_cut import pair as _pair
 from gdl.graph.order import components, gather, levels, weak_components
 from gdl.graph.solution import player_intervals, win_chance
+from gdl.graph.tier_expand import byte_passes
+from gdl.graph.tier_keys import key_numbers, key_of, search_keys, tier_function
+from gdl.graph.tier_store import FloatTable, first_use_rows, plain_value, save_array, tabulate
 from gdl.protocol import CHANCE, TERMINAL
 
 # Digits of a later tier's exact value beyond which the exact check is not tried: the exact
@@ -350,7 +353,6 @@ def _native_of(source) -> Any:
     A tier solved in C by the coordinator is solved in C everywhere, or not at all: the
     floats would not be the same bits."""
     from gdl.graph.executor import game_from
-    from gdl.graph.tiers import byte_passes
     from gdl.solvers.result import SolverError
 
     native = None if source is None else byte_passes(game_from(source))
@@ -372,12 +374,11 @@ def _vectors(total, low: np.ndarray, high: np.ndarray, exact: list | None, nativ
     distinct vectors in order of first use, encoded as ``gdl.graph.database`` encodes them, and
     each position's entry); made where the values were found (a worker), so the coordinator
     only joins tables."""
-    from gdl.graph.tiers import _plain, _tabulate, first_use_rows
-
     if exact is not None:
         if type(total) is not int:
             values = [Fraction(n, d) for n, d in exact]
-            return _tabulate([(_plain((v + total) / 2), _plain((total - v) / 2)) for v in values])
+            return tabulate([(plain_value((v + total) / 2), plain_value((total - v) / 2))
+                             for v in values])
         return _exact_table(total, exact)
     middle = (low + high) / 2
     # numpy's float64 arithmetic is Python's float arithmetic, element by element; equal rows
@@ -492,7 +493,6 @@ def solve_tier(run, tier: int, keys: np.ndarray, expansion, loaded: dict,
     are not exact; None when the tier's moves form no cycle (the acyclic solve is the one)."""
     from gdl.graph import VALUE_ITERATION
     from gdl.graph.database import _decode_value
-    from gdl.graph.tiers import _FloatTable, _save_array, byte_passes, key_numbers, search_keys
     from gdl.protocol import constant_sum_total
 
     info = run.game.info
@@ -527,7 +527,7 @@ def solve_tier(run, tier: int, keys: np.ndarray, expansion, loaded: dict,
         value_index = np.asarray(result.index)[where]
         ids, inverse = np.unique(value_index, return_inverse=True)
         inverse = inverse.reshape(-1)
-        floats = isinstance(result.table, _FloatTable)   # no draw there
+        floats = isinstance(result.table, FloatTable)   # no draw there
         encoded = None if floats else [result.table[i] for i in ids.tolist()]
         if encoded is not None and any(e is None for e in encoded):
             return None                      # a draw beyond: not a stopping game's tier
@@ -619,7 +619,7 @@ def solve_tier(run, tier: int, keys: np.ndarray, expansion, loaded: dict,
                 note = "no exact check (a later tier is not exact, or its numbers are long); " + note
         how["note"] = note
         how["residual"] = float(np.max(high - low, initial=0.0))
-        _save_array(run.path(tier, "bounds.npy"), np.stack((low, high), axis=1))
+        save_array(run.path(tier, "bounds.npy"), np.stack((low, high), axis=1))
     return table, index, np.full(n, -1, dtype=np.int32), how
 
 
@@ -627,8 +627,6 @@ def _joined(answers: list, n: int, native: Any) -> tuple[Any, np.ndarray]:
     """The answers' tables joined into the tier's (entries in order of first use, answer by
     answer, as a dict would number them) and each position's entry: float rows (an array) by
     their bits, exact entries through a dict."""
-    from gdl.graph.tiers import first_use_rows
-
     index = np.empty(n, dtype=np.int64)
     if len(answers) == 1:
         index[answers[0].members] = answers[0].index
@@ -656,7 +654,6 @@ def _joined(answers: list, n: int, native: Any) -> tuple[Any, np.ndarray]:
 def certified_interval(solution, state) -> tuple[tuple[Fraction, Fraction], ...] | None:
     """Each player's value at ``state`` as a proven interval of exact fractions, where a tiered
     solve's values there are certified but not exact; else None."""
-    from gdl.graph.tiers import key_of, tier_function
     from gdl.protocol import constant_sum_total
 
     run = solution.run

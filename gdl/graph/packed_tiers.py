@@ -29,6 +29,10 @@ from typing import Any
 
 import numpy as np
 
+from gdl.graph.database import _decode_value
+from gdl.graph.tier_expand import Expansion
+from gdl.graph.tier_pass import TierViolation
+from gdl.graph.tier_store import DrawRange, TierResult, encode_vector, plain_value, save_array
 from gdl.protocol import TERMINAL
 
 # Positions a task expands: a task costs a process hop and a file per tier it reaches, so it
@@ -221,9 +225,7 @@ def backward_task(task) -> tuple[str, str, np.ndarray] | str:
 
 
 def native_expansion(native: NativeTiers, keys: np.ndarray):
-    """``gdl.graph.tiers.Expansion`` of packed keys, from the native expander (no chance)."""
-    from gdl.graph.tiers import Expansion
-
+    """``gdl.graph.tier_expand.Expansion`` of packed keys, from the native expander (no chance)."""
     expansion = native.expander.expand(keys)
     if expansion is None:
         raise NativeDeclined("rule error")
@@ -260,15 +262,13 @@ def _map(run, function, tasks: list) -> list:
 
 
 def discover(run) -> list[list[int]]:
-    """The forward pass of ``gdl.graph.tiers.discover`` on packed keys, its rounds expanded in
+    """The forward pass of ``gdl.graph.tier_pass.discover`` on packed keys, its rounds expanded in
     tasks; also records in the manifest, per tier, the later tiers its moves reach and whether
     it has moves inside it (``"reaches"``, ``"inside"``).
 
     Each tier found is a checkpoint: its keys file, then the manifest's ``"found"`` with the
     files of keys waiting for later tiers (``"waiting"``); a file is removed only once a
     checkpoint no longer names it. A resumed pass starts from the last checkpoint."""
-    from gdl.graph.tiers import TierViolation, _save_array
-
     native: NativeTiers = run.native
     expander = native.expander
     checkpoint = run.manifest.get("found_packed")
@@ -354,7 +354,7 @@ def discover(run) -> list[list[int]]:
             rounds += 1
         keys = members[0] if len(members) == 1 else unique_sorted(np.concatenate(members))
         del members, frontier
-        _save_array(run.path(tier, "keys.npy"), keys)
+        save_array(run.path(tier, "keys.npy"), keys)
         tiers.append([tier, len(keys)])
         reaches[str(tier)] = sorted(later)
         inside[str(tier)] = rounds > 1
@@ -381,7 +381,6 @@ def solve_tier(run, tier: int, count: int) -> tuple[list, np.ndarray, np.ndarray
     graph)."""
     from fractions import Fraction
 
-    from gdl.graph.tiers import DrawRange, TierResult, _decode_value, _encoded
     from gdl.protocol import constant_sum_total
 
     info = run.game.info
@@ -430,9 +429,6 @@ def solve_tier(run, tier: int, count: int) -> tuple[list, np.ndarray, np.ndarray
     table = []
     for w in distinct.tolist():
         u0 = (Fraction(w) + total) / 2
-        table.append(_encoded((_plain(u0), _plain(total - u0))))
+        table.append(encode_vector((plain_value(u0), plain_value(total - u0))))
     return table, index, remoteness
 
-
-def _plain(v):
-    return v.numerator if v.denominator == 1 else v

@@ -5,7 +5,7 @@ has none). gdl.graph reaches it only through the game object (``game.native.chan
 never by import. The contract:
 
 - ``expand(keys, tier)``: the moves of the positions ``keys``, a numpy ``S`` array of the
-  tiered solve's byte keys (gdl.graph.tiers.key_of: the state's length, then its components,
+  tiered solve's byte keys (gdl.graph.tier_keys.key_of: the state's length, then its components,
   one byte each; a chance position is the state before the action, the action and the outcomes
   so far, as in the Python tier). ``tier`` is None for the declared tier, else ``(growing
   cells, shrinking cells)`` (an inferred tier; ``((), ())``: every position in tier 0). Returns
