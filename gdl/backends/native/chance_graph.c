@@ -2,7 +2,7 @@
    Appended after graph.c. Two parts:
 
    1. gdl_bytes_expand: the moves of positions given as the tiered solve's byte keys (its
-      length, then the state's components, one byte each: gdl.graph.tiers.key_of), chance
+      length, then the state's components, one byte each: gdl.graph.tier_keys.key_of), chance
       included: a chance position is, as in the Python tier, the state before the action, the
       action waiting for chance, and the outcomes chosen so far (state + (action,) + outcomes);
       its children replay the action from the state before it with one outcome more (as
