@@ -33,6 +33,7 @@ from pathlib import Path
 import numpy as np
 
 from gdl.graph import rank
+from gdl.graph.solution import NO_END_HIGH, NO_END_LOW, TwoPlayerValues
 from gdl.protocol import constant_sum_total
 
 # Layouts tried: the first guess, then each refinement.
@@ -40,10 +41,6 @@ MAX_ATTEMPTS = 32
 # The share of the available memory the tables may take.
 MEMORY_SHARE = 0.5
 FALLBACK_BUDGET = 4 << 30
-
-
-INSIDE = ("a move stays inside its tier (the ranked tables solve tiers whose moves all leave "
-          "them)")
 
 
 class NotRanked(Exception):
@@ -148,8 +145,6 @@ def ranked_solve(game, *, tier=None, directory: str | Path | None = None,
     sample = rank.sample_states(expander, root_key, tier)
     if sample is None:
         raise NotRanked("a rule error in the sample")
-    if sample.inside:
-        raise NotRanked(INSIDE)
     masks, owners = expander.domains()
     declared = rank.declared_values(masks, codec.low, codec.size)
     layout = rank.derive(sample.states, sample.tiers, codec.low, codec.size, masks, owners, tier)
@@ -176,7 +171,7 @@ def ranked_solve(game, *, tier=None, directory: str | Path | None = None,
             seconds["forward"] = time.perf_counter() - started
             started = time.perf_counter()
             records = found
-            solved = _backward(passes, records, files, progress)
+            solved = _backward(passes, records, files, progress, game)
             seconds["backward"] = time.perf_counter() - started
             solution = RankedSolution(game, expander, layout, tables, passes, records,
                                       files, tier, total, *solved)
@@ -274,8 +269,6 @@ def _forward(passes, root, files: _Files, max_states, min_positions, progress, g
             raise NotRanked("a move lowers the tier")
         _check(status, f"tier {tier}")
         record = done[tier] = TierRecord(tier, passes.tier_info(tier))
-        if record.inside:
-            raise NotRanked(INSIDE)
         found += record.reached
         if max_states is not None and found > max_states:
             raise TooManyPositions(f"game {game.info.name!r} has more than {max_states:,} "
@@ -297,20 +290,40 @@ def _check(status: int, where: str) -> None:
                -3: "the tables would pass the memory budget",
                -6: "a tier with more slots than memory holds",
                -7: "a move stays inside its tier",
-               -8: "a table is missing", -9: "the codes disagree with the walk"}
+               -8: "a table is missing", -9: "the codes disagree with the walk",
+               -10: "a remoteness beyond what two bytes a position hold"}
     if status:
         raise NotRanked(f"{reasons.get(status, f'status {status}')} in {where}")
 
 
-def _backward(passes, records: list[TierRecord], files: _Files, progress):
+def _backward(passes, records: list[TierRecord], files: _Files, progress, game):
     """The backward pass: each tier's codes written to its file; returns ``(table, M, width,
-    census counts)``."""
+    census counts, pairs)`` (``pairs``: None where every move leaves its tier, else the
+    pairs of a cyclic encoding, ``_pairs``)."""
     table = sorted(passes.scores())
-    M = max(1, len(records))
-    width = 1 if 1 + len(table) * M <= 256 else 2
-    if 1 + len(table) * M > 65536:
-        raise NotRanked("more distinct values and remoteness than two bytes a position hold")
-    hist = passes.encoding(table, M, width)
+    pairs = None
+    if any(record.inside for record in records):
+        pairs = _pairs(table, game)
+        width = 2
+        M = 65535 // len(pairs.lower)
+        if M < 2:
+            raise NotRanked("more distinct values and remoteness than two bytes a position "
+                            "hold")
+        passes.encoding(table, M, width)
+        value, known = pairs.decided()
+        flags = (known.astype(np.int64) | (known & (pairs.lower == value)) * 2
+                 | (known & (pairs.upper == value)) * 4)
+        extended = {w: i for i, w in enumerate([NO_END_LOW, *table, NO_END_HIGH])}
+        hist = passes.cyclic_encoding([extended[int(w)] for w in pairs.lower],
+                                      [extended[int(w)] for w in pairs.upper],
+                                      np.where(known, value, 0).tolist(), flags.tolist())
+    else:
+        M = max(1, len(records))
+        width = 1 if 1 + len(table) * M <= 256 else 2
+        if 1 + len(table) * M > 65536:
+            raise NotRanked("more distinct values and remoteness than two bytes a position "
+                            "hold")
+        hist = passes.encoding(table, M, width)
     # each tier's codes are kept until the lowest tier reaching it is solved
     needed_until: dict[int, int] = {}
     for record in records:
@@ -332,7 +345,32 @@ def _backward(passes, records: list[TierRecord], files: _Files, progress):
         done += record.reached
         if progress is not None:
             progress("ranked backward", done, total)
-    return table, M, width, hist.copy()
+    return table, M, width, hist.copy(), pairs
+
+
+def _pairs(table: list[int], game) -> TwoPlayerValues:
+    """Every pair ``(lo, hi)`` a position of a game whose moves may stay inside a tier can
+    have: the best end player 0 can force (NO_END_LOW: none) and the best player 1 can
+    (NO_END_HIGH: none), over the game's centred terminal scores ``table``, lo <= hi; as
+    ``TwoPlayerValues`` over the pairs (scale 1), which gives each pair its value, class and
+    whether a side forces its end, by the rules of docs/graph.md: what endless play is worth
+    where the rules say (``when endless``), else the game's least and greatest end."""
+    total = constant_sum_total(game.info, "strong solve")
+    endless = None if game.info.endless_value is None else game.info.endless_value[0]
+    if endless is not None and (Fraction(endless) * 2 - total).denominator != 1:
+        raise NotRanked("what endless play is worth is not a whole number of half-points "
+                        "(the ranked tables keep scores as integers)")
+    extended = [NO_END_LOW, *table, NO_END_HIGH]
+    lower, upper = [], []
+    for i, lo in enumerate(extended[:-1]):
+        for hi in extended[max(i, 1):]:
+            lower.append(lo)
+            upper.append(hi)
+    ends = (table[0], table[-1]) if endless is None and table else None
+    return TwoPlayerValues(lower=np.array(lower, dtype=np.int64),
+                           upper=np.array(upper, dtype=np.int64),
+                           remoteness=np.full(len(lower), -1, dtype=np.int32), scale=1,
+                           total=total, endless=endless, ends=ends)
 
 
 def ranked_tiers(run, infer_tier):
