@@ -39,6 +39,7 @@ class RankedSolution(GraphSolution):
         # (lo, hi), answered by these TwoPlayerValues over the pairs, and a remoteness of
         # M - 1 is none (gdl.graph.rank_solve._pairs)
         self.pairs = pairs
+        self.scale = 1 if pairs is None else pairs.scale     # centred values are times this
         self.method = BACKWARD_INDUCTION if pairs is None else RETROGRADE
         self.exact, self.note, self.residual, self.bounds = True, "", None, None
         self.values = None      # type: ignore   # the codes are in the files
@@ -115,7 +116,7 @@ class RankedSolution(GraphSolution):
         return (self._code(position) - 1) // self.M
 
     def centre(self, position: int) -> int | None:
-        """Player 0's centred value 2 u0 - total (None: a draw without a value)."""
+        """Player 0's centred value (2 u0 - total) * scale (None: a draw without a value)."""
         if self.pairs is not None:
             return self.pairs.centre(self._index(position))
         return self.table[self._index(position)]
@@ -125,7 +126,7 @@ class RankedSolution(GraphSolution):
         centre = self.centre(position)
         if centre is None:
             return None
-        u0 = (Fraction(centre) + self.total) / 2
+        u0 = (Fraction(centre, self.scale) + self.total) / 2
         return (_plain(u0), _plain(self.total - u0))
 
     def remoteness(self, position: int) -> int:
@@ -207,7 +208,8 @@ class RankedSolution(GraphSolution):
                         remoteness[r] = remoteness.get(r, 0) + count
             count = int(self.hist[2 * ncodes + code])
             if count:
-                score = self.table[vi] if self.pairs is None else int(self.pairs.lower[vi])
+                score = self.table[vi] if self.pairs is None else \
+                    Fraction(int(self.pairs.lower[vi]), self.scale)
                 outcomes[score] = outcomes.get(score, 0) + count
         document["classes"] = classes
         document["remoteness"] = dict(sorted(remoteness.items()))

@@ -303,7 +303,7 @@ def _backward(passes, records: list[TierRecord], files: _Files, progress, game):
     table = sorted(passes.scores())
     pairs = None
     if any(record.inside for record in records):
-        pairs = _pairs(table, game)
+        pairs, low_index, high_index = _pairs(table, game)
         width = 2
         M = 65535 // len(pairs.lower)
         if M < 2:
@@ -313,9 +313,7 @@ def _backward(passes, records: list[TierRecord], files: _Files, progress, game):
         value, known = pairs.decided()
         flags = (known.astype(np.int64) | (known & (pairs.lower == value)) * 2
                  | (known & (pairs.upper == value)) * 4)
-        extended = {w: i for i, w in enumerate([NO_END_LOW, *table, NO_END_HIGH])}
-        hist = passes.cyclic_encoding([extended[int(w)] for w in pairs.lower],
-                                      [extended[int(w)] for w in pairs.upper],
+        hist = passes.cyclic_encoding(low_index, high_index,
                                       np.where(known, value, 0).tolist(), flags.tolist())
     else:
         M = max(1, len(records))
@@ -348,29 +346,34 @@ def _backward(passes, records: list[TierRecord], files: _Files, progress, game):
     return table, M, width, hist.copy(), pairs
 
 
-def _pairs(table: list[int], game) -> TwoPlayerValues:
+def _pairs(table: list[int], game) -> tuple[TwoPlayerValues, list[int], list[int]]:
     """Every pair ``(lo, hi)`` a position of a game whose moves may stay inside a tier can
     have: the best end player 0 can force (NO_END_LOW: none) and the best player 1 can
-    (NO_END_HIGH: none), over the game's centred terminal scores ``table``, lo <= hi; as
-    ``TwoPlayerValues`` over the pairs (scale 1), which gives each pair its value, class and
-    whether a side forces its end, by the rules of docs/graph.md: what endless play is worth
-    where the rules say (``when endless``), else the game's least and greatest end."""
+    (NO_END_HIGH: none), over the game's centred terminal scores ``table``, lo <= hi. Returns
+    ``TwoPlayerValues`` over the pairs, which give each pair its value, class and whether a
+    side forces its end by the rules of docs/graph.md (what endless play is worth where the
+    rules say, ``when endless``, else the game's least and greatest end), with the scores
+    times a scale that makes endless play's worth a whole number; and each pair's indices
+    into the extended scores ``[none, *table, none]``."""
     total = constant_sum_total(game.info, "strong solve")
     endless = None if game.info.endless_value is None else game.info.endless_value[0]
-    if endless is not None and (Fraction(endless) * 2 - total).denominator != 1:
-        raise NotRanked("what endless play is worth is not a whole number of half-points "
-                        "(the ranked tables keep scores as integers)")
-    extended = [NO_END_LOW, *table, NO_END_HIGH]
-    lower, upper = [], []
-    for i, lo in enumerate(extended[:-1]):
-        for hi in extended[max(i, 1):]:
-            lower.append(lo)
-            upper.append(hi)
-    ends = (table[0], table[-1]) if endless is None and table else None
-    return TwoPlayerValues(lower=np.array(lower, dtype=np.int64),
-                           upper=np.array(upper, dtype=np.int64),
-                           remoteness=np.full(len(lower), -1, dtype=np.int32), scale=1,
-                           total=total, endless=endless, ends=ends)
+    scale = 1 if endless is None else (Fraction(endless) * 2 - total).denominator
+    if max((abs(w) for w in table), default=0) * scale >= 2**60:
+        raise NotRanked("the values are too large for 64-bit integers")
+    extended = [NO_END_LOW, *(w * scale for w in table), NO_END_HIGH]
+    lower, upper, low_index, high_index = [], [], [], []
+    for i in range(len(extended) - 1):
+        for j in range(max(i, 1), len(extended)):
+            lower.append(extended[i])
+            upper.append(extended[j])
+            low_index.append(i)
+            high_index.append(j)
+    ends = (table[0] * scale, table[-1] * scale) if endless is None and table else None
+    values = TwoPlayerValues(lower=np.array(lower, dtype=np.int64),
+                             upper=np.array(upper, dtype=np.int64),
+                             remoteness=np.full(len(lower), -1, dtype=np.int32), scale=scale,
+                             total=total, endless=endless, ends=ends)
+    return values, low_index, high_index
 
 
 def ranked_tiers(run, infer_tier):
