@@ -2,7 +2,7 @@
 
 ``ranked_solve(game)`` values every reachable position of a two-player constant-sum game
 without chance whose native rules give it a tier (declared, or found from the moves: cells
-that only grow or only shrink) and whose every move leaves its tier:
+that only grow or only shrink; else one tier), moves inside a tier allowed:
 
 1. A layout is guessed from a sample (gdl.graph.rank) and its tables built.
 2. **Forward**, lowest tier first (gdl/backends/native/rank.c): every slot reached is expanded;
@@ -11,13 +11,15 @@ that only grow or only shrink) and whose every move leaves its tier:
    A tier's bitmap, once final, goes to a file.
 3. **Backward**, highest tier first: each reached slot gets a code, ``1 + value index * M +
    remoteness`` (``M``: more than any remoteness: the number of tiers), read by its parents
-   from the same kind of table. Only the tiers a tier's moves reach are in memory with it; each
+   from the same kind of table. Where a move stays inside its tier (positions can repeat),
+   the value index is a pair ``(lo, hi)`` (``_pairs``) and the tier is solved by sweeps over
+   its slots until nothing changes (rank.c's ``rank_cyclic_tier``; docs/graph.md says why). Only the tiers a tier's moves reach are in memory with it; each
    tier's codes go to a file as soon as no lower tier needs them.
 
 The result (``RankedSolution``, gdl.graph.rank_solution) answers like a ``GraphSolution``, and
 ``gdl.graph.database.save`` writes its codes as a database of format 2 without re-encoding
-them. Where the ranked solve does not apply (chance, no native rules, moves inside a tier, a
-table beyond memory), ``NotRanked`` says why and the caller solves the usual way.
+them. Where the ranked solve does not apply (chance, no native rules, a table beyond
+memory, a remoteness beyond the codes), ``NotRanked`` says why and the caller solves the usual way.
 """
 
 from __future__ import annotations
@@ -45,6 +47,10 @@ FALLBACK_BUDGET = 4 << 30
 
 class NotRanked(Exception):
     """The ranked solve does not apply to this game; the message says why."""
+
+
+class _Lowered(NotRanked):
+    """A move lowers the tier."""
 
 
 def memory_budget() -> int:
@@ -140,14 +146,20 @@ def ranked_solve(game, *, tier=None, directory: str | Path | None = None,
     root_key = codec.encode(root)
     if root_key is None:
         raise NotRanked("the initial state is outside the declared domains")
-    if tier is None and not expander.has_tier:
+    inferred = tier is None and not expander.has_tier
+    if inferred:
         tier = _inferred_tier(expander, root_key)
-    sample = rank.sample_states(expander, root_key, tier)
-    if sample is None:
-        raise NotRanked("a rule error in the sample")
     masks, owners = expander.domains()
     declared = rank.declared_values(masks, codec.low, codec.size)
-    layout = rank.derive(sample.states, sample.tiers, codec.low, codec.size, masks, owners, tier)
+
+    def guessed(tier):
+        sample = rank.sample_states(expander, root_key, tier)
+        if sample is None:
+            raise NotRanked("a rule error in the sample")
+        return rank.derive(sample.states, sample.tiers, codec.low, codec.size, masks, owners,
+                           tier)
+
+    layout = guessed(tier)
     budget = memory_budget() if budget is None else budget
     files = _Files(directory)
     seconds: dict = {}
@@ -159,7 +171,18 @@ def ranked_solve(game, *, tier=None, directory: str | Path | None = None,
                 raise NotRanked(f"the layout's tables are too large ({error})") from None
             passes = expander.ranked(tables.arrays, _header(layout, tables, tier, int(total),
                                                             budget))
-            found = _forward(passes, root, files, max_states, min_positions, progress, game)
+            try:
+                found = _forward(passes, root, files, max_states, min_positions, progress,
+                                 game)
+            except _Lowered:
+                # the tier found from a sample is wrong (a cell it saw only grow also
+                # shrinks): the whole game is one tier, its moves inside it
+                passes.close()
+                if not inferred or tier == ((), ()):
+                    raise
+                tier = ((), ())
+                layout = guessed(tier)
+                continue
             if isinstance(found, tuple):
                 state, fixed, target = found
                 coarser = rank.refine(layout, declared, state, fixed, target, tables)
@@ -266,7 +289,7 @@ def _forward(passes, root, files: _Files, max_states, min_positions, progress, g
                 return state, None, None
             return state, info.fixed, info.target
         if status == -5:
-            raise NotRanked("a move lowers the tier")
+            raise _Lowered("a move lowers the tier")
         _check(status, f"tier {tier}")
         record = done[tier] = TierRecord(tier, passes.tier_info(tier))
         found += record.reached
