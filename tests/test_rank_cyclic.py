@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
+from oracle_cyclic import disagreements
 
 from gdl.backends.load import load, loads
 from gdl.generators.cyclic import cyclic_graphs, cyclic_rule_games
@@ -21,7 +22,6 @@ from gdl.graph import rank_solve, strong_solve
 from gdl.graph.database import open_database, save
 from gdl.graph.rank_solution import RankedSolution
 from gdl.graph.solution import TwoPlayerValues
-from oracle_cyclic import disagreements
 
 GAMES = Path(__file__).resolve().parent.parent / "games"
 

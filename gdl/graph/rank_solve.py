@@ -13,8 +13,9 @@ that only grow or only shrink; else one tier), moves inside a tier allowed:
    remoteness`` (``M``: more than any remoteness: the number of tiers), read by its parents
    from the same kind of table. Where a move stays inside its tier (positions can repeat),
    the value index is a pair ``(lo, hi)`` (``_pairs``) and the tier is solved by sweeps over
-   its slots until nothing changes (rank.c's ``rank_cyclic_tier``; docs/graph.md says why). Only the tiers a tier's moves reach are in memory with it; each
-   tier's codes go to a file as soon as no lower tier needs them.
+   its slots until nothing changes (rank.c's ``rank_cyclic_tier``; docs/graph.md says why).
+   Only the tiers a tier's moves reach are in memory with it; each tier's codes go to a file
+   as soon as no lower tier needs them.
 
 The result (``RankedSolution``, gdl.graph.rank_solution) answers like a ``GraphSolution``, and
 ``gdl.graph.database.save`` writes its codes as a database of format 2 without re-encoding
