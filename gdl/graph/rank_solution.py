@@ -197,7 +197,7 @@ class RankedSolution(GraphSolution):
             "decision": self.positions - terminal, "edges": sum(r.edges for r in self.records)}
         classes = {WIN: 0, LOSE: 0, TIE: 0, DRAW: 0}
         remoteness: dict[int, int] = {}
-        outcomes: dict[int, int] = {}
+        outcomes: dict[int | Fraction, int] = {}
         for code in range(1, ncodes):
             vi, r = divmod(code - 1, self.M)
             for mover in (0, 1):
