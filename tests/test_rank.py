@@ -84,20 +84,11 @@ def test_the_ranked_solve_gives_the_graph_solves_answers(file, params):
     assert_same(ranked, graph)
 
 
-# Games the ranked tables do not take yet, and the reason they must give by name: a move that
-# keeps its tier (every game where a position can repeat has one; hexapawn declares no tier and
-# the one found is not left by every move), or chance moves.
-INSIDE_TIER = "a move stays inside its tier"
+# Games the ranked tables do not take yet, and the reason they must give by name: chance moves
+# (games where a move keeps its tier, cyclic ones included, are taken: tests/test_rank_cyclic.py).
 CHANCE = "take no chance games"
 REFUSED = [
-    ("hexapawn.game", INSIDE_TIER),
     ("pig.game", CHANCE),
-    ("cyclic/give-and-take.game", INSIDE_TIER),
-    ("cyclic/mu-torere.game", INSIDE_TIER),
-    ("cyclic/ring-chase.game", INSIDE_TIER),
-    ("cyclic/rook-ending.game", INSIDE_TIER),
-    ("cyclic/rounds.game", INSIDE_TIER),
-    ("cyclic/three-mens-morris.game", INSIDE_TIER),
     ("cyclic/piglet.game", CHANCE),
     ("cyclic/piglet3.game", CHANCE),
     ("cyclic/standoff.game", CHANCE),
@@ -113,8 +104,11 @@ def test_games_the_ranked_tables_do_not_take_are_refused_by_name(file, reason):
 
 
 def test_every_cyclic_game_is_in_the_refused_list():
-    # a cyclic game added to games/cyclic must be looked at here (pig100: too big for a test)
-    listed = {f for f, _ in REFUSED} | {"cyclic/pig100.game"}
+    # a cyclic game added to games/cyclic must be looked at here or in test_rank_cyclic (pig100:
+    # too big for a test)
+    from test_rank_cyclic import CYCLIC
+
+    listed = {f for f, _ in REFUSED} | {f for f, _ in CYCLIC} | {"cyclic/pig100.game"}
     assert {f"cyclic/{p.name}" for p in (GAMES / "cyclic").glob("*.game")} <= listed
 
 

@@ -16,7 +16,9 @@ The header holds what format 1's does (``binding``, ``source``, ``game``, ``play
   weight at the first component), ``fixed`` (the fixed cells' values) and ``chunks``.
 - ``record``: ``{"layout": "ranked", "width": 1 or 2, "span": M, "chunk": slots}``: each slot
   is a little-endian code of ``width`` bytes: 0 for a slot no reachable position holds, else
-  ``1 + value index * M + remoteness``.
+  ``1 + value index * M + remoteness``. A game whose positions can repeat adds ``"none":
+  M - 1``, the remoteness that stands for none (a draw); its ``values`` may then repeat, and
+  hold null for a draw without a value.
 
 The sections are the tiers' chunks in order, each ``chunk`` slots (the tier's last one fewer)
 compressed on its own: writers may compress them in parallel, and a reader inflates only the
@@ -54,9 +56,16 @@ def save(solution, path: str | Path, binding: dict, source: str = "") -> int:
     from gdl.graph.database import LEVEL, _encode_value, write_file
 
     info = solution.game.info
-    values = []
-    for score in solution.table:
-        u0 = (Fraction(score) + solution.total) / 2
+    values: list = []
+    if solution.pairs is not None:        # one entry a pair (lo, hi): its value, or None
+        centres = [solution.pairs.centre(i) for i in range(len(solution.pairs.lower))]
+    else:
+        centres = list(solution.table)
+    for score in centres:
+        if score is None:
+            values.append(None)
+            continue
+        u0 = (Fraction(score, solution.scale) + solution.total) / 2
         values.append([_encode_value(_plain(u0)), _encode_value(_plain(solution.total - u0))])
     tiers, jobs = [], []
     for record in solution.records:
@@ -83,6 +92,8 @@ def save(solution, path: str | Path, binding: dict, source: str = "") -> int:
         "values": values, "ranking": solution.layout.to_json(), "tiers": tiers,
         "record": {"layout": "ranked", "width": width, "span": solution.M, "chunk": CHUNK},
     }
+    if solution.pairs is not None:
+        header["record"]["none"] = solution.M - 1
     return write_file(Path(path), header, sections, MAGIC)
 
 
@@ -109,6 +120,7 @@ class RankedDatabase:
         self.header = header
         record = header["record"]
         self.width, self.span, self.chunk = record["width"], record["span"], record["chunk"]
+        self.none = record.get("none")
         self.dtype = np.dtype(f"<u{self.width}")
         self.layout = rank.Layout.from_json(header["ranking"])
         self.tables = rank.build_tables(self.layout)
@@ -173,7 +185,7 @@ class RankedDatabase:
         if not code:
             return None
         index, remoteness = divmod(code - 1, self.span)
-        return Entry(self._values[index], remoteness)
+        return Entry(self._values[index], -1 if remoteness == self.none else remoteness)
 
 
 def parse(path: str, data: bytes, offset: int, header: dict) -> RankedDatabase:
@@ -189,6 +201,8 @@ def parse(path: str, data: bytes, offset: int, header: dict) -> RankedDatabase:
     if width not in (1, 2) or type(span) is not int or not 1 <= span < 1 << 16 \
             or type(chunk) is not int or not 1 <= chunk <= 1 << 26:
         raise ValueError("the record's width, span or chunk is out of range")
+    if "none" in record and record["none"] != span - 1:
+        raise ValueError("the record's remoteness for none is not its span less one")
     codes = 1 + len(header["values"]) * span
     if codes > 1 << (8 * width):
         raise ValueError("the codes do not fit the record's width")

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from gdl.graph.solution import DRAW, LOSE, TIE, WIN, GraphSolution
+from gdl.graph.solution import DRAW, LOSE, TIE, WIN, GraphSolution, TwoPlayerValues
 from gdl.protocol import TERMINAL
 
 
@@ -31,10 +31,16 @@ class RankedSolution(GraphSolution):
     ``GraphSolution`` interface, its graph a ``RankedGraph``, no ``values`` arrays."""
 
     def __init__(self, game, expander, layout, tables, passes, records, files, tier, total,
-                 table: list[int], M: int, width: int, hist: np.ndarray):
-        from gdl.graph import BACKWARD_INDUCTION
+                 table: list[int], M: int, width: int, hist: np.ndarray,
+                 pairs: TwoPlayerValues | None = None):
+        from gdl.graph import BACKWARD_INDUCTION, RETROGRADE
 
-        self.method = BACKWARD_INDUCTION
+        # pairs: a game whose moves may stay inside a tier: a code's value index is a pair
+        # (lo, hi), answered by these TwoPlayerValues over the pairs, and a remoteness of
+        # M - 1 is none (gdl.graph.rank_solve._pairs)
+        self.pairs = pairs
+        self.scale = 1 if pairs is None else pairs.scale     # centred values are times this
+        self.method = BACKWARD_INDUCTION if pairs is None else RETROGRADE
         self.exact, self.note, self.residual, self.bounds = True, "", None, None
         self.values = None      # type: ignore   # the codes are in the files
         self.game, self.expander, self.layout, self.tables = game, expander, layout, tables
@@ -105,23 +111,43 @@ class RankedSolution(GraphSolution):
         tier, r = self._where(position)
         return int(self.codes(tier)[r])
 
-    def centre(self, position: int) -> int:
-        """Player 0's centred value 2 u0 - total."""
-        return self.table[(self._code(position) - 1) // self.M]
+    def _index(self, position: int) -> int:
+        """The value index of a position's code: into the table, or the pairs."""
+        return (self._code(position) - 1) // self.M
+
+    def centre(self, position: int) -> int | None:
+        """Player 0's centred value (2 u0 - total) * scale (None: a draw without a value)."""
+        if self.pairs is not None:
+            return self.pairs.centre(self._index(position))
+        return self.table[self._index(position)]
 
     # ---- GraphSolution's answers
     def value(self, position: int) -> tuple | None:
-        u0 = (Fraction(self.centre(position)) + self.total) / 2
+        centre = self.centre(position)
+        if centre is None:
+            return None
+        u0 = (Fraction(centre, self.scale) + self.total) / 2
         return (_plain(u0), _plain(self.total - u0))
 
     def remoteness(self, position: int) -> int:
-        return (self._code(position) - 1) % self.M
+        remoteness = (self._code(position) - 1) % self.M
+        return -1 if self.pairs is not None and remoteness == self.M - 1 else remoteness
 
     def value_class(self, position: int) -> str | None:
         player = int(self.graph.player[position])
         if player < 0:
             return None
-        centre = self.centre(position)
+        return self._class(player, self._index(position))
+
+    def _class(self, player: int, index: int) -> str:
+        """The mover's class at a value index."""
+        if self.pairs is not None:
+            if self.pairs.draws(np.array([index]))[0]:
+                return DRAW
+            centre = self.pairs.centre(index)
+        else:
+            centre = self.table[index]
+        assert centre is not None
         mine = centre if player == 0 else -centre
         return WIN if mine > 0 else LOSE if mine < 0 else TIE
 
@@ -138,9 +164,14 @@ class RankedSolution(GraphSolution):
         if self.game.current_player(state) < 0:
             return ()
         actions = list(self.game.legal_actions(state))
+        children = self.graph.children(position).tolist()
         target = self.centre(position)
-        return tuple(a for a, c in zip(actions, self.graph.children(position).tolist())
-                     if self.centre(c) == target)
+        if target is None:          # a draw without a value: the moves best for some worth
+            assert self.pairs is not None
+            mine = self._index(position)
+            return tuple(a for a, c in zip(actions, children)
+                         if self.pairs.best_for_some_worth(mine, self._index(c)))
+        return tuple(a for a, c in zip(actions, children) if self.centre(c) == target)
 
     def interval(self, position: int):
         return None
@@ -166,18 +197,19 @@ class RankedSolution(GraphSolution):
             "decision": self.positions - terminal, "edges": sum(r.edges for r in self.records)}
         classes = {WIN: 0, LOSE: 0, TIE: 0, DRAW: 0}
         remoteness: dict[int, int] = {}
-        outcomes: dict[int, int] = {}
+        outcomes: dict[int | Fraction, int] = {}
         for code in range(1, ncodes):
             vi, r = divmod(code - 1, self.M)
-            score = self.table[vi]
-            for mover, sign in ((0, 1), (1, -1)):
+            for mover in (0, 1):
                 count = int(self.hist[mover * ncodes + code])
                 if count:
-                    mine = sign * score
-                    classes[WIN if mine > 0 else LOSE if mine < 0 else TIE] += count
-                    remoteness[r] = remoteness.get(r, 0) + count
+                    classes[self._class(mover, vi)] += count
+                    if self.pairs is None or r != self.M - 1:
+                        remoteness[r] = remoteness.get(r, 0) + count
             count = int(self.hist[2 * ncodes + code])
             if count:
+                score = self.table[vi] if self.pairs is None else \
+                    Fraction(int(self.pairs.lower[vi]), self.scale)
                 outcomes[score] = outcomes.get(score, 0) + count
         document["classes"] = classes
         document["remoteness"] = dict(sorted(remoteness.items()))

@@ -2,7 +2,7 @@
 
 ``ranked_solve(game)`` values every reachable position of a two-player constant-sum game
 without chance whose native rules give it a tier (declared, or found from the moves: cells
-that only grow or only shrink) and whose every move leaves its tier:
+that only grow or only shrink; else one tier), moves inside a tier allowed:
 
 1. A layout is guessed from a sample (gdl.graph.rank) and its tables built.
 2. **Forward**, lowest tier first (gdl/backends/native/rank.c): every slot reached is expanded;
@@ -11,13 +11,16 @@ that only grow or only shrink) and whose every move leaves its tier:
    A tier's bitmap, once final, goes to a file.
 3. **Backward**, highest tier first: each reached slot gets a code, ``1 + value index * M +
    remoteness`` (``M``: more than any remoteness: the number of tiers), read by its parents
-   from the same kind of table. Only the tiers a tier's moves reach are in memory with it; each
-   tier's codes go to a file as soon as no lower tier needs them.
+   from the same kind of table. Where a move stays inside its tier (positions can repeat),
+   the value index is a pair ``(lo, hi)`` (``_pairs``) and the tier is solved by sweeps over
+   its slots until nothing changes (rank.c's ``rank_cyclic_tier``; docs/graph.md says why).
+   Only the tiers a tier's moves reach are in memory with it; each tier's codes go to a file
+   as soon as no lower tier needs them.
 
 The result (``RankedSolution``, gdl.graph.rank_solution) answers like a ``GraphSolution``, and
 ``gdl.graph.database.save`` writes its codes as a database of format 2 without re-encoding
-them. Where the ranked solve does not apply (chance, no native rules, moves inside a tier, a
-table beyond memory), ``NotRanked`` says why and the caller solves the usual way.
+them. Where the ranked solve does not apply (chance, no native rules, a table beyond
+memory, a remoteness beyond the codes), ``NotRanked`` says why and the caller solves the usual way.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from pathlib import Path
 import numpy as np
 
 from gdl.graph import rank
+from gdl.graph.solution import NO_END_HIGH, NO_END_LOW, TwoPlayerValues
 from gdl.protocol import constant_sum_total
 
 # Layouts tried: the first guess, then each refinement.
@@ -42,12 +46,12 @@ MEMORY_SHARE = 0.5
 FALLBACK_BUDGET = 4 << 30
 
 
-INSIDE = ("a move stays inside its tier (the ranked tables solve tiers whose moves all leave "
-          "them)")
-
-
 class NotRanked(Exception):
     """The ranked solve does not apply to this game; the message says why."""
+
+
+class _Lowered(NotRanked):
+    """A move lowers the tier."""
 
 
 def memory_budget() -> int:
@@ -143,16 +147,20 @@ def ranked_solve(game, *, tier=None, directory: str | Path | None = None,
     root_key = codec.encode(root)
     if root_key is None:
         raise NotRanked("the initial state is outside the declared domains")
-    if tier is None and not expander.has_tier:
+    inferred = tier is None and not expander.has_tier
+    if inferred:
         tier = _inferred_tier(expander, root_key)
-    sample = rank.sample_states(expander, root_key, tier)
-    if sample is None:
-        raise NotRanked("a rule error in the sample")
-    if sample.inside:
-        raise NotRanked(INSIDE)
     masks, owners = expander.domains()
     declared = rank.declared_values(masks, codec.low, codec.size)
-    layout = rank.derive(sample.states, sample.tiers, codec.low, codec.size, masks, owners, tier)
+
+    def guessed(tier):
+        sample = rank.sample_states(expander, root_key, tier)
+        if sample is None:
+            raise NotRanked("a rule error in the sample")
+        return rank.derive(sample.states, sample.tiers, codec.low, codec.size, masks, owners,
+                           tier)
+
+    layout = guessed(tier)
     budget = memory_budget() if budget is None else budget
     files = _Files(directory)
     seconds: dict = {}
@@ -164,7 +172,18 @@ def ranked_solve(game, *, tier=None, directory: str | Path | None = None,
                 raise NotRanked(f"the layout's tables are too large ({error})") from None
             passes = expander.ranked(tables.arrays, _header(layout, tables, tier, int(total),
                                                             budget))
-            found = _forward(passes, root, files, max_states, min_positions, progress, game)
+            try:
+                found = _forward(passes, root, files, max_states, min_positions, progress,
+                                 game)
+            except _Lowered:
+                # the tier found from a sample is wrong (a cell it saw only grow also
+                # shrinks): the whole game is one tier, its moves inside it
+                passes.close()
+                if not inferred or tier == ((), ()):
+                    raise
+                tier = ((), ())
+                layout = guessed(tier)
+                continue
             if isinstance(found, tuple):
                 state, fixed, target = found
                 coarser = rank.refine(layout, declared, state, fixed, target, tables)
@@ -176,7 +195,7 @@ def ranked_solve(game, *, tier=None, directory: str | Path | None = None,
             seconds["forward"] = time.perf_counter() - started
             started = time.perf_counter()
             records = found
-            solved = _backward(passes, records, files, progress)
+            solved = _backward(passes, records, files, progress, game)
             seconds["backward"] = time.perf_counter() - started
             solution = RankedSolution(game, expander, layout, tables, passes, records,
                                       files, tier, total, *solved)
@@ -271,11 +290,9 @@ def _forward(passes, root, files: _Files, max_states, min_positions, progress, g
                 return state, None, None
             return state, info.fixed, info.target
         if status == -5:
-            raise NotRanked("a move lowers the tier")
+            raise _Lowered("a move lowers the tier")
         _check(status, f"tier {tier}")
         record = done[tier] = TierRecord(tier, passes.tier_info(tier))
-        if record.inside:
-            raise NotRanked(INSIDE)
         found += record.reached
         if max_states is not None and found > max_states:
             raise TooManyPositions(f"game {game.info.name!r} has more than {max_states:,} "
@@ -297,20 +314,38 @@ def _check(status: int, where: str) -> None:
                -3: "the tables would pass the memory budget",
                -6: "a tier with more slots than memory holds",
                -7: "a move stays inside its tier",
-               -8: "a table is missing", -9: "the codes disagree with the walk"}
+               -8: "a table is missing", -9: "the codes disagree with the walk",
+               -10: "a remoteness beyond what two bytes a position hold"}
     if status:
         raise NotRanked(f"{reasons.get(status, f'status {status}')} in {where}")
 
 
-def _backward(passes, records: list[TierRecord], files: _Files, progress):
+def _backward(passes, records: list[TierRecord], files: _Files, progress, game):
     """The backward pass: each tier's codes written to its file; returns ``(table, M, width,
-    census counts)``."""
+    census counts, pairs)`` (``pairs``: None where every move leaves its tier, else the
+    pairs of a cyclic encoding, ``_pairs``)."""
     table = sorted(passes.scores())
-    M = max(1, len(records))
-    width = 1 if 1 + len(table) * M <= 256 else 2
-    if 1 + len(table) * M > 65536:
-        raise NotRanked("more distinct values and remoteness than two bytes a position hold")
-    hist = passes.encoding(table, M, width)
+    pairs = None
+    if any(record.inside for record in records):
+        pairs, low_index, high_index = _pairs(table, game)
+        width = 2
+        M = 65535 // len(pairs.lower)
+        if M < 2:
+            raise NotRanked("more distinct values and remoteness than two bytes a position "
+                            "hold")
+        passes.encoding(table, M, width)
+        value, known = pairs.decided()
+        flags = (known.astype(np.int64) | (known & (pairs.lower == value)) * 2
+                 | (known & (pairs.upper == value)) * 4)
+        hist = passes.cyclic_encoding(low_index, high_index,
+                                      np.where(known, value, 0).tolist(), flags.tolist())
+    else:
+        M = max(1, len(records))
+        width = 1 if 1 + len(table) * M <= 256 else 2
+        if 1 + len(table) * M > 65536:
+            raise NotRanked("more distinct values and remoteness than two bytes a position "
+                            "hold")
+        hist = passes.encoding(table, M, width)
     # each tier's codes are kept until the lowest tier reaching it is solved
     needed_until: dict[int, int] = {}
     for record in records:
@@ -332,7 +367,37 @@ def _backward(passes, records: list[TierRecord], files: _Files, progress):
         done += record.reached
         if progress is not None:
             progress("ranked backward", done, total)
-    return table, M, width, hist.copy()
+    return table, M, width, hist.copy(), pairs
+
+
+def _pairs(table: list[int], game) -> tuple[TwoPlayerValues, list[int], list[int]]:
+    """Every pair ``(lo, hi)`` a position of a game whose moves may stay inside a tier can
+    have: the best end player 0 can force (NO_END_LOW: none) and the best player 1 can
+    (NO_END_HIGH: none), over the game's centred terminal scores ``table``, lo <= hi. Returns
+    ``TwoPlayerValues`` over the pairs, which give each pair its value, class and whether a
+    side forces its end by the rules of docs/graph.md (what endless play is worth where the
+    rules say, ``when endless``, else the game's least and greatest end), with the scores
+    times a scale that makes endless play's worth a whole number; and each pair's indices
+    into the extended scores ``[none, *table, none]``."""
+    total = constant_sum_total(game.info, "strong solve")
+    endless = None if game.info.endless_value is None else game.info.endless_value[0]
+    scale = 1 if endless is None else (Fraction(endless) * 2 - total).denominator
+    if max((abs(w) for w in table), default=0) * scale >= 2**60:
+        raise NotRanked("the values are too large for 64-bit integers")
+    extended = [NO_END_LOW, *(w * scale for w in table), NO_END_HIGH]
+    lower, upper, low_index, high_index = [], [], [], []
+    for i in range(len(extended) - 1):
+        for j in range(max(i, 1), len(extended)):
+            lower.append(extended[i])
+            upper.append(extended[j])
+            low_index.append(i)
+            high_index.append(j)
+    ends = (table[0] * scale, table[-1] * scale) if endless is None and table else None
+    values = TwoPlayerValues(lower=np.array(lower, dtype=np.int64),
+                             upper=np.array(upper, dtype=np.int64),
+                             remoteness=np.full(len(lower), -1, dtype=np.int32), scale=scale,
+                             total=total, endless=endless, ends=ends)
+    return values, low_index, high_index
 
 
 def ranked_tiers(run, infer_tier):

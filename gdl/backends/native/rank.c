@@ -98,6 +98,15 @@ typedef struct {
     const long long *table;             /* sorted distinct scores */
     int ntable;
     long long *hist;                    /* 3 x ncodes: decision positions of player 0, 1; terminals */
+    /* cyclic mode (gdl_rank_cyclic_encoding): a value index is a pair (lo, hi) of indices
+       into the extended scores (0: no end can be forced, 1..ntable: table, ntable + 1: none
+       either); a remoteness of M - 1 is none (a draw, or not known yet) */
+    int cyclic;
+    int npairs;
+    int *pair_lo, *pair_hi;             /* per pair: extended indices */
+    long long *pair_value;              /* per pair: player 0's centred value, where known */
+    int *pair_flags;                    /* per pair: 1 known, 2 forced by player 0, 4 by 1 */
+    int *pair_of;                       /* (ntable + 2)^2: the pair of (lo, hi), -1 none */
 } RankCtx;
 
 static void *rank_alloc(RankCtx *x, size_t bytes) {
@@ -350,6 +359,8 @@ void gdl_rank_free(RankCtx *x) {
     free(x->code_score);
     free(x->code_rem);
     free(x->code_vi);
+    free(x->pair_lo); free(x->pair_hi); free(x->pair_value); free(x->pair_flags);
+    free(x->pair_of);
     free(x);
 }
 
@@ -761,6 +772,183 @@ static int rank_score_index(const RankCtx *x, long long score) {
     return -1;
 }
 
+/* ---- exported: the encoding of tiers whose moves may stay inside them ----
+   Two players, constant sum, no chance, positions that may repeat (docs/graph.md, "What the
+   answers mean when a position can repeat"). A code is 1 + pair * M + remoteness, where a pair
+   is a position's (lo, hi): the best end player 0 can force and the best player 1 can, as
+   indices into the extended scores (0: no end can be forced; 1..ntable: the table's scores;
+   ntable + 1: no end either, for hi). Python lists the pairs and, per pair, the value the
+   rules give it (what endless play is worth clamped to [lo, hi], or the same whatever it is
+   worth between the game's least and greatest end) and whether it is known and which side
+   can force the end at that value. A remoteness of M - 1 is none. Called after
+   gdl_rank_encoding (the scores, M, the width); hist (3 x (1 + npairs * M)) counts the codes
+   as there. 0, -1 a bad pair or codes beyond the width, -3 out of memory. */
+int gdl_rank_cyclic_encoding(RankCtx *x, const long long *lo, const long long *hi,
+                             const long long *value, const long long *flags, int npairs,
+                             long long *hist) {
+    int side = x->ntable + 2;
+    if (!x->M || 1 + (long long)npairs * x->M > (x->width == 1 ? 256 : 65536)) return -1;
+    free(x->pair_lo); free(x->pair_hi); free(x->pair_value); free(x->pair_flags);
+    free(x->pair_of);
+    x->pair_lo = calloc((size_t)npairs + 1, sizeof(int));
+    x->pair_hi = calloc((size_t)npairs + 1, sizeof(int));
+    x->pair_value = calloc((size_t)npairs + 1, sizeof(long long));
+    x->pair_flags = calloc((size_t)npairs + 1, sizeof(int));
+    x->pair_of = malloc((size_t)side * (size_t)side * sizeof(int));
+    if (!x->pair_lo || !x->pair_hi || !x->pair_value || !x->pair_flags || !x->pair_of) return -3;
+    for (long long i = 0; i < (long long)side * side; i++) x->pair_of[i] = -1;
+    for (int p = 0; p < npairs; p++) {
+        if (lo[p] < 0 || lo[p] >= side || hi[p] < 0 || hi[p] >= side || lo[p] > hi[p]) return -1;
+        x->pair_lo[p] = (int)lo[p];
+        x->pair_hi[p] = (int)hi[p];
+        x->pair_value[p] = value[p];
+        x->pair_flags[p] = (int)flags[p];
+        x->pair_of[lo[p] * side + hi[p]] = p;
+    }
+    if (x->pair_of[0 * side + side - 1] < 0) return -1;     /* the open pair: nothing forced */
+    x->npairs = npairs;
+    x->ncodes = 1 + (long long)npairs * x->M;
+    x->hist = hist;
+    x->cyclic = 1;
+    return 0;
+}
+
+/* One slot of a cyclic tier: its mover and its children's codes (a child of this tier whose
+   slot has no code yet reads 0); a terminal gives n = -1 and its own code (remoteness 0).
+   0, or a status as gdl_rank_backward's. */
+static int cyclic_expand(RankCtx *x, RankTier *t, RankCursor *k, long long slot, int *mover,
+                         int *n_out, unsigned *codes, RankTier **last) {
+    V s[CELLS], c[CELLS], returns[PLAYERS];
+    int actions[ACTIONS];
+    const V limit = (V)1 << 60;
+    cursor_seek(x, t, k, slot, s);
+    if (game_terminal(s)) {
+        rule_returns(s, returns);
+        if (gdl_err || returns[0] >= limit || returns[0] <= -limit) return -1;
+        int vi = rank_score_index(x, 2 * returns[0] - x->total);
+        if (vi < 0) return -9;
+        int pair = x->pair_of[(vi + 1) * (x->ntable + 2) + vi + 1];
+        if (pair < 0) return -9;
+        codes[0] = 1 + (unsigned)pair * (unsigned)x->M;
+        *n_out = -1;
+        return 0;
+    }
+    int n = game_legal(s, actions);
+    if (gdl_err) return -1;
+    *mover = (int)s[0];
+    for (int a = 0; a < n; a++) {
+        game_apply(s, actions[a], c);
+        long long cu = tier_of(c, x->tier_cells, x->nplus, x->nminus);
+        if (gdl_err) return -1;
+        RankTier *u = cu == t->value ? t
+            : *last && (*last)->value == cu ? *last : rank_find(x, cu);
+        if (!u || !u->values) return -8;
+        if (u != t) *last = u;
+        int kind;
+        long long detail;
+        long long cr = rank_child(x, u, k, actions[a], c, &kind, &detail);
+        if (cr < 0) return rank_fail(x, kind, detail, cu, c);
+        codes[a] = rank_get(u->values, x->width, cr);
+        if (codes[a] == 0 && u != t) return -9;
+    }
+    *n_out = n;
+    return 0;
+}
+
+/* The backward pass of a tier whose moves may stay inside it, by sweeps over its slots in
+   rank order, each recomputing a slot from its children until a sweep changes nothing (no
+   parents, no counters: gdl.graph.rank_solve says why). First the pairs: lo and hi start at
+   "no end forced" and only rise (lo) or fall (hi), player 0 taking the greatest of its
+   children's, player 1 the least, so they settle at the least fixed point: the attractors of
+   retrograde analysis. Then the remoteness, from none: where a side can force the end at the
+   position's value, over its optimal moves (to a child of known, equal value), the hurrying
+   side one more than the least of its children's, the delaying side one more than the
+   greatest (none while one is none). Both only fall, to the ranks of the attractor along
+   optimal moves (gdl.graph.retrograde.remoteness). Then a last scan counts the codes. */
+static int rank_cyclic_tier(RankCtx *x, long long value) {
+    RankTier *t = rank_find(x, value);
+    if (!t || !t->bits) return -8;
+    if (!t->values && gdl_rank_alloc(x, value, 1)) return -3;
+    const int width = x->width, M = x->M, side = x->ntable + 2;
+    const unsigned none = (unsigned)M - 1;
+    const unsigned open = 1 + (unsigned)x->pair_of[side - 1] * (unsigned)M + none;
+    const long long words = (t->size + 63) / 64;
+    unsigned *codes = malloc((size_t)ACTIONS * sizeof(unsigned));
+    RankTier *last = NULL;
+    RankCursor k;
+    int status = cursor_open(x, &k);
+    if (!codes) status = -3;
+    gdl_err = 0;
+    for (int phase = 0; phase < 3 && !status; phase++) {
+        int changed = 1;
+        while (changed && !status) {
+            changed = 0;
+            long long w = 0;
+            uint64_t seen = 0, r;
+            k.rank = -1;
+            while (!status && (long long)(r = (uint64_t)scan_next(t, words, &w, &seen)) <
+                   (uint64_t)t->size) {
+                unsigned mine = rank_get(t->values, width, (long long)r);
+                unsigned pair = mine ? (mine - 1) / (unsigned)M : 0;
+                if (phase == 0 && mine && x->pair_lo[pair] == x->pair_hi[pair]) continue;
+                if (phase == 1 && (!(x->pair_flags[pair] & 6) || (mine - 1) % M == 0)) continue;
+                int mover = 0, n = 0;
+                status = cyclic_expand(x, t, &k, (long long)r, &mover, &n, codes, &last);
+                if (status) break;
+                unsigned code;
+                if (phase == 2) {
+                    if (n < 0) x->hist[2 * x->ncodes + mine]++;
+                    else x->hist[(mover == 1 ? x->ncodes : 0) + mine]++;
+                    continue;
+                }
+                if (n < 0) code = codes[0];
+                else if (phase == 0) {
+                    int lo = -1, hi = -1;
+                    for (int a = 0; a < n; a++) {
+                        unsigned cp = (codes[a] ? codes[a] : open) - 1;
+                        int clo = x->pair_lo[cp / M], chi = x->pair_hi[cp / M];
+                        if (a == 0) { lo = clo; hi = chi; }
+                        else if (mover == 0) { if (clo > lo) lo = clo; if (chi > hi) hi = chi; }
+                        else { if (clo < lo) lo = clo; if (chi < hi) hi = chi; }
+                    }
+                    int p = n ? x->pair_of[lo * side + hi] : -1;
+                    if (p < 0) { status = -9; break; }
+                    code = 1 + (unsigned)p * (unsigned)M + none;
+                } else {
+                    long long v = x->pair_value[pair];
+                    int f = x->pair_flags[pair];
+                    long long mine_value = mover == 1 ? -v : v;
+                    int hurries = (f & 6) == 6 ? mine_value >= 0 : mover == 1 ? (f & 4) != 0
+                                                                              : (f & 2) != 0;
+                    unsigned best = none;
+                    int first = 1;
+                    for (int a = 0; a < n; a++) {
+                        unsigned cp = (codes[a] - 1) / M, rem = (codes[a] - 1) % M;
+                        if (!(x->pair_flags[cp] & 1) || x->pair_value[cp] != v) continue;
+                        if (first) best = rem;
+                        else if (hurries ? rem < best : (best != none && (rem == none || rem > best)))
+                            best = rem;
+                        first = 0;
+                    }
+                    if (best != none && best + 1 >= none) { status = -10; break; }
+                    unsigned rem = best == none ? none : best + 1;
+                    code = 1 + pair * (unsigned)M + rem;
+                }
+                if (code != mine) {
+                    rank_put(t->values, width, (long long)r, code);
+                    changed = 1;
+                }
+            }
+            if (phase == 2) break;
+            if (!t->inside) changed = 0;        /* every child in a later tier: one sweep */
+            if (gdl_stop_flag) status = -4;
+        }
+    }
+    cursor_close(&k);
+    free(codes);
+    return status;
+}
+
 /* ---- exported: the backward pass of one tier whose moves all leave it ----
    Two players, constant sum, no chance: every reached slot valued as gdl_tier_solve values a
    position (the first best child for the mover; remoteness one more than the fastest optimal
@@ -771,6 +959,7 @@ static int rank_score_index(const RankCtx *x, long long score) {
    -7 a move inside the tier; -8 a table missing; -9 a child never reached, or a remoteness
    beyond M. */
 int gdl_rank_backward(RankCtx *x, long long value) {
+    if (x->cyclic) return rank_cyclic_tier(x, value);
     RankTier *t = rank_find(x, value);
     if (!t || !t->bits) return -8;
     if (!t->values && gdl_rank_alloc(x, value, 1)) return -3;

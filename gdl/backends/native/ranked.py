@@ -10,12 +10,14 @@ table of codes. gdl.graph reaches it through the expander, never by import. The 
 - ``bits(tier)`` / ``codes(tier)``: a numpy view of a tier's bitmap or codes (None when the
   tier has none), ``allocate(tier, which)`` / ``drop(tier, which)`` to make or free them;
 - ``rank(state)`` / ``unrank(tier, rank)``: one state at a time;
-- ``encoding(table, M, width)``: the codes of the backward pass, and the census it counts.
+- ``encoding(table, M, width)``: the codes of the backward pass, and the census it counts;
+  ``cyclic_encoding(...)`` after it for games whose moves may stay inside a tier.
 
 Status codes: 0 done, -1 rule error (or a stuck position, a score beyond 2^60), -2 a state
 outside the layout (``failure()``), -3 out of the memory budget, -4 stopped (Ctrl-C), -5 a move
 lowering the tier, -6 a tier with too many slots, -7 a move inside the tier (backward pass),
--8 a table missing, -9 a child never reached or a remoteness beyond the encoding.
+-8 a table missing, -9 a child never reached or a remoteness beyond the encoding, -10 (a tier
+whose moves may stay inside it) a remoteness beyond the codes' span.
 """
 
 from __future__ import annotations
@@ -76,6 +78,8 @@ def _declare(library) -> None:
     library.gdl_rank_encoding.argtypes = [_vp, _i64p, ctypes.c_int, ctypes.c_int, ctypes.c_int,
                                           _i64p]
     library.gdl_rank_backward.argtypes = [_vp, ctypes.c_longlong]
+    library.gdl_rank_cyclic_encoding.argtypes = [_vp, _i64p, _i64p, _i64p, _i64p, ctypes.c_int,
+                                                 _i64p]
     library._gdl_rank_declared = True
 
 
@@ -102,6 +106,7 @@ class RankedPasses:
             raise MemoryError("no memory for the ranked tables")
         self.nfixed = int(header["nfixed"])
         self.width = 0
+        self._M = 0
         self._codes: tuple | None = None
 
     def close(self) -> None:
@@ -215,5 +220,25 @@ class RankedPasses:
         if status:
             raise ValueError(f"{ncodes} codes do not fit {width} byte(s)")
         self.width = width
+        self._M = M
         self._codes = (scores, hist)          # C reads both
+        return hist
+
+    def cyclic_encoding(self, lo: list[int], hi: list[int], value: list[int],
+                        flags: list[int]) -> np.ndarray:
+        """After ``encoding``: the codes of tiers whose moves may stay inside them (rank.c's
+        gdl_rank_cyclic_encoding: a value index is a pair of extended score indices, with the
+        pair's value and flags); returns the census it fills (3 x codes, int64)."""
+        arrays = [np.array(a or [0], dtype=np.int64) for a in (lo, hi, value, flags)]
+        assert self._codes is not None
+        scores, _ = self._codes
+        ncodes = 1 + len(lo) * self._M
+        hist = np.zeros(3 * ncodes, dtype=np.int64)
+        status = self.library.gdl_rank_cyclic_encoding(self.handle, *[_p64(a) for a in arrays],
+                                                       len(lo), _p64(hist))
+        if status == -3:
+            raise MemoryError("no memory for the ranked codes")
+        if status:
+            raise ValueError(f"{ncodes} codes do not fit {self.width} byte(s), or a bad pair")
+        self._codes = (scores, hist, arrays)          # C reads them all
         return hist
