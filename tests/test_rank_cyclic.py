@@ -177,3 +177,19 @@ def test_generated_rule_files(rules):
 @given(cyclic_graphs(chance=False))
 def test_generated_graphs(game):
     assert_ranked_agrees(game.load("native"), game.text)
+
+
+@pytest.mark.parametrize("per_position, ranked", [(1 << 40, True), (0, False)])
+def test_sweeps_only_where_the_position_graph_would_not_fit(monkeypatch, per_position, ranked):
+    # Left to itself (ranked=None), the strong solve takes the sweeps for a game whose
+    # positions repeat inside a tier only where the position graph would pass the memory
+    # budget (here made to, or not, by what a position of the graph is taken to cost); the
+    # threshold of positions is lowered so that a small game asks the question.
+    import gdl.graph
+
+    monkeypatch.setattr(gdl.graph, "RANKED_MIN", 10)
+    monkeypatch.setattr(rank_solve, "GRAPH_BYTES_A_POSITION", per_position)
+    monkeypatch.setattr(rank_solve, "GRAPH_BYTES_A_MOVE", 0)
+    game = load(GAMES / "cyclic" / "give-and-take.game", backend="native")
+    solution = strong_solve(game)
+    assert isinstance(solution, RankedSolution) == ranked
