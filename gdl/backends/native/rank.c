@@ -884,10 +884,10 @@ static int rank_cyclic_tier(RankCtx *x, long long value) {
         while (changed && !status) {
             changed = 0;
             long long w = 0;
-            uint64_t seen = 0, r;
+            uint64_t seen = 0;
+            long long r;
             k.rank = -1;
-            while (!status && (long long)(r = (uint64_t)scan_next(t, words, &w, &seen)) <
-                   (uint64_t)t->size) {
+            while (!status && (r = scan_next(t, words, &w, &seen)) >= 0 && r < t->size) {
                 unsigned mine = rank_get(t->values, width, (long long)r);
                 unsigned pair = mine ? (mine - 1) / (unsigned)M : 0;
                 if (phase == 0 && mine && x->pair_lo[pair] == x->pair_hi[pair]) continue;
