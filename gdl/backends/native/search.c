@@ -483,22 +483,26 @@ static int order_actions(AB *x, int ply, const V *s, int *actions, int n, int mo
         V *child = kids + (size_t)i * CELLS;
         game_apply(s, actions[i], child);
         if (gdl_err) return 0;
-        /* the child's table bucket is fetched from memory while the others are built, and its
-           hash kept for its own node */
-        int64_t key = py_tuple_hash(child);
-        x->keys[(size_t)ply * ACTIONS + i] = key;
-        if (x->use_table) __builtin_prefetch(x->table + 2 * bucket_of(x, key));
+        int terminal = game_terminal(child);
+        /* a child that is not terminal will be a node that probes the table: its bucket is
+           fetched from memory while the others are built, and its hash kept for it (a terminal
+           child is a leaf, which never hashes) */
+        if (!terminal) {
+            int64_t key = py_tuple_hash(child);
+            x->keys[(size_t)ply * ACTIONS + i] = key;
+            if (x->use_table) __builtin_prefetch(x->table + 2 * bucket_of(x, key));
+        }
         if (firsts && order[0] == i) continue;
         V value;
         int rank = 1;   /* 0: the move wins at once (the mover ends with more than the other) */
         if (by_root_order) {
-            if (game_terminal(child)) {
+            if (terminal) {
                 V u[PLAYERS];
                 rule_returns(child, u);
                 if (mover > 0 ? u[0] > u[1] : u[1] > u[0]) rank = 0;
             }
             value = x->rank_of[actions[i]];
-        } else if (game_terminal(child)) {
+        } else if (terminal) {
             V u[PLAYERS];
             rule_returns(child, u);
             value = checked_value(u[0]);
