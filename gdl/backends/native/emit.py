@@ -338,8 +338,53 @@ class CEmitter:
                 size *= len(domain)
             if e.kind == "count":
                 return 0, size
-            return None     # sum, min, max: their bodies' bounds need the binders' (left out)
+            if size == 0:
+                return (0, 0) if e.kind == "sum" else None   # (min and max of none: an error)
+            # sum, min, max: the body's bounds with each binder bounded by its values (a name
+            # no C text can be stands for it, as for a define's argument above)
+            saved, bound_env = dict(self.ranges), dict(env)
+            for name, domain in e.binders:
+                assert not isinstance(domain, ir.Range)     # (returned above)
+                self.placeholders += 1
+                bound_env[name] = placeholder = f"<binder {self.placeholders}>"
+                values = [int(v) for v in domain]
+                self.ranges[placeholder] = (min(values), max(values))
+            try:
+                body = self.bounds(e.body, bound_env)
+            finally:
+                self.ranges = saved
+            if body is None:
+                return None
+            return (size * body[0], size * body[1]) if e.kind == "sum" else body
         return None
+
+    placeholders = 0    # names made up for the binders of a quantifier whose bounds are sought
+
+    def leaf_value_bounds(self) -> tuple[int, int] | None:
+        """Bounds of player 0's value at a leaf of a search (its utility, the row of a stuck
+        player, its evaluation; with the declared total where its own is left out), or None
+        when one is unknown: search.c sizes its table entries by them."""
+        g = self.game
+        found: list[tuple[int, int]] = []
+        for expressions in (g.utilities, g.evaluations):
+            if not expressions:
+                continue
+            if expressions[0] is not None:
+                known = self.bounds(expressions[0], {})
+            else:
+                others = [self.bounds(e, {}) for e in expressions[1:] if e is not None]
+                if any(b is None for b in others):
+                    return None
+                total = int(g.sum_total)
+                known = (total - sum(b[1] for b in others if b is not None),
+                         total - sum(b[0] for b in others if b is not None))
+            if known is None:
+                return None
+            found.append(known)
+        found += [(int(row[0]), int(row[0])) for row in g.stuck_values if row]
+        if not found:
+            return None
+        return min(low for low, _ in found), max(high for _, high in found)
 
     def known_range(self, e: ir.Expr, env, text: str) -> tuple[int, int] | None:
         """Bounds of an index the emitter knows: a literal, an action parameter (a constant),
@@ -836,7 +881,7 @@ class CEmitter:
             # The transposition table keeps states as bytes when every cell fits in one.
             f"typedef {'signed char' if self.fits_in_a_byte() else 'V'} K;",
             *graph_layout(g),
-            *search_layout(g),
+            *search_layout(g, self.leaf_value_bounds()),
             resources.files("gdl.backends.native").joinpath("prelude.h").read_text(),
         ]
         here = resources.files("gdl.backends.native")
@@ -858,7 +903,14 @@ def tier_rule(emitter: CEmitter) -> list[str]:
             + emitter.where(emitter.game.spans.get("tier"))]
 
 
-def search_layout(game: ir.Game) -> list[str]:
+# A compact table entry (search.c, TT_COMPACT) is two 64-bit words: the state's key plus one
+# and the value in the first, the bound, the best action plus one, the depth (16 bits) and the
+# work in the second, which must keep at least this many bits for the work (a subtree of up to
+# 2^40 nodes; a larger one stops the search).
+WORK_BITS = 40
+
+
+def search_layout(game: ir.Game, leaf_values: tuple[int, int] | None = None) -> list[str]:
     """Constants for search.c's transposition table: each cell's declared range (CELL_RANGES,
     cell_low, cell_high, where every cell has one), HASH_CELLS (what Python's hash of a cell's
     int takes: 2, the int itself, every value a cell may hold being under 2^61 - 1 in size and
@@ -866,7 +918,13 @@ def search_layout(game: ir.Game) -> list[str]:
     state packs into a 63-bit key (gdl.backends.native.codec), TT_KEYED with each cell's weight
     (key = sum of s[i] * tt_weight[i] minus TT_KEY_BIAS, modulo 2^64, which is exact as the key
     is below 2^63). The native rules never store a value outside its domain, so every state they
-    make keeps these; the search checks its root."""
+    make keeps these; the search checks its root.
+
+    With a key, ``leaf_values`` (bounds of player 0's value at a leaf, CEmitter.leaf_value_bounds)
+    and at most 63 actions, an entry may be compact (TT_COMPACT, 16 bytes instead of 32, so the
+    table the search probes at random is half as large): TT_TAG_BITS for the key plus one, the
+    rest of the first word for the value, which a search stores as either sign of a leaf's;
+    TT_BEST_BITS for the best action plus one."""
     from gdl.backends.native.codec import KeyCodec
 
     codec = KeyCodec.for_game(game)
@@ -886,17 +944,27 @@ def search_layout(game: ir.Game) -> list[str]:
     else:
         lines += ["#define CELL_RANGES 0"]
     if isinstance(codec, str):
-        return lines + ["#define TT_KEYED 0"]
+        return lines + ["#define TT_KEYED 0", "#define TT_COMPACT 0"]
     weights, weight = [], 1
     for size in reversed(codec.size):
         weights.append(weight)
         weight *= size
     weights.reverse()
     bias = sum(low * w for low, w in zip(codec.low, weights)) % 2**64
-    return lines + ["#define TT_KEYED 1",
-                    "static const uint64_t tt_weight[CELLS] = {"
-                    + ", ".join(f"{w}ULL" for w in weights) + "};",
-                    f"#define TT_KEY_BIAS {bias}ULL"]
+    lines += ["#define TT_KEYED 1",
+              "static const uint64_t tt_weight[CELLS] = {" + ", ".join(f"{w}ULL" for w in weights)
+              + "};",
+              f"#define TT_KEY_BIAS {bias}ULL"]
+    tag_bits = codec.positions.bit_length()         # the key plus one: 1..positions
+    best_bits = max(1, len(game.ground_actions)).bit_length()     # NO_ACTION (-1) plus one: 0
+    if leaf_values is not None:
+        largest = max(abs(leaf_values[0]), abs(leaf_values[1]))
+        value_bits = 64 - tag_bits
+        if (value_bits >= 2 and largest < 2 ** (value_bits - 1)
+                and 2 + best_bits + 16 + WORK_BITS <= 64):
+            return lines + ["#define TT_COMPACT 1", f"#define TT_TAG_BITS {tag_bits}",
+                            f"#define TT_BEST_BITS {best_bits}"]
+    return lines + ["#define TT_COMPACT 0"]
 
 
 def graph_layout(game: ir.Game) -> list[str]:

@@ -298,23 +298,21 @@ static int same(const K *k, const V *s) {
 }
 
 /* A table entry. Where the rules have a mixed-radix key that fits in 63 bits (TT_KEYED, emit.py:
-   the codec of gdl.backends.native.codec, one state one key) and the actions fit in 16 bits, an
-   entry is 32 bytes and names its state by the key plus one (0: empty), so a bucket of two is one
-   64-byte cache line: a probe touches one line, and the lines a search touches stay few enough to
-   stay in the cache (with a copy of the state, an entry was 64 bytes, a bucket two lines). Else
-   the entry keeps the state itself, a byte a cell where every cell fits in one (K). Either way
-   the buckets, the replacements and so the node counts are the Python tier's. */
-#if TT_KEYED && ACTIONS < 32768
+   the codec of gdl.backends.native.codec, one state one key), an entry names its state by the
+   key plus one (0: empty). Compact (TT_COMPACT, emit.py chose it: the key and the values a leaf
+   may have leave room), it is 16 bytes, two words: the tag in the low TT_TAG_BITS of the first
+   and the value (signed) in the rest of it; the bound, the best action plus one, the depth and
+   the work in the second. So the table, which the search probes at random (its cost is cache
+   misses), is half the size of 32-byte entries, four buckets to a 64-byte line. The depth takes
+   16 bits, all ones for FULL_DEPTH (an exact subtree); an inexact one has an evaluation at most
+   MAX_PLY plies below, so its depth is less than MAX_PLY. The work takes the rest, at least 40
+   bits (a subtree larger than that stops the search); a value that would not fit, which
+   emit.py's bounds rule out, stops it too. Else, with a key and actions that fit in
+   16 bits, an entry is 32 bytes, a bucket of two one cache line. Else the entry keeps the state
+   itself, a byte a cell where every cell fits in one (K). Either way the buckets, the
+   replacements and so the node counts are the Python tier's. */
+#if TT_KEYED && (TT_COMPACT || ACTIONS < 32768)
 #define TT_TAGGED 1
-typedef struct {
-    uint64_t tag;               /* the state's key + 1; 0: empty */
-    V value;
-    long long work;
-    int depth;
-    short best;
-    signed char bound;
-} Entry;
-_Static_assert(sizeof(Entry) == 32, "two entries to a cache line");
 typedef uint64_t Tag;
 /* The state's key (sum of digit times the weight of its place, as codec.py's encode) plus one. */
 static inline Tag tt_tag(const V *s) {
@@ -323,21 +321,89 @@ static inline Tag tt_tag(const V *s) {
     for (int i = 0; i < CELLS; i++) key += (uint64_t)s[i] * tt_weight[i];
     return key - TT_KEY_BIAS + 1;
 }
+#else
+#define TT_TAGGED 0
+typedef int Tag;
+#define tt_tag(s) 0
+#endif
+
+#if TT_TAGGED && TT_COMPACT
+typedef struct { uint64_t w0, w1; } Entry;
+_Static_assert(sizeof(Entry) == 16, "four entries to a cache line");
+#define TAG_MASK ((1ULL << TT_TAG_BITS) - 1)
+#define VALUE_BITS (64 - TT_TAG_BITS)
+#define BEST_SHIFT 2
+#define DEPTH_SHIFT (BEST_SHIFT + TT_BEST_BITS)
+#define WORK_SHIFT (DEPTH_SHIFT + 16)
+#define DEPTH_FULL_CODE 0xFFFF
+#define ENTRY_USED(e) (((e)->w0 & TAG_MASK) != 0)
+#define ENTRY_IS(e, s, t) (((e)->w0 & TAG_MASK) == (t))
+#define ENTRY_VALUE(e) ((V)((int64_t)(e)->w0 >> TT_TAG_BITS))
+#define ENTRY_BOUND(e) ((int)((e)->w1 & 3))
+#define ENTRY_BEST(e) ((int)(((e)->w1 >> BEST_SHIFT) & ((1ULL << TT_BEST_BITS) - 1)) - 1)
+#define ENTRY_WORK(e) ((long long)((e)->w1 >> WORK_SHIFT))
+static inline int entry_depth(const Entry *e) {
+    int code = (int)((e->w1 >> DEPTH_SHIFT) & 0xFFFF);
+    return code == DEPTH_FULL_CODE ? FULL_DEPTH : code;
+}
+#define ENTRY_DEPTH(e) entry_depth(e)
+/* The entry, or an error where a field does not fit (see above). */
+static inline Entry entry_make(const V *s, Tag tag, V value, int bound, int depth, int best,
+                               long long work) {
+    (void)s;
+    Entry e;
+    const V top = (V)1 << (VALUE_BITS - 1);
+    if (value < -top || value >= top || work >= (1LL << (64 - WORK_SHIFT))
+        || (depth < FULL_DEPTH && depth >= DEPTH_FULL_CODE)) gdl_err = 1;
+    e.w0 = tag | ((uint64_t)value << TT_TAG_BITS);
+    e.w1 = (uint64_t)bound | ((uint64_t)(best + 1) << BEST_SHIFT)
+        | ((uint64_t)(depth >= FULL_DEPTH ? DEPTH_FULL_CODE : depth & 0xFFFF) << DEPTH_SHIFT)
+        | ((uint64_t)work << WORK_SHIFT);
+    return e;
+}
+#else
+typedef struct {
+#if TT_TAGGED
+    uint64_t tag;               /* the state's key + 1; 0: empty */
+#endif
+    V value;
+    long long work;
+    int depth;
+#if TT_TAGGED
+    short best;
+    signed char bound;
+#else
+    int best;
+    signed char bound, used;
+    K state[CELLS];
+#endif
+} Entry;
+#if TT_TAGGED
+_Static_assert(sizeof(Entry) == 32, "two entries to a cache line");
 #define ENTRY_USED(e) ((e)->tag != 0)
 #define ENTRY_IS(e, s, t) ((e)->tag == (t))
 #else
-#define TT_TAGGED 0
-typedef struct {
-    K state[CELLS];
-    V value;
-    long long work;
-    int depth, best;
-    signed char bound, used;
-} Entry;
-typedef int Tag;
-#define tt_tag(s) 0
 #define ENTRY_USED(e) ((e)->used)
 #define ENTRY_IS(e, s, t) same((e)->state, (s))
+#endif
+#define ENTRY_VALUE(e) ((e)->value)
+#define ENTRY_BOUND(e) ((int)(e)->bound)
+#define ENTRY_BEST(e) ((int)(e)->best)
+#define ENTRY_WORK(e) ((e)->work)
+#define ENTRY_DEPTH(e) ((e)->depth)
+static inline Entry entry_make(const V *s, Tag tag, V value, int bound, int depth, int best,
+                               long long work) {
+    (void)s; (void)tag;
+    Entry e;
+#if TT_TAGGED
+    e.tag = tag;
+#else
+    pack(s, e.state);
+    e.used = 1;
+#endif
+    e.value = value; e.bound = (signed char)bound; e.depth = depth; e.best = best; e.work = work;
+    return e;
+}
 #endif
 
 typedef struct { K state[CELLS]; int action, used; } PvSlot;
@@ -382,21 +448,14 @@ static Entry *tt_find(AB *x, const V *s, int64_t key, Tag tag) {
 static void tt_store(AB *x, const V *s, int64_t key, Tag tag, V value, int bound, int depth,
                      int best, long long work) {
     (void)s; (void)tag;
-    Entry e;
-#if TT_TAGGED
-    e.tag = tag;
-#else
-    pack(s, e.state);
-    e.used = 1;
-#endif
-    e.value = value; e.bound = (signed char)bound; e.depth = depth; e.best = best; e.work = work;
+    Entry e = entry_make(s, tag, value, bound, depth, best, work);
     Entry *slot = x->table + 2 * bucket_of(x, key);
     Entry *first = &slot[0], *second = &slot[1];
     if (!ENTRY_USED(first)) { *first = e; x->used++; return; }
-    if (ENTRY_IS(first, s, tag)) { if (depth >= first->depth) *first = e; return; }
+    if (ENTRY_IS(first, s, tag)) { if (depth >= ENTRY_DEPTH(first)) *first = e; return; }
     if (!ENTRY_USED(second)) x->used++;
     else if (!ENTRY_IS(second, s, tag)) x->replaced++;
-    if (work >= first->work) { *second = *first; *first = e; }
+    if (work >= ENTRY_WORK(first)) { *second = *first; *first = e; }
     else *second = e;
 }
 
@@ -554,15 +613,17 @@ static V ab_search(AB *x, int ply, const V *s, int depth, V alpha, V beta, int s
     Tag tag = x->use_table ? tt_tag(s) : 0;
     Entry *entry = x->use_table ? tt_find(x, s, key, tag) : NULL;
     if (entry) {
-        int answers = entry->depth >= depth && (entry->bound == BOUND_EXACT
-            || (entry->bound == BOUND_LOWER && entry->value >= beta)
-            || (entry->bound == BOUND_UPPER && entry->value <= alpha));
+        V value = ENTRY_VALUE(entry);
+        int bound = ENTRY_BOUND(entry), stored = ENTRY_DEPTH(entry);
+        int answers = stored >= depth && (bound == BOUND_EXACT
+            || (bound == BOUND_LOWER && value >= beta)
+            || (bound == BOUND_UPPER && value <= alpha));
         if (answers) {
             x->hits++;
-            if (entry->depth < FULL_DEPTH) x->inexact++;
-            return flip ? -entry->value : entry->value;
+            if (stored < FULL_DEPTH) x->inexact++;
+            return flip ? -value : value;
         }
-        table_move = entry->best;
+        table_move = ENTRY_BEST(entry);
     }
     long long inexact0 = x->inexact, nodes0 = x->nodes;
     V alpha0 = alpha, best = NEG_INF;
@@ -677,7 +738,7 @@ static V ab_root_value(AB *x, const V *root, int search_depth, int m, int *actio
     int action = pv_get(x, root);
     if (action == NO_ACTION && x->use_table) {
         Entry *e = tt_find(x, root, py_tuple_hash(root), tt_tag(root));
-        if (e && e->bound == BOUND_EXACT) action = e->best;
+        if (e && ENTRY_BOUND(e) == BOUND_EXACT) action = ENTRY_BEST(e);
     }
     if (action == NO_ACTION) { gdl_err = 1; return best; }
     int n = game_legal(root, actions);
@@ -753,7 +814,7 @@ int gdl_alphabeta(const V *root, int depth, long long tt_size, int evaluation_pl
                 int a = pv_get(&x, s);
                 if (a == NO_ACTION && x.use_table) {
                     Entry *e = tt_find(&x, s, py_tuple_hash(s), tt_tag(s));
-                    if (e && e->bound == BOUND_EXACT) a = e->best;
+                    if (e && ENTRY_BOUND(e) == BOUND_EXACT) a = ENTRY_BEST(e);
                 }
                 if (a == NO_ACTION) break;
                 pv[length++] = a;
