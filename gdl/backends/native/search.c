@@ -416,6 +416,7 @@ typedef struct {
     V **children;               /* per ply, built on first use: ACTIONS children */
     V *scores;                  /* ACTIONS per ply */
     int64_t *keys;              /* ACTIONS per ply: the hash of each child built by ordering */
+    unsigned char *terminal;    /* ACTIONS per ply: whether each child built by ordering is terminal */
     int *order;                 /* ACTIONS per ply */
     Entry *table;
     long long buckets;
@@ -543,6 +544,7 @@ static int order_actions(AB *x, int ply, const V *s, int *actions, int n, int mo
         game_apply(s, actions[i], child);
         if (gdl_err) return 0;
         int terminal = game_terminal(child);
+        x->terminal[(size_t)ply * ACTIONS + i] = (unsigned char)terminal;
         /* a child that is not terminal will be a node that probes the table: its bucket is
            fetched from memory while the others are built, and its hash kept for it (a terminal
            child is a leaf, which never hashes) */
@@ -589,13 +591,18 @@ static int order_actions(AB *x, int ply, const V *s, int *actions, int n, int mo
 }
 
 /* The node `s` at `ply`: a state in the ply's own slot of x->states or a child ordering built in
-   x->children[ply - 1], searched where it lies (neither is written while it is searched). */
-static V ab_search(AB *x, int ply, const V *s, int depth, V alpha, V beta, int sign,
-                   const int64_t *known_key) {
+   x->children[ply - 1], searched where it lies (neither is written while it is searched). A
+   child ordering built is `known` (its place in x->keys and x->terminal: its hash and whether
+   it is terminal are known), else known is -1. */
+static V ab_search(AB *x, int ply, const V *s, int depth, V alpha, V beta, int sign, long known) {
     x->nodes++;
     POLL_STOP(x->nodes);
-    int p = game_current(s);
-    if (gdl_err) return 0;
+    int p;
+    if (known >= 0) p = x->terminal[known] ? TERMINAL_PLAYER : (int)s[0];
+    else {
+        p = game_current(s);
+        if (gdl_err) return 0;
+    }
     if (p == TERMINAL_PLAYER || depth <= 0) {
         x->leaves++;
         if (p != TERMINAL_PLAYER) x->inexact++;
@@ -608,7 +615,7 @@ static V ab_search(AB *x, int ply, const V *s, int depth, V alpha, V beta, int s
     int flip = m != sign;
     if (flip) { V t = alpha; alpha = -beta; beta = -t; }
     int table_move = NO_ACTION;
-    int64_t key = known_key ? *known_key : py_tuple_hash(s);
+    int64_t key = known >= 0 ? x->keys[known] : py_tuple_hash(s);
     if (x->use_table) x->probes++;
     Tag tag = x->use_table ? tt_tag(s) : 0;
     Entry *entry = x->use_table ? tt_find(x, s, key, tag) : NULL;
@@ -640,7 +647,7 @@ static V ab_search(AB *x, int ply, const V *s, int depth, V alpha, V beta, int s
         int i = order[k];
         const V *child = built ? x->children[ply] + (size_t)i * CELLS : slot;
         if (!built) { game_apply(s, actions[i], slot); if (gdl_err) return 0; }
-        const int64_t *hint = built ? x->keys + (size_t)ply * ACTIONS + i : NULL;
+        long hint = built ? (long)ply * ACTIONS + i : -1;
         V v;
         if (scout) {
             V nb = alpha + 1;
@@ -696,7 +703,7 @@ static V ab_root_set(AB *x, const V *root, int search_depth, int m, int *actions
         const V *child = built ? x->children[0] + (size_t)i * CELLS : slot;
         if (!built) game_apply(root, actions[i], slot);
         if (gdl_err) break;
-        const int64_t *hint = built ? x->keys + i : NULL;
+        long hint = built ? i : -1;
         V v;
         if (!have_ties) {
             v = ab_search(x, 1, child, search_depth - 1, NEG_INF, POS_INF, m, hint);
@@ -732,7 +739,7 @@ static V ab_root_set(AB *x, const V *root, int search_depth, int m, int *actions
    the table's exact entry's, else an error (the Python tier then takes its own fallback). */
 static V ab_root_value(AB *x, const V *root, int search_depth, int m, int *actions,
                        int *best_flags, int *n_out) {
-    V best = ab_search(x, 0, x->states, search_depth, NEG_INF, POS_INF, m, NULL);
+    V best = ab_search(x, 0, x->states, search_depth, NEG_INF, POS_INF, m, -1);
     *n_out = 0;
     if (gdl_err) return best;
     int action = pv_get(x, root);
@@ -772,6 +779,7 @@ int gdl_alphabeta(const V *root, int depth, long long tt_size, int evaluation_pl
     x.order = malloc(sizeof(int) * ACTIONS * (size_t)MAX_PLY);
     x.scores = malloc(sizeof(V) * ACTIONS * (size_t)MAX_PLY);
     x.keys = malloc(sizeof(int64_t) * ACTIONS * (size_t)MAX_PLY);
+    x.terminal = malloc(ACTIONS * (size_t)MAX_PLY);
     x.children = calloc(MAX_PLY, sizeof(V *));
     x.table = x.use_table ? table_alloc((size_t)x.buckets * 2 * sizeof(Entry)) : NULL;
     x.pv_capacity = 1024;
@@ -780,8 +788,8 @@ int gdl_alphabeta(const V *root, int depth, long long tt_size, int evaluation_pl
     /* The table's hash and keys rely on the declared domains, which every state the rules make
        keeps: a root outside them is the Python tier's. */
     if (!in_domains(root)) gdl_err = 1;
-    if (!gdl_err && x.states && x.actions && x.order && x.scores && x.keys && x.children
-        && (x.table || !x.use_table) && x.pv && x.rank_of) {
+    if (!gdl_err && x.states && x.actions && x.order && x.scores && x.keys && x.terminal
+        && x.children && (x.table || !x.use_table) && x.pv && x.rank_of) {
         failed = 0;
         int search_depth = depth < 0 ? FULL_DEPTH : depth;
         memcpy(x.states, root, sizeof(V) * CELLS);
@@ -830,6 +838,7 @@ int gdl_alphabeta(const V *root, int depth, long long tt_size, int evaluation_pl
     stats[8] = x.replaced; stats[9] = x.inexact == 0;
     if (x.children) for (int i = 0; i < MAX_PLY; i++) free(x.children[i]);
     free(x.children); free(x.states); free(x.actions); free(x.order); free(x.scores); free(x.keys);
+    free(x.terminal);
     free(x.rank_of);
     if (x.table) munmap(x.table, (size_t)x.buckets * 2 * sizeof(Entry));
     free(x.pv);
