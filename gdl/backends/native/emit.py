@@ -99,7 +99,6 @@ class CEmitter:
         self.function_bodies: list[str] = []
         # C name or text -> (low, high) known to hold where it is used (loop ranges, guards)
         self.ranges: dict[str, tuple[int | None, int | None]] = {}
-        self.pre_guard = {}
         self.cells = len(game.initial)
         if self.cells > MAX_CELLS:
             raise Unsupported(f"the state has {self.cells} cells (native limit {MAX_CELLS})")
@@ -132,11 +131,7 @@ class CEmitter:
         if isinstance(e, ir.VarRef):
             where = self.offset(e.var.slot, e.var.shape, e.indices, env, s)
             if self.eager and not where.isdigit():
-                # An offset the indices' bounds keep within the state needs no clamp: where
-                # what proves the indices is false it reads another cell, and the value goes.
-                known = self.offset_bounds(e.var.slot, e.var.shape, e.indices, env)
-                if known is None or known[0] < 0 or known[1] >= self.cells:
-                    return f"{s}[GDL_CELL({where})]"
+                return f"{s}[GDL_CELL({where})]"
             return f"{s}[{where}]"
         if isinstance(e, ir.ConstRef):
             return self.const_ref(e, env, s)
@@ -148,24 +143,20 @@ class CEmitter:
                 # What the left side proves about a value holds while the right side runs
                 # (``c >= 0 and c < columns and cell[c][r] == p``): its index checks go.
                 left = self.expr(e.left, env, s)
-                saved, saved_pre = dict(self.ranges), dict(self.pre_guard)
+                saved = dict(self.ranges)
                 for text, low, high in self.guard_facts(e.left, env, s):
                     old_low, old_high = self.ranges.get(text, (None, None))
-                    self.pre_guard.setdefault(text, self.ranges.get(text))
                     self.ranges[text] = (low if old_low is None or (low is not None and low > old_low)
                                          else old_low,
                                          high if old_high is None or (high is not None and high < old_high)
                                          else old_high)
-                self.guard_depth += 1
-                try:
-                    right = self.eager_expr(e.right, env, s)
-                    if right is None:
-                        right = self.expr(e.right, env, s)
-                        return f"(({left}) && ({right}))"
+                right = self.eager_expr(e.right, env, s)
+                if right is not None:
+                    self.ranges = saved
                     return f"(!!({left}) & !!({right}))"
-                finally:
-                    self.guard_depth -= 1
-                    self.ranges, self.pre_guard = saved, saved_pre
+                right = self.expr(e.right, env, s)
+                self.ranges = saved
+                return f"(({left}) && ({right}))"
             if e.op == "or":
                 left = self.expr(e.left, env, s)
                 right = self.eager_expr(e.right, env, s)
@@ -211,11 +202,11 @@ class CEmitter:
             names, parts = [], []
             for arg in e.args:
                 name = self.fresh("t")
-                parts.append(f"V {name} = {self.expr(arg, env, s)}; (void){name};")
+                parts.append(f"V {name} = {self.expr(arg, env, s)};")
                 names.append(name)
                 known = self.bounds(arg, env)
                 if known is not None:
-                    self.note_range(name, known)
+                    self.ranges[name] = known
             inner = dict(zip(e.define.params, names))
             return "({ " + " ".join(parts) + f" {self.expr(e.define.body, inner, s)}; }})"
         if isinstance(e, ir.Quantifier):
@@ -225,7 +216,7 @@ class CEmitter:
             name = self.fresh("t")
             known = self.bounds(e.value, env)
             if known is not None:
-                self.note_range(name, known)
+                self.ranges[name] = known
             return (f"({{ V {name} = {self.expr(e.value, env, s)}; (void){name}; "
                     f"{self.expr(e.body, {**env, e.name: name}, s)}; }})")
         raise Unsupported(f"expression {type(e).__name__}")
@@ -242,11 +233,8 @@ class CEmitter:
         # part of an eager operand that is being tried (its C is not looked at as one).
         saved, self.ranges = self.ranges, {}
         eager, self.eager = self.eager, False
-        guards = self.pre_guard, self.guard_depth, self.guarded
-        self.pre_guard, self.guard_depth, self.guarded = {}, 0, frozenset()
         body = self.expr(define.body, dict(zip(define.params, params)), "s")
         self.ranges, self.eager = saved, eager
-        self.pre_guard, self.guard_depth, self.guarded = guards
         head = f"static V {name}(const V *s{''.join(f', V {p}' for p in params)})"
         self.functions.append(head + "; " + c_comment("define " + define.name))
         unused = "".join(f"(void){p}; " for p in ("s", *params))   # -Wunused-parameter
@@ -290,9 +278,6 @@ class CEmitter:
             values = [int(v) for v in e.var.values]
             return (min(values), max(values)) if values else None
         if isinstance(e, ir.ConstRef):
-            element = self.constant_element(e, env) if e.indices else None
-            if element is not None:
-                return element, element
             flat = _flatten(e.const.value)
             return (min(flat), max(flat)) if flat else None
         if isinstance(e, ir.Unary):
@@ -428,65 +413,10 @@ class CEmitter:
             terms.append(checked if stride == 1 else f"{checked} * {stride}")
         return " + ".join(terms)
 
-    # What the left side of an `and` proves holds where its right side is needed, not where an
-    # eager right side merely runs. While such a proof narrows ranges (guard_depth > 0),
-    # pre_guard keeps each narrowed name's range from before, and the names whose ranges are
-    # noted under it are `guarded`: offset_bounds, which must hold wherever a load runs, sets
-    # both aside.
-    guard_depth = 0
-    pre_guard: dict[str, tuple | None]      # (set in __init__)
-    guarded: frozenset = frozenset()
-
-    def note_range(self, name: str, known: tuple[int, int]) -> None:
-        self.ranges[name] = known
-        if self.guard_depth:
-            self.guarded = self.guarded | {name}
-
-    def offset_bounds(self, slot: int, shape, indices, env) -> tuple[int, int] | None:
-        """Bounds of the offset of ``slot[indices]`` from the indices' bounds (whether or not
-        they are within the shape), true wherever the load runs (no proof of an enclosing `and`
-        counts, see pre_guard), or None where one is unknown."""
-        unconditional = {name: known for name, known in self.ranges.items()
-                         if name not in self.guarded}
-        for name, known in self.pre_guard.items():
-            if known is None or name in self.guarded:
-                unconditional.pop(name, None)
-            else:
-                unconditional[name] = known
-        saved, self.ranges = self.ranges, unconditional
-        try:
-            low = high = slot
-            for index, stride in zip(indices, ir.strides(shape)):
-                known = self.bounds(index, env)
-                if known is None:
-                    return None
-                low += min(known[0] * stride, known[1] * stride)
-                high += max(known[0] * stride, known[1] * stride)
-            return low, high
-        finally:
-            self.ranges = saved
-
-    def constant_element(self, e: ir.ConstRef, env) -> int | None:
-        """The element a constant table's reference names where its indices are known exactly
-        and within the table (``dc[i]`` inside an unrolled ``any i in 0..3``), else None."""
-        value = e.const.value
-        for index in e.indices:
-            known = self.bounds(index, env)
-            if known is None or known[0] != known[1] or not isinstance(value, tuple) \
-                    or not 0 <= known[0] < len(value):
-                return None
-            value = value[known[0]]
-        if isinstance(value, (int, bool)):
-            return int(value)       # (a rational is c_int's to refuse, as in the table)
-        return None
-
     def const_ref(self, e: ir.ConstRef, env, s: str) -> str:
         value = e.const.value
         if not e.indices:
             return c_int(value)
-        element = self.constant_element(e, env)
-        if element is not None:
-            return c_int(element)
         flat: list[object] = []
 
         def flatten(v):
@@ -576,7 +506,7 @@ class CEmitter:
         low, high = self.expr(values.low, env), self.expr(values.high, env)
         low_known, high_known = self.bounds(values.low, env), self.bounds(values.high, env)
         if low_known is not None and high_known is not None:
-            self.note_range(var, (low_known[0], high_known[1]))
+            self.ranges[var] = (low_known[0], high_known[1])
         return (f"for (V {var} = {low}, {var}_hi = {high}, {var}_go = {var} <= {var}_hi; "
                 f"{var}_go; {var}_go = {var} < {var}_hi, {var} += {var}_go)")
 
