@@ -16,6 +16,28 @@ static void *table_alloc(size_t bytes) {
 
 #define TERMINAL_PLAYER (-2)
 
+/* Every state an effect writes (game_apply's out, game_advance's s) lies in a buffer with
+   STATE_PAD cells on either side of it: emit.py lets an effect's eager load (computed whether
+   or not what proves its index holds) go without a clamp where it cannot read further than
+   that outside the state, and the value it reads there is thrown away. Buffers of such states
+   come from states_alloc (zeroed, the pads too) or are declared with PADDED_STATE. */
+#ifndef STATE_PAD
+#define STATE_PAD 0
+#endif
+static V *states_alloc(size_t count) {
+    V *p = calloc(count * CELLS + 2 * STATE_PAD, sizeof(V));
+    return p ? p + STATE_PAD : NULL;
+}
+static void states_free(V *p) { if (p) free(p - STATE_PAD); }
+static inline void pads_clear(V *room) {
+    if (STATE_PAD) {
+        memset(room, 0, sizeof(V) * STATE_PAD);
+        memset(room + STATE_PAD + CELLS, 0, sizeof(V) * STATE_PAD);
+    }
+}
+#define PADDED_STATE(name) \
+    V name##_room[CELLS + 2 * STATE_PAD]; V *name = name##_room + STATE_PAD; pads_clear(name##_room)
+
 /* Set by gdl_stop() from another thread (Ctrl-C in Python): every search polls it and stops
    with an error, which leaves nothing half-done (all its memory is its own and freed). */
 static volatile int gdl_stop_flag;
@@ -58,6 +80,7 @@ static void game_advance(V *s, int action) {
     game_settle(s);
 }
 
+/* (out: a padded state, see STATE_PAD) */
 static void game_apply(const V *s, int action, V *out) {
     memcpy(out, s, sizeof(V) * CELLS);
     game_advance(out, action);
@@ -83,7 +106,9 @@ int gdl_legal(const V *s, int *out, int *count) { gdl_err = 0; *count = game_leg
 int gdl_apply(const V *s, int action, V *out) {
     gdl_err = 0;
     if (action < 0 || action >= ACTIONS) return 1;
-    game_apply(s, action, out);
+    PADDED_STATE(child);
+    game_apply(s, action, child);
+    memcpy(out, child, sizeof(V) * CELLS);
     return gdl_err;
 }
 int gdl_returns(const V *s, V *out) { gdl_err = 0; rule_returns(s, out); return gdl_err; }
@@ -145,7 +170,7 @@ int gdl_minimax(const V *root, int depth, V *value0, int *root_actions, V *root_
                 int *root_count, int *pv, int *pv_len, long long *stats) {
     gdl_err = 0;
     Search x = {0};
-    x.states = malloc(sizeof(V) * CELLS * (size_t)MAX_PLY);
+    x.states = states_alloc(MAX_PLY);
     x.actions = malloc(sizeof(int) * ACTIONS * (size_t)MAX_PLY);
     x.pv = malloc(sizeof(int) * (size_t)MAX_PLY * MAX_PLY);
     x.pv_len = malloc(sizeof(int) * (size_t)MAX_PLY);
@@ -163,7 +188,7 @@ int gdl_minimax(const V *root, int depth, V *value0, int *root_actions, V *root_
         }
     }
     stats[0] = x.nodes; stats[1] = x.leaves; stats[2] = x.evaluations;
-    free(x.states); free(x.actions); free(x.pv); free(x.pv_len);
+    states_free(x.states); free(x.actions); free(x.pv); free(x.pv_len);
     return failed;
 }
 
@@ -189,7 +214,8 @@ static int pick(uint64_t *rng, int n) {
 int gdl_playouts(const V *root, long long count, uint64_t seed, long long max_plies, V *sums,
                  long long *stats) {
     gdl_err = 0;
-    V s[CELLS], u[PLAYERS];
+    V u[PLAYERS];
+    PADDED_STATE(s);
     int actions[ACTIONS];
     uint64_t rng = seed;
     long long plies = 0;
@@ -531,7 +557,7 @@ static int order_actions(AB *x, int ply, const V *s, int *actions, int n, int mo
         return 0;
     }
     if (!x->children[ply]) {
-        x->children[ply] = malloc(sizeof(V) * CELLS * (size_t)ACTIONS);
+        x->children[ply] = states_alloc(ACTIONS);
         if (!x->children[ply]) { gdl_err = 1; return 0; }
     }
     V *kids = x->children[ply];
@@ -774,7 +800,7 @@ int gdl_alphabeta(const V *root, int depth, long long tt_size, int evaluation_pl
     x.rank_of = malloc(sizeof(int) * ACTIONS);
     if (x.rank_of) for (int a = 0; a < ACTIONS; a++) x.rank_of[a] = ACTIONS;
     x.buckets = tt_size / 2 > 0 ? tt_size / 2 : 1;
-    x.states = malloc(sizeof(V) * CELLS * (size_t)MAX_PLY);
+    x.states = states_alloc(MAX_PLY);
     x.actions = malloc(sizeof(int) * ACTIONS * (size_t)MAX_PLY);
     x.order = malloc(sizeof(int) * ACTIONS * (size_t)MAX_PLY);
     x.scores = malloc(sizeof(V) * ACTIONS * (size_t)MAX_PLY);
@@ -836,8 +862,8 @@ int gdl_alphabeta(const V *root, int depth, long long tt_size, int evaluation_pl
     stats[0] = x.nodes; stats[1] = x.leaves; stats[2] = x.cutoffs; stats[3] = x.probes;
     stats[4] = x.hits; stats[5] = x.researches; stats[6] = x.max_ply; stats[7] = x.used;
     stats[8] = x.replaced; stats[9] = x.inexact == 0;
-    if (x.children) for (int i = 0; i < MAX_PLY; i++) free(x.children[i]);
-    free(x.children); free(x.states); free(x.actions); free(x.order); free(x.scores); free(x.keys);
+    if (x.children) for (int i = 0; i < MAX_PLY; i++) states_free(x.children[i]);
+    free(x.children); states_free(x.states); free(x.actions); free(x.order); free(x.scores); free(x.keys);
     free(x.terminal);
     free(x.rank_of);
     if (x.table) munmap(x.table, (size_t)x.buckets * 2 * sizeof(Entry));
@@ -925,7 +951,7 @@ int gdl_maxn(const V *root, int depth, int pruning, V total, V low, V high, V *v
     MX x;
     memset(&x, 0, sizeof x);
     x.pruning = pruning; x.total = total; x.low = low; x.high = high;
-    x.states = malloc(sizeof(V) * CELLS * (size_t)MAX_PLY);
+    x.states = states_alloc(MAX_PLY);
     x.actions = malloc(sizeof(int) * ACTIONS * (size_t)MAX_PLY);
     x.vectors = malloc(sizeof(V) * PLAYERS * (size_t)(MAX_PLY + 1));
     x.pv = malloc(sizeof(int) * (size_t)MAX_PLY * MAX_PLY);
@@ -944,7 +970,7 @@ int gdl_maxn(const V *root, int depth, int pruning, V total, V low, V high, V *v
         }
     }
     stats[0] = x.nodes; stats[1] = x.leaves; stats[2] = x.evaluations; stats[3] = x.cutoffs;
-    free(x.states); free(x.actions); free(x.vectors); free(x.pv); free(x.pv_len);
+    states_free(x.states); free(x.actions); free(x.vectors); free(x.pv); free(x.pv_len);
     return failed;
 }
 
@@ -1073,7 +1099,7 @@ int gdl_expectiminimax(const V *root, int depth, V *value, int *root_actions, V 
     gdl_err = 0;
     EX x;
     memset(&x, 0, sizeof x);
-    x.states = malloc(sizeof(V) * CELLS * (size_t)MAX_PLY);
+    x.states = states_alloc(MAX_PLY);
     x.pending = malloc(sizeof(int) * (size_t)MAX_PLY);
     x.nouts = malloc(sizeof(int) * (size_t)MAX_PLY);
     x.outs = malloc(sizeof(V) * MAX_OUTS * (size_t)MAX_PLY);
@@ -1099,7 +1125,7 @@ int gdl_expectiminimax(const V *root, int depth, V *value, int *root_actions, V 
         }
     }
     stats[0] = x.nodes; stats[1] = x.leaves; stats[2] = x.evaluations;
-    free(x.states); free(x.pending); free(x.nouts); free(x.outs); free(x.dists); free(x.actions);
+    states_free(x.states); free(x.pending); free(x.nouts); free(x.outs); free(x.dists); free(x.actions);
     free(x.pv); free(x.pv_len);
     return failed;
 }
@@ -1376,7 +1402,7 @@ int gdl_star(const V *root, int depth, int probing, V total, V low, V high, V lo
     EX *x = &t.x;
     t.total = total; t.low = q_of(low); t.high = q_of(high); t.lo = lo; t.hi = hi;
     t.probing = probing;
-    x->states = malloc(sizeof(V) * CELLS * (size_t)MAX_PLY);
+    x->states = states_alloc(MAX_PLY);
     x->pending = malloc(sizeof(int) * (size_t)MAX_PLY);
     x->nouts = malloc(sizeof(int) * (size_t)MAX_PLY);
     x->outs = malloc(sizeof(V) * MAX_OUTS * (size_t)MAX_PLY);
@@ -1405,7 +1431,7 @@ int gdl_star(const V *root, int depth, int probing, V total, V low, V high, V lo
         }
     }
     stats[0] = x->nodes; stats[1] = x->leaves; stats[2] = x->evaluations; stats[3] = t.cutoffs;
-    free(x->states); free(x->pending); free(x->nouts); free(x->outs); free(x->dists);
+    states_free(x->states); free(x->pending); free(x->nouts); free(x->outs); free(x->dists);
     free(x->actions); free(x->pv); free(x->pv_len); free(t.floors); free(t.probed);
     return failed;
 }
@@ -1483,7 +1509,7 @@ int gdl_find_cycle(const V *root, long long limit, int *path, long long *length,
     long long *base = malloc(sizeof(long long) * (size_t)(limit + 2));     /* its actions, */
     int *left = malloc(sizeof(int) * (size_t)(limit + 2));                 /* how many to try */
     int *next = malloc(sizeof(int) * (size_t)(limit + 2));                 /* and the next one */
-    V *child = malloc(sizeof(V) * CELLS);
+    V *child = states_alloc(1);
     long long depth = 0, nodes = 0;
     if (!w.table || !on_path || !base || !left || !next || !child) { gdl_err = 1; goto done; }
     on_path[0] = walk_add(&w, walk_slot(&w, root), root, 1);
@@ -1531,6 +1557,6 @@ int gdl_find_cycle(const V *root, long long limit, int *path, long long *length,
     }
 done:
     free(w.states); free(w.mark); free(w.table); free(w.pending);
-    free(on_path); free(base); free(left); free(next); free(child);
+    free(on_path); free(base); free(left); free(next); states_free(child);
     return gdl_err != 0;
 }
