@@ -9,6 +9,7 @@ are stated in).
     python benchmarks/native.py --bench DIR   # where the references are (default ../shared/bench)
     python benchmarks/native.py --only pig    # the Pig rows alone (about half a minute)
     python benchmarks/native.py --only c4     # Connect Four 5x4 on the Python tier alone
+    python benchmarks/native.py --only native # the native search and playouts against the C
 
 The references are copied to a temporary directory and built there (``make``, gcc -O2). Times
 are CPU time, the median of ``--repeat`` runs on both sides, so other load on a shared machine
@@ -144,13 +145,53 @@ def c4_python_rows(bench: Path, rows: list[str], r: int) -> None:
         None, f"{ref['nodes']:,} / {alone.stats.nodes:,}")
 
 
+def native_c_rows(bench: Path, rows: list[str], r: int) -> None:
+    """The native tier against the hand-written C (ref/c4.c): Connect Four 5x4 solved with the
+    value and the optimal set (`gdl solve`), with the value alone (`--no-optimal-set`, the
+    reference's own workload), and Connect Four 7x6 random playouts (time per ply). The C and
+    gdl run in turn, ``r`` rounds of ``r`` runs each, so load that comes and goes is spread
+    over both; the "C ratio" column is reference Python / C, and the last column gdl's time
+    over the C's (the same work: per solve, per ply)."""
+    c4 = load(GAMES / "connect4.game", {"columns": 5, "rows": 4}, backend="native")
+    big = load(GAMES / "connect4.game", {"columns": 7, "rows": 6}, backend="native")
+    value_only = replace(default_options(), optimal_set=False)
+    ref_solve = reference(bench, "connect4.py", "solve_5x4", r)
+    ref_play = reference(bench, "connect4.py", "playouts_7x6", r)
+    c_solve, c_play, with_set, alone, plays = [], [], [], [], []
+    count = 20_000
+    for _ in range(r):
+        c = c_reference(bench, ["c4_c", "solve", "5", "4", str(r)], r)
+        c_solve.append(c["s_median"])
+        c = c_reference(bench, ["c4_c", "playouts", "7", "6", "100000", str(r)], r)
+        c_play.append(c["s_median"] / c["nodes"])
+        seconds, found_set = timed(lambda: solve_native(c4, "alphabeta"), r)
+        with_set.append(seconds)
+        seconds, found_alone = timed(
+            lambda: solve_native(c4, "alphabeta", options=value_only), r)
+        alone.append(seconds)
+        seconds, played = timed(lambda: playouts(big, count, seed=1), r)
+        plays.append(seconds / played["plies"])
+    ref_s = ref_solve["s_median"]
+    c_s = statistics.median(c_solve)
+    for name, times, found in (("Connect Four 5x4 solve, native", with_set, found_set),
+                               ("Connect Four 5x4 value only, native", alone, found_alone)):
+        gdl_s = statistics.median(times)
+        row(rows, name, ref_s, gdl_s, c_s, f"{ref_solve['nodes']:,} / {found.stats.nodes:,}",
+            f"{gdl_s / c_s:.2f}x C")
+    per_ply = statistics.median(plays) * ref_play["nodes"]
+    c_per_ply = statistics.median(c_play) * ref_play["nodes"]
+    row(rows, "Connect Four 7x6 playouts, native (per ply)", ref_play["s_median"], per_ply,
+        c_per_ply, f"{ref_play['nodes']:,} / {played['plies']:,} plies",
+        f"{per_ply / c_per_ply:.2f}x C")
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--bench", default=str(ROOT.parent / "shared" / "bench"))
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--long", action="store_true")
-    parser.add_argument("--only", choices=["pig", "c4"], help="only these rows (and no start-up or "
-                        "compile-time lines)")
+    parser.add_argument("--only", choices=["pig", "c4", "native"],
+                        help="only these rows (and no start-up or compile-time lines)")
     args = parser.parse_args(argv)
     source = Path(args.bench)
     if not (source / "ref" / "harness.py").exists():
@@ -164,7 +205,8 @@ def main(argv=None) -> int:
     rows = [f"{'workload':<44} {'ref py s':>8} {'gdl s':>8} {'ratio':>8} {'C ratio':>8}  "
             f"{'goal (bar)':<14} nodes (ref / gdl)"]
     if args.only is not None:
-        (pig_rows if args.only == "pig" else c4_python_rows)(bench, rows, r)
+        only = {"pig": pig_rows, "c4": c4_python_rows, "native": native_c_rows}[args.only]
+        only(bench, rows, r)
         print("\n".join(rows))
         shutil.rmtree(scratch, ignore_errors=True)
         return 0

@@ -89,7 +89,8 @@ long long gdl_bytes_expand(const unsigned char *rows, long long n, int width, co
                            V *returns, unsigned char *out, int out_width, long long capacity,
                            int *child_length, long long *child_tier, long long *prob_n,
                            long long *prob_d) {
-    V s[CELLS], t[CELLS], outs[BYTES_OUTS_MAX + 1];
+    V s[CELLS], outs[BYTES_OUTS_MAX + 1];
+    PADDED_STATE(t);
     int actions[ACTIONS];
     long long used = 0;
     gdl_err = 0;

@@ -99,6 +99,9 @@ class CEmitter:
         self.function_bodies: list[str] = []
         # C name or text -> (low, high) known to hold where it is used (loop ranges, guards)
         self.ranges: dict[str, tuple[int | None, int | None]] = {}
+        # The same without what the left side of an `and` proves (``c >= 0 and cell[c] ...``):
+        # what holds wherever code runs, an eager operand included (see unclamped).
+        self.loose: dict[str, tuple[int | None, int | None]] = {}
         self.cells = len(game.initial)
         if self.cells > MAX_CELLS:
             raise Unsupported(f"the state has {self.cells} cells (native limit {MAX_CELLS})")
@@ -130,7 +133,7 @@ class CEmitter:
             return f"{s}[0]"
         if isinstance(e, ir.VarRef):
             where = self.offset(e.var.slot, e.var.shape, e.indices, env, s)
-            if self.eager and not where.isdigit():
+            if self.eager and not where.isdigit() and not self.unclamped(e, env):
                 return f"{s}[GDL_CELL({where})]"
             return f"{s}[{where}]"
         if isinstance(e, ir.ConstRef):
@@ -150,13 +153,14 @@ class CEmitter:
                                          else old_low,
                                          high if old_high is None or (high is not None and high < old_high)
                                          else old_high)
-                right = self.eager_expr(e.right, env, s)
-                if right is not None:
-                    self.ranges = saved
+                try:
+                    right = self.eager_expr(e.right, env, s)
+                    if right is None:
+                        right = self.expr(e.right, env, s)
+                        return f"(({left}) && ({right}))"
                     return f"(!!({left}) & !!({right}))"
-                right = self.expr(e.right, env, s)
-                self.ranges = saved
-                return f"(({left}) && ({right}))"
+                finally:
+                    self.ranges = saved
             if e.op == "or":
                 left = self.expr(e.left, env, s)
                 right = self.eager_expr(e.right, env, s)
@@ -204,9 +208,7 @@ class CEmitter:
                 name = self.fresh("t")
                 parts.append(f"V {name} = {self.expr(arg, env, s)};")
                 names.append(name)
-                known = self.bounds(arg, env)
-                if known is not None:
-                    self.ranges[name] = known
+                self.note_range(name, arg, env)
             inner = dict(zip(e.define.params, names))
             return "({ " + " ".join(parts) + f" {self.expr(e.define.body, inner, s)}; }})"
         if isinstance(e, ir.Quantifier):
@@ -214,9 +216,7 @@ class CEmitter:
         if isinstance(e, ir.Let):
             # Computed once, into a fresh local (the name is the compiler's, never the rule's).
             name = self.fresh("t")
-            known = self.bounds(e.value, env)
-            if known is not None:
-                self.ranges[name] = known
+            self.note_range(name, e.value, env)
             return (f"({{ V {name} = {self.expr(e.value, env, s)}; (void){name}; "
                     f"{self.expr(e.body, {**env, e.name: name}, s)}; }})")
         raise Unsupported(f"expression {type(e).__name__}")
@@ -233,8 +233,11 @@ class CEmitter:
         # part of an eager operand that is being tried (its C is not looked at as one).
         saved, self.ranges = self.ranges, {}
         eager, self.eager = self.eager, False
+        context = self.loose, self.in_effect
+        self.loose, self.in_effect = {}, False
         body = self.expr(define.body, dict(zip(define.params, params)), "s")
         self.ranges, self.eager = saved, eager
+        self.loose, self.in_effect = context
         head = f"static V {name}(const V *s{''.join(f', V {p}' for p in params)})"
         self.functions.append(head + "; " + c_comment("define " + define.name))
         unused = "".join(f"(void){p}; " for p in ("s", *params))   # -Wunused-parameter
@@ -338,8 +341,53 @@ class CEmitter:
                 size *= len(domain)
             if e.kind == "count":
                 return 0, size
-            return None     # sum, min, max: their bodies' bounds need the binders' (left out)
+            if size == 0:
+                return (0, 0) if e.kind == "sum" else None   # (min and max of none: an error)
+            # sum, min, max: the body's bounds with each binder bounded by its values (a name
+            # no C text can be stands for it, as for a define's argument above)
+            saved, bound_env = dict(self.ranges), dict(env)
+            for name, domain in e.binders:
+                assert not isinstance(domain, ir.Range)     # (returned above)
+                self.placeholders += 1
+                bound_env[name] = placeholder = f"<binder {self.placeholders}>"
+                values = [int(v) for v in domain]
+                self.ranges[placeholder] = (min(values), max(values))
+            try:
+                body = self.bounds(e.body, bound_env)
+            finally:
+                self.ranges = saved
+            if body is None:
+                return None
+            return (size * body[0], size * body[1]) if e.kind == "sum" else body
         return None
+
+    placeholders = 0    # names made up for the binders of a quantifier whose bounds are sought
+
+    def leaf_value_bounds(self) -> tuple[int, int] | None:
+        """Bounds of player 0's value at a leaf of a search (its utility, the row of a stuck
+        player, its evaluation; with the declared total where its own is left out), or None
+        when one is unknown: search.c sizes its table entries by them."""
+        g = self.game
+        found: list[tuple[int, int]] = []
+        for expressions in (g.utilities, g.evaluations):
+            if not expressions:
+                continue
+            if expressions[0] is not None:
+                known = self.bounds(expressions[0], {})
+            else:
+                others = [self.bounds(e, {}) for e in expressions[1:] if e is not None]
+                if any(b is None for b in others):
+                    return None
+                total = int(g.sum_total)
+                known = (total - sum(b[1] for b in others if b is not None),
+                         total - sum(b[0] for b in others if b is not None))
+            if known is None:
+                return None
+            found.append(known)
+        found += [(int(row[0]), int(row[0])) for row in g.stuck_values if row]
+        if not found:
+            return None
+        return min(low for low, _ in found), max(high for _, high in found)
 
     def known_range(self, e: ir.Expr, env, text: str) -> tuple[int, int] | None:
         """Bounds of an index the emitter knows: a literal, an action parameter (a constant),
@@ -367,6 +415,64 @@ class CEmitter:
                 checked = f"GDL_U{checked}" if checked.startswith("(") else checked
             terms.append(checked if stride == 1 else f"{checked} * {stride}")
         return " + ".join(terms)
+
+    # An effect's eager load needs no clamp where the bounds that hold wherever it runs keep
+    # its offset within STATE_PAD cells of the state: every state an effect writes lies in a
+    # buffer with that many cells on either side (search.c, states_alloc and PADDED_STATE), so
+    # where what proves its index is false the load reads one of them, and the value goes. (A
+    # clamp costs a compare and a select a load; and where some loads of an expression keep
+    # theirs, the C compiler turns it into branches: so all of an effect's or none, in effect.)
+    # Only in effects without chance: the other rules' states come from anywhere (the exported
+    # steps, decoded keys), and the chance effects' from the chance searches.
+    MAX_PAD = 512
+    in_effect = False
+    state_pad = 0       # the slack the unclamped loads need (cells), the game's STATE_PAD
+    def note_range(self, name: str, e: ir.Expr, env) -> None:
+        """Note what a fresh local computing ``e`` holds: where the code is needed (ranges) and
+        wherever it runs (loose)."""
+        known, loose = self.bounds(e, env), self.loose_bounds(e, env)
+        if known is not None:
+            self.ranges[name] = known
+        if loose is not None:
+            self.loose[name] = loose
+
+    def fact(self, name: str, known: tuple[int, int]) -> None:
+        """A local's bounds that hold wherever it is in scope (a loop's values, a literal)."""
+        self.ranges[name] = self.loose[name] = known
+
+    def loose_bounds(self, e: ir.Expr, env) -> tuple[int, int] | None:
+        """``e``'s bounds from what holds wherever it runs (no proof of an enclosing `and`)."""
+        saved, self.ranges = self.ranges, self.loose
+        try:
+            return self.bounds(e, env)
+        finally:
+            self.ranges = saved
+
+    def unclamped(self, e: ir.VarRef, env) -> bool:
+        """Whether an eager load of ``e`` may go without a clamp (see MAX_PAD), noting the
+        slack it needs."""
+        if not self.in_effect:
+            return False
+        known = self.offset_bounds(e.var.slot, e.var.shape, e.indices, env)
+        if known is None:
+            return False
+        slack = max(0, -known[0], known[1] - (self.cells - 1))
+        if slack > self.MAX_PAD:
+            return False
+        self.state_pad = max(self.state_pad, slack)
+        return True
+
+    def offset_bounds(self, slot: int, shape, indices, env) -> tuple[int, int] | None:
+        """Bounds of the offset of ``slot[indices]`` that hold wherever the load runs (from the
+        indices' loose bounds, within the shape or not), or None where one is unknown."""
+        low = high = slot
+        for index, stride in zip(indices, ir.strides(shape)):
+            known = self.loose_bounds(index, env)
+            if known is None:
+                return None
+            low += min(known[0] * stride, known[1] * stride)
+            high += max(known[0] * stride, known[1] * stride)
+        return low, high
 
     def const_ref(self, e: ir.ConstRef, env, s: str) -> str:
         value = e.const.value
@@ -451,7 +557,7 @@ class CEmitter:
                                f"{var}_once = 0)")
             inner[local_name] = var
             if values:
-                self.ranges[var] = (min(values), max(values))
+                self.fact(var, (min(values), max(values)))
         return headers, inner
 
     def range_loop(self, var: str, values: ir.Range, env) -> str:
@@ -462,6 +568,9 @@ class CEmitter:
         low_known, high_known = self.bounds(values.low, env), self.bounds(values.high, env)
         if low_known is not None and high_known is not None:
             self.ranges[var] = (low_known[0], high_known[1])
+        low_loose, high_loose = self.loose_bounds(values.low, env), self.loose_bounds(values.high, env)
+        if low_loose is not None and high_loose is not None:
+            self.loose[var] = (low_loose[0], high_loose[1])
         return (f"for (V {var} = {low}, {var}_hi = {high}, {var}_go = {var} <= {var}_hi; "
                 f"{var}_go; {var}_go = {var} < {var}_hi, {var} += {var}_go)")
 
@@ -558,11 +667,9 @@ class CEmitter:
             elif isinstance(st, ir.LetStmt):
                 # The rest of the block runs with the value bound: a C block of its own.
                 name = self.fresh("t")
-                known = self.bounds(st.value, env)
                 lines.append(f"{pad}{{ V {name} = {self.expr(st.value, env)}; (void){name}; "
                              f"{self.where(st.span)}")
-                if known is not None:
-                    self.ranges[name] = known
+                self.note_range(name, st.value, env)
                 lines += self.stmts(st.body, {**env, st.name: name}, depth + 1)
                 lines.append(f"{pad}}}")
             elif isinstance(st, ir.Repeat):
@@ -604,7 +711,7 @@ class CEmitter:
                  f"return 1; }} (void){local}; {self.where(st.span)}"]
         values = [int(v.value) for v, _ in st.outcomes if isinstance(v, ir.Lit)]
         if len(values) == len(st.outcomes) and values:
-            self.ranges[local] = (min(values), max(values))
+            self.fact(local, (min(values), max(values)))
         lines += self.stmts(st.body, {**env, st.name: local}, depth + 1)
         lines.append(f"{pad}}}")
         return lines
@@ -791,6 +898,7 @@ class CEmitter:
             body.append("static void rule_effect(V *s, int action, V *turn) {")
             body.append("    (void)turn;")
         body.append("    switch (action) {")
+        self.in_effect = not g.has_chance
         for action_id, ground in enumerate(g.ground_actions):
             action = ground.action
             env = {name: c_int(v) for (name, _, _), v in zip(action.params, ground.args)}
@@ -799,6 +907,7 @@ class CEmitter:
             size = self.within_size(size, *lines)
             body += lines
             body.append("        break; }")
+        self.in_effect = False
         body.append("    default: gdl_err = 1;")
         body.append("    }")
         if g.has_chance:
@@ -833,10 +942,11 @@ class CEmitter:
             f"#define CONSTANT_SUM {1 if g.sum_kind != 'general-sum' else 0}",
             f"#define HAS_EVALUATE {1 if g.evaluations else 0}",
             f"#define HAS_CHANCE {1 if g.has_chance else 0}",
+            f"#define STATE_PAD {self.state_pad}",
             # The transposition table keeps states as bytes when every cell fits in one.
             f"typedef {'signed char' if self.fits_in_a_byte() else 'V'} K;",
             *graph_layout(g),
-            *search_layout(g),
+            *search_layout(g, self.leaf_value_bounds()),
             resources.files("gdl.backends.native").joinpath("prelude.h").read_text(),
         ]
         here = resources.files("gdl.backends.native")
@@ -858,7 +968,14 @@ def tier_rule(emitter: CEmitter) -> list[str]:
             + emitter.where(emitter.game.spans.get("tier"))]
 
 
-def search_layout(game: ir.Game) -> list[str]:
+# A compact table entry (search.c, TT_COMPACT) is two 64-bit words: the state's key plus one
+# and the value in the first, the bound, the best action plus one, the depth (16 bits) and the
+# work in the second, which must keep at least this many bits for the work (a subtree of up to
+# 2^40 nodes; a larger one stops the search).
+WORK_BITS = 40
+
+
+def search_layout(game: ir.Game, leaf_values: tuple[int, int] | None = None) -> list[str]:
     """Constants for search.c's transposition table: each cell's declared range (CELL_RANGES,
     cell_low, cell_high, where every cell has one), HASH_CELLS (what Python's hash of a cell's
     int takes: 2, the int itself, every value a cell may hold being under 2^61 - 1 in size and
@@ -866,7 +983,13 @@ def search_layout(game: ir.Game) -> list[str]:
     state packs into a 63-bit key (gdl.backends.native.codec), TT_KEYED with each cell's weight
     (key = sum of s[i] * tt_weight[i] minus TT_KEY_BIAS, modulo 2^64, which is exact as the key
     is below 2^63). The native rules never store a value outside its domain, so every state they
-    make keeps these; the search checks its root."""
+    make keeps these; the search checks its root.
+
+    With a key, ``leaf_values`` (bounds of player 0's value at a leaf, CEmitter.leaf_value_bounds)
+    and at most 63 actions, an entry may be compact (TT_COMPACT, 16 bytes instead of 32, so the
+    table the search probes at random is half as large): TT_TAG_BITS for the key plus one, the
+    rest of the first word for the value, which a search stores as either sign of a leaf's;
+    TT_BEST_BITS for the best action plus one."""
     from gdl.backends.native.codec import KeyCodec
 
     codec = KeyCodec.for_game(game)
@@ -886,17 +1009,27 @@ def search_layout(game: ir.Game) -> list[str]:
     else:
         lines += ["#define CELL_RANGES 0"]
     if isinstance(codec, str):
-        return lines + ["#define TT_KEYED 0"]
+        return lines + ["#define TT_KEYED 0", "#define TT_COMPACT 0"]
     weights, weight = [], 1
     for size in reversed(codec.size):
         weights.append(weight)
         weight *= size
     weights.reverse()
     bias = sum(low * w for low, w in zip(codec.low, weights)) % 2**64
-    return lines + ["#define TT_KEYED 1",
-                    "static const uint64_t tt_weight[CELLS] = {"
-                    + ", ".join(f"{w}ULL" for w in weights) + "};",
-                    f"#define TT_KEY_BIAS {bias}ULL"]
+    lines += ["#define TT_KEYED 1",
+              "static const uint64_t tt_weight[CELLS] = {" + ", ".join(f"{w}ULL" for w in weights)
+              + "};",
+              f"#define TT_KEY_BIAS {bias}ULL"]
+    tag_bits = codec.positions.bit_length()         # the key plus one: 1..positions
+    best_bits = max(1, len(game.ground_actions)).bit_length()     # NO_ACTION (-1) plus one: 0
+    if leaf_values is not None:
+        largest = max(abs(leaf_values[0]), abs(leaf_values[1]))
+        value_bits = 64 - tag_bits
+        if (value_bits >= 2 and largest < 2 ** (value_bits - 1)
+                and 2 + best_bits + 16 + WORK_BITS <= 64):
+            return lines + ["#define TT_COMPACT 1", f"#define TT_TAG_BITS {tag_bits}",
+                            f"#define TT_BEST_BITS {best_bits}"]
+    return lines + ["#define TT_COMPACT 0"]
 
 
 def graph_layout(game: ir.Game) -> list[str]:

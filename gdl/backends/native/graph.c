@@ -40,7 +40,8 @@ static void decode_key(uint64_t key, V *s) {
    its legal actions (written to child, at most ACTIONS), or its returns. Returns the number of
    children. */
 static int expand_one(uint64_t key, signed char *player, uint64_t *child, V *returns) {
-    V s[CELLS], t[CELLS];
+    V s[CELLS];
+    PADDED_STATE(t);
     int actions[ACTIONS];
     decode_key(key, s);
     if (game_terminal(s)) {
@@ -359,7 +360,8 @@ int gdl_tier_solve(const uint64_t *keys, long long n, const int *cells, int nplu
                    const uint64_t *const *side_keys, const int *const *side_index,
                    const long long *const *side_table, const int *const *side_remoteness,
                    long long total, long long *score, int *remoteness) {
-    V s[CELLS], t[CELLS], returns[PLAYERS];
+    V s[CELLS], returns[PLAYERS];
+    PADDED_STATE(t);
     int actions[ACTIONS];
     const V limit = (V)1 << 60;
     gdl_err = 0;

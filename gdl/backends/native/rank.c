@@ -613,7 +613,8 @@ static inline long long scan_next(const RankTier *t, long long words, long long 
 int gdl_rank_forward(RankCtx *x, long long value) {
     RankTier *t = rank_find(x, value);
     if (!t || !t->bits) return -8;
-    V s[CELLS], c[CELLS], returns[PLAYERS];
+    V s[CELLS], returns[PLAYERS];
+    PADDED_STATE(c);
     int actions[ACTIONS];
     const V limit = (V)1 << 60;
     const int batch = rank_batch();
@@ -963,7 +964,8 @@ int gdl_rank_backward(RankCtx *x, long long value) {
     RankTier *t = rank_find(x, value);
     if (!t || !t->bits) return -8;
     if (!t->values && gdl_rank_alloc(x, value, 1)) return -3;
-    V s[CELLS], c[CELLS], returns[PLAYERS];
+    V s[CELLS], returns[PLAYERS];
+    PADDED_STATE(c);
     int actions[ACTIONS];
     const V limit = (V)1 << 60;
     const int width = x->width, M = x->M, batch = rank_batch();

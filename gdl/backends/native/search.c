@@ -16,6 +16,28 @@ static void *table_alloc(size_t bytes) {
 
 #define TERMINAL_PLAYER (-2)
 
+/* Every state an effect writes (game_apply's out, game_advance's s) lies in a buffer with
+   STATE_PAD cells on either side of it: emit.py lets an effect's eager load (computed whether
+   or not what proves its index holds) go without a clamp where it cannot read further than
+   that outside the state, and the value it reads there is thrown away. Buffers of such states
+   come from states_alloc (zeroed, the pads too) or are declared with PADDED_STATE. */
+#ifndef STATE_PAD
+#define STATE_PAD 0
+#endif
+static V *states_alloc(size_t count) {
+    V *p = calloc(count * CELLS + 2 * STATE_PAD, sizeof(V));
+    return p ? p + STATE_PAD : NULL;
+}
+static void states_free(V *p) { if (p) free(p - STATE_PAD); }
+static inline void pads_clear(V *room) {
+    if (STATE_PAD) {
+        memset(room, 0, sizeof(V) * STATE_PAD);
+        memset(room + STATE_PAD + CELLS, 0, sizeof(V) * STATE_PAD);
+    }
+}
+#define PADDED_STATE(name) \
+    V name##_room[CELLS + 2 * STATE_PAD]; V *name = name##_room + STATE_PAD; pads_clear(name##_room)
+
 /* Set by gdl_stop() from another thread (Ctrl-C in Python): every search polls it and stops
    with an error, which leaves nothing half-done (all its memory is its own and freed). */
 static volatile int gdl_stop_flag;
@@ -58,6 +80,7 @@ static void game_advance(V *s, int action) {
     game_settle(s);
 }
 
+/* (out: a padded state, see STATE_PAD) */
 static void game_apply(const V *s, int action, V *out) {
     memcpy(out, s, sizeof(V) * CELLS);
     game_advance(out, action);
@@ -83,7 +106,9 @@ int gdl_legal(const V *s, int *out, int *count) { gdl_err = 0; *count = game_leg
 int gdl_apply(const V *s, int action, V *out) {
     gdl_err = 0;
     if (action < 0 || action >= ACTIONS) return 1;
-    game_apply(s, action, out);
+    PADDED_STATE(child);
+    game_apply(s, action, child);
+    memcpy(out, child, sizeof(V) * CELLS);
     return gdl_err;
 }
 int gdl_returns(const V *s, V *out) { gdl_err = 0; rule_returns(s, out); return gdl_err; }
@@ -145,7 +170,7 @@ int gdl_minimax(const V *root, int depth, V *value0, int *root_actions, V *root_
                 int *root_count, int *pv, int *pv_len, long long *stats) {
     gdl_err = 0;
     Search x = {0};
-    x.states = malloc(sizeof(V) * CELLS * (size_t)MAX_PLY);
+    x.states = states_alloc(MAX_PLY);
     x.actions = malloc(sizeof(int) * ACTIONS * (size_t)MAX_PLY);
     x.pv = malloc(sizeof(int) * (size_t)MAX_PLY * MAX_PLY);
     x.pv_len = malloc(sizeof(int) * (size_t)MAX_PLY);
@@ -163,7 +188,7 @@ int gdl_minimax(const V *root, int depth, V *value0, int *root_actions, V *root_
         }
     }
     stats[0] = x.nodes; stats[1] = x.leaves; stats[2] = x.evaluations;
-    free(x.states); free(x.actions); free(x.pv); free(x.pv_len);
+    states_free(x.states); free(x.actions); free(x.pv); free(x.pv_len);
     return failed;
 }
 
@@ -189,7 +214,8 @@ static int pick(uint64_t *rng, int n) {
 int gdl_playouts(const V *root, long long count, uint64_t seed, long long max_plies, V *sums,
                  long long *stats) {
     gdl_err = 0;
-    V s[CELLS], u[PLAYERS];
+    V u[PLAYERS];
+    PADDED_STATE(s);
     int actions[ACTIONS];
     uint64_t rng = seed;
     long long plies = 0;
@@ -298,23 +324,21 @@ static int same(const K *k, const V *s) {
 }
 
 /* A table entry. Where the rules have a mixed-radix key that fits in 63 bits (TT_KEYED, emit.py:
-   the codec of gdl.backends.native.codec, one state one key) and the actions fit in 16 bits, an
-   entry is 32 bytes and names its state by the key plus one (0: empty), so a bucket of two is one
-   64-byte cache line: a probe touches one line, and the lines a search touches stay few enough to
-   stay in the cache (with a copy of the state, an entry was 64 bytes, a bucket two lines). Else
-   the entry keeps the state itself, a byte a cell where every cell fits in one (K). Either way
-   the buckets, the replacements and so the node counts are the Python tier's. */
-#if TT_KEYED && ACTIONS < 32768
+   the codec of gdl.backends.native.codec, one state one key), an entry names its state by the
+   key plus one (0: empty). Compact (TT_COMPACT, emit.py chose it: the key and the values a leaf
+   may have leave room), it is 16 bytes, two words: the tag in the low TT_TAG_BITS of the first
+   and the value (signed) in the rest of it; the bound, the best action plus one, the depth and
+   the work in the second. So the table, which the search probes at random (its cost is cache
+   misses), is half the size of 32-byte entries, four buckets to a 64-byte line. The depth takes
+   16 bits, all ones for FULL_DEPTH (an exact subtree); an inexact one has an evaluation at most
+   MAX_PLY plies below, so its depth is less than MAX_PLY. The work takes the rest, at least 40
+   bits (a subtree larger than that stops the search); a value that would not fit, which
+   emit.py's bounds rule out, stops it too. Else, with a key and actions that fit in
+   16 bits, an entry is 32 bytes, a bucket of two one cache line. Else the entry keeps the state
+   itself, a byte a cell where every cell fits in one (K). Either way the buckets, the
+   replacements and so the node counts are the Python tier's. */
+#if TT_KEYED && (TT_COMPACT || ACTIONS < 32768)
 #define TT_TAGGED 1
-typedef struct {
-    uint64_t tag;               /* the state's key + 1; 0: empty */
-    V value;
-    long long work;
-    int depth;
-    short best;
-    signed char bound;
-} Entry;
-_Static_assert(sizeof(Entry) == 32, "two entries to a cache line");
 typedef uint64_t Tag;
 /* The state's key (sum of digit times the weight of its place, as codec.py's encode) plus one. */
 static inline Tag tt_tag(const V *s) {
@@ -323,21 +347,89 @@ static inline Tag tt_tag(const V *s) {
     for (int i = 0; i < CELLS; i++) key += (uint64_t)s[i] * tt_weight[i];
     return key - TT_KEY_BIAS + 1;
 }
+#else
+#define TT_TAGGED 0
+typedef int Tag;
+#define tt_tag(s) 0
+#endif
+
+#if TT_TAGGED && TT_COMPACT
+typedef struct { uint64_t w0, w1; } Entry;
+_Static_assert(sizeof(Entry) == 16, "four entries to a cache line");
+#define TAG_MASK ((1ULL << TT_TAG_BITS) - 1)
+#define VALUE_BITS (64 - TT_TAG_BITS)
+#define BEST_SHIFT 2
+#define DEPTH_SHIFT (BEST_SHIFT + TT_BEST_BITS)
+#define WORK_SHIFT (DEPTH_SHIFT + 16)
+#define DEPTH_FULL_CODE 0xFFFF
+#define ENTRY_USED(e) (((e)->w0 & TAG_MASK) != 0)
+#define ENTRY_IS(e, s, t) (((e)->w0 & TAG_MASK) == (t))
+#define ENTRY_VALUE(e) ((V)((int64_t)(e)->w0 >> TT_TAG_BITS))
+#define ENTRY_BOUND(e) ((int)((e)->w1 & 3))
+#define ENTRY_BEST(e) ((int)(((e)->w1 >> BEST_SHIFT) & ((1ULL << TT_BEST_BITS) - 1)) - 1)
+#define ENTRY_WORK(e) ((long long)((e)->w1 >> WORK_SHIFT))
+static inline int entry_depth(const Entry *e) {
+    int code = (int)((e->w1 >> DEPTH_SHIFT) & 0xFFFF);
+    return code == DEPTH_FULL_CODE ? FULL_DEPTH : code;
+}
+#define ENTRY_DEPTH(e) entry_depth(e)
+/* The entry, or an error where a field does not fit (see above). */
+static inline Entry entry_make(const V *s, Tag tag, V value, int bound, int depth, int best,
+                               long long work) {
+    (void)s;
+    Entry e;
+    const V top = (V)1 << (VALUE_BITS - 1);
+    if (value < -top || value >= top || work >= (1LL << (64 - WORK_SHIFT))
+        || (depth < FULL_DEPTH && depth >= DEPTH_FULL_CODE)) gdl_err = 1;
+    e.w0 = tag | ((uint64_t)value << TT_TAG_BITS);
+    e.w1 = (uint64_t)bound | ((uint64_t)(best + 1) << BEST_SHIFT)
+        | ((uint64_t)(depth >= FULL_DEPTH ? DEPTH_FULL_CODE : depth & 0xFFFF) << DEPTH_SHIFT)
+        | ((uint64_t)work << WORK_SHIFT);
+    return e;
+}
+#else
+typedef struct {
+#if TT_TAGGED
+    uint64_t tag;               /* the state's key + 1; 0: empty */
+#endif
+    V value;
+    long long work;
+    int depth;
+#if TT_TAGGED
+    short best;
+    signed char bound;
+#else
+    int best;
+    signed char bound, used;
+    K state[CELLS];
+#endif
+} Entry;
+#if TT_TAGGED
+_Static_assert(sizeof(Entry) == 32, "two entries to a cache line");
 #define ENTRY_USED(e) ((e)->tag != 0)
 #define ENTRY_IS(e, s, t) ((e)->tag == (t))
 #else
-#define TT_TAGGED 0
-typedef struct {
-    K state[CELLS];
-    V value;
-    long long work;
-    int depth, best;
-    signed char bound, used;
-} Entry;
-typedef int Tag;
-#define tt_tag(s) 0
 #define ENTRY_USED(e) ((e)->used)
 #define ENTRY_IS(e, s, t) same((e)->state, (s))
+#endif
+#define ENTRY_VALUE(e) ((e)->value)
+#define ENTRY_BOUND(e) ((int)(e)->bound)
+#define ENTRY_BEST(e) ((int)(e)->best)
+#define ENTRY_WORK(e) ((e)->work)
+#define ENTRY_DEPTH(e) ((e)->depth)
+static inline Entry entry_make(const V *s, Tag tag, V value, int bound, int depth, int best,
+                               long long work) {
+    (void)s; (void)tag;
+    Entry e;
+#if TT_TAGGED
+    e.tag = tag;
+#else
+    pack(s, e.state);
+    e.used = 1;
+#endif
+    e.value = value; e.bound = (signed char)bound; e.depth = depth; e.best = best; e.work = work;
+    return e;
+}
 #endif
 
 typedef struct { K state[CELLS]; int action, used; } PvSlot;
@@ -350,6 +442,7 @@ typedef struct {
     V **children;               /* per ply, built on first use: ACTIONS children */
     V *scores;                  /* ACTIONS per ply */
     int64_t *keys;              /* ACTIONS per ply: the hash of each child built by ordering */
+    unsigned char *terminal;    /* ACTIONS per ply: whether each child built by ordering is terminal */
     int *order;                 /* ACTIONS per ply */
     Entry *table;
     long long buckets;
@@ -382,21 +475,14 @@ static Entry *tt_find(AB *x, const V *s, int64_t key, Tag tag) {
 static void tt_store(AB *x, const V *s, int64_t key, Tag tag, V value, int bound, int depth,
                      int best, long long work) {
     (void)s; (void)tag;
-    Entry e;
-#if TT_TAGGED
-    e.tag = tag;
-#else
-    pack(s, e.state);
-    e.used = 1;
-#endif
-    e.value = value; e.bound = (signed char)bound; e.depth = depth; e.best = best; e.work = work;
+    Entry e = entry_make(s, tag, value, bound, depth, best, work);
     Entry *slot = x->table + 2 * bucket_of(x, key);
     Entry *first = &slot[0], *second = &slot[1];
     if (!ENTRY_USED(first)) { *first = e; x->used++; return; }
-    if (ENTRY_IS(first, s, tag)) { if (depth >= first->depth) *first = e; return; }
+    if (ENTRY_IS(first, s, tag)) { if (depth >= ENTRY_DEPTH(first)) *first = e; return; }
     if (!ENTRY_USED(second)) x->used++;
     else if (!ENTRY_IS(second, s, tag)) x->replaced++;
-    if (work >= first->work) { *second = *first; *first = e; }
+    if (work >= ENTRY_WORK(first)) { *second = *first; *first = e; }
     else *second = e;
 }
 
@@ -471,7 +557,7 @@ static int order_actions(AB *x, int ply, const V *s, int *actions, int n, int mo
         return 0;
     }
     if (!x->children[ply]) {
-        x->children[ply] = malloc(sizeof(V) * CELLS * (size_t)ACTIONS);
+        x->children[ply] = states_alloc(ACTIONS);
         if (!x->children[ply]) { gdl_err = 1; return 0; }
     }
     V *kids = x->children[ply];
@@ -483,22 +569,27 @@ static int order_actions(AB *x, int ply, const V *s, int *actions, int n, int mo
         V *child = kids + (size_t)i * CELLS;
         game_apply(s, actions[i], child);
         if (gdl_err) return 0;
-        /* the child's table bucket is fetched from memory while the others are built, and its
-           hash kept for its own node */
-        int64_t key = py_tuple_hash(child);
-        x->keys[(size_t)ply * ACTIONS + i] = key;
-        if (x->use_table) __builtin_prefetch(x->table + 2 * bucket_of(x, key));
+        int terminal = game_terminal(child);
+        x->terminal[(size_t)ply * ACTIONS + i] = (unsigned char)terminal;
+        /* a child that is not terminal will be a node that probes the table: its bucket is
+           fetched from memory while the others are built, and its hash kept for it (a terminal
+           child is a leaf, which never hashes) */
+        if (!terminal) {
+            int64_t key = py_tuple_hash(child);
+            x->keys[(size_t)ply * ACTIONS + i] = key;
+            if (x->use_table) __builtin_prefetch(x->table + 2 * bucket_of(x, key));
+        }
         if (firsts && order[0] == i) continue;
         V value;
         int rank = 1;   /* 0: the move wins at once (the mover ends with more than the other) */
         if (by_root_order) {
-            if (game_terminal(child)) {
+            if (terminal) {
                 V u[PLAYERS];
                 rule_returns(child, u);
                 if (mover > 0 ? u[0] > u[1] : u[1] > u[0]) rank = 0;
             }
             value = x->rank_of[actions[i]];
-        } else if (game_terminal(child)) {
+        } else if (terminal) {
             V u[PLAYERS];
             rule_returns(child, u);
             value = checked_value(u[0]);
@@ -526,13 +617,18 @@ static int order_actions(AB *x, int ply, const V *s, int *actions, int n, int mo
 }
 
 /* The node `s` at `ply`: a state in the ply's own slot of x->states or a child ordering built in
-   x->children[ply - 1], searched where it lies (neither is written while it is searched). */
-static V ab_search(AB *x, int ply, const V *s, int depth, V alpha, V beta, int sign,
-                   const int64_t *known_key) {
+   x->children[ply - 1], searched where it lies (neither is written while it is searched). A
+   child ordering built is `known` (its place in x->keys and x->terminal: its hash and whether
+   it is terminal are known), else known is -1. */
+static V ab_search(AB *x, int ply, const V *s, int depth, V alpha, V beta, int sign, long known) {
     x->nodes++;
     POLL_STOP(x->nodes);
-    int p = game_current(s);
-    if (gdl_err) return 0;
+    int p;
+    if (known >= 0) p = x->terminal[known] ? TERMINAL_PLAYER : (int)s[0];
+    else {
+        p = game_current(s);
+        if (gdl_err) return 0;
+    }
     if (p == TERMINAL_PLAYER || depth <= 0) {
         x->leaves++;
         if (p != TERMINAL_PLAYER) x->inexact++;
@@ -545,20 +641,22 @@ static V ab_search(AB *x, int ply, const V *s, int depth, V alpha, V beta, int s
     int flip = m != sign;
     if (flip) { V t = alpha; alpha = -beta; beta = -t; }
     int table_move = NO_ACTION;
-    int64_t key = known_key ? *known_key : py_tuple_hash(s);
+    int64_t key = known >= 0 ? x->keys[known] : py_tuple_hash(s);
     if (x->use_table) x->probes++;
     Tag tag = x->use_table ? tt_tag(s) : 0;
     Entry *entry = x->use_table ? tt_find(x, s, key, tag) : NULL;
     if (entry) {
-        int answers = entry->depth >= depth && (entry->bound == BOUND_EXACT
-            || (entry->bound == BOUND_LOWER && entry->value >= beta)
-            || (entry->bound == BOUND_UPPER && entry->value <= alpha));
+        V value = ENTRY_VALUE(entry);
+        int bound = ENTRY_BOUND(entry), stored = ENTRY_DEPTH(entry);
+        int answers = stored >= depth && (bound == BOUND_EXACT
+            || (bound == BOUND_LOWER && value >= beta)
+            || (bound == BOUND_UPPER && value <= alpha));
         if (answers) {
             x->hits++;
-            if (entry->depth < FULL_DEPTH) x->inexact++;
-            return flip ? -entry->value : entry->value;
+            if (stored < FULL_DEPTH) x->inexact++;
+            return flip ? -value : value;
         }
-        table_move = entry->best;
+        table_move = ENTRY_BEST(entry);
     }
     long long inexact0 = x->inexact, nodes0 = x->nodes;
     V alpha0 = alpha, best = NEG_INF;
@@ -575,7 +673,7 @@ static V ab_search(AB *x, int ply, const V *s, int depth, V alpha, V beta, int s
         int i = order[k];
         const V *child = built ? x->children[ply] + (size_t)i * CELLS : slot;
         if (!built) { game_apply(s, actions[i], slot); if (gdl_err) return 0; }
-        const int64_t *hint = built ? x->keys + (size_t)ply * ACTIONS + i : NULL;
+        long hint = built ? (long)ply * ACTIONS + i : -1;
         V v;
         if (scout) {
             V nb = alpha + 1;
@@ -631,7 +729,7 @@ static V ab_root_set(AB *x, const V *root, int search_depth, int m, int *actions
         const V *child = built ? x->children[0] + (size_t)i * CELLS : slot;
         if (!built) game_apply(root, actions[i], slot);
         if (gdl_err) break;
-        const int64_t *hint = built ? x->keys + i : NULL;
+        long hint = built ? i : -1;
         V v;
         if (!have_ties) {
             v = ab_search(x, 1, child, search_depth - 1, NEG_INF, POS_INF, m, hint);
@@ -667,13 +765,13 @@ static V ab_root_set(AB *x, const V *root, int search_depth, int m, int *actions
    the table's exact entry's, else an error (the Python tier then takes its own fallback). */
 static V ab_root_value(AB *x, const V *root, int search_depth, int m, int *actions,
                        int *best_flags, int *n_out) {
-    V best = ab_search(x, 0, x->states, search_depth, NEG_INF, POS_INF, m, NULL);
+    V best = ab_search(x, 0, x->states, search_depth, NEG_INF, POS_INF, m, -1);
     *n_out = 0;
     if (gdl_err) return best;
     int action = pv_get(x, root);
     if (action == NO_ACTION && x->use_table) {
         Entry *e = tt_find(x, root, py_tuple_hash(root), tt_tag(root));
-        if (e && e->bound == BOUND_EXACT) action = e->best;
+        if (e && ENTRY_BOUND(e) == BOUND_EXACT) action = ENTRY_BEST(e);
     }
     if (action == NO_ACTION) { gdl_err = 1; return best; }
     int n = game_legal(root, actions);
@@ -702,11 +800,12 @@ int gdl_alphabeta(const V *root, int depth, long long tt_size, int evaluation_pl
     x.rank_of = malloc(sizeof(int) * ACTIONS);
     if (x.rank_of) for (int a = 0; a < ACTIONS; a++) x.rank_of[a] = ACTIONS;
     x.buckets = tt_size / 2 > 0 ? tt_size / 2 : 1;
-    x.states = malloc(sizeof(V) * CELLS * (size_t)MAX_PLY);
+    x.states = states_alloc(MAX_PLY);
     x.actions = malloc(sizeof(int) * ACTIONS * (size_t)MAX_PLY);
     x.order = malloc(sizeof(int) * ACTIONS * (size_t)MAX_PLY);
     x.scores = malloc(sizeof(V) * ACTIONS * (size_t)MAX_PLY);
     x.keys = malloc(sizeof(int64_t) * ACTIONS * (size_t)MAX_PLY);
+    x.terminal = malloc(ACTIONS * (size_t)MAX_PLY);
     x.children = calloc(MAX_PLY, sizeof(V *));
     x.table = x.use_table ? table_alloc((size_t)x.buckets * 2 * sizeof(Entry)) : NULL;
     x.pv_capacity = 1024;
@@ -715,8 +814,8 @@ int gdl_alphabeta(const V *root, int depth, long long tt_size, int evaluation_pl
     /* The table's hash and keys rely on the declared domains, which every state the rules make
        keeps: a root outside them is the Python tier's. */
     if (!in_domains(root)) gdl_err = 1;
-    if (!gdl_err && x.states && x.actions && x.order && x.scores && x.keys && x.children
-        && (x.table || !x.use_table) && x.pv && x.rank_of) {
+    if (!gdl_err && x.states && x.actions && x.order && x.scores && x.keys && x.terminal
+        && x.children && (x.table || !x.use_table) && x.pv && x.rank_of) {
         failed = 0;
         int search_depth = depth < 0 ? FULL_DEPTH : depth;
         memcpy(x.states, root, sizeof(V) * CELLS);
@@ -749,7 +848,7 @@ int gdl_alphabeta(const V *root, int depth, long long tt_size, int evaluation_pl
                 int a = pv_get(&x, s);
                 if (a == NO_ACTION && x.use_table) {
                     Entry *e = tt_find(&x, s, py_tuple_hash(s), tt_tag(s));
-                    if (e && e->bound == BOUND_EXACT) a = e->best;
+                    if (e && ENTRY_BOUND(e) == BOUND_EXACT) a = ENTRY_BEST(e);
                 }
                 if (a == NO_ACTION) break;
                 pv[length++] = a;
@@ -763,8 +862,9 @@ int gdl_alphabeta(const V *root, int depth, long long tt_size, int evaluation_pl
     stats[0] = x.nodes; stats[1] = x.leaves; stats[2] = x.cutoffs; stats[3] = x.probes;
     stats[4] = x.hits; stats[5] = x.researches; stats[6] = x.max_ply; stats[7] = x.used;
     stats[8] = x.replaced; stats[9] = x.inexact == 0;
-    if (x.children) for (int i = 0; i < MAX_PLY; i++) free(x.children[i]);
-    free(x.children); free(x.states); free(x.actions); free(x.order); free(x.scores); free(x.keys);
+    if (x.children) for (int i = 0; i < MAX_PLY; i++) states_free(x.children[i]);
+    free(x.children); states_free(x.states); free(x.actions); free(x.order); free(x.scores); free(x.keys);
+    free(x.terminal);
     free(x.rank_of);
     if (x.table) munmap(x.table, (size_t)x.buckets * 2 * sizeof(Entry));
     free(x.pv);
@@ -851,7 +951,7 @@ int gdl_maxn(const V *root, int depth, int pruning, V total, V low, V high, V *v
     MX x;
     memset(&x, 0, sizeof x);
     x.pruning = pruning; x.total = total; x.low = low; x.high = high;
-    x.states = malloc(sizeof(V) * CELLS * (size_t)MAX_PLY);
+    x.states = states_alloc(MAX_PLY);
     x.actions = malloc(sizeof(int) * ACTIONS * (size_t)MAX_PLY);
     x.vectors = malloc(sizeof(V) * PLAYERS * (size_t)(MAX_PLY + 1));
     x.pv = malloc(sizeof(int) * (size_t)MAX_PLY * MAX_PLY);
@@ -870,7 +970,7 @@ int gdl_maxn(const V *root, int depth, int pruning, V total, V low, V high, V *v
         }
     }
     stats[0] = x.nodes; stats[1] = x.leaves; stats[2] = x.evaluations; stats[3] = x.cutoffs;
-    free(x.states); free(x.actions); free(x.vectors); free(x.pv); free(x.pv_len);
+    states_free(x.states); free(x.actions); free(x.vectors); free(x.pv); free(x.pv_len);
     return failed;
 }
 
@@ -999,7 +1099,7 @@ int gdl_expectiminimax(const V *root, int depth, V *value, int *root_actions, V 
     gdl_err = 0;
     EX x;
     memset(&x, 0, sizeof x);
-    x.states = malloc(sizeof(V) * CELLS * (size_t)MAX_PLY);
+    x.states = states_alloc(MAX_PLY);
     x.pending = malloc(sizeof(int) * (size_t)MAX_PLY);
     x.nouts = malloc(sizeof(int) * (size_t)MAX_PLY);
     x.outs = malloc(sizeof(V) * MAX_OUTS * (size_t)MAX_PLY);
@@ -1025,7 +1125,7 @@ int gdl_expectiminimax(const V *root, int depth, V *value, int *root_actions, V 
         }
     }
     stats[0] = x.nodes; stats[1] = x.leaves; stats[2] = x.evaluations;
-    free(x.states); free(x.pending); free(x.nouts); free(x.outs); free(x.dists); free(x.actions);
+    states_free(x.states); free(x.pending); free(x.nouts); free(x.outs); free(x.dists); free(x.actions);
     free(x.pv); free(x.pv_len);
     return failed;
 }
@@ -1302,7 +1402,7 @@ int gdl_star(const V *root, int depth, int probing, V total, V low, V high, V lo
     EX *x = &t.x;
     t.total = total; t.low = q_of(low); t.high = q_of(high); t.lo = lo; t.hi = hi;
     t.probing = probing;
-    x->states = malloc(sizeof(V) * CELLS * (size_t)MAX_PLY);
+    x->states = states_alloc(MAX_PLY);
     x->pending = malloc(sizeof(int) * (size_t)MAX_PLY);
     x->nouts = malloc(sizeof(int) * (size_t)MAX_PLY);
     x->outs = malloc(sizeof(V) * MAX_OUTS * (size_t)MAX_PLY);
@@ -1331,7 +1431,7 @@ int gdl_star(const V *root, int depth, int probing, V total, V low, V high, V lo
         }
     }
     stats[0] = x->nodes; stats[1] = x->leaves; stats[2] = x->evaluations; stats[3] = t.cutoffs;
-    free(x->states); free(x->pending); free(x->nouts); free(x->outs); free(x->dists);
+    states_free(x->states); free(x->pending); free(x->nouts); free(x->outs); free(x->dists);
     free(x->actions); free(x->pv); free(x->pv_len); free(t.floors); free(t.probed);
     return failed;
 }
@@ -1409,7 +1509,7 @@ int gdl_find_cycle(const V *root, long long limit, int *path, long long *length,
     long long *base = malloc(sizeof(long long) * (size_t)(limit + 2));     /* its actions, */
     int *left = malloc(sizeof(int) * (size_t)(limit + 2));                 /* how many to try */
     int *next = malloc(sizeof(int) * (size_t)(limit + 2));                 /* and the next one */
-    V *child = malloc(sizeof(V) * CELLS);
+    V *child = states_alloc(1);
     long long depth = 0, nodes = 0;
     if (!w.table || !on_path || !base || !left || !next || !child) { gdl_err = 1; goto done; }
     on_path[0] = walk_add(&w, walk_slot(&w, root), root, 1);
@@ -1457,6 +1557,6 @@ int gdl_find_cycle(const V *root, long long limit, int *path, long long *length,
     }
 done:
     free(w.states); free(w.mark); free(w.table); free(w.pending);
-    free(on_path); free(base); free(left); free(next); free(child);
+    free(on_path); free(base); free(left); free(next); states_free(child);
     return gdl_err != 0;
 }
