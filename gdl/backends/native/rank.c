@@ -819,7 +819,8 @@ int gdl_rank_cyclic_encoding(RankCtx *x, const long long *lo, const long long *h
    0, or a status as gdl_rank_backward's. */
 static int cyclic_expand(RankCtx *x, RankTier *t, RankCursor *k, long long slot, int *mover,
                          int *n_out, unsigned *codes, RankTier **last) {
-    V s[CELLS], c[CELLS], returns[PLAYERS];
+    V s[CELLS], returns[PLAYERS];
+    PADDED_STATE(c);                    /* an effect writes it: see STATE_PAD in search.c */
     int actions[ACTIONS];
     const V limit = (V)1 << 60;
     cursor_seek(x, t, k, slot, s);
