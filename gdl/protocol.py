@@ -213,7 +213,7 @@ def constant_sum_total(info: GameInfo, algorithm: str) -> Value:
 # The outcome pairs checked last. A game that hands out the same (immutable) pair objects again,
 # as compiled games do for a fixed distribution, needs no second check: same objects, same
 # values. Holding them keeps their identities from being reused.
-_checked_outcomes: tuple = ()
+_checked_outcomes: tuple[Any, ...] = ()
 
 
 def chance_outcomes(game: Any, state: State,

@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from gdl.protocol import Action, SolverError, Value  # noqa: F401 - solvers raise it from here
+from gdl.protocol import Action, Value
+from gdl.protocol import SolverError as SolverError  # solvers raise it from here
 
 
 @dataclass
