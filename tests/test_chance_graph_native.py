@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from graph_games import GraphGame
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -21,7 +22,7 @@ from gdl.graph import enumerate_positions, iteration, strong_solve
 from gdl.graph.exact_cut import fraction
 from gdl.graph.induction import centred_terminals
 from gdl.graph.tiers import byte_passes
-from gdl.protocol import CHANCE, TERMINAL, GameInfo
+from gdl.protocol import CHANCE, TERMINAL
 
 GAMES = Path(__file__).resolve().parent.parent / "games"
 PIG = GAMES / "cyclic" / "pig100.game"
@@ -35,38 +36,6 @@ def passes():
     if found is None:
         pytest.skip("no native rules (no C compiler)")
     return found
-
-
-class GraphGame:
-    """A game given as a graph: ``kinds[s]`` (0, 1, CHANCE or TERMINAL), ``moves[s]`` (targets,
-    or (target, probability) pairs at a chance node), ``payoff[s]`` player 0's utility."""
-
-    def __init__(self, kinds, moves, payoff):
-        self.kinds, self.moves, self.payoff = kinds, moves, payoff
-        self.info = GameInfo(name="generated graph", players=("P0", "P1"), has_chance=True,
-                             sum_kind="zero-sum")
-
-    def initial_state(self):
-        return 0
-
-    def current_player(self, state):
-        return self.kinds[state]
-
-    def legal_actions(self, state):
-        return tuple(range(len(self.moves[state])))
-
-    def chance_outcomes(self, state):
-        return tuple((i, p) for i, (_, p) in enumerate(self.moves[state]))
-
-    def apply(self, state, action):
-        move = self.moves[state][action]
-        return move[0] if isinstance(move, tuple) else move
-
-    def returns(self, state):
-        return (self.payoff[state], -self.payoff[state])
-
-    def action_name(self, action):
-        return f"m{action}"
 
 
 @st.composite

@@ -10,6 +10,7 @@ from fractions import Fraction
 from functools import cache
 
 import pytest
+from graph_games import GraphGame
 from helpers import GAMES
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -322,41 +323,6 @@ def test_pig_to_two_by_hand():
     # Goal 2 with a six-sided die: any face but 1 wins at once, so p = 5/6 + 1/6 (1 - p), p = 6/7.
     solution = strong_solve(load("cyclic/pig100.game", goal=2))
     assert solution.exact and solution.value(0) == (Fraction(5, 7), Fraction(-5, 7))
-
-
-class GraphGame:
-    """A two-player zero-sum game given as an explicit graph, for generated tests: ``kinds[s]``
-    is 0, 1, CHANCE or TERMINAL; ``moves[s]`` lists the successors (for chance, with
-    probabilities); ``payoff[s]`` is player 0's utility at a terminal."""
-
-    def __init__(self, kinds, moves, payoff, chance):
-        from gdl.protocol import GameInfo
-
-        self.kinds, self.moves, self.payoff = kinds, moves, payoff
-        self.info = GameInfo(name="generated graph", players=("P0", "P1"), has_chance=chance,
-                             sum_kind="zero-sum")
-
-    def initial_state(self):
-        return 0
-
-    def current_player(self, state):
-        return self.kinds[state]
-
-    def legal_actions(self, state):
-        return tuple(range(len(self.moves[state])))
-
-    def chance_outcomes(self, state):
-        return tuple((i, p) for i, (_, p) in enumerate(self.moves[state]))
-
-    def apply(self, state, action):
-        move = self.moves[state][action]
-        return move[0] if isinstance(move, tuple) else move
-
-    def returns(self, state):
-        return (self.payoff[state], -self.payoff[state])
-
-    def action_name(self, action):
-        return f"m{action}"
 
 
 @st.composite

@@ -214,14 +214,7 @@ def exact_values(graph, centred: np.ndarray, scale: int, parts, approximate: np.
             value[position] = (Fraction(int(centred[position]), scale) if terminal is None
                                else terminal[position])
     guess = approximate.tolist()
-    policy: dict[int, int] = {}
-    for position in range(n):
-        kind = player[position]
-        if kind >= 0:
-            edges = range(first[position], first[position + 1])
-            seen = [guess[child[e]] * (1 if kind == 0 else -1) for e in edges]
-            top = max(seen)
-            policy[position] = next(e for e, v in zip(edges, seen) if v >= top - POLICY_SLACK)
+    policy = _greedy_policy(range(n), player, first, child, guess)
     for members in parts:
         if len(members) == 1 and player[members[0]] == TERMINAL:
             continue
@@ -618,17 +611,24 @@ class _AsFractions:
         self.pairs[position] = (v.numerator, v.denominator)
 
 
-def _general_component(members: list, arrays: tuple, probabilities: list, value) -> None:
-    """One component's exact values by the general check (``exact_values``'s, for one)."""
-    first, child, player, probability_index, guess, _ = arrays
+def _greedy_policy(positions, player, first, child, guess) -> dict[int, int]:
+    """Each decision's move to a child the float ``guess`` values best for its mover (the first
+    within POLICY_SLACK of the best): the policy the exact check starts from."""
     policy: dict[int, int] = {}
-    for position in members:
+    for position in positions:
         kind = player[position]
         if kind >= 0:
             edges = range(first[position], first[position + 1])
             seen = [guess[child[e]] * (1 if kind == 0 else -1) for e in edges]
             top = max(seen)
             policy[position] = next(e for e, v in zip(edges, seen) if v >= top - POLICY_SLACK)
+    return policy
+
+
+def _general_component(members: list, arrays: tuple, probabilities: list, value) -> None:
+    """One component's exact values by the general check (``exact_values``'s, for one)."""
+    first, child, player, probability_index, guess, _ = arrays
+    policy = _greedy_policy(members, player, first, child, guess)
     for _ in range(MAX_IMPROVEMENTS):
         _evaluate(members, player, first, child, probability_index, probabilities, policy, value)
         if not _improve(members, player, first, child, policy, value):
