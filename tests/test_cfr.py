@@ -155,18 +155,20 @@ def test_cfr_plus_matches_openspiel_cfr_plus_on_kuhn():
 
 def test_long_work_reports_its_progress():
     # Goofspiel with 5 cards in a known order: (5!)^2 = 14,400 complete plays, more histories
-    # still, so writing the game out passes 4,096 histories more than once; the iterations are
-    # reported every CHECK_EVERY
+    # still, so writing the game out passes 4,096 histories more than once; CFR's iterations
+    # are reported every CHECK_EVERY (on Kuhn poker, which is quick to iterate)
     from pathlib import Path
 
     from gdl.backends.load import load
     from gdl.solvers.cfr import CHECK_EVERY
-    from gdl.solvers.extensive import PROGRESS_EVERY
+    from gdl.solvers.extensive import PROGRESS_EVERY, build
 
-    game = load(Path(__file__).resolve().parent.parent / "games" / "goofspiel.game",
-                {"cards": 5, "shuffled": False}, "compile")
+    games = Path(__file__).resolve().parent.parent / "games"
+    game = load(games / "goofspiel.game", {"cards": 5, "shuffled": False}, "compile")
+    walked: list = []
+    build(game, progress=lambda what, n: walked.append((what, n)))
+    assert walked[:2] == [("histories", PROGRESS_EVERY), ("histories", 2 * PROGRESS_EVERY)]
     seen: list = []
-    solve(game, "cfr", iterations=2 * CHECK_EVERY, progress=lambda what, n: seen.append((what, n)))
-    walked = [n for what, n in seen if what == "histories"]
-    assert walked[:2] == [PROGRESS_EVERY, 2 * PROGRESS_EVERY]
+    solve(load(games / "kuhn.game"), "cfr", iterations=2 * CHECK_EVERY,
+          progress=lambda what, n: seen.append((what, n)))
     assert [n for what, n in seen if what == "iterations"] == [CHECK_EVERY, 2 * CHECK_EVERY]

@@ -32,7 +32,8 @@ def test_openspiel_plays_kif_tictactoe_by_turns():
     pytest.importorskip("pyspiel")
     from gdl.bridges import openspiel
 
-    game = openspiel.load_game(KIF / "tictactoe.kif")
+    # named apart from games/tictactoe.game, which another test registers as gdl_tictactoe
+    game = openspiel.load_game(KIF / "tictactoe.kif", name="gdl_kif_tictactoe")
     state = game.new_initial_state()
     assert not state.is_simultaneous_node() and len(state.legal_actions()) == 9
     for move in ("place_1_1", "place_2_1", "place_1_2", "place_2_2", "place_1_3"):

@@ -150,7 +150,9 @@ def test_the_database_answers_as_format_one(tmp_path):
     assert None in values          # the comparison met draws without a value
 
 
-GENERATED = settings(max_examples=40, deadline=None, database=None, derandomize=True,
+# Each example builds a native library: a dozen here, more with GDL_HYPOTHESIS_PROFILE=fuzz
+# through the general generated-game suites (tests/test_graph.py, tests/test_cyclic_agreement.py).
+GENERATED = settings(max_examples=12, deadline=None, database=None, derandomize=True,
                      suppress_health_check=list(HealthCheck))
 
 
