@@ -7,12 +7,16 @@ value read from an unset vector when a game has no evaluation). Here the C of ev
 (default parameters, through the same emitter, both with defines inlined and as functions, the
 form gdl falls back to for large rules) and of a few generated games using the whole language is
 compiled again in a scratch directory, with the build's flags less ``-w`` and with the warnings
-on: the cached libraries are never touched. A compile takes a second or more each, so these
+on (the bundled games' all at once, on every core): the cached libraries are never touched. A compile takes a second or more each, so these
 tests are marked slow (``pytest -m "not slow"`` leaves them out)."""
 
 from __future__ import annotations
 
+import os
 import subprocess
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -44,6 +48,35 @@ def compile_strictly(source: str, directory: Path, name: str) -> subprocess.Comp
                            str(c_file)], capture_output=True, text=True, timeout=600, check=False)
 
 
+def _source(path: Path, define_functions: bool):
+    """The C of a bundled game in one of the two forms, or None where there is none (a tree,
+    rules too large inlined, rules the native tier does not compile): the test says why."""
+    game = load(path, backend="compile")
+    if getattr(game, "ir", None) is None:
+        return None
+    try:
+        return CEmitter(game.ir, str(path), define_functions=define_functions).unit()
+    except (TooLarge, Unsupported):
+        return None
+
+
+@cache
+def _strict_compiles() -> dict[str, subprocess.CompletedProcess]:
+    """Every bundled game's C in both forms compiled strictly, all at once on every core (each
+    compile takes a second or more, one process each): the outcome by source text. Only the
+    wall time changes: each test below still checks its own game's source and outcome."""
+    sources = {source for path in BUNDLED for functions in (False, True)
+               if (source := _source(path, functions)) is not None}
+    with tempfile.TemporaryDirectory(prefix="gdl-strict-") as scratch:
+
+        def one(numbered):
+            number, source = numbered
+            return source, compile_strictly(source, Path(scratch), f"unit{number}")
+
+        with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+            return dict(pool.map(one, enumerate(sorted(sources))))
+
+
 def test_every_bundled_game_is_here():
     # at least the dozen the README promises, cyclic ones included
     assert len(BUNDLED) >= 20 and any(p.parent.name == "cyclic" for p in BUNDLED)
@@ -52,7 +85,7 @@ def test_every_bundled_game_is_here():
 
 @pytest.mark.parametrize("define_functions", [False, True], ids=["inlined", "functions"])
 @pytest.mark.parametrize("path", BUNDLED, ids=lambda p: f"{p.parent.name}/{p.stem}")
-def test_a_bundled_game_compiles_without_warnings(path, define_functions, tmp_path):
+def test_a_bundled_game_compiles_without_warnings(path, define_functions):
     game = load(path, backend="compile")
     if path.name in TREES:
         assert getattr(game, "ir", None) is None         # an explicit tree: the emitter refuses it
@@ -73,7 +106,7 @@ def test_a_bundled_game_compiles_without_warnings(path, define_functions, tmp_pa
         return
     if not define_functions:
         assert source == generate(game.ir, str(path))   # what the native tier really compiles
-    done = compile_strictly(source, tmp_path, path.stem)
+    done = _strict_compiles()[source]
     assert done.returncode == 0, done.stderr[-4000:]
     assert "warning" not in done.stderr, done.stderr[-4000:]
 
@@ -83,8 +116,6 @@ def test_a_bundled_game_compiles_without_warnings(path, define_functions, tmp_pa
 @given(rule_games(full_language=True))
 def test_generated_games_using_the_whole_language_compile_without_warnings(rules):
     # `let`, `repeat`, chance, guards, dependent ranges: constructs no bundled game may use
-    import tempfile
-
     game = rules.load("compile")
     try:
         source = generate(game.ir, "<generated>")
