@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from graph_games import GraphGame
+from graph_games import GraphGame, evaluate_exactly
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -66,34 +66,6 @@ def stopping_graphs(draw):
     return GraphGame(kinds, moves, payoff)
 
 
-def chain_values(game, states, choice):
-    """Player 0's value of every state when each decision takes ``choice[s]``: the Markov
-    chain's equations, solved by Gauss-Jordan elimination in fractions."""
-    index = {s: i for i, s in enumerate(states)}
-    n = len(states)
-    rows = []
-    for s in states:
-        row = [Fraction(0)] * (n + 1)
-        row[index[s]] += 1
-        kind = game.current_player(s)
-        if kind == TERMINAL:
-            row[n] = Fraction(game.payoff[s])
-        elif kind == CHANCE:
-            for t, p in game.moves[s]:
-                row[index[t]] -= p
-        else:
-            row[index[choice[s]]] -= 1
-        rows.append(row)
-    for col in range(n):
-        pivot = next(r for r in range(col, n) if rows[r][col] != 0)
-        rows[col], rows[pivot] = rows[pivot], rows[col]
-        rows[col] = [x / rows[col][col] for x in rows[col]]
-        for r in range(n):
-            if r != col and rows[r][col] != 0:
-                rows[r] = [a - rows[r][col] * b for a, b in zip(rows[r], rows[col])]
-    return {s: rows[index[s]][n] for s in states}
-
-
 def brute_force(game, states):
     """max over player 0's stationary strategies of min over player 1's, state by state (a
     stopping perfect-information stochastic game has optimal pure stationary strategies, the
@@ -106,7 +78,7 @@ def brute_force(game, states):
     for a in itertools.product(*options(0)):
         worst: dict = {}
         for b in itertools.product(*options(1)):
-            values = chain_values(game, states, dict(a + b))
+            values = evaluate_exactly(game, states, dict(a + b))
             worst = {s: min(worst.get(s, values[s]), values[s]) for s in states}
         best = {s: max(best.get(s, worst[s]), worst[s]) for s in states}
     return best

@@ -10,7 +10,7 @@ from fractions import Fraction
 from functools import cache
 
 import pytest
-from graph_games import GraphGame
+from graph_games import GraphGame, evaluate_exactly
 from helpers import GAMES
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -368,34 +368,6 @@ def test_retrograde_equals_a_brute_force_on_generated_cyclic_graphs(game):
         assert upper == (2 * high if high < CUT else NO_END_HIGH)
         v = values[state]
         assert solution.value(position) == (None if v is None else (v, -v)), state
-
-
-def evaluate_exactly(game, states, choice):
-    """Player 0's value of every state when the players follow ``choice`` (state -> successor):
-    the linear equations of the Markov chain, solved by Gaussian elimination in fractions."""
-    index = {s: i for i, s in enumerate(states)}
-    n = len(states)
-    rows = []
-    for s in states:
-        row = [Fraction(0)] * (n + 1)
-        row[index[s]] += 1
-        kind = game.current_player(s)
-        if kind == TERMINAL:
-            row[n] = Fraction(game.payoff[s])
-        elif kind == CHANCE:
-            for t, p in game.moves[s]:
-                row[index[t]] -= p
-        else:
-            row[index[choice[s]]] -= 1
-        rows.append(row)
-    for col in range(n):
-        pivot = next(r for r in range(col, n) if rows[r][col] != 0)
-        rows[col], rows[pivot] = rows[pivot], rows[col]
-        rows[col] = [x / rows[col][col] for x in rows[col]]
-        for r in range(n):
-            if r != col and rows[r][col] != 0:
-                rows[r] = [a - rows[r][col] * b for a, b in zip(rows[r], rows[col])]
-    return {s: rows[index[s]][n] for s in states}
 
 
 @settings(max_examples=40)
