@@ -47,7 +47,7 @@ from typing import TYPE_CHECKING, Any
 
 from gdl.lang import ast
 from gdl.lang.text import read_rule_file
-from gdl.moves import choices
+from gdl.moves import choices, successors
 from gdl.protocol import CHANCE, CONSTANT_SUM, GENERAL_SUM, TERMINAL, ZERO_SUM, GameInfo, format_value
 from gdl.tools.count import EndlessGame, find_cycle, reachable_states
 
@@ -1538,27 +1538,13 @@ def wide_problems(game: Any, seed: int = 0, external: Callable | None = None
 def _repeats(game: Any, limit: int) -> bool | None:
     """Whether a play of ``game`` can come back to a state (joint moves followed where
     several choose at once): True or False, None beyond ``limit`` states."""
-    from itertools import product
-
-    from gdl.solvers import information
-
     root = game.initial_state()
     colour: dict = {root: 1}          # 1: on the current path, 2: done
     stack: list[tuple[Any, Iterator[Any] | None]] = [(root, None)]
     while stack:
         state, children = stack[-1]
         if children is None:
-            kind = game.current_player(state)
-            if kind == TERMINAL:
-                moves: list = []
-            elif kind == CHANCE:
-                moves = [game.apply(state, o) for o, _ in game.chance_outcomes(state)]
-            else:
-                acting = information.acting(game, state)
-                joints = product(*(information.actions_of(game, state, p) for p in acting))
-                moves = [game.apply_joint(state, j) if len(acting) > 1 and kind < 0
-                         else game.apply(state, j[0]) for j in joints]
-            children = iter(moves)
+            children = iter([child for _, child in successors(game, state)])
             stack[-1] = (state, children)
         child = next(children, None)
         if child is None:
