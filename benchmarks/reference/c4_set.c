@@ -1,6 +1,6 @@
 /* Hand-written Connect Four in C that finds what `gdl solve` finds: the value *and the exact set
- * of optimal first moves*. The yardstick of benchmarks/native.py's row "5x4 solve, native vs C
- * with the same set": ../shared/bench/ref/c4.c (bitboards, an open-addressing table that never
+ * of optimal first moves*. The yardstick of benchmarks/native.py's row "Connect Four 5x4 solve vs C
+ * with the set": ../shared/bench/ref/c4.c (bitboards, an open-addressing table that never
  * drops an entry, centre-first order) finds the value alone, which is less work than the set.
  *
  * The search is c4.c's, unchanged (same bitboards, table, order and node counting); only the
