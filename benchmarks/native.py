@@ -151,17 +151,25 @@ def native_c_rows(bench: Path, rows: list[str], r: int) -> None:
     reference's own workload), and Connect Four 7x6 random playouts (time per ply). The C and
     gdl run in turn, ``r`` rounds of ``r`` runs each, so load that comes and goes is spread
     over both; the "C ratio" column is reference Python / C, and the last column gdl's time
-    over the C's (the same work: per solve, per ply)."""
+    over the C's (the same work: per solve, per ply). ref/c4.c finds the value alone; the row
+    "solve vs C with the set" compares `gdl solve` with benchmarks/reference/c4_set.c, the same
+    C search whose root finds the exact optimal set as gdl's does (built here, gcc -O2)."""
+    set_c = bench / "build" / "c4_set"
+    subprocess.run(["gcc", "-O2", "-o", str(set_c), str(HERE / "reference" / "c4_set.c")],
+                   check=True)
     c4 = load(GAMES / "connect4.game", {"columns": 5, "rows": 4}, backend="native")
     big = load(GAMES / "connect4.game", {"columns": 7, "rows": 6}, backend="native")
     value_only = replace(default_options(), optimal_set=False)
     ref_solve = reference(bench, "connect4.py", "solve_5x4", r)
     ref_play = reference(bench, "connect4.py", "playouts_7x6", r)
-    c_solve, c_play, with_set, alone, plays = [], [], [], [], []
+    c_solve, c_set, c_play, with_set, alone, plays = [], [], [], [], [], []
     count = 20_000
     for _ in range(r):
         c = c_reference(bench, ["c4_c", "solve", "5", "4", str(r)], r)
         c_solve.append(c["s_median"])
+        c = c_reference(bench, ["c4_set", "5", "4", str(r)], r)
+        c_set.append(c["s_median"])
+        set_nodes = c["nodes"]
         c = c_reference(bench, ["c4_c", "playouts", "7", "6", "100000", str(r)], r)
         c_play.append(c["s_median"] / c["nodes"])
         seconds, found_set = timed(lambda: solve_native(c4, "alphabeta"), r)
@@ -178,6 +186,9 @@ def native_c_rows(bench: Path, rows: list[str], r: int) -> None:
         gdl_s = statistics.median(times)
         row(rows, name, ref_s, gdl_s, c_s, f"{ref_solve['nodes']:,} / {found.stats.nodes:,}",
             f"{gdl_s / c_s:.2f}x C")
+    gdl_s, c_set_s = statistics.median(with_set), statistics.median(c_set)
+    row(rows, "Connect Four 5x4 solve vs C with the set", ref_s, gdl_s, c_set_s,
+        f"{set_nodes:,} (C) / {found_set.stats.nodes:,}", f"{gdl_s / c_set_s:.2f}x C")
     per_ply = statistics.median(plays) * ref_play["nodes"]
     c_per_ply = statistics.median(c_play) * ref_play["nodes"]
     row(rows, "Connect Four 7x6 playouts, native (per ply)", ref_play["s_median"], per_ply,

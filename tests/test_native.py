@@ -219,6 +219,22 @@ def test_playouts_make_the_same_choices_in_c_and_python(ttt, c4):
         assert 5 * count <= native["plies"] <= cells * count  # a win needs 5 moves at least
 
 
+@needs_cc
+def test_a_draw_the_pick_rejects_is_drawn_again_in_c_and_python(ttt):
+    from gdl.tools.native_solve import _pick, _splitmix
+
+    # splitmix64 gives 0 when its incremented state is 0 (each step of its mix keeps 0 at 0), so
+    # from this seed the first draw is 0. At tic-tac-toe's first move (9 actions) the draw 0 leaves
+    # the low word of 0 * 9, 0, below 2^64 mod 9 = 7 (2^6 = 64 = 1 mod 9, so 2^64 = 2^4 = 7 mod
+    # 9): it is rejected, and the second draw r chooses, index floor(r * 9 / 2^64).
+    seed = (1 << 64) - 0x9E3779B97F4A7C15
+    assert _splitmix(seed)[1] == 0
+    state, second = _splitmix(_splitmix(seed)[0])
+    assert _pick(seed, 9) == (state, second * 9 >> 64)
+    # the C takes the same path: a draw more or less would change every later choice
+    assert playouts(ttt, 20, seed=seed) == playouts_python(ttt, 20, seed=seed)
+
+
 # ---- overflow, rule errors and the fallback ------------------------------------------------------
 
 BIG = """game "big" players A, B

@@ -263,11 +263,16 @@ def _splitmix(state: int) -> tuple[int, int]:
 
 
 def _pick(rng: int, n: int) -> tuple[int, int]:
-    limit = MASK - MASK % n    # rejection sampling: every index equally likely
-    while True:
-        rng, r = _splitmix(rng)
-        if r < limit:
-            return rng, r % n
+    """An index below n, every one equally likely, as search.c's pick (Lemire's method): the
+    high word of r * n, drawing again while the low word is below 2^64 mod n."""
+    rng, r = _splitmix(rng)
+    m = r * n
+    if m & MASK < n:
+        threshold = (MASK + 1 - n) % n
+        while m & MASK < threshold:
+            rng, r = _splitmix(rng)
+            m = r * n
+    return rng, m >> 64
 
 
 def playouts_python(game, count: int, seed: int, max_plies: int = 100_000, root_state=None) -> dict:

@@ -202,11 +202,22 @@ static uint64_t splitmix(uint64_t *state) {
     return z ^ (z >> 31);
 }
 
+/* An index below n, every one equally likely (Lemire, "Fast random integer generation in an
+   interval", 2019): the high word of r * n, drawing again while the low word falls below
+   2^64 mod n. A multiply instead of a division: in a playout the move's dispatch, which a
+   random move makes the processor mispredict nearly every time, waits for this index, so its
+   latency is paid at every ply (a 64-bit division made playouts about 15% slower). */
 static int pick(uint64_t *rng, int n) {
-    uint64_t limit = UINT64_MAX - UINT64_MAX % (uint64_t)n;   /* rejection: every index equally likely */
-    uint64_t r;
-    do r = splitmix(rng); while (r >= limit);
-    return (int)(r % (uint64_t)n);
+    __uint128_t m = (__uint128_t)splitmix(rng) * (uint64_t)n;
+    uint64_t low = (uint64_t)m;
+    if (low < (uint64_t)n) {
+        uint64_t threshold = (0 - (uint64_t)n) % (uint64_t)n;
+        while (low < threshold) {
+            m = (__uint128_t)splitmix(rng) * (uint64_t)n;
+            low = (uint64_t)m;
+        }
+    }
+    return (int)(m >> 64);
 }
 
 /* `count` playouts from root; sums: total utility per player; stats: plies played. Returns 1 on
