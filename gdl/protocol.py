@@ -252,8 +252,9 @@ class NativeRules(Protocol):
     whole position graphs in C, which gdl.graph uses where a game has them, without importing
     a back end. Each returns its passes, or a string: why there are none for this game."""
 
-    def graph_expander(self, game: Any) -> Any:
-        """Expansion of packed positions (gdl.backends.native.graph states the contract)."""
+    def graph_expander(self, game: Any, wide: bool = False) -> Any:
+        """Expansion of packed positions (gdl.backends.native.graph states the contract);
+        ``wide``: also where the states pass a 63-bit key (the ranked tables' passes only)."""
         ...
 
     def chance_graph(self, game: Any) -> Any:

@@ -248,3 +248,22 @@ def test_generated_games_are_mostly_taken():
 
     probe()
     assert len(taken) >= 4
+
+
+# A state past a 63-bit key: the walks over keys do not take it, the ranked tables do (they rank
+# a state from its cells). Six cells of a million values each, which no move changes, put the
+# key past 2^120; the graph solve then walks through the protocol, an independent path.
+WIDE = "var spare[6] in 0..999999 = 0    # never moved: only the key grows\n"
+
+
+@pytest.mark.parametrize("file, params", [("tictactoe.game", {}),
+                                          ("connect4.game", {"columns": 4, "rows": 3})],
+                         ids=["tictactoe (tier found)", "connect4 4x3 (tier declared)"])
+def test_states_past_a_63_bit_key_are_ranked(file, params):
+    text = (GAMES / file).read_text()
+    first_var = text.index("\nvar ") + 1
+    game = loads(text[:first_var] + WIDE + text[first_var:], file, params, backend="native")
+    expander = rank_solve.expander_of(game)
+    assert not expander.keyed and expander.codec.positions > 2**120
+    ranked, graph = ranked_and_graph(game)
+    assert_same(ranked, graph)

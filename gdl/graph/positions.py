@@ -180,10 +180,11 @@ def enumerate_positions(game, *, max_states: int | None = None,
     return graph
 
 
-def native_expander(game):
+def native_expander(game, wide: bool = False):
     """The game's packed-key expander (gdl/backends/native/graph.py states its contract), or
     the one-line reason it has none. Found through the game object: gdl.graph imports no back
-    end."""
+    end. ``wide``: also where the states pass a 63-bit key (``keyed`` False: the ranked
+    tables' passes only)."""
     # Looked up statically: asking a compiled game for an attribute it lacks builds the
     # reference interpreter (gdl.backends.runtime), which costs more than a small game's solve.
     if getattr_static(game, "backend", None) != "native":
@@ -192,7 +193,7 @@ def native_expander(game):
     rules = native_rules(game)
     if rules is None:
         return getattr(game, "native_note", None) or "the game has no native rules"
-    return rules.graph_expander(game)
+    return rules.graph_expander(game, wide)
 
 
 def _too_many(game, max_states: int) -> TooManyPositions:

@@ -106,8 +106,8 @@ class Layout:
         """A layout from its JSON (a database's header: checked, every field a ValueError)."""
         low = _ints(document["low"])
         size = _ints(document["size"])
-        if len(low) != len(size) or not all(s >= 1 for s in size) or prod(size) >= 1 << 63:
-            raise ValueError("the layout's cells are not digits of a 63-bit key")
+        if len(low) != len(size) or not all(1 <= s < 1 << 63 for s in size):
+            raise ValueError("the layout's cells are not digits of a codec")
         cells = len(size)
         fixed = _ints(document["fixed"])
         components = tuple(component_from(d, low, size) for d in document["components"])
@@ -446,6 +446,70 @@ def sample_states(expander, root_key: int, tier_spec) -> Sample | None:
     if tiers is None:
         return None
     return Sample(expander.codec.decode_many(keys), tiers, inside)
+
+
+def sample_by_protocol(game, root: tuple, tier_of) -> Sample:
+    """``sample_states`` through the game's protocol, for states with no 63-bit key (a wide
+    expander has no walk): the same kind of sample, breadth first, then seeded random
+    playouts, a Python call a move, but a few thousand states. ``tier_of``: a state's tier."""
+    from gdl.protocol import TERMINAL
+
+    def children(state) -> list:
+        if game.current_player(state) == TERMINAL:
+            return []
+        return [tuple(game.apply(state, action)) for action in game.legal_actions(state)]
+
+    found = {root}
+    inside = False
+    frontier = [root]
+    while frontier and len(found) < BFS_SAMPLE:
+        fresh = []
+        for state in frontier:
+            tier = tier_of(state)
+            for child in children(state):
+                inside = inside or tier_of(child) == tier
+                if child not in found:
+                    found.add(child)
+                    fresh.append(child)
+        frontier = fresh
+    rng = np.random.default_rng(SEED)
+    for _ in range(PLAYOUTS):
+        state = root
+        for _ in range(PLAYOUT_PLIES):
+            moves = children(state)
+            if not moves:
+                break
+            state = moves[int(rng.random() * len(moves))]
+            found.add(state)
+    states = sorted(found)
+    return Sample(np.array(states, dtype=np.int64).reshape(len(states), len(root)),
+                  np.array([tier_of(state) for state in states], dtype=np.int64), inside)
+
+
+def inferred_by_protocol(game, root: tuple) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """Cells that only grow and cells that only shrink along the moves of a breadth-first
+    sample, through the protocol (as gdl.graph.rank_solve infers them over keys)."""
+    from gdl.protocol import TERMINAL
+
+    raised: set[int] = set()
+    lowered: set[int] = set()
+    seen = {root}
+    frontier = [root]
+    while frontier and len(seen) < BFS_SAMPLE * 4:
+        fresh = []
+        for state in frontier:
+            if game.current_player(state) == TERMINAL:
+                continue
+            for action in game.legal_actions(state):
+                child = tuple(game.apply(state, action))
+                raised.update(i for i, (a, b) in enumerate(zip(state, child)) if b > a)
+                lowered.update(i for i, (a, b) in enumerate(zip(state, child)) if b < a)
+                if child not in seen:
+                    seen.add(child)
+                    fresh.append(child)
+        frontier = fresh
+    both = raised & lowered
+    return tuple(sorted(raised - both)), tuple(sorted(lowered - both))
 
 
 def derive(states: np.ndarray, tiers: np.ndarray, low: tuple[int, ...], size: tuple[int, ...],

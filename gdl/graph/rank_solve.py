@@ -81,7 +81,7 @@ def expander_of(game):
         raise NotRanked("the ranked tables take no chance games yet")
     if game.info.num_players != 2 or not game.info.is_constant_sum:
         raise NotRanked("the ranked tables take two-player constant-sum games only")
-    expander = native_expander(game)
+    expander = native_expander(game, wide=True)
     if isinstance(expander, str):
         raise NotRanked(expander)
     return expander
@@ -96,7 +96,7 @@ def worth_ranking(game, at_least: int) -> bool:
     info = game.info
     if info.has_chance or info.num_players != 2 or not info.is_constant_sum:
         return False
-    expander = native_expander(game)
+    expander = native_expander(game, wide=True)
     return not isinstance(expander, str) and expander.codec.positions >= at_least
 
 
@@ -156,12 +156,18 @@ def ranked_solve(game, *, tier=None, directory: str | Path | None = None,
         raise NotRanked("the initial state is outside the declared domains")
     inferred = tier is None and not expander.has_tier
     if inferred:
-        tier = _inferred_tier(expander, root_key)
+        # a wide expander (states past a 63-bit key) has no walk: its sample comes through
+        # the protocol
+        tier = _inferred_tier(expander, root_key) if expander.keyed \
+            else rank.inferred_by_protocol(game, root)
     masks, owners = expander.domains()
     declared = rank.declared_values(masks, codec.low, codec.size)
 
     def guessed(tier):
-        sample = rank.sample_states(expander, root_key, tier)
+        if expander.keyed:
+            sample = rank.sample_states(expander, root_key, tier)
+        else:
+            sample = rank.sample_by_protocol(game, root, _tier_of(game, tier))
         if sample is None:
             raise NotRanked("a rule error in the sample")
         return rank.derive(sample.states, sample.tiers, codec.low, codec.size, masks, owners,
@@ -214,6 +220,15 @@ def ranked_solve(game, *, tier=None, directory: str | Path | None = None,
     except BaseException:
         files.cleanup()
         raise
+
+
+def _tier_of(game, tier) -> Callable[[tuple], int]:
+    """A state's tier as rank.c's ``tier_of`` computes it: the rules' own for ``tier`` None,
+    else the growing cells' sum less the shrinking cells'."""
+    if tier is None:
+        return game.tier
+    growing, shrinking = tier
+    return lambda state: sum(state[i] for i in growing) - sum(state[i] for i in shrinking)
 
 
 def _inferred_tier(expander, root_key: int) -> tuple[tuple[int, ...], tuple[int, ...]]:

@@ -39,8 +39,10 @@ class KeyCodec:
         return prod(self.size)
 
     @classmethod
-    def for_game(cls, game) -> KeyCodec | str:
-        """The codec of a checked game (gdl.lang.ir.Game), or the reason it has none."""
+    def for_game(cls, game, wide: bool = False) -> KeyCodec | str:
+        """The codec of a checked game (gdl.lang.ir.Game), or the reason it has none.
+        ``wide``: the digits even where their product passes a 63-bit key (such a codec's keys
+        are Python ints; the ranked tables, which rank a state from its cells, need no key)."""
         cells = len(game.initial)
         ranges: list[tuple[int, int] | None] = [None] * cells
         booleans = [False] * cells
@@ -57,7 +59,7 @@ class KeyCodec:
         low = tuple(r[0] for r in ranges if r is not None)
         size = tuple(r[1] - r[0] + 1 for r in ranges if r is not None)
         codec = cls(low, size, tuple(booleans) if any(booleans) else ())
-        if codec.positions > LIMIT:
+        if codec.positions > LIMIT and not wide:
             return (f"its states need {(codec.positions - 1).bit_length()} bits, more than a "
                     "63-bit key holds")
         return codec

@@ -1037,7 +1037,9 @@ def graph_layout(game: ir.Game) -> list[str]:
     then knows its codec without the checked game (and divides by constants)."""
     from gdl.backends.native.codec import KeyCodec
 
-    codec = KeyCodec.for_game(game)
+    # the digits are written where they exist, a key or not: the ranked tables (rank.c) read
+    # them; GRAPH_CODEC says whether they make a 63-bit key, which the walks (graph.c) need
+    codec = KeyCodec.for_game(game, wide=True)
     if isinstance(codec, str):
         return ["#define GRAPH_CODEC 0", "static const V codec_low[CELLS] = {0};",
                 "static const uint64_t codec_size[CELLS] = {1};",
@@ -1051,7 +1053,8 @@ def graph_layout(game: ir.Game) -> list[str]:
     for cells in written:
         starts.append(starts[-1] + len(cells))
     flat = [cell for cells in written for cell in cells] or [0]
-    return ["#define GRAPH_CODEC 1",
+    keyed = int(codec.positions <= LIMIT)
+    return [f"#define GRAPH_CODEC {keyed}",
             "static const int effect_start[ACTIONS + 1] = {" + ", ".join(map(str, starts)) + "};",
             f"static const int effect_cells[{len(flat)}] = {{" + ", ".join(map(str, flat)) + "};",
             "static const V codec_low[CELLS] = {" + ", ".join(c_int(v) for v in codec.low) + "};",

@@ -68,9 +68,12 @@ class Reached:
     outcome: str                # "done", "rule error" or "too many"
 
 
-def expander_for(game) -> NativeExpander | str:
+def expander_for(game, wide: bool = False) -> NativeExpander | str:
     """The native expander of a loaded game, or why there is none. The layout comes from the
-    library (the emitter wrote it), so a cached library needs no checked game."""
+    library (the emitter wrote it), so a cached library needs no checked game. ``wide``: also
+    where the states pass a 63-bit key, as an expander with ``keyed`` False: its codec's keys
+    are Python ints, and it has the ranked tables' passes (``domains``, ``ranked``) but no walk
+    (``expand`` and the other passes over keys)."""
     native = getattr(game, "native", None)
     if native is None:
         return getattr(game, "native_note", None) or "the game has no native rules"
@@ -80,14 +83,17 @@ def expander_for(game) -> NativeExpander | str:
     library = native.library
     cells = library.gdl_cells()
     low, size = np.zeros(cells, dtype=np.int64), np.zeros(cells, dtype=np.int64)
-    if not library.gdl_graph_layout(_pointer(low, _i64p), _pointer(size, _i64p)):
+    keyed = bool(library.gdl_graph_layout(_pointer(low, _i64p), _pointer(size, _i64p)))
+    # without a 63-bit key the emitter still wrote the digits where every cell has a domain
+    # (a library without them has sizes of 0)
+    if not keyed and not (wide and bool((size >= 1).all())):
         return "its states need more than a 63-bit key"
     # which cells hold bools: as the game's own start holds them (the library knows only ints)
     start = tuple(game.initial_state())
     booleans = tuple(type(v) is bool for v in start) if len(start) == cells else ()
     codec = KeyCodec(tuple(int(v) for v in low), tuple(int(v) for v in size),
                      booleans if any(booleans) else ())
-    return NativeExpander(library, codec, library.gdl_players())
+    return NativeExpander(library, codec, library.gdl_players(), keyed)
 
 
 def _pointer(array: np.ndarray, kind):
@@ -97,8 +103,9 @@ def _pointer(array: np.ndarray, kind):
 class NativeExpander:
     """Packed positions expanded by the generated C (see the module docstring)."""
 
-    def __init__(self, library: ctypes.CDLL, codec: KeyCodec, players: int):
+    def __init__(self, library: ctypes.CDLL, codec: KeyCodec, players: int, keyed: bool = True):
         self.library, self.codec, self.players = library, codec, players
+        self.keyed = keyed          # the codec's keys fit 63 bits: the passes over keys apply
         self.actions = library.gdl_actions()
         library.gdl_graph_expand.restype = ctypes.c_longlong
         library.gdl_graph_expand.argtypes = [_u64p, ctypes.c_longlong, ctypes.c_void_p, _i64p,

@@ -92,12 +92,13 @@ class NativeRules:
         out = (V * max(1, players))()
         return None if self.library.gdl_returns(self._state(state), out) else tuple(out[:players])
 
-    def graph_expander(self, game):
+    def graph_expander(self, game, wide: bool = False):
         """The strong solver's passes over packed positions for ``game`` (a NativeExpander of
-        gdl.backends.native.graph), or a string: why there are none."""
+        gdl.backends.native.graph), or a string: why there are none. ``wide``: also where the
+        states pass a 63-bit key (the ranked tables' passes only)."""
         from gdl.backends.native.graph import expander_for
 
-        return expander_for(game)
+        return expander_for(game, wide)
 
     def chance_graph(self, game):
         """The tiered solve's passes over byte keys, chance included, and the solve of a tier
