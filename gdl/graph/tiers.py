@@ -42,7 +42,7 @@ from gdl.graph.tier_expand import byte_passes
 from gdl.graph.tier_keys import ONE_TIER, ComponentTier, infer_tier
 from gdl.graph.tier_merge import KeySectionWriter, merge_database
 from gdl.graph.tier_pass import TierViolation, discover
-from gdl.graph.tier_run import FORMAT, MANIFEST, TierRun
+from gdl.graph.tier_run import FORMAT, MANIFEST, PARALLEL_MIN, TierRun
 from gdl.graph.tier_solution import TieredSolution
 from gdl.graph.tier_solve import native_step, overall_method, solve_one
 from gdl.graph.tier_store import TierResult, save_tier_files
@@ -166,7 +166,9 @@ def solve_waiting(run: TierRun, stop_after: int | None = None) -> None:
         for tier in ready:
             if room is not None and room <= 0:
                 break
-            alone = len(ready) + len(running) < 2
+            # a tier alone is cut for the workers by this process, unless it is too small to
+            # cut (Pig's tier 0: then the worker that has the tiers it reaches loaded solves it)
+            alone = len(ready) + len(running) < 2 and counts[tier] >= PARALLEL_MIN
             if whole and counts[tier] <= WHOLE_TIER_MAX and not alone:
                 running[tier] = run.executor.submit(tier_task, (
                     run_id, run.source, str(run.directory), run.binding, run.tier, tier,
