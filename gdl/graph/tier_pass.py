@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import os
+import uuid
 from collections.abc import Callable
 from pathlib import Path
 
@@ -92,6 +93,7 @@ def find_tiers(run: TierRun) -> list[list[int]]:
         stale.unlink()
     parts = 0
     closures = 0
+    run_id = uuid.uuid4().hex[:12]   # closure files of another (interrupted) run never clash
     pipelined = (not isinstance(run.executor, SerialExecutor) and run.source is not None
                  and hasattr(run.executor, "submit"))
     # tier -> (the seeds it started from: sorted arrays, the prefix of the files its closure
@@ -121,70 +123,83 @@ def find_tiers(run: TierRun) -> list[list[int]]:
                 continue
             start = pending.pop(following)
             closures += 1
-            prefix = str(run.path(following, f"closure-{closures}"))
+            prefix = str(run.path(following, f"closure-{run_id}-{closures}"))
             # the worker joins the seeds (np.unique), and writes the tier's files
             ahead[following] = (start, prefix, run.executor.submit(closure_task, (
                 run.source, run.tier, following, keys_array([]), start,
                 part_path(following), prefix)))
 
-    while pending or ahead:
-        tier = min([*pending, *ahead])
-        arrived = pending.pop(tier, [])
-        early = ahead.pop(tier, None)
-        if pipelined:
-            look_ahead()
-        written = None                  # the prefix of the tier's files a closure wrote
-        if early is not None and not arrived:   # closed whole ahead: its files are the tier's
-            _, written, job = early
-            keys, reached = _closed(run, tier, early[0], job.result())
-        else:
-            seeds = np.unique(np.concatenate(arrived or [keys_array([])]))
-            known = keys_array([])
-            later: dict[int, list[np.ndarray]] = {}        # what this tier sets aside
-            if early is not None:
-                early_seeds, prefix, job = early
-                seeds = _add_new(np.unique(np.concatenate(early_seeds)), seeds)[0]
-                count, early_later = _closed(run, tier, seeds, job.result())
-                known = np.load(f"{prefix}.keys.npy")
-                _set_aside(later, early_later)
-                for name in (f"{prefix}.keys.npy", f"{prefix}.later.npz"):
-                    Path(name).unlink()
-            known, fresh = _add_new(known, seeds)
-            if not len(fresh):
-                keys = known
-            elif pipelined and len(fresh) < PARALLEL_MIN:
-                job = run.executor.submit(closure_task, (run.source, run.tier, tier, known,
-                                                         [fresh], part_path(tier), None))
-                keys, found_later = _closed(run, tier, seeds, job.result())
-                _set_aside(later, found_later)
+    taking = None                    # the closure whose tier is being taken
+    try:
+        while pending or ahead:
+            tier = min([*pending, *ahead])
+            arrived = pending.pop(tier, [])
+            early = taking = ahead.pop(tier, None)
+            if pipelined:
+                look_ahead()
+            written = None                  # the prefix of the tier's files a closure wrote
+            if early is not None and not arrived:   # closed whole ahead: its files are the tier's
+                _, written, job = early
+                keys, reached = _closed(run, tier, early[0], job.result())
             else:
-                expanded: list = []
-                keys = _rounds(run, tier, known, fresh, later,
-                               expanded=expanded if keep_moves else None)
-                path = part_path(tier)
-                if path is not None:
-                    save_expanded(path, expanded)
-            reached = {u: parts[0] if len(parts) == 1 else np.unique(np.concatenate(parts))
-                       for u, parts in later.items()}
-        _set_aside(pending, reached)
-        if pipelined:
-            look_ahead()
-        if written is not None:         # the closure's files, taken into place
-            count = keys
-            os.replace(f"{written}.keys.npy", run.path(tier, "keys.npy"))
-            os.replace(f"{written}.later.npz", run.path(tier, "later.npz"))
-        else:
-            count = len(keys)
-            save_array(run.path(tier, "keys.npy"), keys)
-            atomic_write(run.path(tier, "later.npz"), functools.partial(_write_later, reached))
-        tiers.append([tier, count])
-        # the tiers whose results this one will need (solve_tiers: what may run beside it)
-        run.manifest.setdefault("reaches", {})[str(tier)] = sorted(
-            u for u, k in reached.items() if len(k))
-        run.manifest["found"] = tiers
-        run.checkpoint()                # the checkpoint: tier found
-        found += count
-        run.report(f"found tier {tier}:", found, found)
+                seeds = np.unique(np.concatenate(arrived or [keys_array([])]))
+                known = keys_array([])
+                later: dict[int, list[np.ndarray]] = {}        # what this tier sets aside
+                if early is not None:
+                    early_seeds, prefix, job = early
+                    seeds = _add_new(np.unique(np.concatenate(early_seeds)), seeds)[0]
+                    count, early_later = _closed(run, tier, seeds, job.result())
+                    known = np.load(f"{prefix}.keys.npy")
+                    _set_aside(later, early_later)
+                    for name in (f"{prefix}.keys.npy", f"{prefix}.later.npz"):
+                        Path(name).unlink()
+                known, fresh = _add_new(known, seeds)
+                if not len(fresh):
+                    keys = known
+                elif pipelined and len(fresh) < PARALLEL_MIN:
+                    job = run.executor.submit(closure_task, (run.source, run.tier, tier, known,
+                                                             [fresh], part_path(tier), None))
+                    keys, found_later = _closed(run, tier, seeds, job.result())
+                    _set_aside(later, found_later)
+                else:
+                    expanded: list = []
+                    keys = _rounds(run, tier, known, fresh, later,
+                                   expanded=expanded if keep_moves else None)
+                    path = part_path(tier)
+                    if path is not None:
+                        save_expanded(path, expanded)
+                reached = {u: parts[0] if len(parts) == 1 else np.unique(np.concatenate(parts))
+                           for u, parts in later.items()}
+            _set_aside(pending, reached)
+            if pipelined:
+                look_ahead()
+            if written is not None:         # the closure's files, taken into place
+                count = keys
+                os.replace(f"{written}.keys.npy", run.path(tier, "keys.npy"))
+                os.replace(f"{written}.later.npz", run.path(tier, "later.npz"))
+            else:
+                count = len(keys)
+                save_array(run.path(tier, "keys.npy"), keys)
+                atomic_write(run.path(tier, "later.npz"), functools.partial(_write_later, reached))
+            tiers.append([tier, count])
+            # the tiers whose results this one will need (solve_tiers: what may run beside it)
+            run.manifest.setdefault("reaches", {})[str(tier)] = sorted(
+                u for u, k in reached.items() if len(k))
+            run.manifest["found"] = tiers
+            run.checkpoint()                # the checkpoint: tier found
+            found += count
+            run.report(f"found tier {tier}:", found, found)
+    except BaseException:
+        # the closures still out end before the pass does (a worker interrupted too ends at
+        # once), and their files go: a resumed pass starts them again
+        for _, prefix, job in [*ahead.values(), *([taking] if taking is not None else [])]:
+            try:
+                job.result()
+            except BaseException:
+                pass
+            for name in (f"{prefix}.keys.npy", f"{prefix}.later.npz"):
+                Path(name).unlink(missing_ok=True)
+        raise
     for t, _ in tiers:                  # the pass is done: the manifest will list every tier
         run.path(t, "later.npz").unlink(missing_ok=True)
     run.manifest.pop("found", None)
