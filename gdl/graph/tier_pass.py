@@ -96,7 +96,7 @@ def find_tiers(run: TierRun) -> list[list[int]]:
     run_id = uuid.uuid4().hex[:12]   # closure files of another (interrupted) run never clash
     pipelined = (not isinstance(run.executor, SerialExecutor) and run.source is not None
                  and hasattr(run.executor, "submit"))
-    # tier -> (the seeds it started from: sorted arrays, the prefix of the files its closure
+    # tier -> (the seeds it started from: key arrays, the prefix of the files its closure
     # writes, its closure task)
     ahead: dict[int, tuple] = {}
 
@@ -121,10 +121,11 @@ def find_tiers(run: TierRun) -> list[list[int]]:
                 break
             if following in ahead or sum(map(len, pending[following])) >= PARALLEL_MIN:
                 continue
-            start = pending.pop(following)
+            # one array (an array pickled costs more than a concatenation); the worker sorts
+            # it and drops the repeats (np.unique), and writes the tier's files
+            start = [np.concatenate(pending.pop(following))]
             closures += 1
             prefix = str(run.path(following, f"closure-{run_id}-{closures}"))
-            # the worker joins the seeds (np.unique), and writes the tier's files
             ahead[following] = (start, prefix, run.executor.submit(closure_task, (
                 run.source, run.tier, following, keys_array([]), start,
                 part_path(following), prefix)))
@@ -206,27 +207,38 @@ def find_tiers(run: TierRun) -> list[list[int]]:
     return tiers
 
 
-def _write_later(reached: dict[int, np.ndarray], out) -> None:
-    """The keys a tier's moves reach in later tiers, as three arrays (not an array per later
-    tier: Pig's tiers reach a hundred each, and a .npz entry costs more than its keys): the
-    tiers, each one's key width, and the keys concatenated, a tier after another."""
+def _later_arrays(reached: dict[int, np.ndarray]) -> dict[str, np.ndarray]:
+    """The keys a tier's moves reach in later tiers as four arrays (not an array per later
+    tier: Pig's tiers reach a hundred each, and an .npz entry, or an array pickled, costs more
+    than its keys): the tiers, each one's number of keys and key width, and the keys
+    concatenated, a tier after another."""
     tiers = sorted(u for u, keys in reached.items() if len(keys))
     parts = [reached[u] for u in tiers]
-    write_npz({"tiers": np.array(tiers, dtype=np.int64),
-               "counts": np.array([len(k) for k in parts], dtype=np.int64),
-               "widths": np.array([k.dtype.itemsize for k in parts], dtype=np.int64),
-               "keys": np.concatenate(parts) if parts else keys_array([])}, out)
+    return {"tiers": np.array(tiers, dtype=np.int64),
+            "counts": np.array([len(k) for k in parts], dtype=np.int64),
+            "widths": np.array([k.dtype.itemsize for k in parts], dtype=np.int64),
+            "keys": np.concatenate(parts) if parts else keys_array([])}
+
+
+def _later_pairs(arrays) -> list[tuple[int, np.ndarray]]:
+    """``_later_arrays``'s ``(tier, keys)`` pairs, each key array at its own width again."""
+    tiers, counts, widths, keys = (arrays[name] for name in ("tiers", "counts", "widths",
+                                                             "keys"))
+    ends = np.cumsum(counts).tolist()
+    return [(u, keys[end - count:end].astype(f"S{width}", copy=False))
+            for u, count, width, end in zip(tiers.tolist(), counts.tolist(), widths.tolist(),
+                                            ends)]
+
+
+def _write_later(reached: dict[int, np.ndarray], out) -> None:
+    """``tier-t.later.npz``: ``_later_arrays``."""
+    write_npz(_later_arrays(reached), out)
 
 
 def _read_later(path) -> list[tuple[int, np.ndarray]]:
-    """``_write_later``'s ``(tier, keys)`` pairs, each key array at its own width again."""
+    """What ``_write_later`` wrote, as ``(tier, keys)`` pairs."""
     with np.load(path) as saved:
-        tiers, counts, widths, keys = (saved[name] for name in ("tiers", "counts", "widths",
-                                                                "keys"))
-    ends = np.cumsum(counts).tolist()
-    return [(u, keys[end - count:end].astype(f"S{width}"))
-            for u, count, width, end in zip(tiers.tolist(), counts.tolist(), widths.tolist(),
-                                            ends)]
+        return _later_pairs({name: saved[name] for name in saved.files})
 
 
 def _rounds(run: TierRun | None, tier: int, seen: np.ndarray, frontier: np.ndarray,
@@ -268,12 +280,13 @@ def _closed(run: TierRun, tier: int, seeds: np.ndarray | list, answer) -> tuple:
     is closed again here from all its seeds, as the serial pass closes it, which raises the
     same ``TierViolation``."""
     if answer is None:
-        if isinstance(seeds, list):         # sorted arrays, not yet joined
+        if isinstance(seeds, list):         # key arrays, not yet joined
             seeds = np.unique(np.concatenate(seeds))
         _rounds(run, tier, keys_array([]), seeds, {})
         raise SolverError(f"tier {tier}: a task met a move lowering the tier, the pass here did "
                           "not")                                # not reached: the same moves
-    return answer
+    keys, arrays = answer
+    return keys, dict(_later_pairs(arrays))
 
 
 def _set_aside(pending: dict, later: dict) -> None:
@@ -287,7 +300,7 @@ def _set_aside(pending: dict, later: dict) -> None:
 
 def closure_task(task) -> tuple | None:
     """A worker's task: ``(game source, tier, t, seen, frontier, part file, output)``: tier t
-    closed from ``frontier`` (sorted key arrays, joined here) as ``_rounds`` does, the moves of
+    closed from ``frontier`` (key arrays, joined here) as ``_rounds`` does, the moves of
     the positions it found written to the part file (``save_expanded``; None: not written, C
     expands them again); ``(seen and every position found, {later tier: its keys})``, or None
     when a move goes down a tier. With ``output`` (a path prefix), the positions found and the
@@ -307,11 +320,12 @@ def closure_task(task) -> tuple | None:
         save_expanded(part, expanded)
     reached = {u: parts[0] if len(parts) == 1 else np.unique(np.concatenate(parts))
                for u, parts in pending.items()}
+    arrays = _later_arrays(reached)
     if output is None:
-        return keys, reached
+        return keys, arrays
     save_array(Path(f"{output}.keys.npy"), keys)
-    atomic_write(Path(f"{output}.later.npz"), functools.partial(_write_later, reached))
-    return len(keys), reached
+    atomic_write(Path(f"{output}.later.npz"), functools.partial(write_npz, arrays))
+    return len(keys), arrays
 
 
 def _add_new(seen: np.ndarray, found: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -93,7 +93,7 @@ _WORKER_RESULTS: dict[str, dict[int, TierResult]] = {}
 
 def tier_task(task) -> dict:
     """A worker's task: ``(run id, game source, directory, binding, tier spec, tier,
-    solved entries of the tiers it reaches, try exact)``: the tier solved whole as the
+    whether each tier it reaches is exact, try exact)``: the tier solved whole as the
     coordinator solves it, its files written to the directory; returns its ``how``."""
     run_id, source, directory, binding, tier_spec, tier, solved, try_exact, ends = task
     if run_id not in _WORKER_RESULTS:
@@ -172,7 +172,9 @@ def solve_waiting(run: TierRun, stop_after: int | None = None) -> None:
             if whole and counts[tier] <= WHOLE_TIER_MAX and not alone:
                 running[tier] = run.executor.submit(tier_task, (
                     run_id, run.source, str(run.directory), run.binding, run.tier, tier,
-                    {str(u): solved[str(u)] for u in needs(run, tier)}, _try_exact(run, tier),
+                    # what a worker reads of them: whether each is exact (not the notes)
+                    {str(u): {"exact": solved[str(u)]["exact"]} for u in needs(run, tier)},
+                    _try_exact(run, tier),
                     run.manifest.get("game_ends")))
                 waiting.remove(tier)
                 room = None if room is None else room - 1
