@@ -171,9 +171,13 @@ def find_tiers(run: TierRun) -> list[list[int]]:
                         save_expanded(path, expanded)
                 reached = {u: parts[0] if len(parts) == 1 else np.unique(np.concatenate(parts))
                            for u, parts in later.items()}
-            _set_aside(pending, reached)
+            # the next closure is sent before the waiting copies are merged: a worker waits
             if pipelined:
+                _set_aside(pending, reached, merge=False)
                 look_ahead()
+                _merge_waiting(pending, reached)
+            else:
+                _set_aside(pending, reached)
             if written is not None:         # the closure's files, taken into place
                 count = keys
                 os.replace(f"{written}.keys.npy", run.path(tier, "keys.npy"))
@@ -289,12 +293,20 @@ def _closed(run: TierRun, tier: int, seeds: np.ndarray | list, answer) -> tuple:
     return keys, dict(_later_pairs(arrays))
 
 
-def _set_aside(pending: dict, later: dict) -> None:
-    """Sorted keys of later tiers, kept until their tier's turn."""
+def _set_aside(pending: dict, later: dict, merge: bool = True) -> None:
+    """Sorted keys of later tiers, kept until their tier's turn; with ``merge``, the waiting
+    copies of a tier merged once there are more than 8 (else ``_merge_waiting`` does it)."""
     for u, keys in later.items():
-        waiting = pending.setdefault(u, [])
-        waiting.append(keys)
-        if len(waiting) > 8:      # bound the waiting copies: merge them
+        pending.setdefault(u, []).append(keys)
+    if merge:
+        _merge_waiting(pending, later)
+
+
+def _merge_waiting(pending: dict, tiers) -> None:
+    """Bound the waiting copies of ``tiers``' keys: more than 8 are merged into one."""
+    for u in tiers:
+        waiting = pending.get(u)
+        if waiting is not None and len(waiting) > 8:
             pending[u] = [np.unique(np.concatenate(waiting))]
 
 
