@@ -106,6 +106,9 @@ def tier_task(task) -> dict:
     table, index, remoteness, how = solve_one(run, tier, keys, _WORKER_RESULTS[run_id],
                                               try_exact)
     save_tier_files(run, tier, table, index, remoteness)
+    # kept for this worker's next tiers (Pig: tier t - 2 reaches t, and the same worker is
+    # free for it first): only the other workers' tiers are read from their files
+    _WORKER_RESULTS[run_id][tier] = TierResult.written(keys, table, index, remoteness)
     if ends is None and "game_ends" in run.manifest:  # found here: the coordinator keeps them
         how = dict(how, game_ends=run.manifest["game_ends"])
     return how
