@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import functools
 import json
+import os
+import time
 from pathlib import Path
 
 import numpy as np
@@ -415,6 +417,35 @@ def test_the_executors_count_their_tasks_cpu_seconds_apart_from_the_coordinators
         # handed them out (in this process, the tasks' own seconds are taken out of its time)
         assert lap["tasks"] >= 1.0
         assert lap["coordinator"] < 0.5
+
+
+def _sleep_then(task):
+    seconds, value = task
+    time.sleep(seconds)
+    return value
+
+
+def _die(_):
+    os._exit(3)
+
+
+def test_the_process_pool_answers_in_task_order_raises_task_errors_and_reports_a_lost_worker():
+    from gdl.graph.executor import ProcessExecutor
+
+    executor = ProcessExecutor(2)
+    try:
+        # later tasks finish first; the answers still come in task order
+        tasks = [(0.3, "a"), (0.0, "b"), (0.1, "c"), (0.0, "d"), (0.0, "e")]
+        assert executor.map(_sleep_then, tasks) == ["a", "b", "c", "d", "e"]
+        first, second = executor.submit(_sleep_then, (0.2, 1)), executor.submit(int, "x")
+        with pytest.raises(ValueError):              # the task's own error, raised here
+            second.result()
+        assert first.result() == 1
+        with pytest.raises(RuntimeError, match="ended without answering"):
+            executor.submit(_die, None).result()      # not a hang
+        assert executor.submit(_sleep_then, (0.0, "still")).result() == "still"  # the other
+    finally:
+        executor.close()
 
 
 class Stop(Exception):

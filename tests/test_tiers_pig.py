@@ -450,3 +450,74 @@ def test_the_backward_pass_reads_the_forward_pass_moves_and_expands_again_withou
     assert sum(expanded) - forward == dict(map(tuple, manifest["tiers"]))[5]
     merge_database(solution, tmp_path / "t.db", BINDING)
     assert (tmp_path / "t.db").read_bytes() == serial.read_bytes()
+
+
+@pytest.mark.parametrize("exact", [True, False])
+def test_one_two_and_three_workers_give_the_same_database(tmp_path, monkeypatch, exact):
+    # With the default thresholds: two or three workers close the tiers of the forward pass
+    # in tasks (a tier and the next at once, each task writing its tier's files), and solve
+    # whole tiers in tasks beside each other; one process does neither. Exact (small goal: the
+    # single-graph solve's file) and bracketed (floats in the file: every bit the same).
+    file, params = PIG, {"goal": 10}
+    game = load(file, params, "native")
+    if exact:
+        serial = tmp_path / "serial.db"
+        save(strong_solve(game), serial, BINDING)
+        expected = serial.read_bytes()
+    else:
+        monkeypatch.setattr(chance_tiers, "EXACT_DIGITS", -1)
+        expected = _database(game, tmp_path, "one")
+    source = functools.partial(load, file, params, "native")
+    for workers in (1, 2, 3):
+        executor = ProcessExecutor(workers) if workers > 1 else None
+        try:
+            sent = _sent_whole(executor) if executor is not None else []
+            assert _database(game, tmp_path, f"w{workers}", executor=executor,
+                             source=source) == expected
+        finally:
+            if executor is not None:
+                executor.close()
+        assert (len(sent) > 10) == (workers > 1)           # whole tiers in the workers
+        assert not list((tmp_path / f"w{workers}.tiers").glob("tier-*.closure-*"))
+
+
+def test_a_forward_pass_of_closure_tasks_stops_and_resumes_to_the_same_database(tmp_path):
+    # each closure task writes its tier's files under a name of its own; the coordinator takes
+    # them into place before the checkpoint records the tier, and a resumed pass removes the
+    # closure files no checkpoint took (here: one left as a killed task would leave it)
+    file, params = PIG, {"goal": 10}
+    game = load(file, params, "native")
+    one = _database(game, tmp_path, "one")
+    directory = tmp_path / "two.tiers"
+    source = functools.partial(load, file, params, "native")
+
+    class Stop(Exception):
+        pass
+
+    found: list[str] = []
+
+    def stop_after_five(stage, done, total):
+        if stage.startswith("found tier"):
+            found.append(stage)
+            if len(found) == 5:
+                raise Stop
+
+    executor = ProcessExecutor(2)
+    try:
+        with pytest.raises(Stop):
+            tiered_solve(game, directory, binding=BINDING, executor=executor, source=source,
+                         progress=stop_after_five)
+        manifest = json.loads((directory / "manifest.json").read_text())
+        assert len(manifest["found"]) == 5 and "tiers" not in manifest
+        (directory / "tier-99.closure-1.keys.npy").write_bytes(b"not taken")
+        again: list[str] = []
+        resumed = tiered_solve(game, directory, binding=BINDING, executor=executor,
+                               source=source, resume=True,
+                               progress=lambda stage, *_: again.append(stage)
+                               if stage.startswith("found tier") else None)
+    finally:
+        executor.close()
+    assert not set(again) & set(found)                 # no tier found twice
+    assert not list(directory.glob("tier-*.closure-*"))
+    merge_database(resumed, tmp_path / "two.db", BINDING)
+    assert (tmp_path / "two.db").read_bytes() == one

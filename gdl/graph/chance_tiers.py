@@ -141,7 +141,9 @@ def build(n: int, player: np.ndarray, count: np.ndarray, child: np.ndarray,
     exact_terminal: list = [None] * size
     if terminal:
         at = np.fromiter(terminal, dtype=np.int64, count=len(terminal))
-        low[at], high[at] = outward(np.array([float(v) for v in terminal.values()]))
+        # the values are few distinct objects (one per distinct returns): each made a float once
+        nearest = {id(v): float(v) for v in {id(v): v for v in terminal.values()}.values()}
+        low[at], high[at] = outward(np.array([nearest[id(v)] for v in terminal.values()]))
         for position, value in terminal.items():
             exact_terminal[position] = value
     low[n:], high[n:] = stand_low, stand_high
@@ -568,10 +570,12 @@ def solve_tier(run, tier: int, keys: np.ndarray, expansion, loaded: dict,
         try_exact = False
     if longest > EXACT_DIGITS * 3.33:
         try_exact = False
-    terminal = {}
-    for position in np.flatnonzero(expansion.player == TERMINAL).tolist():
-        returns = expansion.returns_table[expansion.returns_index[position]]
-        terminal[position] = Fraction(returns[0]) * 2 - total
+    # a terminal's centred value, made once per distinct returns (Pig to 100: 119,000
+    # terminals, two distinct returns)
+    ends_at = np.flatnonzero(expansion.player == TERMINAL)
+    centred = [Fraction(returns[0]) * 2 - total for returns in expansion.returns_table]
+    terminal = dict(zip(ends_at.tolist(),
+                        map(centred.__getitem__, expansion.returns_index[ends_at].tolist())))
     counts = np.asarray(expansion.count)
     local = build(n, np.asarray(expansion.player), counts, child,
                   np.asarray(expansion.probability_index), list(expansion.probabilities),
@@ -605,7 +609,7 @@ def solve_tier(run, tier: int, keys: np.ndarray, expansion, loaded: dict,
             *_vectors(total, answer.low, answer.high, None, local.native), answer.sweeps)
             for answer in answers]
     table, index = _joined(answers, n, local.native)
-    ends = sorted({str(v) for v in terminal.values()})
+    ends = sorted({str(centred[i]) for i in np.unique(expansion.returns_index[ends_at]).tolist()})
     how = {"method": VALUE_ITERATION, "exact": whole_exact, "note": note,
            "certified": certified, "ends": ends,
            "sweeps": max(answer.sweeps for answer in answers)}

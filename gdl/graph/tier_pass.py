@@ -7,7 +7,10 @@ lower tier is a ``TierViolation``.
 from __future__ import annotations
 
 import functools
+import os
+import uuid
 from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
 
@@ -78,18 +81,24 @@ def find_tiers(run: TierRun) -> list[list[int]]:
     tiers: list[list[int]] = [list(pair) for pair in run.manifest.get("found", [])]
     done = {t for t, _ in tiers}
     for t, _ in tiers:                   # resumed: what the tiers found set aside for later
-        with np.load(run.path(t, "later.npz")) as saved:
-            _set_aside(pending, {int(u): saved[u] for u in saved.files if int(u) not in done})
+        _set_aside(pending, {u: keys for u, keys in _read_later(run.path(t, "later.npz"))
+                             if u not in done})
     if not tiers:
         pending[int(tier_of(root))] = [keys_array([key_of(root)])]
     found = sum(count for _, count in tiers)
     for part in run.directory.glob("tier-*.expanded-*.npz"):     # a tier begun, not found
         if int(part.name.split(".")[0][len("tier-"):]) not in done:
             part.unlink()
+    for stale in run.directory.glob("tier-*.closure-*"):      # a closure's files, not taken
+        stale.unlink()
     parts = 0
+    closures = 0
+    run_id = uuid.uuid4().hex[:12]   # closure files of another (interrupted) run never clash
     pipelined = (not isinstance(run.executor, SerialExecutor) and run.source is not None
                  and hasattr(run.executor, "submit"))
-    ahead: dict[int, tuple] = {}     # tier -> (the seeds it started from, its closure task)
+    # tier -> (the seeds it started from: key arrays, the prefix of the files its closure
+    # writes, its closure task)
+    ahead: dict[int, tuple] = {}
 
     # the moves expanded are written for the backward pass (``stored_expansion``) unless C
     # expands them again faster than they are read
@@ -101,58 +110,139 @@ def find_tiers(run: TierRun) -> list[list[int]]:
             return None
         parts += 1
         return str(run.path(t, f"expanded-{parts}.npz"))
-    while pending or ahead:
-        tier = min([*pending, *ahead])
-        seeds = np.unique(np.concatenate(pending.pop(tier, [keys_array([])])))
-        early = ahead.pop(tier, None)
-        if pipelined:                # keep the workers busy: later tiers, from what is known
-            for following in sorted(pending):
-                if len(ahead) >= run.executor.workers - 1:
-                    break
-                if following in ahead or sum(map(len, pending[following])) >= PARALLEL_MIN:
-                    continue
-                start = np.unique(np.concatenate(pending.pop(following)))
-                ahead[following] = (start, run.executor.submit(closure_task, (
-                    run.source, run.tier, following, keys_array([]), start,
-                    part_path(following))))
-        known = keys_array([])
-        later: dict[int, list[np.ndarray]] = {}        # what this tier sets aside
-        if early is not None:
-            early_seeds, job = early
-            seeds = _add_new(early_seeds, seeds)[0]
-            known = _closed(run, tier, seeds, job.result(), later)
-        known, fresh = _add_new(known, seeds)
-        if not len(fresh):
-            keys = known
-        elif pipelined and len(fresh) < PARALLEL_MIN:
-            job = run.executor.submit(closure_task, (run.source, run.tier, tier, known, fresh,
-                                                     part_path(tier)))
-            keys = _closed(run, tier, seeds, job.result(), later)
-        else:
-            expanded: list = []
-            keys = _rounds(run, tier, known, fresh, later,
-                           expanded=expanded if keep_moves else None)
-            path = part_path(tier)
-            if path is not None:
-                save_expanded(path, expanded)
-        reached = {u: parts[0] if len(parts) == 1 else np.unique(np.concatenate(parts))
-                   for u, parts in later.items()}
-        _set_aside(pending, reached)
-        save_array(run.path(tier, "keys.npy"), keys)
-        atomic_write(run.path(tier, "later.npz"),
-                     functools.partial(write_npz, {str(u): k for u, k in reached.items()}))
-        tiers.append([tier, len(keys)])
-        # the tiers whose results this one will need (solve_tiers: what may run beside it)
-        run.manifest.setdefault("reaches", {})[str(tier)] = sorted(
-            u for u, k in reached.items() if len(k))
-        run.manifest["found"] = tiers
-        run.checkpoint()                # the checkpoint: tier found
-        found += len(keys)
-        run.report(f"found tier {tier}:", found, found)
+
+    def look_ahead() -> None:
+        """Keep the workers busy: later tiers closed from the positions known to reach them.
+        Called as soon as a tier's moves to later tiers are set aside, before its files are
+        taken into place: the next closure waits for nothing else."""
+        nonlocal closures
+        for following in sorted(pending):
+            if len(ahead) >= run.executor.workers - 1:
+                break
+            if following in ahead or sum(map(len, pending[following])) >= PARALLEL_MIN:
+                continue
+            # one array (an array pickled costs more than a concatenation); the worker sorts
+            # it and drops the repeats (np.unique), and writes the tier's files
+            start = [np.concatenate(pending.pop(following))]
+            closures += 1
+            prefix = str(run.path(following, f"closure-{run_id}-{closures}"))
+            ahead[following] = (start, prefix, run.executor.submit(closure_task, (
+                run.source, run.tier, following, keys_array([]), start,
+                part_path(following), prefix)))
+
+    taking = None                    # the closure whose tier is being taken
+    try:
+        while pending or ahead:
+            tier = min([*pending, *ahead])
+            arrived = pending.pop(tier, [])
+            early = taking = ahead.pop(tier, None)
+            if pipelined:
+                look_ahead()
+            written = None                  # the prefix of the tier's files a closure wrote
+            if early is not None and not arrived:   # closed whole ahead: its files are the tier's
+                _, written, job = early
+                keys, reached = _closed(run, tier, early[0], job.result())
+            else:
+                seeds = np.unique(np.concatenate(arrived or [keys_array([])]))
+                known = keys_array([])
+                later: dict[int, list[np.ndarray]] = {}        # what this tier sets aside
+                if early is not None:
+                    early_seeds, prefix, job = early
+                    seeds = _add_new(np.unique(np.concatenate(early_seeds)), seeds)[0]
+                    count, early_later = _closed(run, tier, seeds, job.result())
+                    known = np.load(f"{prefix}.keys.npy")
+                    _set_aside(later, early_later)
+                    for name in (f"{prefix}.keys.npy", f"{prefix}.later.npz"):
+                        Path(name).unlink()
+                known, fresh = _add_new(known, seeds)
+                if not len(fresh):
+                    keys = known
+                elif pipelined and len(fresh) < PARALLEL_MIN:
+                    job = run.executor.submit(closure_task, (run.source, run.tier, tier, known,
+                                                             [fresh], part_path(tier), None))
+                    keys, found_later = _closed(run, tier, seeds, job.result())
+                    _set_aside(later, found_later)
+                else:
+                    expanded: list = []
+                    keys = _rounds(run, tier, known, fresh, later,
+                                   expanded=expanded if keep_moves else None)
+                    path = part_path(tier)
+                    if path is not None:
+                        save_expanded(path, expanded)
+                reached = {u: parts[0] if len(parts) == 1 else np.unique(np.concatenate(parts))
+                           for u, parts in later.items()}
+            # the next closure is sent before the waiting copies are merged: a worker waits
+            if pipelined:
+                _set_aside(pending, reached, merge=False)
+                look_ahead()
+                _merge_waiting(pending, reached)
+            else:
+                _set_aside(pending, reached)
+            if written is not None:         # the closure's files, taken into place
+                count = keys
+                os.replace(f"{written}.keys.npy", run.path(tier, "keys.npy"))
+                os.replace(f"{written}.later.npz", run.path(tier, "later.npz"))
+            else:
+                count = len(keys)
+                save_array(run.path(tier, "keys.npy"), keys)
+                atomic_write(run.path(tier, "later.npz"), functools.partial(_write_later, reached))
+            tiers.append([tier, count])
+            # the tiers whose results this one will need (solve_tiers: what may run beside it)
+            run.manifest.setdefault("reaches", {})[str(tier)] = sorted(
+                u for u, k in reached.items() if len(k))
+            run.manifest["found"] = tiers
+            run.checkpoint()                # the checkpoint: tier found
+            found += count
+            run.report(f"found tier {tier}:", found, found)
+    except BaseException:
+        # the closures still out end before the pass does (a worker interrupted too ends at
+        # once), and their files go: a resumed pass starts them again
+        for _, prefix, job in [*ahead.values(), *([taking] if taking is not None else [])]:
+            try:
+                job.result()
+            except BaseException:
+                pass
+            for name in (f"{prefix}.keys.npy", f"{prefix}.later.npz"):
+                Path(name).unlink(missing_ok=True)
+        raise
     for t, _ in tiers:                  # the pass is done: the manifest will list every tier
         run.path(t, "later.npz").unlink(missing_ok=True)
     run.manifest.pop("found", None)
     return tiers
+
+
+def _later_arrays(reached: dict[int, np.ndarray]) -> dict[str, np.ndarray]:
+    """The keys a tier's moves reach in later tiers as four arrays (not an array per later
+    tier: Pig's tiers reach a hundred each, and an .npz entry, or an array pickled, costs more
+    than its keys): the tiers, each one's number of keys and key width, and the keys
+    concatenated, a tier after another."""
+    tiers = sorted(u for u, keys in reached.items() if len(keys))
+    parts = [reached[u] for u in tiers]
+    return {"tiers": np.array(tiers, dtype=np.int64),
+            "counts": np.array([len(k) for k in parts], dtype=np.int64),
+            "widths": np.array([k.dtype.itemsize for k in parts], dtype=np.int64),
+            "keys": np.concatenate(parts) if parts else keys_array([])}
+
+
+def _later_pairs(arrays) -> list[tuple[int, np.ndarray]]:
+    """``_later_arrays``'s ``(tier, keys)`` pairs, each key array at its own width again."""
+    tiers, counts, widths, keys = (arrays[name] for name in ("tiers", "counts", "widths",
+                                                             "keys"))
+    ends = np.cumsum(counts).tolist()
+    return [(u, keys[end - count:end].astype(f"S{width}", copy=False))
+            for u, count, width, end in zip(tiers.tolist(), counts.tolist(), widths.tolist(),
+                                            ends)]
+
+
+def _write_later(reached: dict[int, np.ndarray], out) -> None:
+    """``tier-t.later.npz``: ``_later_arrays``."""
+    write_npz(_later_arrays(reached), out)
+
+
+def _read_later(path) -> list[tuple[int, np.ndarray]]:
+    """What ``_write_later`` wrote, as ``(tier, keys)`` pairs."""
+    with np.load(path) as saved:
+        return _later_pairs({name: saved[name] for name in saved.files})
 
 
 def _rounds(run: TierRun | None, tier: int, seen: np.ndarray, frontier: np.ndarray,
@@ -188,37 +278,51 @@ def _rounds(run: TierRun | None, tier: int, seen: np.ndarray, frontier: np.ndarr
     return seen
 
 
-def _closed(run: TierRun, tier: int, seeds: np.ndarray, answer, pending: dict) -> np.ndarray:
-    """The positions a ``closure_task`` found, its moves to later tiers set aside. Where it met
-    a move that lowers the tier, the tier is closed again here from all its seeds, as the
-    serial pass closes it, which raises the same ``TierViolation``."""
+def _closed(run: TierRun, tier: int, seeds: np.ndarray | list, answer) -> tuple:
+    """What a ``closure_task`` answered: ``(the positions found, or their number where the task
+    wrote them; {later tier: its keys}``). Where it met a move that lowers the tier, the tier
+    is closed again here from all its seeds, as the serial pass closes it, which raises the
+    same ``TierViolation``."""
     if answer is None:
+        if isinstance(seeds, list):         # key arrays, not yet joined
+            seeds = np.unique(np.concatenate(seeds))
         _rounds(run, tier, keys_array([]), seeds, {})
         raise SolverError(f"tier {tier}: a task met a move lowering the tier, the pass here did "
                           "not")                                # not reached: the same moves
-    keys, later = answer
-    _set_aside(pending, later)
-    return keys
+    keys, arrays = answer
+    return keys, dict(_later_pairs(arrays))
 
 
-def _set_aside(pending: dict, later: dict) -> None:
-    """Sorted keys of later tiers, kept until their tier's turn."""
+def _set_aside(pending: dict, later: dict, merge: bool = True) -> None:
+    """Sorted keys of later tiers, kept until their tier's turn; with ``merge``, the waiting
+    copies of a tier merged once there are more than 8 (else ``_merge_waiting`` does it)."""
     for u, keys in later.items():
-        waiting = pending.setdefault(u, [])
-        waiting.append(keys)
-        if len(waiting) > 8:      # bound the waiting copies: merge them
+        pending.setdefault(u, []).append(keys)
+    if merge:
+        _merge_waiting(pending, later)
+
+
+def _merge_waiting(pending: dict, tiers) -> None:
+    """Bound the waiting copies of ``tiers``' keys: more than 8 are merged into one."""
+    for u in tiers:
+        waiting = pending.get(u)
+        if waiting is not None and len(waiting) > 8:
             pending[u] = [np.unique(np.concatenate(waiting))]
 
 
-def closure_task(task) -> tuple[np.ndarray, dict] | None:
-    """A worker's task: ``(game source, tier, t, seen, frontier, part file)``: tier t closed
-    from ``frontier`` as ``_rounds`` does, the moves of the positions it found written to the
-    part file (``save_expanded``; None: not written, C expands them again); ``(seen and every
-    position found, {later tier: its keys})``, or None when a move goes down a tier."""
-    source, tier_spec, tier, seen, frontier, part = task
+def closure_task(task) -> tuple | None:
+    """A worker's task: ``(game source, tier, t, seen, frontier, part file, output)``: tier t
+    closed from ``frontier`` (key arrays, joined here) as ``_rounds`` does, the moves of
+    the positions it found written to the part file (``save_expanded``; None: not written, C
+    expands them again); ``(seen and every position found, {later tier: its keys})``, or None
+    when a move goes down a tier. With ``output`` (a path prefix), the positions found and the
+    keys reaching later tiers are written to ``output.keys.npy`` and ``output.later.npz`` (the
+    tier's files, should no other position reach it) and only their number is returned."""
+    source, tier_spec, tier, seen, frontier, part, output = task
     game = game_from(source)
     pending: dict = {}
     expanded: list = []
+    frontier = np.unique(np.concatenate(frontier))
     keys = _rounds(None, tier, seen, frontier, pending,
                    expand_round=lambda batch: expand(game, batch, tier_spec),
                    expanded=expanded if part is not None else None)
@@ -226,8 +330,14 @@ def closure_task(task) -> tuple[np.ndarray, dict] | None:
         return None
     if part is not None:
         save_expanded(part, expanded)
-    return keys, {u: parts[0] if len(parts) == 1 else np.unique(np.concatenate(parts))
-                  for u, parts in pending.items()}
+    reached = {u: parts[0] if len(parts) == 1 else np.unique(np.concatenate(parts))
+               for u, parts in pending.items()}
+    arrays = _later_arrays(reached)
+    if output is None:
+        return keys, arrays
+    save_array(Path(f"{output}.keys.npy"), keys)
+    atomic_write(Path(f"{output}.later.npz"), functools.partial(write_npz, arrays))
+    return len(keys), arrays
 
 
 def _add_new(seen: np.ndarray, found: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

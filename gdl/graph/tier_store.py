@@ -102,6 +102,18 @@ class TierResult:
     numbers: Any = None              # the keys as numbers (key_numbers), once made (chance_tiers)
 
     @classmethod
+    def written(cls, keys: np.ndarray, table: Any, index: np.ndarray,
+                remoteness: np.ndarray) -> TierResult:
+        """What ``load`` reads back from the files ``save_tier_files`` writes of these, made
+        without reading them (a worker keeps the tier it solved for its next tasks)."""
+        kept: Any
+        if isinstance(table, np.ndarray) or _float_table(table):
+            kept = FloatTable(np.asarray(table, dtype=np.float64))
+        else:      # _from_json(_to_json(v)): JSON keeps ints, strings and floats as they are
+            kept = [v if v is None or isinstance(v, DrawRange) else tuple(v) for v in table]
+        return cls(keys, index.astype(np.int32), remoteness.astype(np.int32), kept)
+
+    @classmethod
     def load(cls, run: TierRun, tier: int, mapped: bool = False) -> TierResult:
         """A tier's results; ``mapped``: the arrays read from their files a slice at a time
         (``MappedArray``)."""

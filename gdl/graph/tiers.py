@@ -42,7 +42,7 @@ from gdl.graph.tier_expand import byte_passes
 from gdl.graph.tier_keys import ONE_TIER, ComponentTier, infer_tier
 from gdl.graph.tier_merge import KeySectionWriter, merge_database
 from gdl.graph.tier_pass import TierViolation, discover
-from gdl.graph.tier_run import FORMAT, MANIFEST, TierRun
+from gdl.graph.tier_run import FORMAT, MANIFEST, PARALLEL_MIN, TierRun
 from gdl.graph.tier_solution import TieredSolution
 from gdl.graph.tier_solve import native_step, overall_method, solve_one
 from gdl.graph.tier_store import TierResult, save_tier_files
@@ -93,7 +93,7 @@ _WORKER_RESULTS: dict[str, dict[int, TierResult]] = {}
 
 def tier_task(task) -> dict:
     """A worker's task: ``(run id, game source, directory, binding, tier spec, tier,
-    solved entries of the tiers it reaches, try exact)``: the tier solved whole as the
+    whether each tier it reaches is exact, try exact)``: the tier solved whole as the
     coordinator solves it, its files written to the directory; returns its ``how``."""
     run_id, source, directory, binding, tier_spec, tier, solved, try_exact, ends = task
     if run_id not in _WORKER_RESULTS:
@@ -106,6 +106,9 @@ def tier_task(task) -> dict:
     table, index, remoteness, how = solve_one(run, tier, keys, _WORKER_RESULTS[run_id],
                                               try_exact)
     save_tier_files(run, tier, table, index, remoteness)
+    # kept for this worker's next tiers (Pig: tier t - 2 reaches t, and the same worker is
+    # free for it first): only the other workers' tiers are read from their files
+    _WORKER_RESULTS[run_id][tier] = TierResult.written(keys, table, index, remoteness)
     if ends is None and "game_ends" in run.manifest:  # found here: the coordinator keeps them
         how = dict(how, game_ends=run.manifest["game_ends"])
     return how
@@ -166,11 +169,15 @@ def solve_waiting(run: TierRun, stop_after: int | None = None) -> None:
         for tier in ready:
             if room is not None and room <= 0:
                 break
-            alone = len(ready) + len(running) < 2
+            # a tier alone is cut for the workers by this process, unless it is too small to
+            # cut (Pig's tier 0: then the worker that has the tiers it reaches loaded solves it)
+            alone = len(ready) + len(running) < 2 and counts[tier] >= PARALLEL_MIN
             if whole and counts[tier] <= WHOLE_TIER_MAX and not alone:
                 running[tier] = run.executor.submit(tier_task, (
                     run_id, run.source, str(run.directory), run.binding, run.tier, tier,
-                    {str(u): solved[str(u)] for u in needs(run, tier)}, _try_exact(run, tier),
+                    # what a worker reads of them: whether each is exact (not the notes)
+                    {str(u): {"exact": solved[str(u)]["exact"]} for u in needs(run, tier)},
+                    _try_exact(run, tier),
                     run.manifest.get("game_ends")))
                 waiting.remove(tier)
                 room = None if room is None else room - 1
