@@ -102,6 +102,9 @@ class SerialExecutor:
 
     workers = 1
     task_cpu = 0.0          # CPU seconds of the tasks run (here: part of this process's own)
+    # its workers are cores of this machine: a solve may run on them as threads instead (the
+    # ranked tables' passes, gdl.graph.rank_solve)
+    local = True
 
     def map(self, function: Callable, tasks: list) -> list:
         return _untimed(self, [timed(function, task) for task in tasks])
@@ -114,7 +117,9 @@ class SerialExecutor:
 
 
 class ProcessExecutor:
-    """A pool of ``workers`` processes on this machine."""
+    """A pool of ``workers`` processes on this machine (started at the first task)."""
+
+    local = True
 
     def __init__(self, workers: int):
         from concurrent.futures import ProcessPoolExecutor
