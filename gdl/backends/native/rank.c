@@ -834,11 +834,13 @@ static void forward_chunk(RankPass *p, RankWorker *wk, RankScratch *sc, long lon
                                 break;
                             }
                             if (!u->bits) { e = pass_event(p, wk, -8, slots[b], a); break; }
+                            /* noted once a change of the tier looked up: sc->last is */
+                            if (tier_reach_add(&wk->reaches, &wk->nreaches, &wk->capreaches,
+                                               cu)) {
+                                pass_abort(p, -3);
+                                return;
+                            }
                             sc->last = u;
-                        }
-                        if (tier_reach_add(&wk->reaches, &wk->nreaches, &wk->capreaches, cu)) {
-                            pass_abort(p, -3);
-                            return;
                         }
                     } else wk->inside = 1;
                     int kind;
