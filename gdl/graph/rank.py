@@ -507,7 +507,7 @@ def _stacks(states: np.ndarray, free: list[int], declared) -> list[tuple[int, li
     cells first; a cell is guarded by one counter, and a counter guards no other."""
     guards: dict[int, list] = {}
     counters = states[:, free]
-    if len(counters) and counters.min() >= -2**15 and counters.max() < 2**15:
+    if counters.size and counters.min() >= -2**15 and counters.max() < 2**15:
         counters = counters.astype(np.int16)       # a quarter of the bytes _guards sweeps
     for x in free:
         column = states[:, x]
