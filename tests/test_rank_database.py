@@ -214,7 +214,7 @@ def test_the_command_line_by_tiers_says_it_ran_on_ranked_tables(tmp_path, capsys
                  "--save", str(database)]) == 0
     captured = capsys.readouterr()
     assert "solving a tier at a time" in captured.err
-    assert "a tier at a time on 1 worker(s), through ranked tables" in captured.out
+    assert "a tier at a time on 1 thread(s), through ranked tables" in captured.out
     assert "161,029 positions" in captured.out
     assert database.read_bytes().startswith(rank_database.MAGIC)
     # a draw (FACTS: Tromp), and a drawn game ends on the full board: 16 plies away

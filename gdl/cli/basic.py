@@ -305,7 +305,8 @@ def register(commands) -> None:
     tiers = solve.add_argument_group("strong solving by tiers (docs/tiers.md)")
     tiers.add_argument("--workers", type=_positive, metavar="N",
                        help="with --strong: solve a tier at a time, the work spread over N "
-                            "processes on this machine")
+                            "cores of this machine (threads of the ranked tables where they "
+                            "apply, else N processes)")
     tiers.add_argument("--scheduler", metavar="ADDRESS",
                        help="with --strong: solve a tier at a time on the Dask cluster whose "
                             "scheduler is at ADDRESS (pip install 'gdl[dask]'); --tier-dir must "

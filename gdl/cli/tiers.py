@@ -116,7 +116,9 @@ def cmd_tiered(args, game) -> int:
         shutil.rmtree(directory, ignore_errors=True)
     values, remoteness = root if root is not None else (None, -1)
     players = game.info.players
-    workers = "a Dask cluster" if args.scheduler else f"{args.workers or 1} worker(s)"
+    workers = ("a Dask cluster" if args.scheduler
+               else f"{args.workers or 1} thread(s)" if solution.ranked is not None
+               else f"{args.workers or 1} worker(s)")
     if args.json:
         print_json({
             "game": game.info.name, "players": list(players),
@@ -128,7 +130,8 @@ def cmd_tiered(args, game) -> int:
             "keys": solution.run.manifest.get("keys"),
             "workers": args.workers or 1, "scheduler": args.scheduler,
             "seconds": {k: round(v, 6) for k, v in solution.seconds.items()},
-            # per pass: the coordinator's CPU seconds and its tasks' (the serial share)
+            # per pass: the coordinator's CPU seconds and its tasks' (the serial share); on
+            # ranked tables the tasks are the threaded passes in C, the rest the coordinator
             "cpu": solution.cpu,
             **certified_json(players, interval, chance_of_win, width=True),
         })

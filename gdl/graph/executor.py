@@ -103,6 +103,9 @@ class SerialExecutor:
 
     workers = 1
     task_cpu = 0.0          # CPU seconds of the tasks run (here: part of this process's own)
+    # its workers are cores of this machine: a solve may run on them as threads instead (the
+    # ranked tables' passes, gdl.graph.rank_solve)
+    local = True
 
     def map(self, function: Callable, tasks: list) -> list:
         return _untimed(self, [timed(function, task) for task in tasks])
@@ -162,6 +165,8 @@ class ProcessExecutor:
     process and a shared queue, about 0.2 ms a task more; Pig's tiers are solved by a chain of
     400 tasks, each waiting for the one before). The workers start at the first task, so that
     on Linux they are forked with the games remembered by then (``remember``)."""
+
+    local = True
 
     def __init__(self, workers: int):
         self.workers = workers

@@ -570,17 +570,18 @@ def _stacks(states: np.ndarray, free: list[int], declared) -> list[tuple[int, li
     """Counters and the cells they guard (see ``Component``), the counter guarding the most
     cells first; a cell is guarded by one counter, and a counter guards no other."""
     guards: dict[int, list] = {}
+    counters = states[:, free]
+    if counters.size and counters.min() >= -2**15 and counters.max() < 2**15:
+        counters = counters.astype(np.int16)       # a quarter of the bytes _guards sweeps
     for x in free:
         column = states[:, x]
         values = np.unique(column)
         if len(values) < 2:
             continue
-        for h in free:
-            if h == x:
-                continue
-            found = _guard(column, states[:, h], values, declared[x])
-            if found is not None:
-                guards.setdefault(h, []).append((x, *found))
+        found = _guards(column, counters, values, declared[x])
+        for i, h in enumerate(free):
+            if h != x and found[i] is not None:
+                guards.setdefault(h, []).append((x, *found[i]))
     chosen: list[tuple[int, list]] = []
     used: set[int] = set()
     while guards:
@@ -599,20 +600,28 @@ def _stacks(states: np.ndarray, free: list[int], declared) -> list[tuple[int, li
     return chosen
 
 
-def _guard(column: np.ndarray, counter: np.ndarray, values: np.ndarray, declared):
-    """``(threshold, below, empty, other values)`` where ``column`` holds one value (empty)
-    exactly when ``counter`` is at most (below) or at least the threshold, in the sample."""
+def _guards(column: np.ndarray, counters: np.ndarray, values: np.ndarray, declared) -> list:
+    """Per counter (a column of ``counters``): ``(threshold, below, empty, other values)`` where
+    ``column`` holds one value (empty) exactly when the counter is at most (below) or at least
+    the threshold, in the sample (the first such value of ``values``), else None. All counters
+    at once: the sample's rows are many, the Python loop is over the values only."""
+    found: list = [None] * counters.shape[1]
     for empty in values.tolist():
         holds = column == empty
-        on, off = counter[holds], counter[~holds]
-        if not len(on) or not len(off):
+        if holds.all() or not holds.any():
             continue
+        on, off = counters[holds], counters[~holds]
+        on_max, on_min = on.max(axis=0), on.min(axis=0)
+        off_max, off_min = off.max(axis=0), off.min(axis=0)
         others = tuple(v for v in declared if v != empty)
-        if on.max() < off.min():
-            return int(on.max()), True, empty, others
-        if on.min() > off.max():
-            return int(on.min()), False, empty, others
-    return None
+        for i in range(counters.shape[1]):
+            if found[i] is not None:
+                continue
+            if on_max[i] < off_min[i]:
+                found[i] = (int(on_max[i]), True, empty, others)
+            elif on_min[i] > off_max[i]:
+                found[i] = (int(on_min[i]), False, empty, others)
+    return found
 
 
 def _weights(states, tiers, fixed, free, owners, declared, tier_cells) -> list[Weight]:

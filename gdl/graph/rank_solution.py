@@ -48,6 +48,7 @@ class RankedSolution(GraphSolution):
         self.total = total
         self.table, self.M, self.width, self.hist = table, M, width, hist
         self.seconds: dict = {}
+        self.cpu: dict = {}         # per pass: coordinator and threads (rank_solve._PassClock)
         self.by_tier = {r.value: r for r in records}
         self.offsets = np.cumsum([0] + [r.size for r in records]).tolist()
         self._maps: dict[int, np.ndarray] = {}

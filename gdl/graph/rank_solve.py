@@ -134,11 +134,14 @@ class _Files:
 def ranked_solve(game, *, tier=None, directory: str | Path | None = None,
                  max_states: int | None = None, min_positions: int = 0,
                  progress: Callable[[str, int, int], None] | None = None,
-                 budget: int | None = None):
+                 budget: int | None = None, workers: int = 1):
     """Every reachable position of ``game`` valued on ranked tables (see the module docstring):
     a ``RankedSolution``. ``tier``: the tier as ``(growing cells, shrinking cells)`` where the
     rules declare none (None: the declared one, or one found from the moves); ``directory``:
     where the tables' files go (a temporary directory by default, removed with the solution).
+    ``workers``: the threads the passes run on (the same answers and files on any number).
+    The solution's ``cpu`` gives per pass the CPU seconds of the threaded passes (``tasks``)
+    and of the rest of the process meanwhile (``coordinator``): the serial share.
     Raises ``NotRanked`` where it does not apply (or the game has fewer than ``min_positions``
     positions), ``TooManyPositions`` past ``max_states``."""
     from gdl.graph.rank_solution import RankedSolution
@@ -149,6 +152,7 @@ def ranked_solve(game, *, tier=None, directory: str | Path | None = None,
     if total.denominator != 1:
         raise NotRanked("the constant sum is not a whole number")
     started = time.perf_counter()
+    clock = _PassClock()
     codec = expander.codec
     root = tuple(game.initial_state())
     root_key = codec.encode(root)
@@ -184,7 +188,8 @@ def ranked_solve(game, *, tier=None, directory: str | Path | None = None,
             except rank.TooLarge as error:
                 raise NotRanked(f"the layout's tables are too large ({error})") from None
             passes = expander.ranked(tables.arrays, _header(layout, tables, tier, int(total),
-                                                            budget))
+                                                            budget), workers)
+            clock.watch(passes)
             try:
                 found = _forward(passes, root, files, max_states, min_positions, progress,
                                  game)
@@ -206,13 +211,16 @@ def ranked_solve(game, *, tier=None, directory: str | Path | None = None,
                 layout = coarser
                 continue
             seconds["forward"] = time.perf_counter() - started
+            cpu = {"forward": clock.lap()}
             started = time.perf_counter()
             records = found
             solved = _backward(passes, records, files, progress, game)
             seconds["backward"] = time.perf_counter() - started
+            cpu["backward"] = clock.lap()
             solution = RankedSolution(game, expander, layout, tables, passes, records,
                                       files, tier, total, *solved)
             solution.seconds = seconds
+            solution.cpu = cpu
             if files.temporary:
                 weakref.finalize(solution, files.cleanup)
             return solution
@@ -229,6 +237,33 @@ def _tier_of(game, tier) -> Callable[[tuple], int]:
         return game.tier
     growing, shrinking = tier
     return lambda state: sum(state[i] for i in growing) - sum(state[i] for i in shrinking)
+
+
+class _PassClock:
+    """CPU seconds since the last lap: the threaded passes' (``tasks``, as rank.c counts them
+    on every context made, refined layouts' included) and the rest of this process's
+    (``coordinator``: Python, the layouts, the files, the sweeps of tiers whose moves may stay
+    inside them)."""
+
+    def __init__(self):
+        self.current = None
+        self.before = 0.0           # the threads' seconds on the contexts before the current
+        self.process = time.process_time()
+        self.threads = 0.0
+
+    def watch(self, passes) -> None:
+        if self.current is not None:
+            self.before += self.current.cpu()
+        self.current = passes
+
+    def lap(self) -> dict:
+        process = time.process_time()
+        threads = self.before + (0.0 if self.current is None else self.current.cpu())
+        tasks = threads - self.threads
+        lap = {"coordinator": round(max(0.0, process - self.process - tasks), 3),
+               "tasks": round(tasks, 3)}
+        self.process, self.threads = process, threads
+        return lap
 
 
 def _inferred_tier(expander, root_key: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
@@ -433,10 +468,11 @@ def _pairs(table: list[int], game) -> tuple[TwoPlayerValues, list[int], list[int
 
 
 def ranked_tiers(run, infer_tier):
-    """A solve by tiers (gdl.graph.tiers.tiered_solve, one process) on ranked tables, in the
-    run's directory, as a ``TieredSolution`` whose ``ranked`` is the ``RankedSolution``; None
-    where the ranked tables do not apply or the game has fewer than RANKED_MIN positions (the
-    tier files then do the work)."""
+    """A solve by tiers (gdl.graph.tiers.tiered_solve) on ranked tables, in the run's
+    directory, its passes on as many threads as the run's executor has workers, as a
+    ``TieredSolution`` whose ``ranked`` is the ``RankedSolution``; None where the ranked
+    tables do not apply or the game has fewer than RANKED_MIN positions (the tier files then
+    do the work)."""
     from gdl.graph import RANKED_MIN
     from gdl.graph.tier_solution import TieredSolution
 
@@ -447,18 +483,17 @@ def ranked_tiers(run, infer_tier):
     if getattr(game, "tier", None) is None:
         inferred = infer_tier(game)
         tier = (tuple(inferred.growing), tuple(inferred.shrinking))
-    started = time.process_time()
     try:
         solution = ranked_solve(game, tier=tier, directory=run.directory,
-                                min_positions=RANKED_MIN, progress=run.progress)
+                                min_positions=RANKED_MIN, progress=run.progress,
+                                workers=run.executor.workers)
     except NotRanked:
         return None
     run.native = solution.expander
     run.manifest = {"keys": "ranked", "solved": {}, "binding": run.binding}
     tiers = [[r.value, r.reached] for r in solution.records]
     return TieredSolution(run, tiers, solution.method, True, "", dict(solution.seconds), None,
-                          {"solve": {"coordinator": round(time.process_time() - started, 3),
-                                     "tasks": 0.0}}, ranked=solution)
+                          dict(solution.cpu), ranked=solution)
 
 
 __all__ = ["NotRanked", "memory_budget", "ranked_solve", "ranked_tiers"]

@@ -223,10 +223,11 @@ def tiered_solve(game, directory: str | Path, *, binding: dict | None = None,
     run = TierRun(game=game, directory=Path(directory), binding=binding or {}, source=source,
                   executor=executor or SerialExecutor(), progress=progress)
     private_directory(run.directory)
-    if native and not resume and stop_after is None and run.executor.workers <= 1:
+    if native and not resume and stop_after is None and getattr(run.executor, "local", False):
         from gdl.graph.rank_solve import ranked_tiers
 
-        ranked = ranked_tiers(run, infer_tier)      # None: the ranked tables do not apply
+        # on this machine's cores (threads in C, one per worker); None: they do not apply
+        ranked = ranked_tiers(run, infer_tier)
         if ranked is not None:
             return ranked
     seconds: dict = {}

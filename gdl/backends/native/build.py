@@ -39,7 +39,7 @@ from gdl.cache import open_private_dir, private_cache_dir, unsafe_ancestor
 
 CACHE_ENTRIES = 64
 MAX_REASON = 4096       # bytes of a remembered refusal
-FLAGS = ("-O2", "-shared", "-fPIC", "-std=gnu11", "-w", "-fvisibility=default")
+FLAGS = ("-O2", "-shared", "-fPIC", "-pthread", "-std=gnu11", "-w", "-fvisibility=default")
 # Added after FLAGS on demand, for a sanitizer run of the native tests (.ci/sanitize); part of
 # the cache key, so such a library is never mixed with the ordinary ones.
 EXTRA_FLAGS_VARIABLE = "GDL_NATIVE_CFLAGS"

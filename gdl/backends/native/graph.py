@@ -139,12 +139,12 @@ class NativeExpander:
         self.library.gdl_rank_domains(mask.ctypes.data_as(_u64p), _pointer(owner, _i64p))
         return [int(m) for m in mask.tolist()], owner.tolist()
 
-    def ranked(self, tables: dict, header: dict):
+    def ranked(self, tables: dict, header: dict, threads: int = 1):
         """The ranked tables' passes in C over a layout's tables (gdl.graph.rank builds them;
-        gdl/backends/native/ranked.py is the contract)."""
+        gdl/backends/native/ranked.py is the contract), on ``threads`` threads."""
         from gdl.backends.native.ranked import RankedPasses
 
-        return RankedPasses(self.library, len(self.codec.size), tables, header)
+        return RankedPasses(self.library, len(self.codec.size), tables, header, threads)
 
     def key_bytes(self, keys: np.ndarray) -> np.ndarray:
         """The states of ``keys`` as rows of one byte a cell (every domain within 0..255)."""

@@ -23,11 +23,16 @@
    differs, a configuration not in the list, weights off target) stops the pass with the state
    kept: the layout was guessed from a sample, Python refines it and starts again. */
 
+#include <limits.h>
+#include <pthread.h>
+#include <time.h>
+
 #define RANK_FAIL_FIXED 1       /* detail: the cell */
 #define RANK_FAIL_CONFIG 2      /* detail: the component */
 #define RANK_FAIL_WEIGHT 3      /* the weights are off the tier's target */
 #define RANK_FAIL_RANGE 4       /* a cell's value is beyond its codec digit: detail the cell */
 #define MAX_SCORES 4096         /* distinct terminal values the backward pass encodes */
+#define RANK_MAX_THREADS 256    /* threads a pass may run on */
 
 typedef struct {
     long long value, rem0, size;
@@ -107,18 +112,28 @@ typedef struct {
     long long *pair_value;              /* per pair: player 0's centred value, where known */
     int *pair_flags;                    /* per pair: 1 known, 2 forced by player 0, 4 by 1 */
     int *pair_of;                       /* (ntable + 2)^2: the pair of (lo, hi), -1 none */
+    /* the passes' threads (gdl_rank_threads), and the CPU seconds they spent in the passes */
+    int nthreads;
+    long long chunk_words;
+    double pass_cpu;
 } RankCtx;
+
+/* A table of a few megabytes or more (a large tier's bitmap or codes, read at random by its
+   parents' passes) in huge pages where the system offers them (search.c's table_alloc): fewer
+   page faults and TLB misses. Smaller ones from malloc. Zeroed either way. */
+#define RANK_HUGE ((size_t)4 << 20)
 
 static void *rank_alloc(RankCtx *x, size_t bytes) {
     if (x->used + (long long)bytes > x->budget) return NULL;
-    void *p = calloc(1, bytes ? bytes : 1);
+    void *p = bytes >= RANK_HUGE ? table_alloc(bytes) : calloc(1, bytes ? bytes : 1);
     if (p) x->used += (long long)bytes;
     return p;
 }
 
 static void rank_release(RankCtx *x, void *p, size_t bytes) {
     if (!p) return;
-    free(p);
+    if (bytes >= RANK_HUGE) munmap(p, bytes);
+    else free(p);
     x->used -= (long long)bytes;
 }
 
@@ -243,19 +258,6 @@ static int rank_new_tier(RankCtx *x, long long value, const V *s, RankTier **out
     return 0;
 }
 
-static int rank_note_reach(RankTier *t, long long value) {
-    for (int i = t->nreaches - 1; i >= 0; i--) if (t->reaches[i] == value) return 0;
-    if (t->nreaches == t->capreaches) {
-        int cap = t->capreaches ? 2 * t->capreaches : 8;
-        long long *grown = realloc(t->reaches, (size_t)cap * sizeof(long long));
-        if (!grown) return -3;
-        t->reaches = grown;
-        t->capreaches = cap;
-    }
-    t->reaches[t->nreaches++] = value;
-    return 0;
-}
-
 /* ---- exported: each cell's declared values (a bit mask over its codec digit, all ones past
    64 values) and the variable it belongs to (0: the mover), as the emitter wrote them ---- */
 void gdl_rank_domains(uint64_t *mask, long long *var) {
@@ -277,6 +279,7 @@ void *gdl_rank_new(const long long *header, const void *const *tables) {
     x->total = header[6];
     x->slot_limit = header[7];
     x->budget = header[8];
+    x->nthreads = 1;
     if (x->ndims > 64) { free(x); return NULL; }
     int k = 0;
     x->fixed_cells = tables[k++];
@@ -347,8 +350,8 @@ void gdl_rank_free(RankCtx *x) {
     for (int i = 0; i < x->ntiers; i++) {
         RankTier *t = x->tiers[i];
         free(t->fixed);
-        free(t->bits);
-        free(t->values);
+        rank_release(x, t->bits, bits_bytes(t->size));
+        rank_release(x, t->values, values_bytes(x, t->size));
         free(t->reaches);
         free(t);
     }
@@ -363,6 +366,17 @@ void gdl_rank_free(RankCtx *x) {
     free(x->pair_of);
     free(x);
 }
+
+/* The passes' threads (1 to RANK_MAX_THREADS) and the words of bitmap a chunk holds (0: about
+   64 chunks a thread, for them to even out; tests ask for 1, many chunks on a small game). */
+void gdl_rank_threads(RankCtx *x, int n, long long chunk_words) {
+    x->nthreads = n < 1 ? 1 : n > RANK_MAX_THREADS ? RANK_MAX_THREADS : n;
+    x->chunk_words = chunk_words > 0 ? chunk_words : 0;
+}
+
+/* The CPU seconds the threads have spent in the threaded passes so far (rank_cyclic_tier's
+   sweeps, on the calling thread, not included). */
+double gdl_rank_cpu(const RankCtx *x) { return x->pass_cpu; }
 
 /* The tiers' values in order (at most cap); returns how many there are. */
 int gdl_rank_tiers(const RankCtx *x, long long *out, int cap) {
@@ -600,128 +614,459 @@ static inline long long scan_next(const RankTier *t, long long words, long long 
     return -1;
 }
 
-/* ---- exported: the forward pass of one tier ----
-   Every reached slot of the tier is expanded (slots a move inside the tier reaches too, in any
-   order: a slot behind the scan goes on a work list); each child is ranked in its tier (made
-   when first met) and marked reached there. The tier's counts (reached, terminal, edges), the
-   later tiers it reaches and whether a move stays inside it are recorded; each terminal's
-   centred score is added to the scores met. Returns 0; -1 after a rule error, a stuck
-   position or a score beyond 2^60; -2 a state that does not fit the layout
-   (gdl_rank_failure); -3 out of the memory budget; -4 stopped; -5 a move that lowers the
-   tier (the state, action and tier in the failure); -6 a tier with too many slots; -8 no
-   such tier, or its bits are not here. */
-int gdl_rank_forward(RankCtx *x, long long value) {
-    RankTier *t = rank_find(x, value);
-    if (!t || !t->bits) return -8;
+/* ---- the passes on several threads ----
+   A pass visits a tier's reached slots in chunks of whole bitmap words, which the threads take
+   in increasing order (an atomic counter); each chunk remembers the next slot it has to visit.
+   The threads share only bitmaps, set with atomic ORs, and count into counters of their own,
+   added up after the join: each slot is visited once, so the sums do not depend on which
+   thread visited it. What stops a chunk (an event: a child in a tier not made yet, or a
+   failure) is kept with its slot and the index of its move, and a thread leaves the chunks
+   past the lowest event met so far for later. After the join every slot below the lowest
+   event has been visited, so that event is the one a single thread visiting the slots in rank
+   order meets first: a new tier is made from it (its fixed values and target are that child's,
+   as on one thread) and the chunks go on; a failure is the pass's. The results, the failure
+   that makes Python refine a layout included, are thus the same on any number of threads.
+   Moves inside a tier (its own bits set during the pass) go by rounds: the slots a round
+   reaches first make the next round's scan, so a slot is still visited once. */
+
+#define RANK_NEW_TIER 1
+
+typedef struct {
+    int status;                 /* 0: none; RANK_NEW_TIER; else the pass's status */
+    long long slot;             /* where: the slot, and the index of its move */
+    int action;
+    /* the failure as x->fail_* hold it; RANK_NEW_TIER: the child in state, its tier */
+    int kind, fail_action;
+    long long detail, tier, to_tier;
+    V state[CELLS];
+} RankEvent;
+
+typedef struct RankPass RankPass;
+
+typedef struct {
+    RankPass *pass;
+    long long reached, terminal, edges;     /* forward */
+    int inside, overflow;
+    long long *reaches;                     /* later tiers the moves reach */
+    int nreaches, capreaches;
+    long long *scores;                      /* MAX_SCORES terminal scores met */
+    int nscores;
+    long long *hist;                        /* backward: 3 x ncodes, as x->hist */
+    RankEvent event;                        /* the lowest this thread met */
+    RankEvent spare;                        /* one not kept; not a thread-local: with
+                                               gdl_err initial-exec, a library's thread-locals
+                                               all come from the process's small static TLS
+                                               area, which a few loaded games would exhaust */
+    double cpu;                             /* CPU seconds this thread spent on the pass */
+} RankWorker;
+
+struct RankPass {
+    RankCtx *x;
+    RankTier *t;
+    const uint64_t *scan;       /* the slots to visit */
+    uint64_t *fresh;            /* forward: slots of t first reached in this round */
+    long long words, chunk_words, nchunks;
+    long long *resume;          /* per chunk: the next slot to visit */
+    long long next_chunk;       /* atomic: the next chunk to take */
+    long long lowest;           /* atomic: the slot of the lowest event met */
+    int abort;                  /* atomic: -3 out of memory, -4 stopped */
+    int nthreads;
+    RankWorker *workers;
+};
+
+/* Per thread: the cursor and a batch's slots and children. */
+typedef struct {
+    RankCursor k;
+    long long *slots;
+    int *counts, *movers;
+    unsigned *codes;
+    RankChild *children;
+    RankTier *last;
+} RankScratch;
+
+static int scratch_open(const RankCtx *x, RankScratch *sc) {
+    int batch = rank_batch();
+    memset(sc, 0, sizeof(*sc));
+    int status = cursor_open(x, &sc->k);
+    sc->slots = malloc((size_t)batch * sizeof(long long));
+    sc->counts = malloc((size_t)batch * sizeof(int));
+    sc->movers = malloc((size_t)batch * sizeof(int));
+    sc->codes = malloc((size_t)batch * sizeof(unsigned));
+    sc->children = malloc((size_t)batch * ACTIONS * sizeof(RankChild));
+    return status || !sc->slots || !sc->counts || !sc->movers || !sc->codes || !sc->children
+        ? -3 : 0;
+}
+
+static void scratch_close(RankScratch *sc) {
+    cursor_close(&sc->k);
+    free(sc->slots); free(sc->counts); free(sc->movers); free(sc->codes); free(sc->children);
+}
+
+static int tier_reach_add(long long **list, int *n, int *cap, long long value) {
+    for (int i = *n - 1; i >= 0; i--) if ((*list)[i] == value) return 0;
+    if (*n == *cap) {
+        int grown_cap = *cap ? 2 * *cap : 8;
+        long long *grown = realloc(*list, (size_t)grown_cap * sizeof(long long));
+        if (!grown) return -3;
+        *list = grown;
+        *cap = grown_cap;
+    }
+    (*list)[(*n)++] = value;
+    return 0;
+}
+
+/* An event at (slot, action): kept when it is the lowest this thread met, and the pass's
+   lowest lowered to it. Returns the event to fill in (a scratch one when it is not kept). */
+static RankEvent *pass_event(RankPass *p, RankWorker *wk, int status, long long slot,
+                             int action) {
+    RankEvent *e = &wk->event;
+    if (e->status && (e->slot < slot || (e->slot == slot && e->action <= action))) e = &wk->spare;
+    e->status = status;
+    e->slot = slot;
+    e->action = action;
+    e->kind = 0; e->detail = 0; e->tier = 0; e->to_tier = 0; e->fail_action = 0;
+    long long seen = __atomic_load_n(&p->lowest, __ATOMIC_RELAXED);
+    while (slot < seen && !__atomic_compare_exchange_n(&p->lowest, &seen, slot, 1,
+                                                       __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {}
+    return e;
+}
+
+static void pass_abort(RankPass *p, int status) {
+    int none = 0;
+    __atomic_compare_exchange_n(&p->abort, &none, status, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+}
+
+/* The next set bit of bits[*w..end) not yet taken (seen: the bits of word *w taken), or -1. */
+static inline long long scan_bits(const uint64_t *bits, long long end, long long *w,
+                                  uint64_t *seen) {
+    while (*w < end) {
+        uint64_t m = bits[*w] & ~*seen;
+        if (m) {
+            int b = __builtin_ctzll(m);
+            *seen |= 1ULL << b;
+            return *w * 64 + b;
+        }
+        (*w)++;
+        *seen = 0;
+    }
+    return -1;
+}
+
+/* The next batch of a chunk's slots from p->resume[chunk] on: how many (0: the chunk is
+   done), or -1 when they lie past the lowest event (left for later). */
+static int pass_batch(RankPass *p, long long chunk, long long *slots, int batch) {
+    long long from = p->resume[chunk];
+    long long end = (chunk + 1) * p->chunk_words;
+    if (end > p->words) end = p->words;
+    long long w = from >> 6;
+    uint64_t seen = (from & 63) ? ~0ULL >> (64 - (from & 63)) : 0;
+    int taken = 0;
+    long long r;
+    while (taken < batch && (r = scan_bits(p->scan, end, &w, &seen)) >= 0) slots[taken++] = r;
+    if (taken == 0) p->resume[chunk] = end * 64;
+    else if (slots[0] > __atomic_load_n(&p->lowest, __ATOMIC_RELAXED)) {
+        p->resume[chunk] = slots[0];
+        return -1;
+    }
+    return taken;
+}
+
+/* The forward pass over one chunk: each slot expanded, its children ranked (their bits'
+   lines prefetched), then marked. */
+static void forward_chunk(RankPass *p, RankWorker *wk, RankScratch *sc, long long chunk) {
+    RankCtx *x = p->x;
+    RankTier *t = p->t;
+    const long long value = t->value;
     V s[CELLS], returns[PLAYERS];
     PADDED_STATE(c);
     int actions[ACTIONS];
     const V limit = (V)1 << 60;
     const int batch = rank_batch();
-    long long *work = NULL, nwork = 0, capwork = 0;
-    long long words = (t->size + 63) / 64, w = 0;
-    int draining = 0, status = 0;
-    uint64_t seen = 0;
-    RankTier *last = NULL;
-    RankCursor k;
-    long long *slots = malloc((size_t)batch * sizeof(long long));
-    int *counts = malloc((size_t)batch * sizeof(int));
-    RankChild *children = malloc((size_t)batch * ACTIONS * sizeof(RankChild));
-    if (cursor_open(x, &k) || !slots || !counts || !children) {
-        cursor_close(&k); free(slots); free(counts); free(children);
-        return -3;
-    }
+    long long *slots = sc->slots;
+    int *counts = sc->counts;
+    RankChild *children = sc->children;
+    sc->k.rank = -1;
     gdl_err = 0;
     for (;;) {
-        int taken = 0;
-        while (taken < batch) {
-            long long r;
-            if (!draining) {
-                r = scan_next(t, words, &w, &seen);
-                if (r < 0) { draining = 1; continue; }
-            } else {
-                if (nwork == 0) break;
-                r = work[--nwork];
-            }
-            slots[taken++] = r;
-        }
-        if (taken == 0) break;
-        /* rank every child of the batch, prefetching its bit */
+        if (__atomic_load_n(&p->abort, __ATOMIC_RELAXED)) return;
+        if (gdl_stop_flag) { pass_abort(p, -4); return; }
+        int taken = pass_batch(p, chunk, slots, batch);
+        if (taken <= 0) return;
         long long used = 0;
-        for (int b = 0; b < taken && !status; b++) {
-            cursor_seek(x, t, &k, slots[b], s);
-            t->reached++;
-            counts[b] = 0;
+        int done = taken;
+        for (int b = 0; b < taken && done == taken; b++) {
+            long long first = used;
+            RankEvent *e = NULL;
+            cursor_seek(x, t, &sc->k, slots[b], s);
+            counts[b] = -1;
             if (game_terminal(s)) {
-                t->terminal++;
                 rule_returns(s, returns);
-                if (gdl_err || returns[0] >= limit || returns[0] <= -limit) { status = -1; break; }
-                if (rank_add_score(x, 2 * returns[0] - x->total)) { status = -1; break; }
-                continue;
-            }
-            int n = game_legal(s, actions);
-            if (gdl_err) { status = -1; break; }
-            t->edges += n;
-            for (int a = 0; a < n; a++) {
-                game_apply(s, actions[a], c);
-                long long cu = tier_of(c, x->tier_cells, x->nplus, x->nminus);
-                if (gdl_err) { status = -1; break; }
-                if (cu < value) {
-                    rank_fail(x, 0, 0, value, s);
-                    x->fail_action = a;
-                    x->fail_to_tier = cu;
-                    status = -5;
-                    break;
-                }
-                RankTier *u = t;
-                if (cu != value) {
-                    if (last && last->value == cu) u = last;
-                    else {
-                        u = rank_find(x, cu);
-                        if (!u) {
-                            status = rank_new_tier(x, cu, c, &u);
-                            if (status) break;
-                        }
-                        if (!u->bits) { status = -8; break; }
-                        last = u;
+                if (gdl_err || returns[0] >= limit || returns[0] <= -limit) {
+                    e = pass_event(p, wk, -1, slots[b], 0);
+                } else {
+                    long long score = 2 * returns[0] - x->total;
+                    int i = 0;
+                    while (i < wk->nscores && wk->scores[i] != score) i++;
+                    if (i == wk->nscores) {
+                        if (i < MAX_SCORES) wk->scores[wk->nscores++] = score;
+                        else wk->overflow = 1;
                     }
-                    if (rank_note_reach(t, cu)) { status = -3; break; }
-                } else t->inside = 1;
-                int kind;
-                long long detail;
-                long long cr = rank_child(x, u, &k, actions[a], c, &kind, &detail);
-                if (cr < 0) { status = rank_fail(x, kind, detail, cu, c); break; }
-                __builtin_prefetch(u->bits + (cr >> 6), 1);
-                children[used].tier = u;
-                children[used].rank = cr;
-                used++;
-                counts[b]++;
+                }
+            } else {
+                int n = game_legal(s, actions);
+                if (gdl_err) e = pass_event(p, wk, -1, slots[b], 0);
+                else counts[b] = n;
+                for (int a = 0; a < n && !e; a++) {
+                    game_apply(s, actions[a], c);
+                    long long cu = tier_of(c, x->tier_cells, x->nplus, x->nminus);
+                    if (gdl_err) { e = pass_event(p, wk, -1, slots[b], a); break; }
+                    if (cu < value) {
+                        e = pass_event(p, wk, -5, slots[b], a);
+                        e->tier = value;
+                        e->fail_action = a;
+                        e->to_tier = cu;
+                        memcpy(e->state, s, sizeof(V) * CELLS);
+                        break;
+                    }
+                    RankTier *u = t;
+                    if (cu != value) {
+                        if (sc->last && sc->last->value == cu) u = sc->last;
+                        else {
+                            u = rank_find(x, cu);
+                            if (!u) {
+                                e = pass_event(p, wk, RANK_NEW_TIER, slots[b], a);
+                                e->tier = cu;
+                                memcpy(e->state, c, sizeof(V) * CELLS);
+                                break;
+                            }
+                            if (!u->bits) { e = pass_event(p, wk, -8, slots[b], a); break; }
+                            /* noted once a change of the tier looked up: sc->last is */
+                            if (tier_reach_add(&wk->reaches, &wk->nreaches, &wk->capreaches,
+                                               cu)) {
+                                pass_abort(p, -3);
+                                return;
+                            }
+                            sc->last = u;
+                        }
+                    } else wk->inside = 1;
+                    int kind;
+                    long long detail;
+                    long long cr = rank_child(x, u, &sc->k, actions[a], c, &kind, &detail);
+                    if (cr < 0) {
+                        e = pass_event(p, wk, -2, slots[b], a);
+                        e->kind = kind;
+                        e->detail = detail;
+                        e->tier = cu;
+                        memcpy(e->state, c, sizeof(V) * CELLS);
+                        break;
+                    }
+                    __builtin_prefetch(u->bits + (cr >> 6), 1);
+                    children[used].tier = u;
+                    children[used].rank = cr;
+                    used++;
+                }
             }
+            if (e) { done = b; used = first; gdl_err = 0; }
         }
-        if (status) break;
-        /* mark them reached: a new slot of this tier behind the scan goes on the work list */
-        for (long long e = 0; e < used && !status; e++) {
+        for (int b = 0; b < done; b++) {
+            wk->reached++;
+            if (counts[b] < 0) wk->terminal++;
+            else wk->edges += counts[b];
+        }
+        /* mark them reached; a slot of this tier first reached now goes to the next round */
+        for (long long e = 0; e < used; e++) {
             RankTier *u = children[e].tier;
             long long cr = children[e].rank;
-            uint64_t bit = 1ULL << (cr & 63);
-            if (u->bits[cr >> 6] & bit) continue;
-            u->bits[cr >> 6] |= bit;
-            if (u == t && (draining || (cr >> 6) < w)) {     /* behind the scan */
-                if (nwork == capwork) {
-                    long long cap = capwork ? 2 * capwork : 1024;
-                    long long *grown = realloc(work, (size_t)cap * sizeof(long long));
-                    if (!grown) { status = -3; break; }
-                    work = grown;
-                    capwork = cap;
-                }
-                work[nwork++] = cr;
-            }
+            uint64_t bit = 1ULL << (cr & 63), *word = u->bits + (cr >> 6);
+            if (__atomic_load_n(word, __ATOMIC_RELAXED) & bit) continue;
+            uint64_t old = __atomic_fetch_or(word, bit, __ATOMIC_RELAXED);
+            if (u == t && !(old & bit))
+                __atomic_fetch_or(p->fresh + (cr >> 6), bit, __ATOMIC_RELAXED);
         }
-        if (status) break;
-        if (gdl_stop_flag) { status = -4; break; }
+        if (done < taken) { p->resume[chunk] = slots[done]; return; }
+        p->resume[chunk] = slots[taken - 1] + 1;
     }
-    cursor_close(&k);
-    free(slots); free(counts); free(children); free(work);
+}
+
+static double thread_seconds(void) {
+    struct timespec now;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+    return (double)now.tv_sec + 1e-9 * (double)now.tv_nsec;
+}
+
+typedef void (*RankChunkPass)(RankPass *, RankWorker *, RankScratch *, long long);
+
+typedef struct {
+    RankWorker *worker;
+    RankChunkPass chunk;
+} RankJob;
+
+static void *pass_thread(void *arg) {
+    RankJob *job = arg;
+    RankWorker *wk = job->worker;
+    RankPass *p = wk->pass;
+    double started = thread_seconds();
+    RankScratch sc;
+    if (scratch_open(p->x, &sc)) pass_abort(p, -3);
+    else {
+        for (;;) {
+            long long chunk = __atomic_fetch_add(&p->next_chunk, 1, __ATOMIC_RELAXED);
+            if (chunk >= p->nchunks || __atomic_load_n(&p->abort, __ATOMIC_RELAXED)) break;
+            long long end = (chunk + 1) * p->chunk_words;
+            if (end > p->words) end = p->words;
+            if (p->resume[chunk] >= end * 64) continue;
+            job->chunk(p, wk, &sc, chunk);
+        }
+    }
+    scratch_close(&sc);
+    wk->cpu += thread_seconds() - started;
+    return NULL;
+}
+
+/* One run of the threads over the chunks not done: 0, or the abort status. The calling thread
+   is one of them; a thread that cannot be started leaves its share to the others. */
+static int pass_run(RankPass *p, RankChunkPass chunk) {
+    pthread_t threads[RANK_MAX_THREADS];
+    RankJob jobs[RANK_MAX_THREADS];
+    int started[RANK_MAX_THREADS];
+    p->next_chunk = 0;
+    p->lowest = LLONG_MAX;
+    p->abort = 0;
+    for (int i = 0; i < p->nthreads; i++) {
+        p->workers[i].event.status = 0;
+        jobs[i].worker = &p->workers[i];
+        jobs[i].chunk = chunk;
+    }
+    for (int i = 1; i < p->nthreads; i++)
+        started[i] = pthread_create(&threads[i], NULL, pass_thread, &jobs[i]) == 0;
+    pass_thread(&jobs[0]);
+    for (int i = 1; i < p->nthreads; i++) if (started[i]) pthread_join(threads[i], NULL);
+    return p->abort;
+}
+
+/* The lowest event of the run (NULL: none). */
+static const RankEvent *pass_lowest(const RankPass *p) {
+    const RankEvent *best = NULL;
+    for (int i = 0; i < p->nthreads; i++) {
+        const RankEvent *e = &p->workers[i].event;
+        if (e->status && (!best || e->slot < best->slot
+                          || (e->slot == best->slot && e->action < best->action))) best = e;
+    }
+    return best;
+}
+
+/* The pass's failure becomes the context's (gdl_rank_failure). */
+static int pass_fail(RankCtx *x, const RankEvent *e) {
+    x->fail_kind = e->kind;
+    x->fail_detail = e->detail;
+    x->fail_tier = e->tier;
+    x->fail_to_tier = e->to_tier;
+    x->fail_action = e->fail_action;
+    memcpy(x->fail_state, e->state, sizeof(V) * CELLS);
+    return e->status;
+}
+
+static int pass_open(RankCtx *x, RankTier *t, RankPass *p, int scores, int hist) {
+    memset(p, 0, sizeof(*p));
+    p->x = x;
+    p->t = t;
+    p->nthreads = x->nthreads < 1 ? 1 : x->nthreads;
+    p->words = (t->size + 63) / 64;
+    /* enough chunks for the threads to even out (a chunk's slots take unequal time) */
+    p->chunk_words = p->nthreads == 1 ? p->words : p->words / (64 * (long long)p->nthreads);
+    if (p->chunk_words < 16) p->chunk_words = 16;
+    if (x->chunk_words) p->chunk_words = x->chunk_words;
+    p->nchunks = (p->words + p->chunk_words - 1) / p->chunk_words;
+    p->resume = malloc((size_t)(p->nchunks ? p->nchunks : 1) * sizeof(long long));
+    p->workers = calloc((size_t)p->nthreads, sizeof(RankWorker));
+    if (!p->resume || !p->workers) return -3;
+    for (int i = 0; i < p->nthreads; i++) {
+        RankWorker *wk = &p->workers[i];
+        wk->pass = p;
+        if (scores && !(wk->scores = malloc(MAX_SCORES * sizeof(long long)))) return -3;
+        if (hist && !(wk->hist = calloc((size_t)(3 * x->ncodes), sizeof(long long)))) return -3;
+    }
+    return 0;
+}
+
+static void pass_rewind(RankPass *p) {
+    for (long long i = 0; i < p->nchunks; i++) p->resume[i] = i * p->chunk_words * 64;
+}
+
+static void pass_close(RankPass *p) {
+    if (p->workers)
+        for (int i = 0; i < p->nthreads; i++) {
+            RankWorker *wk = &p->workers[i];
+            p->x->pass_cpu += wk->cpu;
+            free(wk->reaches); free(wk->scores); free(wk->hist);
+        }
+    free(p->workers);
+    free(p->resume);
+}
+
+static int reach_order(const void *a, const void *b) {
+    long long u = *(const long long *)a, v = *(const long long *)b;
+    return (u > v) - (u < v);
+}
+
+/* ---- exported: the forward pass of one tier ----
+   Every reached slot of the tier is expanded (slots a move inside the tier reaches too, by
+   rounds: above); each child is ranked in its tier (made when first met) and marked reached
+   there. The tier's counts (reached, terminal, edges), the later tiers it reaches and whether
+   a move stays inside it are recorded; each terminal's centred score is added to the scores
+   met. On x->nthreads threads (gdl_rank_threads), with the same results. Returns 0; -1 after
+   a rule error, a stuck position or a score beyond 2^60; -2 a state that does not fit the
+   layout (gdl_rank_failure); -3 out of the memory budget; -4 stopped; -5 a move that lowers
+   the tier (the state, action and tier in the failure); -6 a tier with too many slots; -8 no
+   such tier, or its bits are not here. */
+int gdl_rank_forward(RankCtx *x, long long value) {
+    RankTier *t = rank_find(x, value);
+    if (!t || !t->bits) return -8;
+    RankPass p;
+    int status = pass_open(x, t, &p, 1, 0);
+    size_t bytes = bits_bytes(t->size);
+    uint64_t *scan = status ? NULL : rank_alloc(x, bytes);
+    uint64_t *fresh = scan ? rank_alloc(x, bytes) : NULL;
+    if (!fresh) status = -3;
+    if (!status) memcpy(scan, t->bits, bytes);
+    while (!status) {                               /* rounds */
+        p.scan = scan;
+        p.fresh = fresh;
+        pass_rewind(&p);
+        for (;;) {                                  /* runs, until no chunk is left */
+            status = pass_run(&p, forward_chunk);
+            const RankEvent *e = status ? NULL : pass_lowest(&p);
+            if (!e) break;
+            if (e->status != RANK_NEW_TIER) { status = pass_fail(x, e); break; }
+            RankTier *u;
+            status = rank_new_tier(x, e->tier, e->state, &u);
+            if (status) break;
+        }
+        long long more = 0;
+        for (long long i = 0; i < p.words && !status; i++) more |= (long long)fresh[i];
+        if (!more) break;
+        uint64_t *swap = scan;
+        scan = fresh;
+        fresh = swap;
+        memset(fresh, 0, bytes);
+    }
+    for (int i = 0; i < p.nthreads && p.workers; i++) {
+        RankWorker *wk = &p.workers[i];
+        t->reached += wk->reached;
+        t->terminal += wk->terminal;
+        t->edges += wk->edges;
+        t->inside |= wk->inside;
+        for (int j = 0; j < wk->nreaches; j++)
+            if (!status && tier_reach_add(&t->reaches, &t->nreaches, &t->capreaches, wk->reaches[j]))
+                status = -3;
+        if (wk->overflow && !status) status = -1;
+        for (int j = 0; j < wk->nscores && !status; j++)
+            if (rank_add_score(x, wk->scores[j])) status = -1;
+    }
+    if (t->nreaches > 1) qsort(t->reaches, (size_t)t->nreaches, sizeof(long long), reach_order);
+    rank_release(x, scan, bytes);
+    rank_release(x, fresh, bytes);
+    pass_close(&p);
     return status;
 }
 
@@ -951,90 +1296,86 @@ static int rank_cyclic_tier(RankCtx *x, long long value) {
     return status;
 }
 
-/* ---- exported: the backward pass of one tier whose moves all leave it ----
-   Two players, constant sum, no chance: every reached slot valued as gdl_tier_solve values a
-   position (the first best child for the mover; remoteness one more than the fastest optimal
-   child's when the mover wins or ties, the slowest's when it loses; a terminal scores its
-   returns, remoteness 0), each child's code read from its tier's table. Slots go a batch at a
-   time: first every child's rank (its code's line prefetched), then the codes. Returns 0; -1
-   after a rule error; -2 a child that does not fit the layout; -3 out of memory; -4 stopped;
-   -7 a move inside the tier; -8 a table missing; -9 a child never reached, or a remoteness
-   beyond M. */
-int gdl_rank_backward(RankCtx *x, long long value) {
-    if (x->cyclic) return rank_cyclic_tier(x, value);
-    RankTier *t = rank_find(x, value);
-    if (!t || !t->bits) return -8;
-    if (!t->values && gdl_rank_alloc(x, value, 1)) return -3;
+/* The backward pass over one chunk (a tier whose moves all leave it): each slot's children
+   ranked (their codes' lines prefetched), then its code from theirs. */
+static void backward_chunk(RankPass *p, RankWorker *wk, RankScratch *sc, long long chunk) {
+    RankCtx *x = p->x;
+    RankTier *t = p->t;
+    const long long value = t->value;
     V s[CELLS], returns[PLAYERS];
     PADDED_STATE(c);
     int actions[ACTIONS];
     const V limit = (V)1 << 60;
     const int width = x->width, M = x->M, batch = rank_batch();
     const long long ncodes = x->ncodes;
-    long long words = (t->size + 63) / 64, w = 0;
-    uint64_t seen = 0;
-    RankTier *last = NULL;
-    RankCursor k;
-    long long *slots = malloc((size_t)batch * sizeof(long long));
-    int *counts = malloc((size_t)batch * sizeof(int));
-    int *movers = malloc((size_t)batch * sizeof(int));
-    unsigned *codes = malloc((size_t)batch * sizeof(unsigned));
-    RankChild *children = malloc((size_t)batch * ACTIONS * sizeof(RankChild));
-    int status = 0;
-    if (cursor_open(x, &k) || !slots || !counts || !movers || !codes || !children) status = -3;
+    long long *slots = sc->slots, *hist = wk->hist;
+    int *counts = sc->counts, *movers = sc->movers;
+    unsigned *codes = sc->codes;
+    RankChild *children = sc->children;
+    sc->k.rank = -1;
     gdl_err = 0;
-    while (!status) {
-        int taken = 0;
-        long long r;
-        while (taken < batch && (r = scan_next(t, words, &w, &seen)) >= 0) slots[taken++] = r;
-        if (taken == 0) break;
+    for (;;) {
+        if (__atomic_load_n(&p->abort, __ATOMIC_RELAXED)) return;
+        if (gdl_stop_flag) { pass_abort(p, -4); return; }
+        int taken = pass_batch(p, chunk, slots, batch);
+        if (taken <= 0) return;
         long long used = 0;
-        for (int b = 0; b < taken && !status; b++) {
-            cursor_seek(x, t, &k, slots[b], s);
+        int done = taken;
+        for (int b = 0; b < taken && done == taken; b++) {
+            RankEvent *e = NULL;
+            cursor_seek(x, t, &sc->k, slots[b], s);
             counts[b] = -1;
             if (game_terminal(s)) {
                 rule_returns(s, returns);
-                if (gdl_err || returns[0] >= limit || returns[0] <= -limit) { status = -1; break; }
-                int vi = rank_score_index(x, 2 * returns[0] - x->total);
-                if (vi < 0) { status = -9; break; }
-                codes[b] = 1 + (unsigned)vi * (unsigned)M;
-                continue;
+                int vi = -1;
+                if (gdl_err || returns[0] >= limit || returns[0] <= -limit)
+                    e = pass_event(p, wk, -1, slots[b], 0);
+                else if ((vi = rank_score_index(x, 2 * returns[0] - x->total)) < 0)
+                    e = pass_event(p, wk, -9, slots[b], 0);
+                else codes[b] = 1 + (unsigned)vi * (unsigned)M;
+            } else {
+                int n = game_legal(s, actions);
+                if (gdl_err) e = pass_event(p, wk, -1, slots[b], 0);
+                else { counts[b] = n; movers[b] = (int)s[0]; }
+                for (int a = 0; a < n && !e; a++) {
+                    game_apply(s, actions[a], c);
+                    long long cu = tier_of(c, x->tier_cells, x->nplus, x->nminus);
+                    if (gdl_err) { e = pass_event(p, wk, -1, slots[b], a); break; }
+                    if (cu == value) { e = pass_event(p, wk, -7, slots[b], a); break; }
+                    RankTier *u = sc->last && sc->last->value == cu ? sc->last : rank_find(x, cu);
+                    if (!u || !u->values) { e = pass_event(p, wk, -8, slots[b], a); break; }
+                    sc->last = u;
+                    int kind;
+                    long long detail;
+                    long long cr = rank_child(x, u, &sc->k, actions[a], c, &kind, &detail);
+                    if (cr < 0) {
+                        e = pass_event(p, wk, -2, slots[b], a);
+                        e->kind = kind;
+                        e->detail = detail;
+                        e->tier = cu;
+                        memcpy(e->state, c, sizeof(V) * CELLS);
+                        break;
+                    }
+                    __builtin_prefetch((const char *)u->values + cr * width);
+                    children[used].tier = u;
+                    children[used].rank = cr;
+                    used++;
+                }
             }
-            int n = game_legal(s, actions);
-            if (gdl_err) { status = -1; break; }
-            counts[b] = n;
-            movers[b] = (int)s[0];
-            for (int a = 0; a < n; a++) {
-                game_apply(s, actions[a], c);
-                long long cu = tier_of(c, x->tier_cells, x->nplus, x->nminus);
-                if (gdl_err) { status = -1; break; }
-                if (cu == value) { status = -7; break; }
-                RankTier *u = last && last->value == cu ? last : rank_find(x, cu);
-                if (!u || !u->values) { status = -8; break; }
-                last = u;
-                int kind;
-                long long detail;
-                long long cr = rank_child(x, u, &k, actions[a], c, &kind, &detail);
-                if (cr < 0) { status = rank_fail(x, kind, detail, cu, c); break; }
-                __builtin_prefetch((const char *)u->values + cr * width);
-                children[used].tier = u;
-                children[used].rank = cr;
-                used++;
-            }
+            if (e) { done = b; gdl_err = 0; }
         }
-        if (status) break;
         long long e = 0;
-        for (int b = 0; b < taken; b++) {
+        for (int b = 0; b < done; b++) {
             unsigned code;
             if (counts[b] < 0) {
                 code = codes[b];
-                x->hist[2 * ncodes + code]++;
+                hist[2 * ncodes + code]++;
             } else {
                 long long sign = movers[b] == 1 ? -1 : 1, best = 0;
-                int fastest = 0, slowest = 0, best_vi = 0;
+                int fastest = 0, slowest = 0, best_vi = 0, bad = -1;
                 for (int a = 0; a < counts[b]; a++, e++) {
                     unsigned cc = rank_get(children[e].tier->values, width, children[e].rank);
-                    if (cc == 0) { status = -9; break; }
+                    if (cc == 0) { bad = a; break; }
                     long long mine = x->code_score[cc] * sign;
                     int rem = x->code_rem[cc];
                     if (a == 0 || mine > best) {
@@ -1044,17 +1385,50 @@ int gdl_rank_backward(RankCtx *x, long long value) {
                         if (rem > slowest) slowest = rem;
                     }
                 }
-                if (status) break;
                 int rem = 1 + (best < 0 ? slowest : fastest);
-                if (rem >= M) { status = -9; break; }
+                if (bad < 0 && rem >= M) bad = counts[b];
+                if (bad >= 0) {             /* a child never reached, or a remoteness past M */
+                    pass_event(p, wk, -9, slots[b], bad);
+                    done = b;
+                    break;
+                }
                 code = 1 + (unsigned)best_vi * (unsigned)M + (unsigned)rem;
-                x->hist[(movers[b] == 1 ? ncodes : 0) + code]++;
+                hist[(movers[b] == 1 ? ncodes : 0) + code]++;
             }
             rank_put(t->values, width, slots[b], code);
         }
-        if (gdl_stop_flag) status = -4;
+        if (done < taken) { p->resume[chunk] = slots[done]; return; }
+        p->resume[chunk] = slots[taken - 1] + 1;
     }
-    cursor_close(&k);
-    free(slots); free(counts); free(movers); free(codes); free(children);
+}
+
+/* ---- exported: the backward pass of one tier whose moves all leave it ----
+   Two players, constant sum, no chance: every reached slot valued as gdl_tier_solve values a
+   position (the first best child for the mover; remoteness one more than the fastest optimal
+   child's when the mover wins or ties, the slowest's when it loses; a terminal scores its
+   returns, remoteness 0), each child's code read from its tier's table; on x->nthreads
+   threads (above: a slot's code depends only on codes of other tiers), the failure reported
+   the one at the lowest slot. A tier whose moves may stay inside it goes to
+   rank_cyclic_tier, on one thread (its sweeps read codes the same sweep writes). Returns 0;
+   -1 after a rule error; -2 a child that does not fit the layout; -3 out of memory; -4
+   stopped; -7 a move inside the tier; -8 a table missing; -9 a child never reached, or a
+   remoteness beyond M. */
+int gdl_rank_backward(RankCtx *x, long long value) {
+    if (x->cyclic) return rank_cyclic_tier(x, value);
+    RankTier *t = rank_find(x, value);
+    if (!t || !t->bits) return -8;
+    if (!t->values && gdl_rank_alloc(x, value, 1)) return -3;
+    RankPass p;
+    int status = pass_open(x, t, &p, 0, 1);
+    if (!status) {
+        p.scan = t->bits;
+        pass_rewind(&p);
+        status = pass_run(&p, backward_chunk);
+        const RankEvent *e = status ? NULL : pass_lowest(&p);
+        if (e) status = pass_fail(x, e);
+    }
+    for (int i = 0; i < p.nthreads && p.workers && !status; i++)
+        for (long long code = 0; code < 3 * x->ncodes; code++) x->hist[code] += p.workers[i].hist[code];
+    pass_close(&p);
     return status;
 }

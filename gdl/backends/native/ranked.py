@@ -5,7 +5,9 @@ context in the library holding a layout's tables (built by gdl.graph.rank, which
 layout; this module only carries arrays) and, per tier, a bitmap of the slots reached and a
 table of codes. gdl.graph reaches it through the expander, never by import. The contract:
 
-- ``seed(state)``, ``forward(tier)``, ``backward(tier)``: the passes (status codes below);
+- ``seed(state)``, ``forward(tier)``, ``backward(tier)``: the passes (status codes below), on
+  ``threads`` threads in C (the same results on any number: rank.c says how), ``cpu()`` the
+  CPU seconds those threads have spent in them;
 - ``tiers()``, ``tier_info(tier)``, ``scores()``, ``failure()``: what they found;
 - ``bits(tier)`` / ``codes(tier)``: a numpy view of a tier's bitmap or codes (None when the
   tier has none), ``allocate(tier, which)`` / ``drop(tier, which)`` to make or free them;
@@ -42,6 +44,9 @@ TABLES = (("fixed_cells", np.int32), ("comp_cell_start", np.int32), ("comp_cells
           ("nextrem", np.int32), ("tier_size", np.int64), ("tier_cells", np.int32))
 
 STOPPED = -4
+# Words of bitmap (64 slots) a threaded pass hands a thread at a time; 0: rank.c chooses (about
+# 64 chunks a thread). Tests set 1: many chunks even on a small game, every hand-over exercised.
+CHUNK_WORDS = 0
 
 
 @dataclass
@@ -80,6 +85,9 @@ def _declare(library) -> None:
     library.gdl_rank_backward.argtypes = [_vp, ctypes.c_longlong]
     library.gdl_rank_cyclic_encoding.argtypes = [_vp, _i64p, _i64p, _i64p, _i64p, ctypes.c_int,
                                                  _i64p]
+    library.gdl_rank_threads.argtypes = [_vp, ctypes.c_int, ctypes.c_longlong]
+    library.gdl_rank_cpu.restype = ctypes.c_double
+    library.gdl_rank_cpu.argtypes = [_vp]
     library._gdl_rank_declared = True
 
 
@@ -91,7 +99,7 @@ class RankedPasses:
     """One layout's context in the library (see the module docstring). ``close()`` frees it
     (and every table it holds); so does garbage collection."""
 
-    def __init__(self, library, cells: int, tables: dict, header: dict):
+    def __init__(self, library, cells: int, tables: dict, header: dict, threads: int = 1):
         _declare(library)
         self.library = library
         self.cells = cells
@@ -104,13 +112,16 @@ class RankedPasses:
         self.handle = library.gdl_rank_new(_p64(self._header), pointers)
         if not self.handle:
             raise MemoryError("no memory for the ranked tables")
+        library.gdl_rank_threads(self.handle, threads, CHUNK_WORDS)
         self.nfixed = int(header["nfixed"])
         self.width = 0
         self._M = 0
         self._codes: tuple | None = None
+        self._cpu = 0.0
 
     def close(self) -> None:
         if self.handle:
+            self._cpu = self.cpu()          # kept: a refined layout's attempt adds it up
             self.library.gdl_rank_free(self.handle)
             self.handle = None
 
@@ -132,6 +143,11 @@ class RankedPasses:
 
     def backward(self, tier: int) -> int:
         return self._run(self.library.gdl_rank_backward, tier)
+
+    def cpu(self) -> float:
+        """CPU seconds the passes' threads have spent in the threaded passes so far (not the
+        sweeps of a tier whose moves may stay inside it: one thread)."""
+        return self.library.gdl_rank_cpu(self.handle) if self.handle else self._cpu
 
     def tiers(self) -> list[int]:
         out = np.zeros(1, dtype=np.int64)
