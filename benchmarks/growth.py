@@ -1,6 +1,7 @@
 """How a whole `gdl solve --strong` grows with the game, against hand-written C (issue 29, item 5).
 
-    python benchmarks/growth.py                        # the default rows (README's growth table)
+    python benchmarks/growth.py                        # the README's growth table (about 25 min:
+                                                       # Connect Four 7x4 takes 11 CPU min in gdl)
     python benchmarks/growth.py --only c4-5x4 c4-6x4   # some rows
     python benchmarks/growth.py --list                 # the rows there are
 
@@ -23,11 +24,11 @@ cache once the table outgrows it). There is no hand-written strong solver of Pig
 references in /work/shared/bench/ref are searches to a depth), so its rows have none.
 
 The counts are checked (the script stops otherwise): Connect Four 4x4, 5x4, 6x4 and 5x5 have
-161,029 / 3,945,711 / 94,910,577 / 69,763,700 positions (FACTS: Tromp; gdl does not solve 7x4
-here, WALLS says why, and its count is the C solver's), gdl's value of the start must be the C
-solver's, and Pig to 100 must be won by the first player with probability 0.5306 within 1e-4
-(Neller and Presser 2004). The fitted growth is the slope of log(CPU s) and of log(peak bytes)
-against log(positions) over a family's rows of at least FIT_FROM positions (all
+161,029 / 3,945,711 / 94,910,577 / 69,763,700 positions (FACTS: Tromp; 7x4's count, which FACTS
+does not give, must be the C solver's), gdl's value of the start must be the C solver's, and Pig
+to 100 must be won by the first player with probability 0.5306 within 1e-4 (Neller and Presser
+2004). The fitted growth is the slope of log(CPU s) and of log(peak bytes) against
+log(positions) over a family's rows of at least FIT_FROM positions (all
 its rows where fewer than two are that large): 1 is linear.
 """
 
@@ -67,11 +68,6 @@ FIT_FROM = 1_000_000
 # yardstick of the ratios: a tier at a time over dense ranks; a depth-first search over one
 # table of the whole board's rank.
 REFERENCES = {"c4_tiers": "C tiers", "c4_strong": "C DFS"}
-# Rows gdl does not run, and why (measured; the README's growth table says more). The C
-# reference still runs, so the row shows the wall's size: its positions and what C needs.
-WALLS = {"c4-7x4": "not run: its state needs a 64-bit key (2 · 3^28 · 5^7 · 4 ≈ 1.4 · 10^19 > "
-                   "2^63), which the ranked tables and the native walk do not take; the tiers "
-                   "through the protocol ran out of the 24 GB"}
 # Rows a reference does not run: c4_strong's one table of the whole board's rank would be
 # 31^7 slots on 7 x 4 (6.9 GB, read at random), so 7 x 4 is measured against c4_tiers only.
 SKIP = {"c4-7x4": {"c4_strong"}}
@@ -172,19 +168,19 @@ def table(rows: list[tuple[dict, dict]]) -> str:
     lines = [header, "|---|---:|---|" + "---:|" * (3 + 3 * len(REFERENCES) + 2)]
     for g, refs in rows:
         n = g["positions"]
-        cells = [g["name"], f"{n:,}", g["method"]] + (["—"] * 3 if g["cpu"] is None else [
-            f"{g['cpu']:.2f}", fmt_rate(n, g["cpu"]), f"{g['peak'] / n:.1f}"])
+        cells = [g["name"], f"{n:,}", g["method"], f"{g['cpu']:.2f}", fmt_rate(n, g["cpu"]),
+                 f"{g['peak'] / n:.1f}"]
         for name in REFERENCES:
             c = refs.get(name)
             cells += ["—"] * 3 if c is None else [f"{c['cpu']:.2f}", fmt_rate(n, c["cpu"]),
                                                    f"{c['peak'] / n:.2f}"]
         c = refs.get(next(iter(REFERENCES)))
-        cells += ["—"] * 2 if c is None or c["cpu"] <= 0 or g["cpu"] is None else [
+        cells += ["—"] * 2 if c is None or c["cpu"] <= 0 else [
             f"{g['cpu'] / c['cpu']:.1f}×", f"{g['peak'] / c['peak']:.1f}×"]
         lines.append("| " + " | ".join(cells) + " |")
     fits = []
     for family in dict.fromkeys(g["family"] for g, _ in rows):
-        mine = [(g, refs) for g, refs in rows if g["family"] == family and g["cpu"] is not None]
+        mine = [(g, refs) for g, refs in rows if g["family"] == family]
         # small rows measure the interpreter's fixed cost (about 0.2 s, 45 MB): fit the rows
         # past FIT_FROM positions where there are two
         large = [(g, refs) for g, refs in mine if g["positions"] >= FIT_FROM]
@@ -223,19 +219,13 @@ def main() -> int:
         MEASURE = build(Path(directory), "measure")
         binaries = {name: build(Path(directory), name) for name in REFERENCES}
         for name in names:
-            g = gdl_row(name) if name not in WALLS else {
-                "name": name, "family": ROWS[name][0], "positions": None, "value": None,
-                "method": WALLS[name], "cpu": None, "peak": None, "wall": None}
+            g = gdl_row(name)
             refs = {}
             for reference, binary in binaries.items():
                 if reference in SKIP.get(name, ()):
                     continue
                 c = c_row(name, binary)
                 if c is None:
-                    continue
-                if g["positions"] is None:          # a wall: the count is the reference's
-                    g["positions"] = c["positions"]
-                    refs[reference] = c
                     continue
                 if c["positions"] != g["positions"]:
                     raise SystemExit(f"{name}: gdl {g['positions']:,} positions, {reference} "
