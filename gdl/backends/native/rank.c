@@ -731,6 +731,18 @@ static RankEvent *pass_event(RankPass *p, RankWorker *wk, int status, long long 
     return e;
 }
 
+/* A child state that does not fit the layout (-2): the event keeps why (kind, detail), its
+   tier and the state itself, from which Python refines the layout. */
+static RankEvent *misfit_event(RankPass *p, RankWorker *wk, long long slot, int action, int kind,
+                               long long detail, long long tier, const V *state) {
+    RankEvent *e = pass_event(p, wk, -2, slot, action);
+    e->kind = kind;
+    e->detail = detail;
+    e->tier = tier;
+    memcpy(e->state, state, sizeof(V) * CELLS);
+    return e;
+}
+
 static void pass_abort(RankPass *p, int status) {
     int none = 0;
     __atomic_compare_exchange_n(&p->abort, &none, status, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
@@ -852,14 +864,7 @@ static void forward_chunk(RankPass *p, RankWorker *wk, RankScratch *sc, long lon
                     int kind;
                     long long detail;
                     long long cr = rank_child(x, u, &sc->k, actions[a], c, &kind, &detail);
-                    if (cr < 0) {
-                        e = pass_event(p, wk, -2, slots[b], a);
-                        e->kind = kind;
-                        e->detail = detail;
-                        e->tier = cu;
-                        memcpy(e->state, c, sizeof(V) * CELLS);
-                        break;
-                    }
+                    if (cr < 0) { e = misfit_event(p, wk, slots[b], a, kind, detail, cu, c); break; }
                     __builtin_prefetch(u->bits + (cr >> 6), 1);
                     children[used].tier = u;
                     children[used].rank = cr;
@@ -1348,14 +1353,7 @@ static void backward_chunk(RankPass *p, RankWorker *wk, RankScratch *sc, long lo
                     int kind;
                     long long detail;
                     long long cr = rank_child(x, u, &sc->k, actions[a], c, &kind, &detail);
-                    if (cr < 0) {
-                        e = pass_event(p, wk, -2, slots[b], a);
-                        e->kind = kind;
-                        e->detail = detail;
-                        e->tier = cu;
-                        memcpy(e->state, c, sizeof(V) * CELLS);
-                        break;
-                    }
+                    if (cr < 0) { e = misfit_event(p, wk, slots[b], a, kind, detail, cu, c); break; }
                     __builtin_prefetch((const char *)u->values + cr * width);
                     children[used].tier = u;
                     children[used].rank = cr;
