@@ -222,14 +222,14 @@ def save(local: LocalTier, path: Path) -> None:
     could swap must not be able to run code when read, docs/security.md)."""
     import json
 
-    from gdl.graph.database import _encode_value, atomic_write
+    from gdl.graph.database import atomic_write, encode_value
 
     meta = {"n": local.n, "floor": local.floor, "ceiling": local.ceiling,
             "margin": local.margin, "try_exact": local.try_exact,
             "uses_native": local.uses_native,
-            "total": _encode_value(local.total),
-            "probabilities": [_encode_value(p) for p in local.probabilities],
-            "exact_terminal": [None if v is None else _encode_value(v)
+            "total": encode_value(local.total),
+            "probabilities": [encode_value(p) for p in local.probabilities],
+            "exact_terminal": [None if v is None else encode_value(v)
                                for v in local.exact_terminal]}
     arrays = {name: getattr(local, name) for name in _ARRAYS}
     arrays["meta"] = np.frombuffer(json.dumps(meta).encode("utf-8"), dtype=np.uint8)
@@ -240,17 +240,17 @@ def load(path: str | Path) -> LocalTier:
     """A tier saved by ``save``."""
     import json
 
-    from gdl.graph.database import _decode_value
+    from gdl.graph.database import decode_value
 
     with np.load(path, allow_pickle=False) as saved:
         arrays = {name: saved[name] for name in _ARRAYS}
         meta = json.loads(saved["meta"].tobytes().decode("utf-8"))
     return LocalTier(
-        n=meta["n"], probabilities=[Fraction(_decode_value(p)) for p in meta["probabilities"]],
-        exact_terminal=[None if v is None else Fraction(_decode_value(v))
+        n=meta["n"], probabilities=[Fraction(decode_value(p)) for p in meta["probabilities"]],
+        exact_terminal=[None if v is None else Fraction(decode_value(v))
                         for v in meta["exact_terminal"]],
         floor=meta["floor"], ceiling=meta["ceiling"], margin=meta["margin"],
-        try_exact=meta["try_exact"], total=_decode_value(meta["total"]),
+        try_exact=meta["try_exact"], total=decode_value(meta["total"]),
         uses_native=bool(meta.get("uses_native")), **arrays)
 
 
@@ -394,7 +394,7 @@ def _exact_table(total: int, exact: list) -> tuple[list, np.ndarray]:
     """``_vectors`` of exact values (``(numerator, denominator)`` in lowest terms) for an
     integer constant sum: player 0's utility x = (v + total) / 2 and player 1's total - x,
     which over x's denominator is already in lowest terms, encoded as
-    ``database._encode_value`` does (an integer, or "numerator/denominator")."""
+    ``database.encode_value`` does (an integer, or "numerator/denominator")."""
     table: dict = {}
     index = np.empty(len(exact), dtype=np.int64)
     for i, (n, d) in enumerate(exact):
@@ -494,7 +494,7 @@ def solve_tier(run, tier: int, keys: np.ndarray, expansion, loaded: dict,
     remoteness, how), its certified interval written to ``tier-t.bounds.npy`` where the values
     are not exact; None when the tier's moves form no cycle (the acyclic solve is the one)."""
     from gdl.graph import VALUE_ITERATION
-    from gdl.graph.database import _decode_value
+    from gdl.graph.database import decode_value
     from gdl.protocol import constant_sum_total
 
     info = run.game.info
@@ -540,7 +540,7 @@ def solve_tier(run, tier: int, keys: np.ndarray, expansion, loaded: dict,
             for i, e in zip(ids.tolist(), encoded):
                 cached = decoded.get(i)
                 if cached is None:
-                    x = Fraction(_decode_value(e[0])) * 2 - total
+                    x = Fraction(decode_value(e[0])) * 2 - total
                     cached = decoded[i] = (x, max(abs(x.numerator), x.denominator).bit_length(),
                                            float(x))
                 exact.append(cached[0])

@@ -65,7 +65,9 @@ class DatabaseError(SolverError):
     """A position database that cannot be used: missing, corrupt, or built from other rules."""
 
 
-def _encode_value(v):
+def encode_value(v):
+    """A value as the database's JSON holds it: an int, a float, "numerator/denominator" for a
+    Fraction that is not whole, None; ``decode_value`` gives it back."""
     if v is None:
         return None
     if isinstance(v, float):
@@ -75,7 +77,8 @@ def _encode_value(v):
     return int(v)
 
 
-def _decode_value(v):
+def decode_value(v):
+    """A value from the database's JSON (see ``encode_value``)."""
     if isinstance(v, str):
         return Fraction(v)
     return v
@@ -236,7 +239,7 @@ def _records(solution, order: np.ndarray) -> tuple[dict, np.ndarray, np.ndarray]
         index_of = np.empty(len(distinct), dtype=np.int64)
         for d in np.argsort(first, kind="stable").tolist():
             value = solution.value(int(order[int(first[d])]))
-            encoded = None if value is None else tuple(_encode_value(v) for v in value)
+            encoded = None if value is None else tuple(encode_value(v) for v in value)
             index_of[d] = table.setdefault(encoded, len(table))
         remoteness = values.remoteness[order].astype(np.int64)
         return table, index_of[inverse.reshape(-1)], remoteness
@@ -246,7 +249,7 @@ def _records(solution, order: np.ndarray) -> tuple[dict, np.ndarray, np.ndarray]
     remoteness = np.empty(n, dtype=np.int64)
     for rank, position in enumerate(order.tolist()):
         value = solution.value(position)
-        encoded = None if value is None else tuple(_encode_value(v) for v in value)
+        encoded = None if value is None else tuple(encode_value(v) for v in value)
         value_index[rank] = table.setdefault(encoded, len(table))
         remoteness[rank] = solution.remoteness(position)
     return table, value_index, remoteness
@@ -416,7 +419,7 @@ class PositionDatabase:
             self._remoteness = np.frombuffer(sections[2], dtype="<i4")
             if n and int(self._remoteness.min()) < -1:
                 raise ValueError("a remoteness below -1")
-        self._values = [None if v is None else tuple(_decode_value(x) for x in v)
+        self._values = [None if v is None else tuple(decode_value(x) for x in v)
                         for v in header["values"]]
         if n and int(self._index.max()) >= len(self._values):
             raise ValueError("a record points outside the value table")
@@ -574,7 +577,7 @@ def _checked_common(header: dict) -> int:
 
 
 def _sound_value(v) -> bool:
-    """One component of a stored value: an integer, a float or ``p/q`` (what ``_encode_value``
+    """One component of a stored value: an integer, a float or ``p/q`` (what ``encode_value``
     writes; Fraction alone would also take ``1e999999999``, whose power of ten takes minutes)."""
     if type(v) in (int, float):
         return True

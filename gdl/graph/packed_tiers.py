@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from gdl.graph.database import _decode_value
+from gdl.graph.database import decode_value
 from gdl.graph.tier_expand import Expansion
 from gdl.graph.tier_pass import TierViolation
 from gdl.graph.tier_store import DrawRange, TierResult, encode_vector, plain_value, save_array
@@ -397,7 +397,7 @@ def solve_tier(run, tier: int, count: int) -> tuple[list, np.ndarray, np.ndarray
         for encoded in result.table:
             if encoded is None or isinstance(encoded, DrawRange):   # a draw: local graph
                 return None
-            centred = 2 * Fraction(_decode_value(encoded[0])) - total
+            centred = 2 * Fraction(decode_value(encoded[0])) - total
             if centred.denominator != 1:
                 return None
             scores.append(int(centred))

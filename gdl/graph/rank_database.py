@@ -53,7 +53,7 @@ def save(solution, path: str | Path, binding: dict, source: str = "") -> int:
     """Write a ``RankedSolution`` (gdl.graph.rank_solution) to ``path``, atomically; returns
     the file's size in bytes. Chunks are compressed by a pool of threads (zlib lets go of the
     GIL); the file is the same bytes whatever the pool."""
-    from gdl.graph.database import LEVEL, _encode_value, write_file
+    from gdl.graph.database import LEVEL, encode_value, write_file
 
     info = solution.game.info
     values: list = []
@@ -66,7 +66,7 @@ def save(solution, path: str | Path, binding: dict, source: str = "") -> int:
             values.append(None)
             continue
         u0 = (Fraction(score, solution.scale) + solution.total) / 2
-        values.append([_encode_value(_plain(u0)), _encode_value(_plain(solution.total - u0))])
+        values.append([encode_value(_plain(u0)), encode_value(_plain(solution.total - u0))])
     tiers, jobs = [], []
     for record in solution.records:
         chunks = max(1, -(-record.size // CHUNK))
@@ -114,7 +114,7 @@ class RankedDatabase:
     gdl.graph.database.PositionDatabase: ``lookup``, ``exact``, ``len``, ``header``)."""
 
     def __init__(self, path: str, header: dict, chunks: list[bytes]):
-        from gdl.graph.database import _decode_value
+        from gdl.graph.database import decode_value
 
         self.path = path
         self.header = header
@@ -125,7 +125,7 @@ class RankedDatabase:
         self.layout = rank.Layout.from_json(header["ranking"])
         self.tables = rank.build_tables(self.layout)
         self.ranker = rank.Ranker(self.layout, self.tables)
-        self._values = [None if v is None else tuple(_decode_value(x) for x in v)
+        self._values = [None if v is None else tuple(decode_value(x) for x in v)
                         for v in header["values"]]
         self._chunks = chunks
         self._cache: dict[int, np.ndarray] = {}

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from gdl.graph.database import _decode_value
+from gdl.graph.database import decode_value
 from gdl.graph.tier_keys import key_of, tier_function
 from gdl.graph.tier_run import TierRun
 from gdl.graph.tier_solve import game_ends, range_value
@@ -56,5 +56,5 @@ class TieredSolution:
         encoded = result.table[int(result.index[at])]
         if isinstance(encoded, DrawRange):
             encoded = range_value(encoded, self.run.game.info, game_ends(self.run))
-        value = None if encoded is None else tuple(_decode_value(v) for v in encoded)
+        value = None if encoded is None else tuple(decode_value(v) for v in encoded)
         return value, int(result.remoteness[at])

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from gdl.graph.database import _decode_value, _encode_value
+from gdl.graph.database import decode_value, encode_value
 from gdl.graph.executor import SerialExecutor
 from gdl.graph.positions import PositionGraph
 from gdl.graph.solution import NO_END_HIGH, NO_END_LOW
@@ -35,8 +35,8 @@ def range_value(entry: DrawRange, info, ends: tuple | None) -> tuple | None:
     docs/graph.md's rules, as ``TwoPlayerValues.decided`` applies them (``ends``: player 0's
     least and greatest end over the game, where endless play is not declared)."""
     total = Fraction(constant_sum_total(info, "strong solve"))
-    low = None if entry.low is None else Fraction(_decode_value(entry.low))
-    high = None if entry.high is None else Fraction(_decode_value(entry.high))
+    low = None if entry.low is None else Fraction(decode_value(entry.low))
+    high = None if entry.high is None else Fraction(decode_value(entry.high))
 
     def clamped(worth: Fraction) -> Fraction:
         if low is not None:
@@ -59,7 +59,7 @@ def game_ends(run: TierRun) -> tuple | None:
     manifest (a resumed solve, and workers, read it there)."""
     kept = run.manifest.get("game_ends")
     if kept is not None:
-        return None if kept == "none" else tuple(Fraction(_decode_value(v)) for v in kept)
+        return None if kept == "none" else tuple(Fraction(decode_value(v)) for v in kept)
     least = greatest = None
     for path in sorted(run.directory.glob("tier-*.keys.npy")):
         keys = np.load(path)
@@ -79,7 +79,7 @@ def game_ends(run: TierRun) -> tuple | None:
                 greatest = u0 if greatest is None else max(greatest, u0)
     ends = None if least is None else (least, greatest)
     run.manifest["game_ends"] = ("none" if ends is None
-                                 else [_encode_value(plain_value(u)) for u in ends])
+                                 else [encode_value(plain_value(u)) for u in ends])
     if "tiers" in run.manifest:          # the coordinator's manifest, not a worker's copy
         run.save_manifest()
     return ends
@@ -147,10 +147,10 @@ def _local_graph(run: TierRun, tier: int, keys: np.ndarray, expansion: Expansion
                     # a placeholder value (the graph's returns): the range is what counts
                     boundary_values.append((plain_value(total / 2), plain_value(total / 2)))
                     boundary_draws.append(tuple(
-                        None if v is None else Fraction(_decode_value(v)) * 2 - total
+                        None if v is None else Fraction(decode_value(v)) * 2 - total
                         for v in (encoded.low, encoded.high)))
                 else:
-                    boundary_values.append(tuple(_decode_value(v) for v in encoded))
+                    boundary_values.append(tuple(decode_value(v) for v in encoded))
                     boundary_draws.append(None)
                 boundary_remoteness.append(remoteness)
             ids.append(boundary[ident])
@@ -247,7 +247,7 @@ def _retrograde_tier(info, graph: PositionGraph, n: int, boundary: Boundary,
         if lo == hi:
             return encode_vector(values.vector(position))
         return DrawRange(*(None if w in (NO_END_LOW, NO_END_HIGH) else
-                           _encode_value(plain_value((Fraction(w, values.scale) + total) / 2))
+                           encode_value(plain_value((Fraction(w, values.scale) + total) / 2))
                            for w in (lo, hi)))
 
     _, first, index = np.unique(np.stack((lower, upper), axis=1), axis=0, return_index=True,

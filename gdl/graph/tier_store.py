@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from gdl.graph.database import _decode_value, _encode_value, atomic_write
+from gdl.graph.database import atomic_write, decode_value, encode_value
 from gdl.graph.tier_expand import Expansion, join_expansions
 from gdl.graph.tier_keys import keys_array
 from gdl.graph.tier_run import TierRun
@@ -49,7 +49,7 @@ def save_expanded(path: str | Path, rounds: list) -> None:
             returns_index=joined.returns_index,
             tables=np.array(json.dumps({
                 "probabilities": [str(p) for p in joined.probabilities],
-                "returns": [[_encode_value(v) for v in row] for row in joined.returns_table]})))
+                "returns": [[encode_value(v) for v in row] for row in joined.returns_table]})))
     atomic_write(Path(path), functools.partial(write_npz, arrays))
 
 
@@ -63,7 +63,7 @@ def _load_expanded(path: Path) -> tuple[np.ndarray, Expansion] | None:
             child_tier=saved["child_tier"], probability_index=saved["probability_index"],
             probabilities=[Fraction(p) for p in tables["probabilities"]],
             returns_index=saved["returns_index"],
-            returns_table=[tuple(_decode_value(v) for v in row) for row in tables["returns"]])
+            returns_table=[tuple(decode_value(v) for v in row) for row in tables["returns"]])
 
 
 def stored_expansion(run: TierRun, tier: int, keys: np.ndarray) -> Expansion | None:
@@ -200,7 +200,7 @@ def plain_value(v):
 
 def encode_vector(vector) -> tuple | None:
     """A value vector in the database's encoding (None stays None)."""
-    return None if vector is None else tuple(_encode_value(v) for v in vector)
+    return None if vector is None else tuple(encode_value(v) for v in vector)
 
 
 def tabulate(vectors) -> tuple[list, np.ndarray]:
