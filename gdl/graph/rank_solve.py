@@ -145,6 +145,7 @@ def ranked_solve(game, *, tier=None, directory: str | Path | None = None,
     Raises ``NotRanked`` where it does not apply (or the game has fewer than ``min_positions``
     positions), ``TooManyPositions`` past ``max_states``."""
     from gdl.graph.rank_solution import RankedSolution
+    from gdl.graph.tier_keys import ComponentTier, tier_function
 
     info = game.info
     expander = expander_of(game)
@@ -171,7 +172,10 @@ def ranked_solve(game, *, tier=None, directory: str | Path | None = None,
         if expander.keyed:
             sample = rank.sample_states(expander, root_key, tier)
         else:
-            sample = rank.sample_by_protocol(game, root, _tier_of(game, tier))
+            # a state's tier as rank.c's ``tier_of`` computes it: the rules' own for None,
+            # else the growing cells' sum less the shrinking cells'
+            sample = rank.sample_by_protocol(game, root, tier_function(
+                game, None if tier is None else ComponentTier(*tier)))
         if sample is None:
             raise NotRanked("a rule error in the sample")
         return rank.derive(sample.states, sample.tiers, codec.low, codec.size, masks, owners,
@@ -228,15 +232,6 @@ def ranked_solve(game, *, tier=None, directory: str | Path | None = None,
     except BaseException:
         files.cleanup()
         raise
-
-
-def _tier_of(game, tier) -> Callable[[tuple], int]:
-    """A state's tier as rank.c's ``tier_of`` computes it: the rules' own for ``tier`` None,
-    else the growing cells' sum less the shrinking cells'."""
-    if tier is None:
-        return game.tier
-    growing, shrinking = tier
-    return lambda state: sum(state[i] for i in growing) - sum(state[i] for i in shrinking)
 
 
 class _PassClock:
