@@ -448,17 +448,19 @@ def sample_states(expander, root_key: int, tier_spec) -> Sample | None:
     return Sample(expander.codec.decode_many(keys), tiers, inside)
 
 
+def _children(game, state: tuple) -> list[tuple]:
+    """A state's children through the protocol, in the order of its legal actions."""
+    from gdl.protocol import TERMINAL
+
+    if game.current_player(state) == TERMINAL:
+        return []
+    return [tuple(game.apply(state, action)) for action in game.legal_actions(state)]
+
+
 def sample_by_protocol(game, root: tuple, tier_of) -> Sample:
     """``sample_states`` through the game's protocol, for states with no 63-bit key (a wide
     expander has no walk): the same kind of sample, breadth first, then seeded random
     playouts, a Python call a move, but a few thousand states. ``tier_of``: a state's tier."""
-    from gdl.protocol import TERMINAL
-
-    def children(state) -> list:
-        if game.current_player(state) == TERMINAL:
-            return []
-        return [tuple(game.apply(state, action)) for action in game.legal_actions(state)]
-
     found = {root}
     inside = False
     frontier = [root]
@@ -466,7 +468,7 @@ def sample_by_protocol(game, root: tuple, tier_of) -> Sample:
         fresh = []
         for state in frontier:
             tier = tier_of(state)
-            for child in children(state):
+            for child in _children(game, state):
                 inside = inside or tier_of(child) == tier
                 if child not in found:
                     found.add(child)
@@ -476,7 +478,7 @@ def sample_by_protocol(game, root: tuple, tier_of) -> Sample:
     for _ in range(PLAYOUTS):
         state = root
         for _ in range(PLAYOUT_PLIES):
-            moves = children(state)
+            moves = _children(game, state)
             if not moves:
                 break
             state = moves[int(rng.random() * len(moves))]
@@ -489,8 +491,6 @@ def sample_by_protocol(game, root: tuple, tier_of) -> Sample:
 def inferred_by_protocol(game, root: tuple) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """Cells that only grow and cells that only shrink along the moves of a breadth-first
     sample, through the protocol (as gdl.graph.rank_solve infers them over keys)."""
-    from gdl.protocol import TERMINAL
-
     raised: set[int] = set()
     lowered: set[int] = set()
     seen = {root}
@@ -498,10 +498,7 @@ def inferred_by_protocol(game, root: tuple) -> tuple[tuple[int, ...], tuple[int,
     while frontier and len(seen) < BFS_SAMPLE * 4:
         fresh = []
         for state in frontier:
-            if game.current_player(state) == TERMINAL:
-                continue
-            for action in game.legal_actions(state):
-                child = tuple(game.apply(state, action))
+            for child in _children(game, state):
                 raised.update(i for i, (a, b) in enumerate(zip(state, child)) if b > a)
                 lowered.update(i for i, (a, b) in enumerate(zip(state, child)) if b < a)
                 if child not in seen:
