@@ -7,6 +7,7 @@ import itertools
 import re
 from fractions import Fraction
 
+import graph_games
 import pytest
 from helpers import GAMES
 from hypothesis import given, settings
@@ -330,10 +331,12 @@ def test_numbers_too_long_fall_back_to_intervals(monkeypatch):
 
 # ---- generated games: every answer is an equilibrium, every refusal is explained ---------------
 
-class GraphGame:
+class GraphGame(graph_games.GraphGame):
     """A game of three players given as an explicit graph: ``kinds[s]`` is a player, CHANCE or
     TERMINAL; ``moves[s]`` lists the successors (for chance, with probabilities);
-    ``payoff[s]`` is the utility vector at a terminal; ``endless`` what endless play is worth."""
+    ``payoff[s]`` is the utility vector at a terminal; ``endless`` what endless play is worth.
+    The moves are the two-player graph game's (tests/graph_games.py); the players, the sum
+    and the utility vector are its own."""
 
     def __init__(self, kinds, moves, payoff, endless=None):
         self.kinds, self.moves, self.payoff = kinds, moves, payoff
@@ -341,27 +344,8 @@ class GraphGame:
                              has_chance=CHANCE in kinds, sum_kind=GENERAL_SUM,
                              endless_value=endless)
 
-    def initial_state(self):
-        return 0
-
-    def current_player(self, state):
-        return self.kinds[state]
-
-    def legal_actions(self, state):
-        return tuple(range(len(self.moves[state])))
-
-    def chance_outcomes(self, state):
-        return tuple((i, p) for i, (_, p) in enumerate(self.moves[state]))
-
-    def apply(self, state, action):
-        move = self.moves[state][action]
-        return move[0] if isinstance(move, tuple) else move
-
     def returns(self, state):
         return self.payoff[state]
-
-    def action_name(self, action):
-        return f"m{action}"
 
 
 payoffs = st.tuples(*[st.integers(0, 2)] * 3)
