@@ -107,10 +107,10 @@ class TierResult:
         """What ``load`` reads back from the files ``save_tier_files`` writes of these, made
         without reading them (a worker keeps the tier it solved for its next tasks)."""
         kept: Any
-        if isinstance(table, np.ndarray) or _float_table(table):
+        if _kept_as_floats(table):
             kept = FloatTable(np.asarray(table, dtype=np.float64))
-        else:      # _from_json(_to_json(v)): JSON keeps ints, strings and floats as they are
-            kept = [v if v is None or isinstance(v, DrawRange) else tuple(v) for v in table]
+        else:      # JSON keeps ints, strings and floats as they are: only the containers change
+            kept = [_from_json(_to_json(v)) for v in table]
         return cls(keys, index.astype(np.int32), remoteness.astype(np.int32), kept)
 
     @classmethod
@@ -218,6 +218,12 @@ def _float_table(table: list) -> bool:
             and set(map(type, chain.from_iterable(table))) == {float})
 
 
+def _kept_as_floats(table) -> bool:
+    """Whether a tier's table is kept as a float array (``table.npy``): a chance tier's float
+    rows handed over as an array, or a ``_float_table``."""
+    return isinstance(table, np.ndarray) or _float_table(table)
+
+
 def save_tier_files(run: TierRun, tier: int, table: list, index: np.ndarray,
                     remoteness: np.ndarray) -> None:
     """A solved tier's files (written here, or by the worker that solved the tier whole)."""
@@ -226,7 +232,7 @@ def save_tier_files(run: TierRun, tier: int, table: list, index: np.ndarray,
     # an approximate tier has a value vector per position (Pig to 100: two million in all):
     # floats only, kept as a float array, which reads and writes faster than JSON, exactly
     # (a chance tier hands its float rows over as an array already)
-    floats = isinstance(table, np.ndarray) or _float_table(table)
+    floats = _kept_as_floats(table)
     kept, other = (("table.npy", "table.json") if floats else ("table.json", "table.npy"))
     run.path(tier, other).unlink(missing_ok=True)          # a previous run's, in this directory
     if floats:
